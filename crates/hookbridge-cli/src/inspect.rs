@@ -1,0 +1,134 @@
+//! `hookbridge list` and `hookbridge validate`: what is configured, and what is wrong with it.
+
+use std::process::ExitCode;
+
+use clap::Args;
+use hookbridge_core::config::{discover, HookKind};
+use hookbridge_core::diagnostics::Severity;
+
+use crate::ProjectArgs;
+
+#[derive(Args, Debug)]
+pub struct ListArgs {
+    #[command(flatten)]
+    project: ProjectArgs,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ValidateArgs {
+    #[command(flatten)]
+    project: ProjectArgs,
+}
+
+pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
+    let set = discover(&args.project.discovery()?);
+    if args.json {
+        let hooks: Vec<_> = set
+            .hooks()
+            .map(|(event, group, hook)| {
+                serde_json::json!({
+                    "event": event.as_str(),
+                    "matcher": group.matcher_text,
+                    "matcher_error": group.matcher.as_ref().err().map(ToString::to_string),
+                    "type": hook.kind.type_name(),
+                    "label": hook.kind.label(),
+                    "timeout_s": hook.timeout_secs,
+                    "async": matches!(&hook.kind, HookKind::Command(c) if c.run_async),
+                    "runnable": matches!(hook.kind, HookKind::Command(_)),
+                    "source": hook.source.path,
+                    "scope": hook.source.scope.as_str(),
+                    "plugin": hook.source.plugin.as_ref().map(|p| &p.name),
+                    "line": hook.position.line,
+                    "column": hook.position.column,
+                })
+            })
+            .collect();
+        let diagnostics: Vec<_> = set.diagnostics.iter().map(ToString::to_string).collect();
+        let out = serde_json::json!({
+            "hooks": hooks,
+            "disabled_by": set.disabled_by,
+            "diagnostics": diagnostics,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(by) = &set.disabled_by {
+        println!("ALL HOOKS DISABLED by {} (disableAllHooks: true)\n", by.display());
+    }
+    let mut current = None;
+    for (event, group, hook) in set.hooks() {
+        if current != Some(event) {
+            println!("{event}");
+            current = Some(event);
+        }
+        let matcher = group.matcher_text.as_deref().filter(|m| !m.is_empty()).unwrap_or("*");
+        let mut notes = Vec::new();
+        if let Err(e) = &group.matcher {
+            notes.push(format!("NEVER RUNS: {e}"));
+        }
+        if !matches!(hook.kind, HookKind::Command(_)) {
+            notes.push(format!("SKIPPED: `{}` hooks are not supported yet", hook.kind.type_name()));
+        }
+        if let HookKind::Command(c) = &hook.kind {
+            if c.run_async {
+                notes.push("async".into());
+            }
+        }
+        if let Some(t) = hook.timeout_secs {
+            notes.push(format!("timeout {t}s"));
+        }
+        if let Some(p) = &hook.source.plugin {
+            notes.push(format!("plugin {}", p.name));
+        }
+        let notes = if notes.is_empty() { String::new() } else { format!("  [{}]", notes.join(", ")) };
+        println!(
+            "  {matcher:<16} {:<8} {}{notes}\n  {:<16} {:<8} ↳ {}:{}:{} ({})",
+            hook.kind.type_name(),
+            hook.kind.label(),
+            "",
+            "",
+            hook.source.path.display(),
+            hook.position.line,
+            hook.position.column,
+            hook.source.scope.as_str()
+        );
+    }
+    if set.hooks().next().is_none() {
+        println!("no hooks found");
+    }
+    if !set.diagnostics.is_empty() {
+        println!("\nproblems:");
+        for d in &set.diagnostics {
+            println!("  {d}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
+    let set = discover(&args.project.discovery()?);
+    let mut errors = set.diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
+    for d in &set.diagnostics {
+        eprintln!("{d}");
+    }
+    for (event, _, hook) in set.hooks() {
+        if !matches!(hook.kind, HookKind::Command(_)) {
+            errors += 1;
+            eprintln!(
+                "{}:{}:{}: error: `{}`: {event} `{}` hooks are not supported by this version of hookbridge; it will be skipped",
+                hook.source.path.display(),
+                hook.position.line,
+                hook.position.column,
+                hook.key,
+                hook.kind.type_name()
+            );
+        }
+    }
+    let files = set.sources.len();
+    let hooks = set.hooks().count();
+    println!("{files} file(s), {hooks} hook(s), {errors} error(s), {} warning(s)", set.diagnostics.len() - set.diagnostics.iter().filter(|d| d.severity == Severity::Error).count());
+    Ok(if errors == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}

@@ -1,0 +1,101 @@
+//! The `hookbridge` command: a thin shell over the library.
+//!
+//! It owns argument parsing, exit codes and rendering, nothing else. `hookbridge run` can be Claude
+//! Code's only hook, so its exit code and output are an answer Claude Code reads: usage errors exit
+//! with 64 (never 2, which Claude Code would take as a block), internal failures exit 1 (a
+//! non-blocking error: the agent carries on, as it does when a hook fails), and diagnostics never go
+//! to stdout or stderr — they go to the diagnostics log and, with `--verbose`, to the terminal.
+
+mod diagnostics_log;
+mod inspect;
+mod run;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Exit code for a command line hookbridge cannot understand (BSD `EX_USAGE`).
+pub const EXIT_USAGE: u8 = 64;
+
+#[derive(Parser, Debug)]
+#[command(name = "hookbridge", version, about = "Run Claude Code hooks for any agent host")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Where to find hooks.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ProjectArgs {
+    /// The project whose `.amplifier/hooks/` to use. Default: $AMPLIFIER_PROJECT_DIR, else
+    /// $CLAUDE_PROJECT_DIR, else the current directory.
+    #[arg(long, value_name = "DIR")]
+    pub project_dir: Option<PathBuf>,
+    /// Do not load `~/.amplifier/hooks/`.
+    #[arg(long)]
+    pub no_user_hooks: bool,
+    /// Do not load `<project>/.amplifier/hooks/`.
+    #[arg(long)]
+    pub no_project_hooks: bool,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Dispatch one event: read its JSON payload on stdin, run the hooks it reaches, answer as a
+    /// Claude Code hook would (exit code, stdout, stderr).
+    Run(run::RunArgs),
+    /// List every configured hook, where it comes from, and every problem found loading them.
+    List(inspect::ListArgs),
+    /// Check hook configs; exits 1 if any hook or file cannot be used.
+    Validate(inspect::ValidateArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let code = match err.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => 0,
+                _ => EXIT_USAGE,
+            };
+            let _ = err.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        Command::Run(args) => run::run(args),
+        Command::List(args) => inspect::list(args),
+        Command::Validate(args) => inspect::validate(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("hookbridge: {err:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+impl ProjectArgs {
+    /// The project directory, resolved as documented.
+    pub fn project_dir(&self) -> anyhow::Result<PathBuf> {
+        if let Some(dir) = &self.project_dir {
+            return Ok(dir.clone());
+        }
+        for var in ["AMPLIFIER_PROJECT_DIR", "CLAUDE_PROJECT_DIR"] {
+            if let Some(dir) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+                return Ok(PathBuf::from(dir));
+            }
+        }
+        Ok(std::env::current_dir()?)
+    }
+
+    pub fn discovery(&self) -> anyhow::Result<hookbridge_core::config::DiscoveryOptions> {
+        let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+        let mut options = hookbridge_core::config::DiscoveryOptions::new(self.project_dir()?, home.as_deref());
+        options.include_user = !self.no_user_hooks;
+        options.include_project = !self.no_project_hooks;
+        Ok(options)
+    }
+}

@@ -1,0 +1,196 @@
+//! `hookbridge run`: one event in, one hook answer out.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::{Args, ValueEnum};
+use hookbridge_core::config::{discover, HookSet};
+use hookbridge_core::decision::{render_claude, ClaudeAnswer, RunStatus};
+use hookbridge_core::event::{EventName, EventPayload};
+use hookbridge_runner::{dispatch, DispatchOptions, EventReport};
+
+use crate::{diagnostics_log, ProjectArgs, EXIT_USAGE};
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The Claude Code event name (`PreToolUse`, `Stop`, …).
+    #[arg(long, value_name = "NAME")]
+    event: String,
+    #[command(flatten)]
+    project: ProjectArgs,
+    /// What to print.
+    #[arg(long, value_enum, default_value_t = Format::Claude)]
+    format: Format,
+    /// Also show problems on the terminal (never on stdout/stderr, which the host reads).
+    #[arg(long, short)]
+    verbose: bool,
+    /// Timeout in seconds for hooks that set none (default: Claude Code's, 600 s; 30 s for
+    /// UserPromptSubmit).
+    #[arg(long, value_name = "SECONDS", env = "HOOKBRIDGE_DEFAULT_TIMEOUT")]
+    default_timeout: Option<f64>,
+    /// No hook runs longer than this many seconds.
+    #[arg(long, value_name = "SECONDS", env = "HOOKBRIDGE_MAX_TIMEOUT")]
+    max_timeout: Option<f64>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Format {
+    /// Exit code, stdout and stderr exactly as Claude Code expects from one hook.
+    Claude,
+    /// An Amplifier HookResult as JSON on stdout.
+    Amplifier,
+    /// Every hook's outcome and the Claude Code answer, as JSON on stdout (for people and tests).
+    Report,
+}
+
+pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let event = match EventName::parse(&args.event) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("hookbridge: {e}");
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+    };
+    let context = format!("run {event}");
+    let mut input = Vec::new();
+    std::io::stdin().read_to_end(&mut input).context("reading the event payload from stdin")?;
+    let mut payload = match EventPayload::parse(event.clone(), &input) {
+        Ok(p) => p,
+        Err(e) => {
+            // Not our answer to give: a non-blocking error, reported like any failed hook.
+            let line = format!("payload refused, no hook ran: {e}");
+            diagnostics_log::append(&context, std::slice::from_ref(&line));
+            if args.verbose {
+                diagnostics_log::to_terminal(std::slice::from_ref(&line));
+            }
+            eprintln!("hookbridge: {e}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let project_dir = args.project.project_dir()?;
+    if payload.cwd().is_none() {
+        if let Ok(cwd) = std::env::current_dir() {
+            payload.set("cwd", serde_json::Value::String(cwd.to_string_lossy().into_owned()));
+        }
+    }
+    let set = discover(&args.project.discovery()?);
+    let mut problems: Vec<String> = set.diagnostics.iter().map(ToString::to_string).collect();
+
+    let mut options = DispatchOptions::new(&project_dir);
+    options.default_timeout = seconds(args.default_timeout, "--default-timeout")?;
+    options.max_timeout = seconds(args.max_timeout, "--max-timeout")?;
+    options.env_file = ["AMPLIFIER_ENV_FILE", "CLAUDE_ENV_FILE"]
+        .iter()
+        .find_map(|v| std::env::var_os(v).filter(|p| !p.is_empty()))
+        .map(PathBuf::from);
+
+    let report = dispatch_blocking(&set, &payload, &options)?;
+    problems.extend(report_problems(&report));
+    diagnostics_log::append(&context, &problems);
+    if args.verbose {
+        diagnostics_log::to_terminal(&problems);
+    }
+
+    let answer = render_claude(&report.event, report.match_query.as_deref(), &report.decision);
+    match args.format {
+        Format::Claude => {
+            print_answer(&answer)?;
+            Ok(ExitCode::from(exit_byte(answer.exit_code)))
+        }
+        Format::Report => {
+            let mut json = report.to_json();
+            json["answer"] = serde_json::json!({
+                "exit_code": answer.exit_code,
+                "stdout": answer.stdout,
+                "stderr": answer.stderr,
+            });
+            json["diagnostics"] = serde_json::json!(set.diagnostics.iter().map(ToString::to_string).collect::<Vec<_>>());
+            println!("{}", serde_json::to_string_pretty(&json)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Format::Amplifier => {
+            // PENDING(amplifier translation): wired once amplifier::translate lands.
+            anyhow::bail!("--format amplifier is not available in this build")
+        }
+    }
+}
+
+fn seconds(value: Option<f64>, flag: &str) -> anyhow::Result<Option<Duration>> {
+    match value {
+        None => Ok(None),
+        Some(s) if s.is_finite() && s > 0.0 => Ok(Some(Duration::from_secs_f64(s))),
+        Some(s) => anyhow::bail!("{flag} must be a positive number of seconds, not {s}"),
+    }
+}
+
+/// Run the dispatch; a runtime is only started when some hook is selected.
+fn dispatch_blocking(set: &HookSet, payload: &EventPayload, options: &DispatchOptions) -> anyhow::Result<EventReport> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .enable_time()
+        .build()
+        .context("starting the async runtime")?;
+    Ok(runtime.block_on(dispatch(set, payload, options)))
+}
+
+fn print_answer(answer: &ClaudeAnswer) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(answer.stdout.as_bytes())?;
+    out.flush()?;
+    let mut err = std::io::stderr().lock();
+    err.write_all(answer.stderr.as_bytes())?;
+    err.flush()?;
+    Ok(())
+}
+
+fn exit_byte(code: i32) -> u8 {
+    u8::try_from(code).unwrap_or(1)
+}
+
+/// One line per hook that did not give a clean answer, and per skipped hook.
+fn report_problems(report: &EventReport) -> Vec<String> {
+    let mut lines = Vec::new();
+    for h in &report.hooks {
+        let who = format!(
+            "{} hook `{}` ({}:{}:{})",
+            h.hook.type_name,
+            h.hook.label,
+            h.hook.source.display(),
+            h.hook.line,
+            h.hook.column
+        );
+        let stderr = String::from_utf8_lossy(&h.execution.stderr);
+        let first_line = stderr.lines().next().unwrap_or("").to_string();
+        match &h.execution.status {
+            RunStatus::Exited(0) | RunStatus::Exited(2) | RunStatus::Detached => {}
+            RunStatus::Exited(code) => lines.push(format!("{who} exited with code {code}: {first_line}")),
+            RunStatus::Signaled(sig) => lines.push(format!("{who} was killed by signal {sig}")),
+            RunStatus::TimedOut => lines.push(format!(
+                "{who} timed out after {:.1} s; its process tree was killed and it gave no answer",
+                h.timeout.as_secs_f64()
+            )),
+            RunStatus::SpawnFailed(why) => lines.push(format!("{who} could not start: {why}")),
+            RunStatus::NotRun(why) => lines.push(format!("{who} skipped: {why}")),
+        }
+        if h.execution.leaked {
+            lines.push(format!("{who} left a background process holding its output open; its answer was taken when it exited"));
+        }
+        if h.execution.stdout_truncated || h.execution.stderr_truncated {
+            lines.push(format!("{who} printed more than the output cap; the rest was drained and dropped"));
+        }
+    }
+    for (h, reason) in &report.skipped {
+        lines.push(format!(
+            "{} hook `{}` ({}:{}:{}) skipped: {reason}",
+            h.type_name,
+            h.label,
+            h.source.display(),
+            h.line,
+            h.column
+        ));
+    }
+    lines
+}

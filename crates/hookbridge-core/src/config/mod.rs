@@ -1,0 +1,22 @@
+//! Hook configuration: the model of what is registered, how it is found on disk, and how it is read.
+//!
+//! The format is Claude Code's own (`event → matcher groups → hooks`), accepted verbatim, so published
+//! hooks and plugins work unmodified. Reading is deliberately more forgiving than Claude Code's (which
+//! drops a whole settings file when one entry is malformed): every entry is checked on its own, a bad
+//! one is dropped with a [`Diagnostic`](crate::diagnostics::Diagnostic) naming file, line, column and
+//! key, and its neighbours still load. Nothing is dropped silently.
+
+mod condition;
+mod discover;
+mod model;
+mod parse;
+mod select;
+
+pub use condition::{Condition, ConditionError};
+pub use discover::{discover, DiscoveryOptions, HOOKS_DIR_NAME};
+pub use model::{
+    CommandHook, ConfigSource, HookId, HookKind, HookSet, HookSpec, HttpHook, MatcherGroup, McpToolHook,
+    OnFailure, Plugin, PromptHook, Scope, Shell,
+};
+pub use parse::{parse_hooks_file, ParsedFile};
+pub use select::{Selection, SkipReason, SkippedHook};

@@ -1,0 +1,212 @@
+//! The loaded configuration: sources, matcher groups and hook specs.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+use serde_json::Value;
+
+use crate::diagnostics::{Diagnostic, Position};
+use crate::event::EventName;
+use crate::matcher::{Matcher, MatcherError};
+
+use super::condition::Condition;
+
+/// Where a config came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    /// `<project>/.amplifier/hooks/`.
+    Project,
+    /// `~/.amplifier/hooks/`.
+    User,
+    /// A file named explicitly (tests, `--config`).
+    Explicit,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Project => "project",
+            Scope::User => "user",
+            Scope::Explicit => "explicit",
+        }
+    }
+}
+
+/// A plugin folder: a Claude Code plugin (`.claude-plugin/plugin.json`, `hooks/hooks.json`) or an
+/// Amplifier hook folder (`<name>/hooks.json`) placed under a hooks directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plugin {
+    pub name: String,
+    /// `${CLAUDE_PLUGIN_ROOT}`: the plugin's folder.
+    pub root: PathBuf,
+    /// `${CLAUDE_PLUGIN_DATA}`: a persistent folder for the plugin's own state.
+    pub data_dir: PathBuf,
+}
+
+/// One config file that was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigSource {
+    pub path: PathBuf,
+    pub scope: Scope,
+    /// The hooks directory this file belongs to (`${AMPLIFIER_HOOKS_DIR}`).
+    pub hooks_dir: PathBuf,
+    pub plugin: Option<Plugin>,
+    pub description: Option<String>,
+}
+
+/// A hook's identity: which file, event, group and position declared it. Stable across runs of the
+/// same config, and the basis of declaration order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct HookId {
+    pub source: usize,
+    pub group: usize,
+    pub index: usize,
+}
+
+/// What to do when a hook fails to give an answer (cannot start, times out, exits unexpectedly).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnFailure {
+    /// Fail open, Claude Code's default.
+    #[default]
+    Continue,
+    /// Treat the failure as a block, like exit code 2.
+    Block,
+}
+
+/// The shell a shell-form command runs under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Shell {
+    /// `/bin/sh -c` — what Claude Code runs for `"bash"` (the default) on macOS and Linux.
+    #[default]
+    Default,
+    PowerShell,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommandHook {
+    /// The command as written.
+    pub command: String,
+    /// The command with hookbridge's placeholders (`${CLAUDE_PLUGIN_ROOT}`, …) substituted.
+    pub resolved_command: String,
+    /// Exec form: run `resolved_command` with these arguments and no shell.
+    pub args: Option<Vec<String>>,
+    pub shell: Shell,
+    /// `async: true` — started in the background; its answer cannot change this event.
+    pub run_async: bool,
+    pub async_rewake: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromptHook {
+    pub prompt: String,
+    pub model: Option<String>,
+    pub continue_on_block: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpHook {
+    pub url: String,
+    pub headers: IndexMap<String, String>,
+    pub allowed_env_vars: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpToolHook {
+    pub server: String,
+    pub tool: String,
+    pub input: Option<Value>,
+}
+
+/// The kinds of handler Claude Code defines.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HookKind {
+    Command(CommandHook),
+    Prompt(PromptHook),
+    Agent(PromptHook),
+    Http(HttpHook),
+    McpTool(McpToolHook),
+}
+
+impl HookKind {
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            HookKind::Command(_) => "command",
+            HookKind::Prompt(_) => "prompt",
+            HookKind::Agent(_) => "agent",
+            HookKind::Http(_) => "http",
+            HookKind::McpTool(_) => "mcp_tool",
+        }
+    }
+
+    /// A short human label: the command, URL, prompt or tool.
+    pub fn label(&self) -> &str {
+        match self {
+            HookKind::Command(c) => &c.command,
+            HookKind::Prompt(p) | HookKind::Agent(p) => &p.prompt,
+            HookKind::Http(h) => &h.url,
+            HookKind::McpTool(m) => &m.tool,
+        }
+    }
+}
+
+/// One handler as configured.
+#[derive(Debug, Clone)]
+pub struct HookSpec {
+    pub id: HookId,
+    pub kind: HookKind,
+    /// Seconds, as written; `None` means the event's default.
+    pub timeout_secs: Option<f64>,
+    /// `if`: a permission rule such as `Bash(git *)`.
+    pub condition: Option<Condition>,
+    pub status_message: Option<String>,
+    pub once: bool,
+    pub on_failure: OnFailure,
+    pub source: Arc<ConfigSource>,
+    /// Key path in the file, e.g. `hooks.PreToolUse[0].hooks[1]`.
+    pub key: String,
+    pub position: Position,
+}
+
+/// One matcher group of one event.
+#[derive(Debug, Clone)]
+pub struct MatcherGroup {
+    /// The compiled matcher, or why it cannot be compiled (then the group never matches).
+    pub matcher: Result<Matcher, MatcherError>,
+    /// The matcher as written.
+    pub matcher_text: Option<String>,
+    pub hooks: Vec<HookSpec>,
+    pub source: Arc<ConfigSource>,
+    pub key: String,
+    pub position: Position,
+}
+
+/// Everything loaded for a project: groups per event in discovery order, the files read, and every
+/// problem found on the way.
+#[derive(Debug, Clone, Default)]
+pub struct HookSet {
+    pub events: IndexMap<EventName, Vec<MatcherGroup>>,
+    pub sources: Vec<Arc<ConfigSource>>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Set when a file says `"disableAllHooks": true`: nothing runs, and that file is named.
+    pub disabled_by: Option<PathBuf>,
+}
+
+impl HookSet {
+    /// Every hook, in declaration order.
+    pub fn hooks(&self) -> impl Iterator<Item = (&EventName, &MatcherGroup, &HookSpec)> {
+        self.events.iter().flat_map(|(e, groups)| groups.iter().flat_map(move |g| g.hooks.iter().map(move |h| (e, g, h))))
+    }
+
+    /// Add a parsed file's groups (configs merge by concatenation per event).
+    pub fn extend(&mut self, file: super::ParsedFile) {
+        self.diagnostics.extend(file.diagnostics);
+        if file.disable_all_hooks && self.disabled_by.is_none() {
+            self.disabled_by = Some(file.source.path.clone());
+        }
+        self.sources.push(file.source);
+        for (event, groups) in file.events {
+            self.events.entry(event).or_default().extend(groups);
+        }
+    }
+}

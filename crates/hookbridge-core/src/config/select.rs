@@ -1,0 +1,205 @@
+//! Which hooks one event reaches: matcher, `if` condition, and Claude Code's de-duplication.
+//!
+//! Selection is pure and cheap (the no-match path must cost well under a microsecond): it walks the
+//! event's groups in declaration order, tests each compiled matcher against the payload's match
+//! query, and collapses identical handlers the way Claude Code does — the same command string in
+//! several groups or in both user and project config runs once; a plugin's copy is its own.
+//! Hooks that are passed over for a reason a user should know (invalid matcher, duplicate, `if` on
+//! a non-tool event, hooks disabled) are returned as [`SkippedHook`]s, never dropped silently.
+
+use std::path::PathBuf;
+
+use crate::event::EventPayload;
+
+use super::model::{HookId, HookKind, HookSet, HookSpec};
+
+/// Why a configured hook did not run for an event it was registered for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SkipReason {
+    /// A config file set `disableAllHooks: true`.
+    AllHooksDisabled { by: PathBuf },
+    /// The group's matcher is not a valid regular expression.
+    InvalidMatcher { message: String },
+    /// `if` on an event that is not a tool event: Claude Code never runs such a hook.
+    ConditionOnNonToolEvent,
+    /// An identical handler was selected earlier; it runs once.
+    Duplicate { of: HookId },
+}
+
+impl std::fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SkipReason::AllHooksDisabled { by } => write!(f, "all hooks are disabled by {}", by.display()),
+            SkipReason::InvalidMatcher { message } => write!(f, "{message}"),
+            SkipReason::ConditionOnNonToolEvent => f.write_str("`if` is set on a non-tool event: never runs"),
+            SkipReason::Duplicate { of } => {
+                write!(f, "identical to hook {}:{}:{}, which runs instead", of.source, of.group, of.index)
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct SkippedHook<'a> {
+    pub hook: &'a HookSpec,
+    pub reason: SkipReason,
+}
+
+/// The hooks an event reaches, in declaration order, and the ones passed over.
+#[derive(Debug, Clone, Default)]
+pub struct Selection<'a> {
+    pub hooks: Vec<&'a HookSpec>,
+    pub skipped: Vec<SkippedHook<'a>>,
+}
+
+impl HookSet {
+    /// Select the hooks `payload`'s event reaches.
+    pub fn select<'a>(&'a self, payload: &EventPayload) -> Selection<'a> {
+        let mut selection = Selection::default();
+        let Some(groups) = self.events.get(payload.event()) else { return selection };
+        if let Some(by) = &self.disabled_by {
+            for g in groups {
+                for hook in &g.hooks {
+                    selection.skipped.push(SkippedHook { hook, reason: SkipReason::AllHooksDisabled { by: by.clone() } });
+                }
+            }
+            return selection;
+        }
+        let traits = payload.event().traits();
+        let query = payload.match_query();
+        let tool = payload.tool_call();
+        for group in groups {
+            let matches = match (&group.matcher, &query) {
+                (Err(e), _) => {
+                    for hook in &group.hooks {
+                        selection
+                            .skipped
+                            .push(SkippedHook { hook, reason: SkipReason::InvalidMatcher { message: e.to_string() } });
+                    }
+                    continue;
+                }
+                (Ok(_), None) => true,
+                (Ok(m), Some(q)) => m.is_match(q),
+            };
+            if !matches {
+                continue;
+            }
+            for hook in &group.hooks {
+                if let Some(cond) = &hook.condition {
+                    if !traits.is_tool_event {
+                        selection.skipped.push(SkippedHook { hook, reason: SkipReason::ConditionOnNonToolEvent });
+                        continue;
+                    }
+                    if let Some(call) = &tool {
+                        if !cond.matches(call.tool_name, call.tool_input, payload.cwd()) {
+                            continue;
+                        }
+                    }
+                }
+                if let Some(first) = selection.hooks.iter().find(|h| same_handler(h, hook)) {
+                    selection.skipped.push(SkippedHook { hook, reason: SkipReason::Duplicate { of: first.id } });
+                    continue;
+                }
+                selection.hooks.push(hook);
+            }
+        }
+        selection
+    }
+
+    /// True if no event has any hook: the caller can skip everything else.
+    pub fn is_empty(&self) -> bool {
+        self.events.values().all(|groups| groups.iter().all(|g| g.hooks.is_empty()))
+    }
+}
+
+/// Claude Code runs identical handlers once: same type and command (or URL/prompt), same arguments.
+/// Plugin hooks are only collapsed within the same plugin.
+fn same_handler(a: &HookSpec, b: &HookSpec) -> bool {
+    let plugin_root = |h: &HookSpec| h.source.plugin.as_ref().map(|p| p.root.clone());
+    if plugin_root(a) != plugin_root(b) {
+        return false;
+    }
+    match (&a.kind, &b.kind) {
+        (HookKind::Command(x), HookKind::Command(y)) => {
+            x.resolved_command == y.resolved_command && x.args == y.args && x.shell == y.shell && x.run_async == y.run_async
+        }
+        (HookKind::Prompt(x), HookKind::Prompt(y)) | (HookKind::Agent(x), HookKind::Agent(y)) => {
+            x.prompt == y.prompt && x.model == y.model
+        }
+        (HookKind::Http(x), HookKind::Http(y)) => x.url == y.url && x.headers == y.headers,
+        (HookKind::McpTool(x), HookKind::McpTool(y)) => x.server == y.server && x.tool == y.tool && x.input == y.input,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::parse::{parse_hooks_file, Placeholders};
+    use crate::config::{ConfigSource, Scope};
+    use crate::event::EventName;
+    use serde_json::json;
+    use std::sync::Arc;
+
+    fn set(files: &[&str]) -> HookSet {
+        let mut set = HookSet::default();
+        for (i, text) in files.iter().enumerate() {
+            let source = Arc::new(ConfigSource {
+                path: PathBuf::from(format!("/f{i}.json")),
+                scope: Scope::Project,
+                hooks_dir: PathBuf::from("/h"),
+                plugin: None,
+                description: None,
+            });
+            let ph = Placeholders { project_dir: "/p".into(), hooks_dir: "/h".into(), plugin_root: None, plugin_data: None };
+            set.extend(parse_hooks_file(text, source, i, &ph));
+        }
+        set
+    }
+
+    fn labels(sel: &Selection) -> Vec<String> {
+        sel.hooks.iter().map(|h| h.kind.label().to_string()).collect()
+    }
+
+    fn pre(tool: &str, input: serde_json::Value) -> EventPayload {
+        EventPayload::from_value(EventName::PreToolUse, json!({"tool_name": tool, "tool_input": input})).unwrap()
+    }
+
+    /// Conformance cases 61 and 73: identical commands run once, across groups and files.
+    #[test]
+    fn identical_commands_run_once() {
+        let s = set(&[
+            r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "same"}]},
+                {"matcher": "*", "hooks": [{"type": "command", "command": "same"}, {"type": "command", "command": "other"}]}]}}"#,
+            r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "same"}]}]}}"#,
+        ]);
+        let sel = s.select(&pre("Bash", json!({"command": "ls"})));
+        assert_eq!(labels(&sel), vec!["same", "other"]);
+        assert_eq!(sel.skipped.len(), 2);
+        assert!(sel.skipped.iter().all(|s| matches!(s.reason, SkipReason::Duplicate { .. })));
+    }
+
+    #[test]
+    fn matchers_conditions_and_invalid_groups() {
+        let s = set(&[r#"{"hooks": {"PreToolUse": [
+            {"matcher": "Write", "hooks": [{"type": "command", "command": "w"}]},
+            {"matcher": "(", "hooks": [{"type": "command", "command": "broken"}]},
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "git-only", "if": "Bash(git *)"}, {"type": "command", "command": "b"}]}]}}"#]);
+        let sel = s.select(&pre("Bash", json!({"command": "ls"})));
+        assert_eq!(labels(&sel), vec!["b"]);
+        assert!(matches!(sel.skipped[0].reason, SkipReason::InvalidMatcher { .. }));
+        let git = s.select(&pre("Bash", json!({"command": "git status"})));
+        assert_eq!(labels(&git), vec!["git-only", "b"]);
+    }
+
+    #[test]
+    fn events_without_match_target_ignore_matchers_and_disable_all_skips_visibly() {
+        let s = set(&[r#"{"hooks": {"Stop": [{"matcher": "zzz", "hooks": [{"type": "command", "command": "s"}]}]}}"#]);
+        let stop = EventPayload::from_value(EventName::Stop, json!({})).unwrap();
+        assert_eq!(labels(&s.select(&stop)), vec!["s"]);
+        let off = set(&[r#"{"disableAllHooks": true, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "s"}]}]}}"#]);
+        let sel = off.select(&stop);
+        assert!(sel.hooks.is_empty());
+        assert!(matches!(sel.skipped[0].reason, SkipReason::AllHooksDisabled { .. }));
+    }
+}

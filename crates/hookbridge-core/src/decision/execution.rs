@@ -1,0 +1,52 @@
+//! What happened when a hook ran: the runner's report, in plain data.
+
+use std::time::Duration;
+
+/// How a hook run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunStatus {
+    /// The process exited with this code.
+    Exited(i32),
+    /// The process was killed by this signal (not by hookbridge).
+    Signaled(i32),
+    /// It ran past its timeout; its process tree was killed and its output discarded.
+    TimedOut,
+    /// It could not be started (missing program, not executable, …).
+    SpawnFailed(String),
+    /// It was started in the background (`async: true`); its answer cannot affect this event.
+    Detached,
+    /// hookbridge did not run it; the reason says why (e.g. a hook type this build cannot run).
+    NotRun(String),
+}
+
+/// One hook's run, as the runner reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookExecution {
+    pub status: RunStatus,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    /// Output beyond the capture cap was drained and dropped.
+    pub stdout_truncated: bool,
+    pub stderr_truncated: bool,
+    /// A descendant still held the output pipes when the hook itself had exited.
+    pub leaked: bool,
+    pub duration: Duration,
+    /// 0 for the first hook of the event to finish, 1 for the next, …
+    pub finish_order: usize,
+}
+
+impl HookExecution {
+    /// An execution that did not produce any output (timed out, not started, …).
+    pub fn without_output(status: RunStatus, finish_order: usize) -> HookExecution {
+        HookExecution {
+            status,
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            stdout_truncated: false,
+            stderr_truncated: false,
+            leaked: false,
+            duration: Duration::ZERO,
+            finish_order,
+        }
+    }
+}

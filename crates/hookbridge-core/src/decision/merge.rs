@@ -1,0 +1,437 @@
+//! Combining the answers of every hook of one event, as Claude Code combines them.
+
+use serde_json::{Map, Value};
+
+use crate::event::EventName;
+
+use super::answer::{HookAnswer, HookJson, HookOutput};
+
+/// PreToolUse's permission decision, in increasing precedence: deny > defer > ask > allow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PermissionDecision {
+    Allow,
+    Ask,
+    Defer,
+    Deny,
+}
+
+impl PermissionDecision {
+    pub fn parse(s: &str) -> Option<PermissionDecision> {
+        match s {
+            "allow" => Some(PermissionDecision::Allow),
+            "ask" => Some(PermissionDecision::Ask),
+            "defer" => Some(PermissionDecision::Defer),
+            "deny" => Some(PermissionDecision::Deny),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PermissionDecision::Allow => "allow",
+            PermissionDecision::Ask => "ask",
+            PermissionDecision::Defer => "defer",
+            PermissionDecision::Deny => "deny",
+        }
+    }
+}
+
+/// How a block was expressed; Claude Code shows the two differently (`[cmd]: stderr` vs `reason`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BlockingSource {
+    /// Exit code 2; the message is stderr.
+    ExitCode { stderr: String },
+    /// JSON: `decision: "block"`, or on PreToolUse `permissionDecision: "deny"` / legacy block.
+    Decision { reason: Option<String> },
+    /// A hook with `onFailure: "block"` gave no usable answer.
+    Failure { message: String },
+}
+
+/// The block that is shown: the last blocking hook to finish (conformance cases 63 and 65).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Blocking {
+    pub source: BlockingSource,
+    /// Index of the hook in the answers given to [`merge`].
+    pub hook: usize,
+}
+
+impl Blocking {
+    /// The text of the block, without Claude Code's `[command]: ` prefix.
+    pub fn message(&self) -> &str {
+        match &self.source {
+            BlockingSource::ExitCode { stderr } => stderr,
+            BlockingSource::Decision { reason } => reason.as_deref().unwrap_or(""),
+            BlockingSource::Failure { message } => message,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContextKind {
+    /// Plain stdout of a successful hook (context only on SessionStart, UserPromptSubmit,
+    /// UserPromptExpansion).
+    PlainStdout,
+    /// `hookSpecificOutput.additionalContext`.
+    AdditionalContext,
+    /// The Amplifier seed's `contextInjection` field.
+    ContextInjection,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Context {
+    pub kind: ContextKind,
+    pub text: String,
+    pub hook: usize,
+}
+
+/// Something a user should hear about that did not change the decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub hook: usize,
+    pub message: String,
+}
+
+/// The combined effect of every hook of one event.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EventDecision {
+    /// The block shown to the model, if any hook blocked.
+    pub blocking: Option<Blocking>,
+    /// PreToolUse/PreModelSwitch: the winning permission decision (deny if `blocking` is set).
+    pub permission: Option<PermissionDecision>,
+    /// The reason that goes with `permission` (for ask/allow/defer; deny's is in `blocking`).
+    pub permission_reason: Option<String>,
+    /// PermissionRequest: the winning `decision` object (`{behavior, …}`).
+    pub permission_request: Option<Value>,
+    /// `updatedInput` of the last hook to finish that gave one.
+    pub updated_input: Option<Value>,
+    /// Every context, in completion order.
+    pub contexts: Vec<Context>,
+    /// `systemMessage`s, in completion order (shown to the user, not the model).
+    pub system_messages: Vec<String>,
+    /// `continue: false`: stop after this event; the `stopReason` of the last such hook.
+    pub stop: Option<Option<String>>,
+    pub suppress_output: bool,
+    /// Other `hookSpecificOutput` fields (sessionTitle, watchPaths, updatedToolOutput, …): last wins.
+    pub other_specific: Map<String, Value>,
+    /// The Amplifier seed's `newContent`, last wins.
+    pub new_content: Option<Value>,
+    /// Exit-2 answers on events where exit 2 is only a notice (SessionStart, SessionEnd, …).
+    pub notices: Vec<Problem>,
+    /// Non-blocking errors and hooks that gave no verdict.
+    pub problems: Vec<Problem>,
+    /// The exit code of the last non-blocking error (what a lone hook would have exited with).
+    pub last_error_code: Option<i32>,
+}
+
+/// One hook's answer, as [`merge`] takes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnsweredHook {
+    pub answer: HookAnswer,
+    /// 0 for the first to finish.
+    pub finish_order: usize,
+    /// `onFailure: "block"`.
+    pub block_on_failure: bool,
+}
+
+/// Fields of `hookSpecificOutput` that [`EventDecision`] models itself.
+const MODELLED: &[&str] = &[
+    "hookEventName",
+    "permissionDecision",
+    "permissionDecisionReason",
+    "updatedInput",
+    "additionalContext",
+    "decision",
+];
+
+/// Merge every hook's answer for `event`. `answers` are in declaration order; completion order is
+/// read from each answer's `finish_order`.
+pub fn merge(event: &EventName, answers: &[AnsweredHook]) -> EventDecision {
+    let traits = event.traits();
+    let is_permission_event = matches!(event, EventName::PreToolUse | EventName::PreModelSwitch);
+    let mut order: Vec<usize> = (0..answers.len()).collect();
+    order.sort_by_key(|&i| (answers[i].finish_order, i));
+
+    let mut d = EventDecision::default();
+    // (decision, reason) of the winning permission, updated in completion order.
+    let mut permission: PermissionSlot = None;
+    let mut request_deny: Option<Value> = None;
+    let mut request_allow: Option<Value> = None;
+
+
+    for &i in &order {
+        let a = &answers[i];
+        match &a.answer {
+            HookAnswer::Blocking { stderr } => {
+                if traits.exit2_blocks {
+                    d.blocking = Some(Blocking { source: BlockingSource::ExitCode { stderr: stderr.clone() }, hook: i });
+                    if is_permission_event {
+                        consider_permission(&mut permission, PermissionDecision::Deny, None, i);
+                    }
+                } else {
+                    d.notices.push(Problem { hook: i, message: stderr.clone() });
+                }
+            }
+            HookAnswer::NonBlockingError { code, stderr } => {
+                if a.block_on_failure && traits.exit2_blocks {
+                    let message = format!("hook failed (onFailure: block): {}", stderr.trim_end());
+                    d.blocking = Some(Blocking { source: BlockingSource::Failure { message }, hook: i });
+                    if is_permission_event {
+                        consider_permission(&mut permission, PermissionDecision::Deny, None, i);
+                    }
+                } else {
+                    d.last_error_code = Some(code.unwrap_or(1));
+                    let what = code.map_or_else(|| "was killed".to_string(), |c| format!("exited with code {c}"));
+                    d.problems.push(Problem { hook: i, message: format!("{what}: {}", stderr.trim_end()) });
+                }
+            }
+            HookAnswer::NoVerdict { why } => {
+                if a.block_on_failure && traits.exit2_blocks && why != "running in the background (async)" {
+                    let message = format!("hook gave no answer (onFailure: block): {why}");
+                    d.blocking = Some(Blocking { source: BlockingSource::Failure { message }, hook: i });
+                    if is_permission_event {
+                        consider_permission(&mut permission, PermissionDecision::Deny, None, i);
+                    }
+                } else {
+                    d.problems.push(Problem { hook: i, message: why.clone() });
+                }
+            }
+            HookAnswer::Output(HookOutput::Empty) => {}
+            HookAnswer::Output(HookOutput::Plain(text)) => {
+                if traits.plain_stdout_is_context {
+                    d.contexts.push(Context { kind: ContextKind::PlainStdout, text: text.clone(), hook: i });
+                }
+            }
+            HookAnswer::Output(HookOutput::Json(json)) => {
+                merge_json(event, json, i, &mut d, &mut permission, &mut request_deny, &mut request_allow);
+            }
+        }
+    }
+    if let Some((p, reason, hook)) = permission {
+        d.permission = Some(p);
+        if p == PermissionDecision::Deny {
+            if d.blocking.is_none() {
+                d.blocking = Some(Blocking { source: BlockingSource::Decision { reason }, hook });
+            }
+        } else {
+            d.permission_reason = reason;
+        }
+    }
+    d.permission_request = request_deny.or(request_allow);
+    d
+}
+
+type PermissionSlot = Option<(PermissionDecision, Option<String>, usize)>;
+
+/// Keep the more restrictive decision; at equal rank the later finisher (called later) wins.
+fn consider_permission(slot: &mut PermissionSlot, p: PermissionDecision, reason: Option<String>, hook: usize) {
+    match slot {
+        Some((current, _, _)) if *current > p => {}
+        _ => *slot = Some((p, reason, hook)),
+    }
+}
+
+fn merge_json(
+    event: &EventName,
+    json: &HookJson,
+    i: usize,
+    d: &mut EventDecision,
+    permission: &mut PermissionSlot,
+    request_deny: &mut Option<Value>,
+    request_allow: &mut Option<Value>,
+) {
+    let traits = event.traits();
+    if json.continue_ == Some(false) {
+        d.stop = Some(json.stop_reason.clone());
+    }
+    if json.suppress_output == Some(true) {
+        d.suppress_output = true;
+    }
+    if let Some(m) = &json.system_message {
+        d.system_messages.push(m.clone());
+    }
+    match event {
+        EventName::PreToolUse | EventName::PreModelSwitch => {
+            let specific = json.specific_str("permissionDecision").and_then(PermissionDecision::parse);
+            let legacy = match json.decision.as_deref() {
+                Some("approve") => Some(PermissionDecision::Allow),
+                Some("block") => Some(PermissionDecision::Deny),
+                _ => None,
+            };
+            if let Some(p) = specific {
+                let reason = json.specific_str("permissionDecisionReason").map(str::to_string);
+                // A deny's reason is what the model is shown: newest finished wins, like blocks.
+                if p == PermissionDecision::Deny {
+                    d.blocking = Some(Blocking { source: BlockingSource::Decision { reason: reason.clone() }, hook: i });
+                }
+                consider_permission(permission, p, reason, i);
+            } else if let Some(p) = legacy {
+                let reason = json.reason.clone();
+                if p == PermissionDecision::Deny {
+                    d.blocking = Some(Blocking { source: BlockingSource::Decision { reason: reason.clone() }, hook: i });
+                }
+                consider_permission(permission, p, reason, i);
+            }
+        }
+        EventName::PermissionRequest => {
+            if let Some(decision) = json.specific_value("decision").filter(|v| v.is_object()) {
+                match decision.get("behavior").and_then(Value::as_str) {
+                    Some("deny") => *request_deny = Some(decision.clone()),
+                    Some("allow") => *request_allow = Some(decision.clone()),
+                    _ => {}
+                }
+            }
+        }
+        _ => {
+            if json.decision.as_deref() == Some("block") && traits.exit2_blocks {
+                d.blocking = Some(Blocking { source: BlockingSource::Decision { reason: json.reason.clone() }, hook: i });
+            }
+        }
+    }
+    if let Some(u) = json.specific_value("updatedInput") {
+        if u.is_object() {
+            d.updated_input = Some(u.clone());
+        }
+    }
+    if let Some(ctx) = json.additional_context() {
+        d.contexts.push(Context { kind: ContextKind::AdditionalContext, text: ctx.to_string(), hook: i });
+    }
+    if let Some(ctx) = &json.context_injection {
+        d.contexts.push(Context { kind: ContextKind::ContextInjection, text: ctx.clone(), hook: i });
+    }
+    if let Some(n) = &json.new_content {
+        d.new_content = Some(n.clone());
+    }
+    if let Some(specific) = &json.specific {
+        for (k, v) in specific {
+            if !MODELLED.contains(&k.as_str()) {
+                d.other_specific.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decision::answer::HookJson;
+    use serde_json::json;
+
+    fn json_answer(event: &EventName, v: Value, finish_order: usize) -> AnsweredHook {
+        let Value::Object(map) = v else { panic!() };
+        AnsweredHook {
+            answer: HookAnswer::Output(HookOutput::Json(Box::new(HookJson::from_object(event, map)))),
+            finish_order,
+            block_on_failure: false,
+        }
+    }
+
+    fn answer(a: HookAnswer, finish_order: usize) -> AnsweredHook {
+        AnsweredHook { answer: a, finish_order, block_on_failure: false }
+    }
+
+    fn pre(decision: &str, reason: &str, order: usize) -> AnsweredHook {
+        json_answer(
+            &EventName::PreToolUse,
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": decision, "permissionDecisionReason": reason}}),
+            order,
+        )
+    }
+
+    /// Cases 62 and 63: deny beats allow, ask beats allow; of two denies the later finisher speaks.
+    #[test]
+    fn most_restrictive_permission_wins_and_last_deny_speaks() {
+        let e = EventName::PreToolUse;
+        let d = merge(&e, &[pre("allow", "a", 0), pre("deny", "B-denies", 1)]);
+        assert_eq!(d.permission, Some(PermissionDecision::Deny));
+        assert_eq!(d.blocking.unwrap().message(), "B-denies");
+        let d = merge(&e, &[pre("allow", "a", 1), pre("ask", "W-ask", 0)]);
+        assert_eq!(d.permission, Some(PermissionDecision::Ask));
+        assert_eq!(d.permission_reason.as_deref(), Some("W-ask"));
+        let d = merge(&e, &[pre("deny", "deny-two-slow", 1), pre("deny", "deny-two-fast", 0)]);
+        assert_eq!(d.blocking.unwrap().message(), "deny-two-slow");
+        let d = merge(&e, &[pre("defer", "", 0), pre("ask", "", 1)]);
+        assert_eq!(d.permission, Some(PermissionDecision::Defer));
+    }
+
+    /// Case 65: among exit-2 hooks the last to finish is shown.
+    #[test]
+    fn last_exit_two_wins() {
+        let e = EventName::PreToolUse;
+        let d = merge(
+            &e,
+            &[
+                answer(HookAnswer::Blocking { stderr: "err-A-slow\n".into() }, 1),
+                answer(HookAnswer::Blocking { stderr: "err-B-fast\n".into() }, 0),
+            ],
+        );
+        assert_eq!(d.blocking.unwrap().source, BlockingSource::ExitCode { stderr: "err-A-slow\n".into() });
+    }
+
+    /// Case 64: contexts are kept in completion order.
+    #[test]
+    fn contexts_in_completion_order() {
+        let e = EventName::PostToolUse;
+        let ctx = |c: &str, o| json_answer(&e, json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": c}, "systemMessage": format!("SYS-{c}")}), o);
+        let d = merge(&e, &[ctx("CTX-A", 1), ctx("CTX-B", 0)]);
+        let texts: Vec<_> = d.contexts.iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(texts, vec!["CTX-B", "CTX-A"]);
+        assert_eq!(d.system_messages, vec!["SYS-CTX-B", "SYS-CTX-A"]);
+    }
+
+    #[test]
+    fn plain_stdout_is_context_only_where_claude_code_uses_it() {
+        let plain = |o| answer(HookAnswer::Output(HookOutput::Plain("hello\n".into())), o);
+        assert_eq!(merge(&EventName::UserPromptSubmit, &[plain(0)]).contexts.len(), 1);
+        assert_eq!(merge(&EventName::SessionStart, &[plain(0)]).contexts.len(), 1);
+        assert!(merge(&EventName::PreToolUse, &[plain(0)]).contexts.is_empty());
+        assert!(merge(&EventName::Stop, &[plain(0)]).contexts.is_empty());
+    }
+
+    #[test]
+    fn exit_two_on_notice_events_does_not_block() {
+        let d = merge(&EventName::SessionStart, &[answer(HookAnswer::Blocking { stderr: "x".into() }, 0)]);
+        assert!(d.blocking.is_none());
+        assert_eq!(d.notices.len(), 1);
+    }
+
+    #[test]
+    fn updated_input_last_finisher_wins_and_legacy_fields_map() {
+        let e = EventName::PreToolUse;
+        let upd = |c: &str, o| json_answer(&e, json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"command": c}}}), o);
+        let d = merge(&e, &[upd("slow", 1), upd("fast", 0)]);
+        assert_eq!(d.updated_input, Some(json!({"command": "slow"})));
+        assert_eq!(d.permission, None);
+        let legacy = merge(&e, &[json_answer(&e, json!({"decision": "block", "reason": "legacy-block-reason"}), 0)]);
+        assert_eq!(legacy.blocking.unwrap().message(), "legacy-block-reason");
+        let approve = merge(&e, &[json_answer(&e, json!({"decision": "approve"}), 0)]);
+        assert_eq!(approve.permission, Some(PermissionDecision::Allow));
+    }
+
+    #[test]
+    fn permission_request_deny_beats_allow() {
+        let e = EventName::PermissionRequest;
+        let req = |b: &str, o| json_answer(&e, json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": b, "message": b}}}), o);
+        let d = merge(&e, &[req("deny", 0), req("allow", 1)]);
+        assert_eq!(d.permission_request, Some(json!({"behavior": "deny", "message": "deny"})));
+        let ignored = merge(&e, &[answer(HookAnswer::Blocking { stderr: "x".into() }, 0)]);
+        assert!(ignored.blocking.is_none(), "PermissionRequest ignores exit 2 (case 28)");
+    }
+
+    #[test]
+    fn continue_false_and_failures() {
+        let e = EventName::PostToolUse;
+        let d = merge(
+            &e,
+            &[
+                json_answer(&e, json!({"continue": false, "stopReason": "halt"}), 0),
+                answer(HookAnswer::NonBlockingError { code: Some(1), stderr: "oops".into() }, 1),
+                answer(HookAnswer::NoVerdict { why: "timed out".into() }, 2),
+            ],
+        );
+        assert_eq!(d.stop, Some(Some("halt".into())));
+        assert_eq!(d.problems.len(), 2);
+        assert_eq!(d.last_error_code, Some(1));
+        let strict = AnsweredHook { block_on_failure: true, ..answer(HookAnswer::NoVerdict { why: "timed out".into() }, 0) };
+        assert!(merge(&EventName::PreToolUse, &[strict]).blocking.is_some());
+    }
+}

@@ -1,0 +1,24 @@
+//! From hook processes to one decision, with Claude Code's exact semantics.
+//!
+//! Three steps, each a pure function so every rule can be tested in isolation:
+//! 1. [`interpret`]: one hook's exit status and output become a [`HookAnswer`] — exit 2 blocks with
+//!    stderr, other codes are non-blocking errors, stdout starting with `{` is JSON if it parses and
+//!    plain text otherwise.
+//! 2. [`merge`]: all answers of one event become an [`EventDecision`] — deny beats defer beats ask
+//!    beats allow, the last hook to finish supplies a blocking message and `updatedInput`, every
+//!    context is kept in completion order. Claude Code merges by completion order (measured in
+//!    conformance cases 63–65), so that order is an input here, not an accident of scheduling.
+//! 3. [`render_claude`]: the decision becomes one exit code + stdout + stderr that makes Claude Code
+//!    act exactly as if each hook had answered it directly.
+
+mod answer;
+mod claude;
+mod execution;
+mod merge;
+
+pub use answer::{interpret, HookAnswer, HookJson, HookOutput};
+pub use claude::{render_claude, ClaudeAnswer};
+pub use execution::{HookExecution, RunStatus};
+pub use merge::{
+    merge, AnsweredHook, Blocking, BlockingSource, Context, ContextKind, EventDecision, PermissionDecision, Problem,
+};

@@ -1,0 +1,126 @@
+//! Diagnostics: every problem hookbridge finds in configs, payloads or hooks, as plain values.
+//!
+//! Nothing is skipped silently. Loading a broken file, ignoring an unknown key, skipping a hook whose
+//! type is not runnable yet: each produces a [`Diagnostic`] that names the file, the line and column,
+//! and the key path, so `list`/`validate`, the diagnostics log and `--verbose` can all show the same
+//! text. Diagnostics are collected, never thrown: one bad entry must not hide the good ones.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// How bad a diagnostic is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// Something was accepted but may not do what the author meant (unknown key, ignored field).
+    Warning,
+    /// Something was dropped: a file, a group, a hook or a matcher that cannot be used.
+    Error,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        })
+    }
+}
+
+/// A 1-based line and column in a source file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Position {
+    pub line: usize,
+    pub column: usize,
+}
+
+impl Position {
+    /// The position of byte `offset` in `source` (1-based line and column, column in characters).
+    pub fn of_offset(source: &str, offset: usize) -> Position {
+        let offset = offset.min(source.len());
+        let before = &source[..offset];
+        let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let column = before[line_start..].chars().count() + 1;
+        Position { line, column }
+    }
+}
+
+/// One problem, with where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    /// The config file involved, if any.
+    pub file: Option<PathBuf>,
+    pub position: Option<Position>,
+    /// The key path inside the file, e.g. `hooks.PreToolUse[0].hooks[1].timeout`.
+    pub key: Option<String>,
+    pub message: String,
+}
+
+impl Diagnostic {
+    pub fn error(message: impl Into<String>) -> Self {
+        Diagnostic { severity: Severity::Error, file: None, position: None, key: None, message: message.into() }
+    }
+
+    pub fn warning(message: impl Into<String>) -> Self {
+        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(message) }
+    }
+
+    pub fn in_file(mut self, file: &Path) -> Self {
+        self.file = Some(file.to_path_buf());
+        self
+    }
+
+    pub fn at(mut self, position: Position) -> Self {
+        self.position = Some(position);
+        self
+    }
+
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    /// `path:line:col: error: key `k`: message` — the form editors and terminals understand.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{}", file.display())?;
+            if let Some(p) = self.position {
+                write!(f, ":{}:{}", p.line, p.column)?;
+            }
+            f.write_str(": ")?;
+        }
+        write!(f, "{}: ", self.severity)?;
+        if let Some(key) = &self.key {
+            write!(f, "`{key}`: ")?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_become_one_based_lines_and_columns() {
+        let src = "{\n  \"a\": 1,\n  \"béta\": x\n}";
+        assert_eq!(Position::of_offset(src, 0), Position { line: 1, column: 1 });
+        let x = src.find('x').unwrap();
+        assert_eq!(Position::of_offset(src, x), Position { line: 3, column: 11 });
+    }
+
+    #[test]
+    fn display_names_file_line_column_and_key() {
+        let d = Diagnostic::error("expected seconds as a number, found a string")
+            .in_file(Path::new("/p/hooks.json"))
+            .at(Position { line: 4, column: 20 })
+            .key("hooks.PreToolUse[0].hooks[0].timeout");
+        assert_eq!(
+            d.to_string(),
+            "/p/hooks.json:4:20: error: `hooks.PreToolUse[0].hooks[0].timeout`: expected seconds as a number, found a string"
+        );
+    }
+}

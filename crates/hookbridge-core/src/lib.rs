@@ -1,0 +1,15 @@
+//! hookbridge-core: the pure, synchronous heart of hookbridge.
+//!
+//! It owns everything that can be decided without running a process: the event names and their
+//! payloads, the hook configuration (discovery, parsing, validation), Claude Code's matcher rules,
+//! the interpretation of one hook's exit code and output, the merging of several hooks' answers
+//! into one decision, and Amplifier's hook model. No I/O happens here except reading config files
+//! during discovery, and no async runtime is involved: the runner crate drives processes and feeds
+//! their results back into these types.
+
+pub mod amplifier;
+pub mod config;
+pub mod decision;
+pub mod diagnostics;
+pub mod event;
+pub mod matcher;

@@ -1,0 +1,173 @@
+//! Claude Code's matcher rules, compiled once at load time.
+//!
+//! A group's `matcher` is, in Claude Code 2.1.328: match-all (`*`, empty or missing); a list of exact
+//! names when it uses only letters, digits, `_`, `-`, spaces, `,` and `|` (split on `|`/`,`, each
+//! name trimmed); otherwise an **unanchored, case-sensitive JavaScript regular expression** tested
+//! like `RegExp.test`. JavaScript's dialect matters (lookaround, backreferences, `\d` semantics), so
+//! regexes are compiled with `regress`, an ECMAScript engine, not Rust's `regex`. The exact-list
+//! form is checked first because it is both the common case and the cheapest.
+
+use std::fmt;
+
+/// Why a matcher string cannot be used. The group it belongs to never matches, as in Claude Code.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("matcher `{pattern}` is not a valid JavaScript regular expression: {message}")]
+pub struct MatcherError {
+    pub pattern: String,
+    pub message: String,
+}
+
+/// A compiled matcher.
+#[derive(Clone)]
+pub enum Matcher {
+    /// `*`, `""` or no matcher.
+    All,
+    /// One or more exact names.
+    Exact(Vec<String>),
+    /// A JavaScript regular expression, unanchored.
+    Regex { source: String, regex: regress::Regex },
+}
+
+impl Matcher {
+    /// Compile `pattern` with Claude Code's rules. `extended_exact_chars` is false for FileChanged
+    /// and StopFailure, whose exact form allows only letters, digits, `_` and `|`.
+    pub fn compile(pattern: Option<&str>, extended_exact_chars: bool) -> Result<Matcher, MatcherError> {
+        let Some(pattern) = pattern else { return Ok(Matcher::All) };
+        if pattern.is_empty() || pattern == "*" {
+            return Ok(Matcher::All);
+        }
+        let exact_char = |c: char| {
+            c.is_ascii_alphanumeric()
+                || c == '_'
+                || c == '|'
+                || (extended_exact_chars && (c == '-' || c == ' ' || c == ','))
+        };
+        if pattern.chars().all(exact_char) {
+            let names = pattern
+                .split(['|', ','])
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect();
+            return Ok(Matcher::Exact(names));
+        }
+        regress::Regex::with_flags(pattern, regress::Flags::default())
+            .map(|regex| Matcher::Regex { source: pattern.to_string(), regex })
+            .map_err(|e| MatcherError { pattern: pattern.to_string(), message: e.to_string() })
+    }
+
+    /// Does the event's match query (tool name, session source, …) match?
+    pub fn is_match(&self, query: &str) -> bool {
+        match self {
+            Matcher::All => true,
+            Matcher::Exact(names) => names.iter().any(|n| n == query),
+            Matcher::Regex { regex, .. } => regex.find(query).is_some(),
+        }
+    }
+}
+
+impl fmt::Debug for Matcher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Matcher::All => f.write_str("All"),
+            Matcher::Exact(names) => f.debug_tuple("Exact").field(names).finish(),
+            Matcher::Regex { source, .. } => f.debug_tuple("Regex").field(source).finish(),
+        }
+    }
+}
+
+impl PartialEq for Matcher {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Matcher::All, Matcher::All) => true,
+            (Matcher::Exact(a), Matcher::Exact(b)) => a == b,
+            (Matcher::Regex { source: a, .. }, Matcher::Regex { source: b, .. }) => a == b,
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn m(p: &str) -> Matcher {
+        Matcher::compile(Some(p), true).unwrap()
+    }
+
+    /// Measured in conformance cases 55, 56 and 58 (Claude Code 2.1.328).
+    #[test]
+    fn measured_matchers_against_bash_write_and_mcp_tools() {
+        let bash_yes = ["Bash", "^Bash$", "B.*h", "Bash|Read", "*", "", " Bash "];
+        let bash_no = ["bash", "Ba", "Edit|Write", "Wri.*", "mcp__.*", "Bash(touch:*)"];
+        for p in bash_yes {
+            assert!(m(p).is_match("Bash"), "{p:?} should match Bash");
+        }
+        for p in bash_no {
+            assert!(!m(p).is_match("Bash"), "{p:?} should not match Bash");
+        }
+        for p in ["Edit|Write", "Wri.*", "*", ""] {
+            assert!(m(p).is_match("Write"), "{p:?} should match Write");
+        }
+        let mcp_yes = ["mcp__srv__echo", "mcp__srv__.*", "mcp__.*", "mcp__srv__echo|Bash", "*"];
+        for p in mcp_yes {
+            assert!(m(p).is_match("mcp__srv__echo"), "{p:?} should match mcp__srv__echo");
+        }
+        for p in ["mcp__srv", "echo"] {
+            assert!(!m(p).is_match("mcp__srv__echo"), "{p:?} should not match mcp__srv__echo");
+        }
+        assert!(Matcher::compile(None, true).unwrap().is_match("anything"));
+    }
+
+    #[test]
+    fn exact_lists_split_on_bars_and_commas() {
+        assert_eq!(m("Edit, Write"), Matcher::Exact(vec!["Edit".into(), "Write".into()]));
+        assert!(m("code-reviewer").is_match("code-reviewer"));
+        assert!(!m("code-reviewer").is_match("senior-code-reviewer"));
+    }
+
+    #[test]
+    fn regexes_are_javascript_and_unanchored() {
+        assert!(m("Edit.*").is_match("NotebookEdit"));
+        assert!(m("^(?!Bash$).*").is_match("Write")); // lookahead: JavaScript, not Rust regex
+        assert!(!m("^(?!Bash$).*").is_match("Bash"));
+        assert!(m(r"(a)\1").is_match("aa")); // backreference
+        assert!(m("^my-plugin:reviewer$").is_match("my-plugin:reviewer"));
+    }
+
+    #[test]
+    fn invalid_regex_is_an_error() {
+        let err = Matcher::compile(Some("("), true).unwrap_err();
+        assert_eq!(err.pattern, "(");
+    }
+
+    #[test]
+    fn narrow_events_treat_dashes_as_regex() {
+        let narrow = Matcher::compile(Some("a-b"), false).unwrap();
+        assert!(matches!(narrow, Matcher::Regex { .. }));
+        assert!(narrow.is_match("xa-by"));
+    }
+
+    proptest! {
+        #[test]
+        fn exact_names_match_themselves_and_nothing_else(name in "[A-Za-z][A-Za-z0-9_]{0,12}", other in "[A-Za-z][A-Za-z0-9_]{0,12}") {
+            let matcher = m(&name);
+            prop_assert!(matcher.is_match(&name));
+            prop_assert_eq!(matcher.is_match(&other), name == other);
+        }
+
+        #[test]
+        fn every_name_of_a_list_matches(names in proptest::collection::vec("[A-Za-z][A-Za-z0-9_]{0,8}", 1..5)) {
+            let matcher = m(&names.join("|"));
+            for n in &names {
+                prop_assert!(matcher.is_match(n));
+            }
+        }
+
+        #[test]
+        fn compile_never_panics(p in ".{0,20}") {
+            let _ = Matcher::compile(Some(&p), true);
+        }
+    }
+}

@@ -1,0 +1,310 @@
+//! Dispatching one event: select the hooks it reaches, run them all at once, merge their answers.
+//!
+//! This is the engine behind `hookbridge run` and the Python binding. Every selected hook runs in
+//! parallel (Claude Code does the same: three `sleep 2` hooks take two seconds), each through
+//! [`run_process`](crate::process::run_process); answers are merged by the core in completion order,
+//! and the outcome of every hook — including the ones that failed, timed out, were not runnable or
+//! were skipped — is kept in the [`EventReport`] for logs and `--format report`.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use hookbridge_core::config::{HookId, HookKind, HookSet, HookSpec, OnFailure, Shell, SkipReason};
+use hookbridge_core::decision::{
+    interpret, merge, AnsweredHook, EventDecision, HookAnswer, HookExecution, RunStatus,
+};
+use hookbridge_core::event::{EventName, EventPayload};
+use tokio::task::JoinSet;
+
+use crate::process::{run_process, ProcessOutcome, ProcessSpec, ProcessStatus, Program};
+
+/// Settings of one dispatch.
+#[derive(Debug, Clone)]
+pub struct DispatchOptions {
+    /// `CLAUDE_PROJECT_DIR` / `AMPLIFIER_PROJECT_DIR` for hooks.
+    pub project_dir: PathBuf,
+    /// Where hooks run; `None`: the payload's `cwd` if it is a directory, else the current one.
+    pub cwd: Option<PathBuf>,
+    /// Replaces Claude Code's per-event default timeout for hooks that set none.
+    pub default_timeout: Option<Duration>,
+    /// No hook may run longer than this, whatever it asks for.
+    pub max_timeout: Option<Duration>,
+    /// Bytes of stdout and of stderr kept per hook.
+    pub output_cap: usize,
+    /// The env file offered to SessionStart/Setup/CwdChanged/FileChanged hooks as `CLAUDE_ENV_FILE`
+    /// and `AMPLIFIER_ENV_FILE`.
+    pub env_file: Option<PathBuf>,
+    /// Extra environment for every hook.
+    pub extra_env: Vec<(OsString, OsString)>,
+}
+
+impl DispatchOptions {
+    /// 8 MiB per stream: far above what Claude Code passes to the model unshortened (a 2 MB exit-2
+    /// stderr reaches it whole, conformance case 69), and bounded.
+    pub const DEFAULT_OUTPUT_CAP: usize = 8 * 1024 * 1024;
+
+    pub fn new(project_dir: impl Into<PathBuf>) -> DispatchOptions {
+        DispatchOptions {
+            project_dir: project_dir.into(),
+            cwd: None,
+            default_timeout: None,
+            max_timeout: None,
+            output_cap: Self::DEFAULT_OUTPUT_CAP,
+            env_file: None,
+            extra_env: Vec::new(),
+        }
+    }
+
+    /// The timeout for `hook` on `event`: its own, else ours, else Claude Code's default; capped.
+    pub fn timeout_for(&self, event: &EventName, hook: &HookSpec) -> Duration {
+        let own = hook.timeout_secs.map(Duration::from_secs_f64);
+        let default = self.default_timeout.unwrap_or(Duration::from_secs(event.traits().default_timeout_secs));
+        let timeout = own.unwrap_or(default);
+        match self.max_timeout {
+            Some(max) => timeout.min(max),
+            None => timeout,
+        }
+    }
+}
+
+/// Who a hook is, for reports.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct HookSummary {
+    #[serde(skip)]
+    pub id: HookId,
+    #[serde(rename = "type")]
+    pub type_name: &'static str,
+    /// The command, URL, prompt or tool as written.
+    pub label: String,
+    pub source: PathBuf,
+    pub key: String,
+    pub line: usize,
+    pub column: usize,
+    pub plugin: Option<String>,
+}
+
+impl HookSummary {
+    pub fn of(hook: &HookSpec) -> HookSummary {
+        HookSummary {
+            id: hook.id,
+            type_name: hook.kind.type_name(),
+            label: hook.kind.label().to_string(),
+            source: hook.source.path.clone(),
+            key: hook.key.clone(),
+            line: hook.position.line,
+            column: hook.position.column,
+            plugin: hook.source.plugin.as_ref().map(|p| p.name.clone()),
+        }
+    }
+}
+
+/// One hook's run and answer.
+#[derive(Debug, Clone)]
+pub struct HookReport {
+    pub hook: HookSummary,
+    pub execution: HookExecution,
+    pub answer: HookAnswer,
+    pub timeout: Duration,
+}
+
+/// Everything about one dispatched event.
+#[derive(Debug, Clone)]
+pub struct EventReport {
+    pub event: EventName,
+    pub match_query: Option<String>,
+    pub decision: EventDecision,
+    /// Hooks that ran (or were attempted), in declaration order.
+    pub hooks: Vec<HookReport>,
+    /// Hooks passed over, with why.
+    pub skipped: Vec<(HookSummary, SkipReason)>,
+}
+
+/// Dispatch `payload` to the hooks of `set` it reaches.
+pub async fn dispatch(set: &HookSet, payload: &EventPayload, options: &DispatchOptions) -> EventReport {
+    let selection = set.select(payload);
+    let event = payload.event().clone();
+    let match_query = payload.match_query();
+    let skipped = selection.skipped.iter().map(|s| (HookSummary::of(s.hook), s.reason.clone())).collect();
+    if selection.hooks.is_empty() {
+        return EventReport { event, match_query, decision: EventDecision::default(), hooks: Vec::new(), skipped };
+    }
+    let stdin: Arc<[u8]> = Arc::from(payload.to_stdin_bytes());
+    let cwd = options
+        .cwd
+        .clone()
+        .or_else(|| payload.cwd().map(PathBuf::from).filter(|p| p.is_dir()));
+    let session_id = payload.session_id().map(str::to_string);
+
+    let mut tasks = JoinSet::new();
+    let mut executions: Vec<Option<HookExecution>> = vec![None; selection.hooks.len()];
+    let mut timeouts = Vec::with_capacity(selection.hooks.len());
+    let mut finished = 0usize;
+    for (index, hook) in selection.hooks.iter().enumerate() {
+        let timeout = options.timeout_for(&event, hook);
+        timeouts.push(timeout);
+        let HookKind::Command(command) = &hook.kind else {
+            let why = format!(
+                "`{}` hooks are not supported by this version of hookbridge; only `command` hooks run",
+                hook.kind.type_name()
+            );
+            executions[index] = Some(HookExecution::without_output(RunStatus::NotRun(why), finished));
+            finished += 1;
+            continue;
+        };
+        let program = match (&command.args, command.shell) {
+            (Some(args), _) => Program::Exec { program: command.resolved_command.clone(), args: args.clone() },
+            (None, Shell::Default) => Program::Shell { command: command.resolved_command.clone() },
+            (None, Shell::PowerShell) => Program::Exec {
+                program: "pwsh".into(),
+                args: vec!["-NoProfile".into(), "-Command".into(), command.resolved_command.clone()],
+            },
+        };
+        let spec = ProcessSpec {
+            program,
+            cwd: cwd.clone(),
+            env: hook_env(hook, &event, options, session_id.as_deref()),
+            stdin: stdin.clone(),
+            timeout,
+            output_cap: options.output_cap,
+            kill_grace: ProcessSpec::DEFAULT_KILL_GRACE,
+            leak_grace: ProcessSpec::DEFAULT_LEAK_GRACE,
+        };
+        if command.run_async {
+            let status = match crate::detached::spawn_detached(&spec) {
+                Ok(()) => RunStatus::Detached,
+                Err(e) => RunStatus::SpawnFailed(e.to_string()),
+            };
+            executions[index] = Some(HookExecution::without_output(status, finished));
+            finished += 1;
+            continue;
+        }
+        tasks.spawn(async move { (index, run_process(spec).await) });
+    }
+    while let Some(joined) = tasks.join_next().await {
+        let (index, outcome) = match joined {
+            Ok(pair) => pair,
+            Err(e) => panic!("a hook task panicked: {e}"),
+        };
+        executions[index] = Some(execution_of(outcome, finished));
+        finished += 1;
+    }
+    let mut hooks = Vec::with_capacity(executions.len());
+    let mut answered = Vec::with_capacity(executions.len());
+    for ((hook, execution), timeout) in selection.hooks.iter().zip(executions).zip(timeouts) {
+        let execution = execution.expect("every selected hook has an execution");
+        let answer = interpret(&event, &execution);
+        answered.push(AnsweredHook {
+            answer: answer.clone(),
+            finish_order: execution.finish_order,
+            block_on_failure: hook.on_failure == OnFailure::Block,
+        });
+        hooks.push(HookReport { hook: HookSummary::of(hook), execution, answer, timeout });
+    }
+    let decision = merge(&event, &answered);
+    EventReport { event, match_query, decision, hooks, skipped }
+}
+
+fn execution_of(outcome: ProcessOutcome, finish_order: usize) -> HookExecution {
+    let status = match outcome.status {
+        ProcessStatus::Exited(code) => RunStatus::Exited(code),
+        ProcessStatus::Signaled(sig) => RunStatus::Signaled(sig),
+        ProcessStatus::TimedOut => RunStatus::TimedOut,
+        ProcessStatus::SpawnFailed(f) => RunStatus::SpawnFailed(f.message),
+    };
+    HookExecution {
+        status,
+        stdout_truncated: outcome.stdout.truncated,
+        stderr_truncated: outcome.stderr.truncated,
+        stdout: outcome.stdout.bytes,
+        stderr: outcome.stderr.bytes,
+        leaked: outcome.leaked,
+        duration: outcome.duration,
+        finish_order,
+    }
+}
+
+/// The environment Claude Code gives a hook, plus the Amplifier names of the shell-hooks spec.
+fn hook_env(hook: &HookSpec, event: &EventName, options: &DispatchOptions, session_id: Option<&str>) -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> = Vec::with_capacity(8 + options.extra_env.len());
+    let project = options.project_dir.as_os_str().to_os_string();
+    env.push(("CLAUDE_PROJECT_DIR".into(), project.clone()));
+    env.push(("AMPLIFIER_PROJECT_DIR".into(), project));
+    env.push(("AMPLIFIER_HOOKS_DIR".into(), hook.source.hooks_dir.as_os_str().to_os_string()));
+    if let Some(plugin) = &hook.source.plugin {
+        env.push(("CLAUDE_PLUGIN_ROOT".into(), plugin.root.as_os_str().to_os_string()));
+        env.push(("CLAUDE_PLUGIN_DATA".into(), plugin.data_dir.as_os_str().to_os_string()));
+        ensure_dir(&plugin.data_dir);
+    }
+    if let Some(id) = session_id {
+        env.push(("AMPLIFIER_SESSION_ID".into(), id.into()));
+        if std::env::var_os("CLAUDE_CODE_SESSION_ID").is_none() {
+            env.push(("CLAUDE_CODE_SESSION_ID".into(), id.into()));
+        }
+    }
+    let gets_env_file =
+        matches!(event, EventName::SessionStart | EventName::Setup | EventName::CwdChanged | EventName::FileChanged);
+    if let (true, Some(file)) = (gets_env_file, &options.env_file) {
+        env.push(("CLAUDE_ENV_FILE".into(), file.as_os_str().to_os_string()));
+        env.push(("AMPLIFIER_ENV_FILE".into(), file.as_os_str().to_os_string()));
+    }
+    env.extend(options.extra_env.iter().cloned());
+    env
+}
+
+fn ensure_dir(dir: &Path) {
+    if !dir.is_dir() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+}
+
+impl EventReport {
+    /// The report as JSON, for `--format report`, logs and the Python binding.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::json;
+        let hooks: Vec<_> = self
+            .hooks
+            .iter()
+            .map(|h| {
+                let (status, code) = match &h.execution.status {
+                    RunStatus::Exited(c) => ("exited", Some(*c)),
+                    RunStatus::Signaled(s) => ("signaled", Some(*s)),
+                    RunStatus::TimedOut => ("timed_out", None),
+                    RunStatus::SpawnFailed(_) => ("spawn_failed", None),
+                    RunStatus::Detached => ("detached", None),
+                    RunStatus::NotRun(_) => ("not_run", None),
+                };
+                let detail = match &h.execution.status {
+                    RunStatus::SpawnFailed(m) | RunStatus::NotRun(m) => Some(m.clone()),
+                    _ => None,
+                };
+                json!({
+                    "hook": h.hook,
+                    "status": status,
+                    "code": code,
+                    "detail": detail,
+                    "stdout": String::from_utf8_lossy(&h.execution.stdout),
+                    "stderr": String::from_utf8_lossy(&h.execution.stderr),
+                    "stdout_truncated": h.execution.stdout_truncated,
+                    "stderr_truncated": h.execution.stderr_truncated,
+                    "leaked": h.execution.leaked,
+                    "duration_ms": h.execution.duration.as_secs_f64() * 1000.0,
+                    "timeout_s": h.timeout.as_secs_f64(),
+                    "finish_order": h.execution.finish_order,
+                })
+            })
+            .collect();
+        let skipped: Vec<_> = self
+            .skipped
+            .iter()
+            .map(|(h, reason)| json!({"hook": h, "reason": reason.to_string()}))
+            .collect();
+        json!({
+            "event": self.event.as_str(),
+            "match_query": self.match_query,
+            "hooks": hooks,
+            "skipped": skipped,
+        })
+    }
+}

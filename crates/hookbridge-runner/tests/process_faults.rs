@@ -1,0 +1,452 @@
+//! The process runner against real, misbehaving hook processes: ones that time out and ignore
+//! SIGTERM, leave grandchildren holding their pipes, flood their output, never read a large
+//! payload, die by a signal, or cannot be spawned at all.
+//!
+//! The shaping decision: assert on statuses, flags, outputs and on which processes are still
+//! alive (read from `/proc`), and bound time only with generous sanity limits. The machine is
+//! shared with other builds, so a tight timing assertion would test the machine, not the runner.
+
+#![cfg(target_os = "linux")]
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use hookbridge_runner::process::{run_process, Program, ProcessSpec, ProcessStatus, SpawnFailureKind};
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+
+/// Generous upper bound for anything that should take milliseconds.
+const SANE: Duration = Duration::from_secs(10);
+
+fn shell(command: &str) -> ProcessSpec {
+    let mut spec = ProcessSpec::new(Program::shell(command));
+    spec.timeout = Duration::from_secs(60);
+    spec
+}
+
+fn payload(len: usize) -> Arc<[u8]> {
+    (0..len).map(|i| b"0123456789abcdef\n"[i % 17]).collect()
+}
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name).display().to_string()
+}
+
+/// Single-quotes a path for `/bin/sh`.
+fn sh_quote(path: &Path) -> String {
+    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
+}
+
+/// SIGKILLs, by pid, processes a test deliberately left running — also when the test fails.
+struct KillOnDrop(Vec<i32>);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        for &pid in &self.0 {
+            let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+        }
+    }
+}
+
+/// `/proc/<pid>/stat` fields after the command name: state, ppid, pgrp, ...
+fn stat_fields(pid: i32) -> Option<Vec<String>> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after_comm = &stat[stat.rfind(')')? + 1..];
+    Some(after_comm.split_whitespace().map(str::to_owned).collect())
+}
+
+/// Running or sleeping; a zombie waiting for its parent to reap it counts as dead.
+fn is_alive(pid: i32) -> bool {
+    stat_fields(pid).is_some_and(|fields| !matches!(fields[0].as_str(), "Z" | "X" | "x"))
+}
+
+/// Live processes whose process group is `pgid`.
+fn live_members_of_group(pgid: i32) -> Vec<i32> {
+    fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| stat_fields(pid).is_some_and(|fields| fields[2] == pgid.to_string()) && is_alive(pid))
+        .collect()
+}
+
+/// Waits until none of `pids` is alive; returns the survivors after `SANE`.
+async fn survivors(pids: &[i32]) -> Vec<i32> {
+    let deadline = tokio::time::Instant::now() + SANE;
+    loop {
+        let alive: Vec<i32> = pids.iter().copied().filter(|&pid| is_alive(pid)).collect();
+        if alive.is_empty() || tokio::time::Instant::now() >= deadline {
+            return alive;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn read_pids(path: &Path) -> Vec<i32> {
+    fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| line.trim().parse().ok())
+        .collect()
+}
+
+/// Waits until `path` lists `count` pids.
+async fn wait_for_pids(path: &Path, count: usize) -> Vec<i32> {
+    let deadline = tokio::time::Instant::now() + SANE;
+    loop {
+        let pids = read_pids(path);
+        if pids.len() >= count {
+            return pids;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{} lists only {pids:?}", path.display());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+// ---- exit codes, signals, output --------------------------------------------------------------
+
+#[tokio::test]
+async fn exit_codes_are_reported_with_both_streams() {
+    for code in [0, 1, 2, 42, 255] {
+        let outcome = run_process(shell(&format!("echo out; echo err >&2; exit {code}"))).await;
+        assert_eq!(outcome.status, ProcessStatus::Exited(code));
+        assert_eq!(outcome.stdout.bytes, b"out\n", "exit {code}");
+        assert_eq!(outcome.stderr.bytes, b"err\n", "exit {code}");
+        assert!(!outcome.leaked && !outcome.stdin_unread, "exit {code}: {outcome:?}");
+    }
+}
+
+#[tokio::test]
+async fn death_by_signal_is_signaled() {
+    for (command, signal) in [("kill -KILL $$", 9), ("kill -TERM $$", 15), ("kill -ABRT $$", 6)] {
+        let outcome = run_process(shell(command)).await;
+        assert_eq!(outcome.status, ProcessStatus::Signaled(signal), "{command}");
+    }
+}
+
+#[tokio::test]
+async fn shell_form_runs_under_bin_sh() {
+    let outcome = run_process(shell(r#"echo "$0""#)).await;
+    assert_eq!(outcome.stdout.bytes, b"/bin/sh\n");
+}
+
+#[tokio::test]
+async fn exec_form_passes_arguments_verbatim() {
+    let spec = ProcessSpec::new(Program::exec("printf", ["%s|", "a", "b c", "$HOME", "*"]));
+    let outcome = run_process(spec).await;
+    assert_eq!(outcome.status, ProcessStatus::Exited(0));
+    assert_eq!(outcome.stdout.bytes, b"a|b c|$HOME|*|");
+}
+
+#[tokio::test]
+async fn non_utf8_output_is_kept_as_bytes() {
+    let outcome = run_process(shell(r"printf '\377\376ok\n'; printf '\200' >&2")).await;
+    assert_eq!(outcome.stdout.bytes, b"\xff\xfeok\n");
+    assert_eq!(outcome.stderr.bytes, b"\x80");
+    assert_eq!(outcome.stdout.to_string_lossy(), "\u{fffd}\u{fffd}ok\n");
+}
+
+#[tokio::test]
+async fn env_is_layered_on_the_inherited_one_and_cwd_is_applied() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = shell(r#"pwd -P; echo "$HB_TEST_VAR"; echo "$HOME"; echo "$PATH""#);
+    spec.cwd = Some(dir.path().to_owned());
+    spec.env = vec![("HB_TEST_VAR".into(), "x y".into()), ("HOME".into(), "/hb-home".into())];
+    let outcome = run_process(spec).await;
+    let expected = format!(
+        "{}\nx y\n/hb-home\n{}\n",
+        dir.path().canonicalize().unwrap().display(),
+        std::env::var("PATH").unwrap()
+    );
+    assert_eq!(outcome.stdout.to_string_lossy(), expected);
+}
+
+#[tokio::test]
+async fn closing_stdout_early_is_not_the_end_of_the_run() {
+    // Completion is the child's exit, not EOF: output written after stdout is closed still counts.
+    let outcome = run_process(shell("echo first; exec >&-; sleep 0.3; echo late >&2; exit 4")).await;
+    assert_eq!(outcome.status, ProcessStatus::Exited(4));
+    assert_eq!(outcome.stdout.bytes, b"first\n");
+    assert_eq!(outcome.stderr.bytes, b"late\n");
+    assert!(!outcome.leaked);
+}
+
+// ---- bounded output -----------------------------------------------------------------------------
+
+#[tokio::test]
+async fn a_100_mb_flood_on_both_streams_is_counted_but_not_kept() {
+    const FLOOD: u64 = 100_000_000;
+    let mut spec = shell("head -c 100000000 /dev/zero >&2 & head -c 100000000 /dev/zero; wait");
+    spec.output_cap = 100_000;
+    let outcome = run_process(spec).await;
+    assert_eq!(outcome.status, ProcessStatus::Exited(0));
+    for (name, stream) in [("stdout", &outcome.stdout), ("stderr", &outcome.stderr)] {
+        assert_eq!(stream.total_len, FLOOD, "{name}");
+        assert!(stream.truncated, "{name}");
+        assert_eq!(stream.bytes.len(), 100_000, "{name}");
+        assert!(stream.bytes.iter().all(|&b| b == 0), "{name}");
+    }
+    // Peak memory of this test process stays far below one buffered stream (nextest runs each
+    // test in its own process, so the figure is this test's).
+    let status = fs::read_to_string("/proc/self/status").unwrap();
+    let peak_kib: u64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    assert!(peak_kib < 64 * 1024, "peak RSS {peak_kib} KiB");
+}
+
+// ---- stdin --------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn payload_is_written_then_stdin_closed() {
+    let mut spec = shell("cat");
+    spec.stdin = Arc::from(&br#"{"hook_event_name":"PreToolUse"}"#[..]);
+    let outcome = run_process(spec).await;
+    assert_eq!(outcome.status, ProcessStatus::Exited(0));
+    assert_eq!(outcome.stdout.bytes, br#"{"hook_event_name":"PreToolUse"}"#);
+    assert!(!outcome.stdin_unread);
+}
+
+#[tokio::test]
+async fn a_10_mb_payload_echoed_back_is_written_and_drained_concurrently() {
+    let mut spec = shell("cat");
+    spec.stdin = payload(10_000_000);
+    spec.output_cap = 1 << 20;
+    let outcome = run_process(spec.clone()).await;
+    assert_eq!(outcome.status, ProcessStatus::Exited(0));
+    assert_eq!(outcome.stdout.total_len, 10_000_000);
+    assert!(outcome.stdout.truncated);
+    assert_eq!(outcome.stdout.bytes, spec.stdin[..1 << 20]);
+    assert!(!outcome.stdin_unread);
+}
+
+#[tokio::test]
+async fn a_10_mb_payload_nobody_reads_does_not_deadlock() {
+    // (command, expected stdout): exiting at once, and running on with stdin full and unread.
+    let cases: [(&str, &[u8]); 3] = [
+        ("exit 0", b""),
+        ("echo started; sleep 0.5; echo done", b"started\ndone\n"),
+        ("exec 0<&-; sleep 0.5; echo closed stdin", b"closed stdin\n"),
+    ];
+    for (command, stdout) in cases {
+        let mut spec = shell(command);
+        spec.stdin = payload(10_000_000);
+        let outcome = run_process(spec).await;
+        assert_eq!(outcome.status, ProcessStatus::Exited(0), "{command}");
+        assert_eq!(outcome.stdout.bytes, stdout, "{command}");
+        assert!(outcome.stdin_unread, "{command}");
+        assert!(outcome.duration < SANE, "{command}: {:?}", outcome.duration);
+    }
+}
+
+#[tokio::test]
+async fn a_partly_read_payload_is_stdin_unread() {
+    let mut spec = shell("head -c 100 >/dev/null; echo read");
+    spec.stdin = payload(10_000_000);
+    let outcome = run_process(spec).await;
+    assert_eq!(outcome.status, ProcessStatus::Exited(0));
+    assert_eq!(outcome.stdout.bytes, b"read\n");
+    assert!(outcome.stdin_unread);
+}
+
+// ---- spawn failures -----------------------------------------------------------------------------
+
+#[tokio::test]
+async fn a_missing_program_is_spawn_failed_not_found() {
+    for program in ["/nonexistent/hookbridge-missing", "hookbridge-missing-program-7f3a"] {
+        let outcome = run_process(ProcessSpec::new(Program::exec(program, ["x"]))).await;
+        let ProcessStatus::SpawnFailed(failure) = &outcome.status else {
+            panic!("{program}: {outcome:?}");
+        };
+        assert_eq!(failure.kind, SpawnFailureKind::NotFound, "{program}");
+        assert!(failure.message.contains(program), "{}", failure.message);
+    }
+}
+
+#[tokio::test]
+async fn a_non_executable_file_is_spawn_failed_permission_denied() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("hook.sh");
+    fs::write(&script, "#!/bin/sh\necho hi\n").unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o644)).unwrap();
+    let outcome = run_process(ProcessSpec::new(Program::exec(script.display().to_string(), [""; 0]))).await;
+    let ProcessStatus::SpawnFailed(failure) = &outcome.status else {
+        panic!("{outcome:?}");
+    };
+    assert_eq!(failure.kind, SpawnFailureKind::PermissionDenied);
+}
+
+#[tokio::test]
+async fn a_missing_working_directory_is_named() {
+    let mut spec = ProcessSpec::new(Program::exec("true", [""; 0]));
+    spec.cwd = Some(PathBuf::from("/nonexistent/hookbridge-cwd"));
+    let outcome = run_process(spec).await;
+    let ProcessStatus::SpawnFailed(failure) = &outcome.status else {
+        panic!("{outcome:?}");
+    };
+    assert!(failure.message.contains("/nonexistent/hookbridge-cwd"), "{}", failure.message);
+}
+
+#[tokio::test]
+async fn a_missing_command_in_shell_form_exits_127() {
+    // What Claude Code sees too: sh itself starts, then reports the missing command.
+    let outcome = run_process(shell("hookbridge-missing-command-7f3a --flag")).await;
+    assert_eq!(outcome.status, ProcessStatus::Exited(127));
+    assert!(outcome.stderr.to_string_lossy().contains("not found"), "{outcome:?}");
+}
+
+// ---- timeouts and the process tree ------------------------------------------------------------
+
+/// Runs `tree.sh` into a timeout and checks that no process of its tree survives.
+async fn assert_timeout_kills_tree(leader_mode: &str, kill_grace: Duration) {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pids");
+    let mut spec = ProcessSpec::new(Program::exec(
+        "/bin/sh",
+        [fixture("tree.sh"), pid_file.display().to_string(), leader_mode.to_owned()],
+    ));
+    spec.timeout = Duration::from_secs(2);
+    spec.kill_grace = kill_grace;
+    // Generous so that slow teardown on a loaded machine is not mistaken for a leak.
+    spec.leak_grace = Duration::from_secs(2);
+    let outcome = run_process(spec).await;
+
+    let pids = read_pids(&pid_file);
+    let _cleanup = KillOnDrop(pids.clone());
+    assert_eq!(outcome.status, ProcessStatus::TimedOut, "{outcome:?}");
+    assert_eq!(pids.len(), 4, "the hook did not record its tree before the timeout: {pids:?}");
+    assert_eq!(outcome.stdout.bytes, b"ready\n", "output before the timeout is kept");
+    assert!(!outcome.leaked);
+    assert!(outcome.duration < SANE, "{:?}", outcome.duration);
+    assert_eq!(survivors(&pids).await, Vec::<i32>::new(), "recorded pids {pids:?}");
+    let leader = *pids.last().unwrap();
+    assert_eq!(live_members_of_group(leader), Vec::<i32>::new(), "group {leader}");
+}
+
+#[tokio::test]
+async fn timeout_kills_the_tree_when_the_leader_obeys_term_but_children_ignore_it() {
+    assert_timeout_kills_tree("obey-term", Duration::from_millis(300)).await;
+}
+
+#[tokio::test]
+async fn timeout_kills_the_tree_when_everything_ignores_term() {
+    assert_timeout_kills_tree("ignore-term", Duration::from_millis(300)).await;
+}
+
+#[tokio::test]
+async fn timeout_with_zero_grace_kills_at_once() {
+    assert_timeout_kills_tree("ignore-term", Duration::ZERO).await;
+}
+
+#[tokio::test]
+async fn on_timeout_a_term_handler_runs_and_its_output_is_kept() {
+    // The handler reaps the TERM-killed `sleep` itself, so the group is empty once the shell exits
+    // (a zombie handed to a slow init would otherwise keep the group alive until it is reaped).
+    let mut spec = shell("trap 'wait; echo cleanup; exit 3' TERM; echo started; sleep 1000 & wait");
+    spec.timeout = Duration::from_secs(1);
+    spec.kill_grace = Duration::from_secs(5);
+    let outcome = run_process(spec).await;
+    assert_eq!(outcome.status, ProcessStatus::TimedOut);
+    assert_eq!(outcome.stdout.bytes, b"started\ncleanup\n");
+    // The group emptied after SIGTERM, so the run did not sit out the whole 5 s grace.
+    assert!(outcome.duration < Duration::from_secs(6), "{:?}", outcome.duration);
+}
+
+#[tokio::test]
+async fn dropping_the_run_kills_the_whole_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pids");
+    let spec = ProcessSpec::new(Program::exec(
+        "/bin/sh",
+        [fixture("tree.sh"), pid_file.display().to_string(), "ignore-term".to_owned()],
+    ));
+    let pids = tokio::select! {
+        outcome = run_process(spec) => panic!("the hook cannot finish on its own: {outcome:?}"),
+        pids = wait_for_pids(&pid_file, 4) => pids,
+    };
+    // The run future was dropped when `select!` returned.
+    let _cleanup = KillOnDrop(pids.clone());
+    assert_eq!(survivors(&pids).await, Vec::<i32>::new(), "recorded pids {pids:?}");
+    let leader = *pids.last().unwrap();
+    assert_eq!(live_members_of_group(leader), Vec::<i32>::new(), "group {leader}");
+}
+
+// ---- leaks --------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn a_grandchild_holding_stdout_is_a_leak_and_is_left_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pids");
+    let command = format!("(sleep 30 & echo $! >{}); echo ok", sh_quote(&pid_file));
+    let outcome = run_process(shell(&command)).await;
+    let pids = wait_for_pids(&pid_file, 1).await;
+    let _cleanup = KillOnDrop(pids.clone());
+
+    assert_eq!(outcome.status, ProcessStatus::Exited(0));
+    assert_eq!(outcome.stdout.bytes, b"ok\n");
+    assert!(outcome.leaked);
+    assert!(outcome.duration < SANE, "{:?}", outcome.duration);
+    assert!(is_alive(pids[0]), "the background sleep must not be killed");
+}
+
+#[tokio::test]
+async fn a_daemon_in_its_own_session_holding_stderr_is_a_leak_and_is_left_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pids");
+    let command = format!(
+        "setsid sh -c 'echo $$ >{}; exec sleep 30' >/dev/null & echo ok",
+        sh_quote(&pid_file)
+    );
+    let outcome = run_process(shell(&command)).await;
+    let pids = wait_for_pids(&pid_file, 1).await;
+    let _cleanup = KillOnDrop(pids.clone());
+
+    assert_eq!(outcome.status, ProcessStatus::Exited(0));
+    assert_eq!(outcome.stdout.bytes, b"ok\n");
+    assert!(outcome.leaked);
+    assert!(outcome.duration < SANE, "{:?}", outcome.duration);
+    assert!(is_alive(pids[0]), "the daemon must not be killed");
+}
+
+#[tokio::test]
+async fn a_background_process_without_our_pipes_is_neither_a_leak_nor_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pids");
+    let command =
+        format!("sleep 30 </dev/null >/dev/null 2>&1 & echo $! >{}; echo ok", sh_quote(&pid_file));
+    let outcome = run_process(shell(&command)).await;
+    let pids = wait_for_pids(&pid_file, 1).await;
+    let _cleanup = KillOnDrop(pids.clone());
+
+    assert_eq!(outcome.status, ProcessStatus::Exited(0));
+    assert!(!outcome.leaked);
+    assert!(is_alive(pids[0]), "a normal exit must leave background processes alone");
+}
+
+// ---- concurrency --------------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn eight_hooks_run_in_parallel_on_a_multi_thread_runtime() {
+    let mut set = tokio::task::JoinSet::new();
+    for index in 0..8 {
+        let mut spec = shell(r#"cat; echo "$HB_INDEX" >&2; sleep 0.2"#);
+        spec.stdin = format!("payload {index}\n").repeat(20_000).into_bytes().into();
+        spec.env = vec![("HB_INDEX".into(), index.to_string().into())];
+        set.spawn(async move { (index, spec.stdin.clone(), run_process(spec).await) });
+    }
+    let mut seen = Vec::new();
+    while let Some(joined) = set.join_next().await {
+        let (index, stdin, outcome) = joined.unwrap();
+        assert_eq!(outcome.status, ProcessStatus::Exited(0), "hook {index}");
+        assert_eq!(outcome.stdout.bytes, &stdin[..], "hook {index}");
+        assert_eq!(outcome.stderr.bytes, format!("{index}\n").as_bytes(), "hook {index}");
+        assert!(!outcome.stdin_unread && !outcome.leaked, "hook {index}");
+        seen.push(index);
+    }
+    seen.sort();
+    assert_eq!(seen, (0..8).collect::<Vec<_>>());
+}
