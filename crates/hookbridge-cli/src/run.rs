@@ -94,7 +94,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         diagnostics_log::to_terminal(&problems);
     }
 
-    let answer = render_claude(&report.event, report.match_query.as_deref(), &report.decision);
+    let answer = render_claude(&report.event, report.match_query.as_deref(), &report.decision, &own_command());
     match args.format {
         Format::Claude => {
             print_answer(&answer)?;
@@ -174,6 +174,7 @@ fn report_problems(report: &EventReport) -> Vec<String> {
             )),
             RunStatus::SpawnFailed(why) => lines.push(format!("{who} could not start: {why}")),
             RunStatus::NotRun(why) => lines.push(format!("{who} skipped: {why}")),
+            RunStatus::Cancelled(why) => lines.push(format!("{who} {why}")),
         }
         if h.execution.leaked {
             lines.push(format!("{who} left a background process holding its output open; its answer was taken when it exited"));
@@ -193,4 +194,21 @@ fn report_problems(report: &EventReport) -> Vec<String> {
         ));
     }
     lines
+}
+
+/// The command line that started hookbridge, quoted as a shell would need it (Python's
+/// `shlex.quote` rules). Claude Code names a hook by its command string; this reconstructs ours.
+fn own_command() -> String {
+    std::env::args()
+        .map(|arg| {
+            let safe = !arg.is_empty()
+                && arg.chars().all(|c| c.is_ascii_alphanumeric() || "@%+=:,./-_".contains(c));
+            if safe {
+                arg
+            } else {
+                format!("'{}'", arg.replace('\'', "'\"'\"'"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use hookbridge_core::config::{HookId, HookKind, HookSet, HookSpec, OnFailure, Shell, SkipReason};
 use hookbridge_core::decision::{
-    interpret, merge, AnsweredHook, EventDecision, HookAnswer, HookExecution, RunStatus,
+    interpret, merge, AnsweredHook, EventDecision, HookAnswer, HookExecution, HookOutput, RunStatus,
 };
 use hookbridge_core::event::{EventName, EventPayload};
 use tokio::task::JoinSet;
@@ -185,10 +185,21 @@ pub async fn dispatch(set: &HookSet, payload: &EventPayload, options: &DispatchO
     while let Some(joined) = tasks.join_next().await {
         let (index, outcome) = match joined {
             Ok(pair) => pair,
-            Err(e) => panic!("a hook task panicked: {e}"),
+            Err(e) if e.is_cancelled() => continue,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
         };
-        executions[index] = Some(execution_of(outcome, finished));
+        let execution = execution_of(outcome, finished);
         finished += 1;
+        if let Some(why) = decided_early(&event, &execution) {
+            // Dropping the remaining tasks kills their process groups.
+            tasks.abort_all();
+            for (i, slot) in executions.iter_mut().enumerate() {
+                if slot.is_none() && i != index {
+                    *slot = Some(HookExecution::without_output(RunStatus::Cancelled(why.to_string()), usize::MAX));
+                }
+            }
+        }
+        executions[index] = Some(execution);
     }
     let mut hooks = Vec::with_capacity(executions.len());
     let mut answered = Vec::with_capacity(executions.len());
@@ -204,6 +215,31 @@ pub async fn dispatch(set: &HookSet, payload: &EventPayload, options: &DispatchO
     }
     let decision = merge(&event, &answered);
     EventReport { event, match_query, decision, hooks, skipped }
+}
+
+/// Claude Code stops waiting once some answers are in: a UserPromptSubmit block kills the other
+/// hooks (case 134); the first PermissionRequest decision wins (cases 119–120).
+fn decided_early(event: &EventName, execution: &HookExecution) -> Option<&'static str> {
+    match (event, interpret(event, execution)) {
+        (EventName::UserPromptSubmit, HookAnswer::Blocking { .. }) => {
+            Some("cancelled: another UserPromptSubmit hook blocked the prompt")
+        }
+        (EventName::UserPromptSubmit, HookAnswer::Output(HookOutput::Json(j)))
+            if j.decision.as_deref() == Some("block") =>
+        {
+            Some("cancelled: another UserPromptSubmit hook blocked the prompt")
+        }
+        (EventName::PermissionRequest, HookAnswer::Output(HookOutput::Json(j)))
+            if j
+                .specific_value("decision")
+                .and_then(|d| d.get("behavior"))
+                .and_then(|b| b.as_str())
+                .is_some_and(|b| b == "allow" || b == "deny") =>
+        {
+            Some("cancelled: another PermissionRequest hook already decided")
+        }
+        _ => None,
+    }
 }
 
 fn execution_of(outcome: ProcessOutcome, finish_order: usize) -> HookExecution {
@@ -274,9 +310,10 @@ impl EventReport {
                     RunStatus::SpawnFailed(_) => ("spawn_failed", None),
                     RunStatus::Detached => ("detached", None),
                     RunStatus::NotRun(_) => ("not_run", None),
+                    RunStatus::Cancelled(_) => ("cancelled", None),
                 };
                 let detail = match &h.execution.status {
-                    RunStatus::SpawnFailed(m) | RunStatus::NotRun(m) => Some(m.clone()),
+                    RunStatus::SpawnFailed(m) | RunStatus::NotRun(m) | RunStatus::Cancelled(m) => Some(m.clone()),
                     _ => None,
                 };
                 json!({

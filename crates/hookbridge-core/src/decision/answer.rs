@@ -27,6 +27,43 @@ pub struct HookJson {
     pub raw: Map<String, Value>,
 }
 
+/// Why a JSON answer fails Claude Code's output schema (it is then dropped whole — case 135).
+fn schema_problem(raw: &Map<String, Value>) -> Option<String> {
+    let expect = |key: &str, ok: fn(&Value) -> bool, what: &str| -> Option<String> {
+        match raw.get(key) {
+            Some(v) if !ok(v) => Some(format!("`{key}` must be {what}")),
+            _ => None,
+        }
+    };
+    expect("continue", Value::is_boolean, "a boolean")
+        .or_else(|| expect("suppressOutput", Value::is_boolean, "a boolean"))
+        .or_else(|| expect("stopReason", Value::is_string, "a string"))
+        .or_else(|| expect("systemMessage", Value::is_string, "a string"))
+        .or_else(|| expect("reason", Value::is_string, "a string"))
+        .or_else(|| expect("decision", |v| matches!(v.as_str(), Some("approve" | "block")), "\"approve\" or \"block\""))
+        .or_else(|| expect("hookSpecificOutput", Value::is_object, "an object"))
+        .or_else(|| {
+            let specific = raw.get("hookSpecificOutput")?.as_object()?;
+            let field = |key: &str, ok: fn(&Value) -> bool, what: &str| -> Option<String> {
+                match specific.get(key) {
+                    Some(v) if !ok(v) => Some(format!("`hookSpecificOutput.{key}` must be {what}")),
+                    _ => None,
+                }
+            };
+            field("hookEventName", Value::is_string, "a string")
+                .or_else(|| {
+                    field(
+                        "permissionDecision",
+                        |v| matches!(v.as_str(), Some("allow" | "deny" | "ask" | "defer")),
+                        "\"allow\", \"deny\", \"ask\" or \"defer\"",
+                    )
+                })
+                .or_else(|| field("permissionDecisionReason", Value::is_string, "a string"))
+                .or_else(|| field("additionalContext", Value::is_string, "a string"))
+                .or_else(|| field("updatedInput", Value::is_object, "an object"))
+        })
+}
+
 impl HookJson {
     /// Read the fields Claude Code knows; a field of the wrong type is ignored, as Claude Code does.
     pub fn from_object(event: &EventName, raw: Map<String, Value>) -> HookJson {
@@ -72,6 +109,9 @@ pub enum HookOutput {
     /// Not JSON (or not an object, or invalid JSON): plain text.
     Plain(String),
     Json(Box<HookJson>),
+    /// Output Claude Code throws away whole: JSON-looking text that does not parse (starts with
+    /// `{` and ends with `}`), or JSON that fails the output schema (cases 135, 136).
+    Dropped(String),
 }
 
 /// One hook's answer.
@@ -79,8 +119,10 @@ pub enum HookOutput {
 pub enum HookAnswer {
     /// Exit 0 (or another code with a JSON object, which then decides).
     Output(HookOutput),
-    /// Exit 2: a blocking error whose message is stderr. Any JSON on stdout is ignored.
-    Blocking { stderr: String },
+    /// Exit 2: a blocking error. Its message is the JSON block/deny reason if stdout has one, else
+    /// stderr; JSON `additionalContext` still counts (measured cases 101, 147); a JSON `allow`
+    /// does not lift the block (case 13).
+    Blocking { stderr: String, json: Option<Box<HookJson>> },
     /// Any other exit code, or death by a signal: reported, never blocking.
     NonBlockingError { code: Option<i32>, stderr: String },
     /// No answer at all (timed out, could not start, not run, running in the background).
@@ -91,7 +133,13 @@ pub enum HookAnswer {
 pub fn interpret(event: &EventName, execution: &HookExecution) -> HookAnswer {
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     match &execution.status {
-        RunStatus::Exited(2) => HookAnswer::Blocking { stderr: text(&execution.stderr) },
+        RunStatus::Exited(2) => HookAnswer::Blocking {
+            stderr: text(&execution.stderr),
+            json: match parse_stdout(event, &text(&execution.stdout)) {
+                HookOutput::Json(json) => Some(json),
+                _ => None,
+            },
+        },
         RunStatus::Exited(0) => HookAnswer::Output(parse_stdout(event, &text(&execution.stdout))),
         RunStatus::Exited(code) => match parse_stdout(event, &text(&execution.stdout)) {
             // A valid JSON object decides whatever the exit code (Claude Code reads JSON on every
@@ -106,19 +154,30 @@ pub fn interpret(event: &EventName, execution: &HookExecution) -> HookAnswer {
         RunStatus::TimedOut => HookAnswer::NoVerdict { why: "timed out".into() },
         RunStatus::SpawnFailed(why) => HookAnswer::NoVerdict { why: format!("could not start: {why}") },
         RunStatus::Detached => HookAnswer::NoVerdict { why: "running in the background (async)".into() },
-        RunStatus::NotRun(why) => HookAnswer::NoVerdict { why: why.clone() },
+        RunStatus::NotRun(why) | RunStatus::Cancelled(why) => HookAnswer::NoVerdict { why: why.clone() },
     }
 }
 
-/// First non-whitespace character `{` ⇒ JSON if it parses as an object; anything else is text.
+/// Claude Code 2.1.328's reading of stdout (measured, cases 48, 125–127, 135, 136): trimmed text
+/// that starts with `{` is JSON if it parses as an object and fits the output schema; if it does not
+/// parse but ends with `}`, or fails the schema, it is dropped; any other text is plain.
 fn parse_stdout(event: &EventName, stdout: &str) -> HookOutput {
     let trimmed = stdout.trim();
     if trimmed.is_empty() {
         return HookOutput::Empty;
     }
     if trimmed.starts_with('{') {
-        if let Ok(Value::Object(map)) = serde_json::from_str::<Value>(trimmed) {
-            return HookOutput::Json(Box::new(HookJson::from_object(event, map)));
+        match serde_json::from_str::<Value>(trimmed) {
+            Ok(Value::Object(map)) => {
+                if let Some(problem) = schema_problem(&map) {
+                    return HookOutput::Dropped(format!("JSON output does not fit the hook output schema: {problem}"));
+                }
+                return HookOutput::Json(Box::new(HookJson::from_object(event, map)));
+            }
+            _ if trimmed.ends_with('}') => {
+                return HookOutput::Dropped("output looks like JSON but does not parse".into());
+            }
+            _ => {}
         }
     }
     HookOutput::Plain(stdout.to_string())
@@ -147,7 +206,9 @@ mod tests {
     #[test]
     fn exit_two_blocks_with_stderr_and_ignores_json() {
         let a = interpret(&PRE, &exec(2, r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}"#, "nope\n"));
-        assert_eq!(a, HookAnswer::Blocking { stderr: "nope\n".into() });
+        let HookAnswer::Blocking { stderr, json } = a else { panic!() };
+        assert_eq!(stderr, "nope\n");
+        assert!(json.is_some(), "the JSON is kept: its reason and context still count");
     }
 
     #[test]
@@ -163,6 +224,11 @@ mod tests {
         assert_eq!(plain("[1]"), HookAnswer::Output(HookOutput::Plain("[1]".into())));
         assert_eq!(plain("  \n"), HookAnswer::Output(HookOutput::Empty));
         assert!(matches!(plain("\n {\"continue\": true}\n"), HookAnswer::Output(HookOutput::Json(_))));
+        assert!(matches!(plain("{\"a\": \"raw\nnewline\"}"), HookAnswer::Output(HookOutput::Dropped(_))));
+        assert!(matches!(plain("{\"a\": 1}\ntrailing"), HookAnswer::Output(HookOutput::Plain(_))));
+        assert!(matches!(plain("{\"continue\": \"nope\"}"), HookAnswer::Output(HookOutput::Dropped(_))));
+        let bogus = r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "bogus"}}"#;
+        assert!(matches!(plain(bogus), HookAnswer::Output(HookOutput::Dropped(_))));
     }
 
     #[test]

@@ -17,6 +17,10 @@ pub enum RunStatus {
     Detached,
     /// hookbridge did not run it; the reason says why (e.g. a hook type this build cannot run).
     NotRun(String),
+    /// It was stopped before it answered because the event was already decided (Claude Code
+    /// kills the other UserPromptSubmit hooks once one blocks, case 134, and stops waiting for
+    /// PermissionRequest hooks once one decides, cases 119–120).
+    Cancelled(String),
 }
 
 /// One hook's run, as the runner reports it.

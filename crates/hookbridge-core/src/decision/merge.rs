@@ -39,20 +39,22 @@ impl PermissionDecision {
 /// How a block was expressed; Claude Code shows the two differently (`[cmd]: stderr` vs `reason`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BlockingSource {
-    /// Exit code 2; the message is stderr.
+    /// Exit code 2 without a JSON reason; the message is stderr.
     ExitCode { stderr: String },
-    /// JSON: `decision: "block"`, or on PreToolUse `permissionDecision: "deny"` / legacy block.
+    /// A JSON block: `decision: "block"`, or on PreToolUse `permissionDecision: "deny"` / legacy
+    /// block — with exit 0, another code, or exit 2 (its JSON reason then replaces stderr).
     Decision { reason: Option<String> },
     /// A hook with `onFailure: "block"` gave no usable answer.
     Failure { message: String },
 }
 
-/// The block that is shown: the last blocking hook to finish (conformance cases 63 and 65).
+/// One hook's block.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Blocking {
     pub source: BlockingSource,
     /// Index of the hook in the answers given to [`merge`].
     pub hook: usize,
+    pub finish_order: usize,
 }
 
 impl Blocking {
@@ -82,6 +84,7 @@ pub struct Context {
     pub kind: ContextKind,
     pub text: String,
     pub hook: usize,
+    pub finish_order: usize,
 }
 
 /// Something a user should hear about that did not change the decision.
@@ -94,15 +97,17 @@ pub struct Problem {
 /// The combined effect of every hook of one event.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EventDecision {
-    /// The block shown to the model, if any hook blocked.
+    /// The block shown to the model: the last blocking hook to finish (cases 63, 65).
     pub blocking: Option<Blocking>,
+    /// Every block, in completion order (PostToolUse shows them all, case 104).
+    pub blocks: Vec<Blocking>,
     /// PreToolUse/PreModelSwitch: the winning permission decision (deny if `blocking` is set).
     pub permission: Option<PermissionDecision>,
     /// The reason that goes with `permission` (for ask/allow/defer; deny's is in `blocking`).
     pub permission_reason: Option<String>,
-    /// PermissionRequest: the winning `decision` object (`{behavior, …}`).
+    /// PermissionRequest: the `decision` object (`{behavior, …}`) of the first hook to decide.
     pub permission_request: Option<Value>,
-    /// `updatedInput` of the last hook to finish that gave one.
+    /// `updatedInput` of the last hook to finish that gave one (cases 121, 122).
     pub updated_input: Option<Value>,
     /// Every context, in completion order.
     pub contexts: Vec<Context>,
@@ -117,7 +122,7 @@ pub struct EventDecision {
     pub new_content: Option<Value>,
     /// Exit-2 answers on events where exit 2 is only a notice (SessionStart, SessionEnd, …).
     pub notices: Vec<Problem>,
-    /// Non-blocking errors and hooks that gave no verdict.
+    /// Non-blocking errors, dropped output, and hooks that gave no verdict.
     pub problems: Vec<Problem>,
     /// The exit code of the last non-blocking error (what a lone hook would have exited with).
     pub last_error_code: Option<i32>,
@@ -143,168 +148,186 @@ const MODELLED: &[&str] = &[
     "decision",
 ];
 
+type PermissionSlot = Option<(PermissionDecision, Option<String>, usize)>;
+
+/// Keep the more restrictive decision. At equal rank two denies are won by the later finisher
+/// (case 63) and two asks by the earlier one (cases 123, 124).
+fn consider_permission(slot: &mut PermissionSlot, p: PermissionDecision, reason: Option<String>, hook: usize) {
+    match slot {
+        Some((current, _, _)) if *current > p => {}
+        Some((current, _, _)) if *current == p && p == PermissionDecision::Ask => {}
+        _ => *slot = Some((p, reason, hook)),
+    }
+}
+
 /// Merge every hook's answer for `event`. `answers` are in declaration order; completion order is
 /// read from each answer's `finish_order`.
 pub fn merge(event: &EventName, answers: &[AnsweredHook]) -> EventDecision {
     let traits = event.traits();
-    let is_permission_event = matches!(event, EventName::PreToolUse | EventName::PreModelSwitch);
     let mut order: Vec<usize> = (0..answers.len()).collect();
     order.sort_by_key(|&i| (answers[i].finish_order, i));
 
-    let mut d = EventDecision::default();
-    // (decision, reason) of the winning permission, updated in completion order.
-    let mut permission: PermissionSlot = None;
-    let mut request_deny: Option<Value> = None;
-    let mut request_allow: Option<Value> = None;
-
-
+    let mut m = Merger { event, d: EventDecision::default(), permission: None };
     for &i in &order {
         let a = &answers[i];
+        let fo = a.finish_order;
         match &a.answer {
-            HookAnswer::Blocking { stderr } => {
-                if traits.exit2_blocks {
-                    d.blocking = Some(Blocking { source: BlockingSource::ExitCode { stderr: stderr.clone() }, hook: i });
-                    if is_permission_event {
-                        consider_permission(&mut permission, PermissionDecision::Deny, None, i);
-                    }
-                } else {
-                    d.notices.push(Problem { hook: i, message: stderr.clone() });
+            HookAnswer::Blocking { stderr, json } => {
+                if !traits.exit2_blocks {
+                    m.d.notices.push(Problem { hook: i, message: stderr.clone() });
+                    continue;
+                }
+                let reason = json.as_deref().and_then(|j| m.block_reason(j));
+                let source = match reason {
+                    Some(reason) => BlockingSource::Decision { reason: Some(reason) },
+                    None => BlockingSource::ExitCode { stderr: stderr.clone() },
+                };
+                m.block(source, i, fo);
+                if let Some(json) = json {
+                    m.contexts_of(json, i, fo);
                 }
             }
             HookAnswer::NonBlockingError { code, stderr } => {
                 if a.block_on_failure && traits.exit2_blocks {
                     let message = format!("hook failed (onFailure: block): {}", stderr.trim_end());
-                    d.blocking = Some(Blocking { source: BlockingSource::Failure { message }, hook: i });
-                    if is_permission_event {
-                        consider_permission(&mut permission, PermissionDecision::Deny, None, i);
-                    }
+                    m.block(BlockingSource::Failure { message }, i, fo);
                 } else {
-                    d.last_error_code = Some(code.unwrap_or(1));
+                    m.d.last_error_code = Some(code.unwrap_or(1));
                     let what = code.map_or_else(|| "was killed".to_string(), |c| format!("exited with code {c}"));
-                    d.problems.push(Problem { hook: i, message: format!("{what}: {}", stderr.trim_end()) });
+                    m.d.problems.push(Problem { hook: i, message: format!("{what}: {}", stderr.trim_end()) });
                 }
             }
             HookAnswer::NoVerdict { why } => {
                 if a.block_on_failure && traits.exit2_blocks && why != "running in the background (async)" {
                     let message = format!("hook gave no answer (onFailure: block): {why}");
-                    d.blocking = Some(Blocking { source: BlockingSource::Failure { message }, hook: i });
-                    if is_permission_event {
-                        consider_permission(&mut permission, PermissionDecision::Deny, None, i);
-                    }
+                    m.block(BlockingSource::Failure { message }, i, fo);
                 } else {
-                    d.problems.push(Problem { hook: i, message: why.clone() });
+                    m.d.problems.push(Problem { hook: i, message: why.clone() });
                 }
             }
             HookAnswer::Output(HookOutput::Empty) => {}
+            HookAnswer::Output(HookOutput::Dropped(why)) => {
+                m.d.problems.push(Problem { hook: i, message: why.clone() });
+            }
             HookAnswer::Output(HookOutput::Plain(text)) => {
                 if traits.plain_stdout_is_context {
-                    d.contexts.push(Context { kind: ContextKind::PlainStdout, text: text.clone(), hook: i });
+                    m.d.contexts.push(Context { kind: ContextKind::PlainStdout, text: text.clone(), hook: i, finish_order: fo });
                 }
             }
-            HookAnswer::Output(HookOutput::Json(json)) => {
-                merge_json(event, json, i, &mut d, &mut permission, &mut request_deny, &mut request_allow);
-            }
+            HookAnswer::Output(HookOutput::Json(json)) => m.json(json, i, fo),
         }
     }
-    if let Some((p, reason, hook)) = permission {
+    let mut d = m.d;
+    if let Some((p, reason, _)) = m.permission {
         d.permission = Some(p);
-        if p == PermissionDecision::Deny {
-            if d.blocking.is_none() {
-                d.blocking = Some(Blocking { source: BlockingSource::Decision { reason }, hook });
-            }
-        } else {
+        if p != PermissionDecision::Deny {
             d.permission_reason = reason;
         }
     }
-    d.permission_request = request_deny.or(request_allow);
     d
 }
 
-type PermissionSlot = Option<(PermissionDecision, Option<String>, usize)>;
-
-/// Keep the more restrictive decision; at equal rank the later finisher (called later) wins.
-fn consider_permission(slot: &mut PermissionSlot, p: PermissionDecision, reason: Option<String>, hook: usize) {
-    match slot {
-        Some((current, _, _)) if *current > p => {}
-        _ => *slot = Some((p, reason, hook)),
-    }
+struct Merger<'e> {
+    event: &'e EventName,
+    d: EventDecision,
+    permission: PermissionSlot,
 }
 
-fn merge_json(
-    event: &EventName,
-    json: &HookJson,
-    i: usize,
-    d: &mut EventDecision,
-    permission: &mut PermissionSlot,
-    request_deny: &mut Option<Value>,
-    request_allow: &mut Option<Value>,
-) {
-    let traits = event.traits();
-    if json.continue_ == Some(false) {
-        d.stop = Some(json.stop_reason.clone());
+impl Merger<'_> {
+    fn is_permission_event(&self) -> bool {
+        matches!(self.event, EventName::PreToolUse | EventName::PreModelSwitch)
     }
-    if json.suppress_output == Some(true) {
-        d.suppress_output = true;
+
+    fn block(&mut self, source: BlockingSource, hook: usize, finish_order: usize) {
+        let b = Blocking { source, hook, finish_order };
+        self.d.blocks.push(b.clone());
+        self.d.blocking = Some(b);
+        if self.is_permission_event() {
+            consider_permission(&mut self.permission, PermissionDecision::Deny, None, hook);
+        }
     }
-    if let Some(m) = &json.system_message {
-        d.system_messages.push(m.clone());
+
+    /// The reason of a JSON block or deny, if the answer makes one (`Some("")` never: an absent
+    /// reason is `None`, which Claude Code renders with its own default text).
+    fn block_reason(&self, json: &HookJson) -> Option<String> {
+        if self.is_permission_event() {
+            if json.specific_str("permissionDecision") == Some("deny") {
+                return json.specific_str("permissionDecisionReason").map(str::to_string);
+            }
+            if json.specific_str("permissionDecision").is_none() && json.decision.as_deref() == Some("block") {
+                return json.reason.clone();
+            }
+            return None;
+        }
+        if json.decision.as_deref() == Some("block") {
+            return json.reason.clone();
+        }
+        None
     }
-    match event {
-        EventName::PreToolUse | EventName::PreModelSwitch => {
+
+    fn contexts_of(&mut self, json: &HookJson, i: usize, fo: usize) {
+        if let Some(ctx) = json.additional_context() {
+            self.d.contexts.push(Context { kind: ContextKind::AdditionalContext, text: ctx.to_string(), hook: i, finish_order: fo });
+        }
+        if let Some(ctx) = &json.context_injection {
+            self.d.contexts.push(Context { kind: ContextKind::ContextInjection, text: ctx.clone(), hook: i, finish_order: fo });
+        }
+    }
+
+    fn json(&mut self, json: &HookJson, i: usize, fo: usize) {
+        let traits = self.event.traits();
+        if json.continue_ == Some(false) {
+            self.d.stop = Some(json.stop_reason.clone());
+        }
+        if json.suppress_output == Some(true) {
+            self.d.suppress_output = true;
+        }
+        if let Some(msg) = &json.system_message {
+            self.d.system_messages.push(msg.clone());
+        }
+        if self.is_permission_event() {
             let specific = json.specific_str("permissionDecision").and_then(PermissionDecision::parse);
             let legacy = match json.decision.as_deref() {
                 Some("approve") => Some(PermissionDecision::Allow),
                 Some("block") => Some(PermissionDecision::Deny),
                 _ => None,
             };
-            if let Some(p) = specific {
-                let reason = json.specific_str("permissionDecisionReason").map(str::to_string);
-                // A deny's reason is what the model is shown: newest finished wins, like blocks.
-                if p == PermissionDecision::Deny {
-                    d.blocking = Some(Blocking { source: BlockingSource::Decision { reason: reason.clone() }, hook: i });
-                }
-                consider_permission(permission, p, reason, i);
-            } else if let Some(p) = legacy {
-                let reason = json.reason.clone();
-                if p == PermissionDecision::Deny {
-                    d.blocking = Some(Blocking { source: BlockingSource::Decision { reason: reason.clone() }, hook: i });
-                }
-                consider_permission(permission, p, reason, i);
+            let (decision, reason) = match (specific, legacy) {
+                (Some(p), _) => (Some(p), json.specific_str("permissionDecisionReason").map(str::to_string)),
+                (None, Some(p)) => (Some(p), json.reason.clone()),
+                (None, None) => (None, None),
+            };
+            match decision {
+                Some(PermissionDecision::Deny) => self.block(BlockingSource::Decision { reason }, i, fo),
+                Some(p) => consider_permission(&mut self.permission, p, reason, i),
+                None => {}
             }
-        }
-        EventName::PermissionRequest => {
-            if let Some(decision) = json.specific_value("decision").filter(|v| v.is_object()) {
-                match decision.get("behavior").and_then(Value::as_str) {
-                    Some("deny") => *request_deny = Some(decision.clone()),
-                    Some("allow") => *request_allow = Some(decision.clone()),
-                    _ => {}
+        } else if *self.event == EventName::PermissionRequest {
+            // The first hook to decide wins, allow or deny (cases 119, 120).
+            if self.d.permission_request.is_none() {
+                if let Some(decision) = json.specific_value("decision").filter(|v| {
+                    matches!(v.get("behavior").and_then(Value::as_str), Some("allow" | "deny"))
+                }) {
+                    self.d.permission_request = Some(decision.clone());
                 }
             }
+        } else if json.decision.as_deref() == Some("block") && traits.exit2_blocks {
+            self.block(BlockingSource::Decision { reason: json.reason.clone() }, i, fo);
         }
-        _ => {
-            if json.decision.as_deref() == Some("block") && traits.exit2_blocks {
-                d.blocking = Some(Blocking { source: BlockingSource::Decision { reason: json.reason.clone() }, hook: i });
+        if let Some(u) = json.specific_value("updatedInput") {
+            if u.is_object() {
+                self.d.updated_input = Some(u.clone());
             }
         }
-    }
-    if let Some(u) = json.specific_value("updatedInput") {
-        if u.is_object() {
-            d.updated_input = Some(u.clone());
+        self.contexts_of(json, i, fo);
+        if let Some(n) = &json.new_content {
+            self.d.new_content = Some(n.clone());
         }
-    }
-    if let Some(ctx) = json.additional_context() {
-        d.contexts.push(Context { kind: ContextKind::AdditionalContext, text: ctx.to_string(), hook: i });
-    }
-    if let Some(ctx) = &json.context_injection {
-        d.contexts.push(Context { kind: ContextKind::ContextInjection, text: ctx.clone(), hook: i });
-    }
-    if let Some(n) = &json.new_content {
-        d.new_content = Some(n.clone());
-    }
-    if let Some(specific) = &json.specific {
-        for (k, v) in specific {
-            if !MODELLED.contains(&k.as_str()) {
-                d.other_specific.insert(k.clone(), v.clone());
+        if let Some(specific) = &json.specific {
+            for (k, v) in specific {
+                if !MODELLED.contains(&k.as_str()) {
+                    self.d.other_specific.insert(k.clone(), v.clone());
+                }
             }
         }
     }
@@ -351,6 +374,8 @@ mod tests {
         assert_eq!(d.blocking.unwrap().message(), "deny-two-slow");
         let d = merge(&e, &[pre("defer", "", 0), pre("ask", "", 1)]);
         assert_eq!(d.permission, Some(PermissionDecision::Defer));
+        let d = merge(&e, &[pre("ask", "ask-A", 1), pre("ask", "ask-B", 0)]);
+        assert_eq!(d.permission_reason.as_deref(), Some("ask-B"), "of two asks the first to finish speaks");
     }
 
     /// Case 65: among exit-2 hooks the last to finish is shown.
@@ -360,8 +385,8 @@ mod tests {
         let d = merge(
             &e,
             &[
-                answer(HookAnswer::Blocking { stderr: "err-A-slow\n".into() }, 1),
-                answer(HookAnswer::Blocking { stderr: "err-B-fast\n".into() }, 0),
+                answer(HookAnswer::Blocking { stderr: "err-A-slow\n".into(), json: None }, 1),
+                answer(HookAnswer::Blocking { stderr: "err-B-fast\n".into(), json: None }, 0),
             ],
         );
         assert_eq!(d.blocking.unwrap().source, BlockingSource::ExitCode { stderr: "err-A-slow\n".into() });
@@ -387,9 +412,20 @@ mod tests {
         assert!(merge(&EventName::Stop, &[plain(0)]).contexts.is_empty());
     }
 
+    /// Cases 101 and 147: on exit 2 a JSON reason replaces stderr, and JSON context still counts.
+    #[test]
+    fn exit_two_reads_json_reason_and_context() {
+        let e = EventName::PreToolUse;
+        let Value::Object(j) = json!({"decision": "block", "reason": "R-stdout", "hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "C"}}) else { panic!() };
+        let a = answer(HookAnswer::Blocking { stderr: "E".into(), json: Some(Box::new(HookJson::from_object(&e, j))) }, 0);
+        let d = merge(&e, &[a]);
+        assert_eq!(d.blocking.unwrap().source, BlockingSource::Decision { reason: Some("R-stdout".into()) });
+        assert_eq!(d.contexts[0].text, "C");
+    }
+
     #[test]
     fn exit_two_on_notice_events_does_not_block() {
-        let d = merge(&EventName::SessionStart, &[answer(HookAnswer::Blocking { stderr: "x".into() }, 0)]);
+        let d = merge(&EventName::SessionStart, &[answer(HookAnswer::Blocking { stderr: "x".into(), json: None }, 0)]);
         assert!(d.blocking.is_none());
         assert_eq!(d.notices.len(), 1);
     }
@@ -413,7 +449,9 @@ mod tests {
         let req = |b: &str, o| json_answer(&e, json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": b, "message": b}}}), o);
         let d = merge(&e, &[req("deny", 0), req("allow", 1)]);
         assert_eq!(d.permission_request, Some(json!({"behavior": "deny", "message": "deny"})));
-        let ignored = merge(&e, &[answer(HookAnswer::Blocking { stderr: "x".into() }, 0)]);
+        let d = merge(&e, &[req("deny", 1), req("allow", 0)]);
+        assert_eq!(d.permission_request, Some(json!({"behavior": "allow", "message": "allow"})), "first to decide wins");
+        let ignored = merge(&e, &[answer(HookAnswer::Blocking { stderr: "x".into(), json: None }, 0)]);
         assert!(ignored.blocking.is_none(), "PermissionRequest ignores exit 2 (case 28)");
     }
 
