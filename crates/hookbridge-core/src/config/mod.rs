@@ -18,5 +18,5 @@ pub use model::{
     CommandHook, ConfigSource, HookId, HookKind, HookSet, HookSpec, HttpHook, MatcherGroup, McpToolHook,
     OnFailure, Plugin, PromptHook, Scope, Shell,
 };
-pub use parse::{parse_hooks_file, ParsedFile};
+pub use parse::{parse_hooks_file, ParsedFile, Placeholders};
 pub use select::{Selection, SkipReason, SkippedHook};

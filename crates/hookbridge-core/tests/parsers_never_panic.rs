@@ -1,0 +1,101 @@
+//! Property tests: every parser that reads untrusted text (configs, payloads, hook output) returns a
+//! value or a diagnostic for any input — it never panics. (cargo-fuzz needs a nightly toolchain,
+//! which this project's machines do not have; these properties run on stable in every test run.)
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hookbridge_core::config::{parse_hooks_file, ConfigSource, Placeholders, Scope};
+use hookbridge_core::decision::{interpret, merge, render_claude, AnsweredHook, HookExecution, RunStatus};
+use hookbridge_core::event::{EventName, EventPayload};
+use proptest::prelude::*;
+
+fn source() -> Arc<ConfigSource> {
+    Arc::new(ConfigSource {
+        path: PathBuf::from("/p/hooks.json"),
+        scope: Scope::Project,
+        hooks_dir: PathBuf::from("/p"),
+        plugin: None,
+        description: None,
+    })
+}
+
+fn placeholders() -> Placeholders {
+    Placeholders { project_dir: "/p".into(), hooks_dir: "/p".into(), plugin_root: None, plugin_data: None }
+}
+
+/// JSON-ish text: mostly structural characters and the words hooks.json uses.
+fn jsonish() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            Just("{".to_string()),
+            Just("}".to_string()),
+            Just("[".to_string()),
+            Just("]".to_string()),
+            Just(",".to_string()),
+            Just(":".to_string()),
+            Just("\"hooks\"".to_string()),
+            Just("\"PreToolUse\"".to_string()),
+            Just("\"matcher\"".to_string()),
+            Just("\"type\"".to_string()),
+            Just("\"command\"".to_string()),
+            Just("\"timeout\"".to_string()),
+            Just("\"if\"".to_string()),
+            Just("\"(\"".to_string()),
+            Just("5".to_string()),
+            Just("-1".to_string()),
+            Just("null".to_string()),
+            Just("true".to_string()),
+            Just("\n".to_string()),
+            "\"[a-zA-Z(|*.]{0,6}\"".prop_map(|s| s),
+        ],
+        0..40,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(800))]
+
+    #[test]
+    fn config_parser_never_panics(text in jsonish()) {
+        let parsed = parse_hooks_file(&text, source(), 0, &placeholders());
+        for d in &parsed.diagnostics {
+            // Every diagnostic names the file; positions are inside the text.
+            prop_assert!(d.file.is_some());
+            if let Some(p) = d.position {
+                prop_assert!(p.line >= 1 && p.line <= text.lines().count().max(1) + 1);
+            }
+        }
+    }
+
+    #[test]
+    fn config_parser_never_panics_on_arbitrary_text(text in ".{0,200}") {
+        let _ = parse_hooks_file(&text, source(), 0, &placeholders());
+    }
+
+    #[test]
+    fn payload_parser_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..200), event in 0usize..33) {
+        let _ = EventPayload::parse(EventName::KNOWN[event].clone(), &bytes);
+    }
+
+    #[test]
+    fn hook_output_pipeline_never_panics(stdout in jsonish(), stderr in ".{0,40}", code in 0i32..4, event in 0usize..33) {
+        let event = EventName::KNOWN[event].clone();
+        let execution = HookExecution {
+            status: RunStatus::Exited(code),
+            stdout: stdout.into_bytes(),
+            stderr: stderr.into_bytes(),
+            stdout_truncated: false,
+            stderr_truncated: false,
+            leaked: false,
+            duration: Duration::ZERO,
+            finish_order: 0,
+        };
+        let answer = interpret(&event, &execution);
+        let decision = merge(&event, &[AnsweredHook { answer, finish_order: 0, block_on_failure: false }]);
+        let rendered = render_claude(&event, Some("Bash"), &decision, "hookbridge run");
+        prop_assert!(rendered.exit_code >= 0);
+    }
+}
