@@ -5,8 +5,10 @@
 //! keep working; what hookbridge cannot know about such an event (what it matches on, whether it can
 //! block) falls back to the most permissive, observable behaviour.
 
+mod data;
 mod name;
 mod payload;
 
+pub use data::{CommonFields, EventData, StopEvent, ToolEvent};
 pub use name::{EventName, EventTraits};
 pub use payload::{EventPayload, PayloadError, ToolCall};

@@ -164,6 +164,16 @@ impl EventPayload {
         self.get_str("cwd")
     }
 
+    /// The typed reading of this payload (see [`EventData`](super::EventData)).
+    pub fn data(&self) -> Result<super::EventData, serde_json::Error> {
+        super::EventData::from_fields(&self.event, &self.fields)
+    }
+
+    /// The fields every event may carry, typed.
+    pub fn common(&self) -> super::CommonFields {
+        serde_json::from_value(Value::Object(self.fields.clone())).unwrap_or_default()
+    }
+
     /// The tool call of a tool event (always present for them: checked at parse time).
     pub fn tool_call(&self) -> Option<ToolCall<'_>> {
         let tool_name = self.get_str("tool_name")?;
@@ -294,6 +304,26 @@ mod tests {
         )
         .unwrap();
         assert_eq!(post.tool_call().unwrap().tool_response, Some(&json!({"stdout": "x"})));
+    }
+
+    #[test]
+    fn every_known_event_has_a_typed_view() {
+        for event in EventName::KNOWN {
+            let fields = if event.traits().is_tool_event {
+                json!({"tool_name": "Bash", "tool_input": {"command": "ls"}, "session_id": "s"})
+            } else {
+                json!({"session_id": "s", "stop_hook_active": true, "prompt": "p"})
+            };
+            let p = EventPayload::from_value(event.clone(), fields).unwrap();
+            let data = p.data().unwrap();
+            assert_eq!(p.common().session_id.as_deref(), Some("s"));
+            if let crate::event::EventData::Stop(stop) = data {
+                assert!(stop.stop_hook_active);
+            }
+        }
+        let pre = EventPayload::from_value(EventName::PreToolUse, json!({"tool_name": "Bash", "tool_input": {"command": "ls"}})).unwrap();
+        let crate::event::EventData::PreToolUse(tool) = pre.data().unwrap() else { panic!() };
+        assert_eq!(tool.tool_input["command"], json!("ls"));
     }
 
     #[test]
