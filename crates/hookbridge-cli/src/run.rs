@@ -112,8 +112,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Format::Amplifier => {
-            // PENDING(amplifier translation): wired once amplifier::translate lands.
-            anyhow::bail!("--format amplifier is not available in this build")
+            // The payload stands in for the Amplifier event data: `run` receives Claude Code's form.
+            let amplifier_event =
+                hookbridge_core::amplifier::events::amplifier_event_for(&report.event).unwrap_or(report.event.as_str());
+            let data = serde_json::Value::Object(payload.fields().clone());
+            let result =
+                hookbridge_core::amplifier::translate::to_hook_result(amplifier_event, &data, &payload, &report.decision);
+            println!("{}", serde_json::to_string(&result)?);
+            Ok(ExitCode::SUCCESS)
         }
     }
 }

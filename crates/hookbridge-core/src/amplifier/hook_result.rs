@@ -279,7 +279,8 @@ mod tests {
 
     #[test]
     fn partial_dicts_parse_with_defaults() {
-        let cases: &[(&str, fn(&HookResult) -> bool)] = &[
+        type Check = fn(&HookResult) -> bool;
+        let cases: &[(&str, Check)] = &[
             ("{}", |r| *r == HookResult::default()),
             (r#"{"action":"deny","reason":"x"}"#, |r| {
                 *r == HookResult::deny("x")

@@ -410,6 +410,9 @@ impl HookRegistry {
 }
 
 /// What [`EmitFold::accept`] decided.
+// `Done` is large, but a Flow lives for one handler call and is matched at once: boxing the
+// result would only add an allocation to every deny.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Flow {
     /// Call the next handler (or [`EmitFold::finish`] when there is none).
@@ -422,6 +425,9 @@ pub enum Flow {
 /// The handler a fold wants called next, and the data to give it.
 #[derive(Debug, Clone, Copy)]
 pub struct HandlerCall<'a> {
+    /// Position of the handler in the snapshot (for drivers that keep callables in a list
+    /// aligned with [`EmitSnapshot::handlers`]).
+    pub index: usize,
     /// Which registration to call.
     pub handler: &'a RegisteredHandler,
     /// The event name (the handler's first argument).
@@ -523,6 +529,7 @@ impl EmitFold {
             return None;
         }
         self.handlers.get(self.cursor).map(|handler| HandlerCall {
+            index: self.cursor,
             handler,
             event: &self.event,
             data: &self.current,
@@ -683,6 +690,7 @@ impl CollectFold {
     /// The handler to call next with its data, or `None` when all were called.
     pub fn next_call(&self) -> Option<HandlerCall<'_>> {
         self.handlers.get(self.cursor).map(|handler| HandlerCall {
+            index: self.cursor,
             handler,
             event: &self.event,
             data: &self.data,
@@ -810,6 +818,7 @@ mod tests {
     const TS: &str = "2026-11-21T23:51:44.219033671+00:00";
 
     /// What a scripted handler does.
+    #[allow(clippy::large_enum_variant)]
     #[derive(Clone)]
     enum Script {
         Answer(HookResult),
@@ -1330,7 +1339,8 @@ mod tests {
             Handle(usize),
         }
         type Expected = &'static [(&'static str, &'static [&'static str])];
-        let cases: Vec<(&str, Vec<(&str, i32, &str)>, Vec<Op>, Expected)> = vec![
+        type Registrations = Vec<(&'static str, i32, &'static str)>;
+        let cases: Vec<(&str, Registrations, Vec<Op>, Expected)> = vec![
             (
                 "by name removes the newest live duplicate first",
                 vec![("e", 0, "d"), ("e", 1, "d"), ("e", -1, "d")],
