@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hookbridge_runner::process::{run_process, Program, ProcessSpec, ProcessStatus, SpawnFailureKind};
+use hookbridge_runner::process::{run_process, ProcessSpec, ProcessStatus, Program, SpawnFailureKind};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
@@ -32,7 +32,11 @@ fn payload(len: usize) -> Arc<[u8]> {
 }
 
 fn fixture(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name).display().to_string()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
 }
 
 /// Single-quotes a path for `/bin/sh`.
@@ -100,7 +104,11 @@ async fn wait_for_pids(path: &Path, count: usize) -> Vec<i32> {
         if pids.len() >= count {
             return pids;
         }
-        assert!(tokio::time::Instant::now() < deadline, "{} lists only {pids:?}", path.display());
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{} lists only {pids:?}",
+            path.display()
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
@@ -114,7 +122,10 @@ async fn exit_codes_are_reported_with_both_streams() {
         assert_eq!(outcome.status, ProcessStatus::Exited(code));
         assert_eq!(outcome.stdout.bytes, b"out\n", "exit {code}");
         assert_eq!(outcome.stderr.bytes, b"err\n", "exit {code}");
-        assert!(!outcome.leaked && !outcome.stdin_unread, "exit {code}: {outcome:?}");
+        assert!(
+            !outcome.leaked && !outcome.stdin_unread,
+            "exit {code}: {outcome:?}"
+        );
     }
 }
 
@@ -153,7 +164,10 @@ async fn env_is_layered_on_the_inherited_one_and_cwd_is_applied() {
     let dir = tempfile::tempdir().unwrap();
     let mut spec = shell(r#"pwd -P; echo "$HB_TEST_VAR"; echo "$HOME"; echo "$PATH""#);
     spec.cwd = Some(dir.path().to_owned());
-    spec.env = vec![("HB_TEST_VAR".into(), "x y".into()), ("HOME".into(), "/hb-home".into())];
+    spec.env = vec![
+        ("HB_TEST_VAR".into(), "x y".into()),
+        ("HOME".into(), "/hb-home".into()),
+    ];
     let outcome = run_process(spec).await;
     let expected = format!(
         "{}\nx y\n/hb-home\n{}\n",
@@ -226,18 +240,21 @@ async fn a_10_mb_payload_echoed_back_is_written_and_drained_concurrently() {
 
 #[tokio::test]
 async fn a_10_mb_payload_nobody_reads_does_not_deadlock() {
-    // (command, expected stdout): exiting at once, and running on with stdin full and unread.
-    let cases: [(&str, &[u8]); 3] = [
-        ("exit 0", b""),
-        ("echo started; sleep 0.5; echo done", b"started\ndone\n"),
-        ("exec 0<&-; sleep 0.5; echo closed stdin", b"closed stdin\n"),
+    // (command, stdout length): exiting at once; running on with stdin full and unread; closing
+    // stdin while running on; and flooding stdout (past the pipe buffer) without ever reading
+    // stdin, which deadlocks unless writing, draining and waiting all run together.
+    let cases = [
+        ("exit 0", 0),
+        ("echo started; sleep 0.5; echo done", 13),
+        ("exec 0<&-; sleep 0.5; echo closed stdin", 13),
+        ("head -c 1000000 /dev/zero; sleep 0.2", 1_000_000),
     ];
-    for (command, stdout) in cases {
+    for (command, stdout_len) in cases {
         let mut spec = shell(command);
         spec.stdin = payload(10_000_000);
         let outcome = run_process(spec).await;
         assert_eq!(outcome.status, ProcessStatus::Exited(0), "{command}");
-        assert_eq!(outcome.stdout.bytes, stdout, "{command}");
+        assert_eq!(outcome.stdout.total_len, stdout_len, "{command}");
         assert!(outcome.stdin_unread, "{command}");
         assert!(outcome.duration < SANE, "{command}: {:?}", outcome.duration);
     }
@@ -257,7 +274,10 @@ async fn a_partly_read_payload_is_stdin_unread() {
 
 #[tokio::test]
 async fn a_missing_program_is_spawn_failed_not_found() {
-    for program in ["/nonexistent/hookbridge-missing", "hookbridge-missing-program-7f3a"] {
+    for program in [
+        "/nonexistent/hookbridge-missing",
+        "hookbridge-missing-program-7f3a",
+    ] {
         let outcome = run_process(ProcessSpec::new(Program::exec(program, ["x"]))).await;
         let ProcessStatus::SpawnFailed(failure) = &outcome.status else {
             panic!("{program}: {outcome:?}");
@@ -273,7 +293,11 @@ async fn a_non_executable_file_is_spawn_failed_permission_denied() {
     let script = dir.path().join("hook.sh");
     fs::write(&script, "#!/bin/sh\necho hi\n").unwrap();
     fs::set_permissions(&script, fs::Permissions::from_mode(0o644)).unwrap();
-    let outcome = run_process(ProcessSpec::new(Program::exec(script.display().to_string(), [""; 0]))).await;
+    let outcome = run_process(ProcessSpec::new(Program::exec(
+        script.display().to_string(),
+        [""; 0],
+    )))
+    .await;
     let ProcessStatus::SpawnFailed(failure) = &outcome.status else {
         panic!("{outcome:?}");
     };
@@ -288,7 +312,11 @@ async fn a_missing_working_directory_is_named() {
     let ProcessStatus::SpawnFailed(failure) = &outcome.status else {
         panic!("{outcome:?}");
     };
-    assert!(failure.message.contains("/nonexistent/hookbridge-cwd"), "{}", failure.message);
+    assert!(
+        failure.message.contains("/nonexistent/hookbridge-cwd"),
+        "{}",
+        failure.message
+    );
 }
 
 #[tokio::test]
@@ -296,7 +324,10 @@ async fn a_missing_command_in_shell_form_exits_127() {
     // What Claude Code sees too: sh itself starts, then reports the missing command.
     let outcome = run_process(shell("hookbridge-missing-command-7f3a --flag")).await;
     assert_eq!(outcome.status, ProcessStatus::Exited(127));
-    assert!(outcome.stderr.to_string_lossy().contains("not found"), "{outcome:?}");
+    assert!(
+        outcome.stderr.to_string_lossy().contains("not found"),
+        "{outcome:?}"
+    );
 }
 
 // ---- timeouts and the process tree ------------------------------------------------------------
@@ -307,7 +338,11 @@ async fn assert_timeout_kills_tree(leader_mode: &str, kill_grace: Duration) {
     let pid_file = dir.path().join("pids");
     let mut spec = ProcessSpec::new(Program::exec(
         "/bin/sh",
-        [fixture("tree.sh"), pid_file.display().to_string(), leader_mode.to_owned()],
+        [
+            fixture("tree.sh"),
+            pid_file.display().to_string(),
+            leader_mode.to_owned(),
+        ],
     ));
     spec.timeout = Duration::from_secs(2);
     spec.kill_grace = kill_grace;
@@ -318,11 +353,22 @@ async fn assert_timeout_kills_tree(leader_mode: &str, kill_grace: Duration) {
     let pids = read_pids(&pid_file);
     let _cleanup = KillOnDrop(pids.clone());
     assert_eq!(outcome.status, ProcessStatus::TimedOut, "{outcome:?}");
-    assert_eq!(pids.len(), 4, "the hook did not record its tree before the timeout: {pids:?}");
-    assert_eq!(outcome.stdout.bytes, b"ready\n", "output before the timeout is kept");
+    assert_eq!(
+        pids.len(),
+        4,
+        "the hook did not record its tree before the timeout: {pids:?}"
+    );
+    assert_eq!(
+        outcome.stdout.bytes, b"ready\n",
+        "output before the timeout is kept"
+    );
     assert!(!outcome.leaked);
     assert!(outcome.duration < SANE, "{:?}", outcome.duration);
-    assert_eq!(survivors(&pids).await, Vec::<i32>::new(), "recorded pids {pids:?}");
+    assert_eq!(
+        survivors(&pids).await,
+        Vec::<i32>::new(),
+        "recorded pids {pids:?}"
+    );
     let leader = *pids.last().unwrap();
     assert_eq!(live_members_of_group(leader), Vec::<i32>::new(), "group {leader}");
 }
@@ -353,7 +399,11 @@ async fn on_timeout_a_term_handler_runs_and_its_output_is_kept() {
     assert_eq!(outcome.status, ProcessStatus::TimedOut);
     assert_eq!(outcome.stdout.bytes, b"started\ncleanup\n");
     // The group emptied after SIGTERM, so the run did not sit out the whole 5 s grace.
-    assert!(outcome.duration < Duration::from_secs(6), "{:?}", outcome.duration);
+    assert!(
+        outcome.duration < Duration::from_secs(6),
+        "{:?}",
+        outcome.duration
+    );
 }
 
 #[tokio::test]
@@ -362,7 +412,11 @@ async fn dropping_the_run_kills_the_whole_group() {
     let pid_file = dir.path().join("pids");
     let spec = ProcessSpec::new(Program::exec(
         "/bin/sh",
-        [fixture("tree.sh"), pid_file.display().to_string(), "ignore-term".to_owned()],
+        [
+            fixture("tree.sh"),
+            pid_file.display().to_string(),
+            "ignore-term".to_owned(),
+        ],
     ));
     let pids = tokio::select! {
         outcome = run_process(spec) => panic!("the hook cannot finish on its own: {outcome:?}"),
@@ -370,7 +424,11 @@ async fn dropping_the_run_kills_the_whole_group() {
     };
     // The run future was dropped when `select!` returned.
     let _cleanup = KillOnDrop(pids.clone());
-    assert_eq!(survivors(&pids).await, Vec::<i32>::new(), "recorded pids {pids:?}");
+    assert_eq!(
+        survivors(&pids).await,
+        Vec::<i32>::new(),
+        "recorded pids {pids:?}"
+    );
     let leader = *pids.last().unwrap();
     assert_eq!(live_members_of_group(leader), Vec::<i32>::new(), "group {leader}");
 }
@@ -416,15 +474,20 @@ async fn a_daemon_in_its_own_session_holding_stderr_is_a_leak_and_is_left_runnin
 async fn a_background_process_without_our_pipes_is_neither_a_leak_nor_killed() {
     let dir = tempfile::tempdir().unwrap();
     let pid_file = dir.path().join("pids");
-    let command =
-        format!("sleep 30 </dev/null >/dev/null 2>&1 & echo $! >{}; echo ok", sh_quote(&pid_file));
+    let command = format!(
+        "sleep 30 </dev/null >/dev/null 2>&1 & echo $! >{}; echo ok",
+        sh_quote(&pid_file)
+    );
     let outcome = run_process(shell(&command)).await;
     let pids = wait_for_pids(&pid_file, 1).await;
     let _cleanup = KillOnDrop(pids.clone());
 
     assert_eq!(outcome.status, ProcessStatus::Exited(0));
     assert!(!outcome.leaked);
-    assert!(is_alive(pids[0]), "a normal exit must leave background processes alone");
+    assert!(
+        is_alive(pids[0]),
+        "a normal exit must leave background processes alone"
+    );
 }
 
 // ---- concurrency --------------------------------------------------------------------------------
@@ -443,7 +506,11 @@ async fn eight_hooks_run_in_parallel_on_a_multi_thread_runtime() {
         let (index, stdin, outcome) = joined.unwrap();
         assert_eq!(outcome.status, ProcessStatus::Exited(0), "hook {index}");
         assert_eq!(outcome.stdout.bytes, &stdin[..], "hook {index}");
-        assert_eq!(outcome.stderr.bytes, format!("{index}\n").as_bytes(), "hook {index}");
+        assert_eq!(
+            outcome.stderr.bytes,
+            format!("{index}\n").as_bytes(),
+            "hook {index}"
+        );
         assert!(!outcome.stdin_unread && !outcome.leaked, "hook {index}");
         seen.push(index);
     }

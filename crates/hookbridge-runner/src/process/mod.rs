@@ -54,7 +54,9 @@ pub enum Program {
 impl Program {
     /// The shell form: `/bin/sh -c command`.
     pub fn shell(command: impl Into<String>) -> Self {
-        Program::Shell { command: command.into() }
+        Program::Shell {
+            command: command.into(),
+        }
     }
 
     /// The exec form: `program args…` without a shell.
@@ -63,7 +65,10 @@ impl Program {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        Program::Exec { program: program.into(), args: args.into_iter().map(Into::into).collect() }
+        Program::Exec {
+            program: program.into(),
+            args: args.into_iter().map(Into::into).collect(),
+        }
     }
 }
 
@@ -101,7 +106,7 @@ pub struct ProcessSpec {
 }
 
 impl ProcessSpec {
-    /// Claude Code's default hook timeout.
+    /// A fallback only: callers pass the event's own timeout (Claude Code's differ per event).
     pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
     /// Bytes kept per stream unless the caller says otherwise.
     pub const DEFAULT_OUTPUT_CAP: usize = 1024 * 1024;
@@ -182,7 +187,10 @@ impl SpawnFailure {
         // looking at the directory (only on this error path) tells the user which one it was.
         let message = match &spec.cwd {
             Some(cwd) if !cwd.is_dir() => {
-                format!("cannot run `{program}`: working directory `{}` is not a directory ({err})", cwd.display())
+                format!(
+                    "cannot run `{program}`: working directory `{}` is not a directory ({err})",
+                    cwd.display()
+                )
             }
             _ => format!("cannot run `{program}`: {err}"),
         };
@@ -218,7 +226,8 @@ pub struct ProcessOutcome {
     /// what it had written by then is in the captures, and it was left running.
     pub leaked: bool,
     /// The payload was not fully written: the hook closed stdin (or exited) before reading all of
-    /// it. Not an error — many hooks ignore their input.
+    /// it, or the write was still blocked when the run ended. Not an error — many hooks ignore
+    /// their input.
     pub stdin_unread: bool,
     /// From just before spawning to the outcome.
     pub duration: Duration,
@@ -355,7 +364,11 @@ struct GroupGuard {
 impl GroupGuard {
     fn new(child: Child) -> Self {
         let group = imp::ProcessGroup::of(&child);
-        GroupGuard { child, group, armed: true }
+        GroupGuard {
+            child,
+            group,
+            armed: true,
+        }
     }
 
     /// Called once the group is dead or must be left alone (the child exited normally).
@@ -378,10 +391,16 @@ impl Drop for GroupGuard {
 /// is left. Returns with the direct child reaped and the guard disarmed.
 ///
 /// The group is probed only after the direct child has been reaped: until then the child (even
-/// as a zombie) keeps the group id from being reused.
+/// as a zombie) keeps the group id from being reused. A member that died but is not yet reaped
+/// by its new parent (init, which in some containers reaps only once a second) still counts, so
+/// there the phase can last the whole `grace`; the closing SIGKILL is then harmless.
 #[cfg(unix)]
-async fn terminate<O, E>(guard: &mut GroupGuard, grace: Duration, stdout: &mut Drain<O>, stderr: &mut Drain<E>)
-where
+async fn terminate<O, E>(
+    guard: &mut GroupGuard,
+    grace: Duration,
+    stdout: &mut Drain<O>,
+    stderr: &mut Drain<E>,
+) where
     O: AsyncRead + Unpin,
     E: AsyncRead + Unpin,
 {
@@ -458,7 +477,12 @@ struct Drain<R> {
 #[cfg(unix)]
 impl<R: AsyncRead + Unpin> Drain<R> {
     fn new(reader: Option<R>, cap: usize) -> Self {
-        Drain { reader, captured: CapturedOutput::default(), cap, scratch: None }
+        Drain {
+            reader,
+            captured: CapturedOutput::default(),
+            cap,
+            scratch: None,
+        }
     }
 
     fn is_open(&self) -> bool {
@@ -480,7 +504,9 @@ impl<R: AsyncRead + Unpin> Drain<R> {
             }
             reader.read_buf(kept).await
         } else {
-            let scratch = self.scratch.get_or_insert_with(|| vec![0; CHUNK].into_boxed_slice());
+            let scratch = self
+                .scratch
+                .get_or_insert_with(|| vec![0; CHUNK].into_boxed_slice());
             reader.read(scratch).await
         };
         match read {
@@ -534,13 +560,20 @@ mod tests {
             assert_eq!(got.bytes, input[..kept], "{case}");
             assert_eq!(got.total_len, len as u64, "{case}");
             assert_eq!(got.truncated, truncated, "{case}");
-            assert!(got.bytes.capacity() <= cap, "{case}: capacity {}", got.bytes.capacity());
+            assert!(
+                got.bytes.capacity() <= cap,
+                "{case}: capacity {}",
+                got.bytes.capacity()
+            );
         }
     }
 
     #[test]
     fn program_display_is_what_the_user_wrote() {
         assert_eq!(Program::shell("echo hi | jq .").to_string(), "echo hi | jq .");
-        assert_eq!(Program::exec("python3", ["hook.py", "--fast"]).to_string(), "python3 hook.py --fast");
+        assert_eq!(
+            Program::exec("python3", ["hook.py", "--fast"]).to_string(),
+            "python3 hook.py --fast"
+        );
     }
 }

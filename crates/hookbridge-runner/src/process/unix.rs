@@ -32,7 +32,9 @@ pub(super) struct ProcessGroup(Pid);
 impl ProcessGroup {
     /// The group led by `child`, which must not have been waited for yet.
     pub(super) fn of(child: &Child) -> Self {
-        let pid = child.id().expect("a child that has not been waited for has a pid");
+        let pid = child
+            .id()
+            .expect("a child that has not been waited for has a pid");
         let pid = i32::try_from(pid).expect("pids fit in pid_t");
         // `killpg` with 0 or 1 would signal our own group or misbehave; a spawned child is never either.
         assert!(pid > 1, "unexpected child pid {pid}");
@@ -87,7 +89,11 @@ mod tests {
             (9 | 0x80, ProcessStatus::Signaled(9)), // core dumped
         ];
         for (raw, expected) in cases {
-            assert_eq!(status_of(ExitStatus::from_raw(raw)), expected, "raw status {raw:#x}");
+            assert_eq!(
+                status_of(ExitStatus::from_raw(raw)),
+                expected,
+                "raw status {raw:#x}"
+            );
         }
     }
 }
