@@ -87,7 +87,10 @@ pub enum Shell {
 pub struct CommandHook {
     /// The command as written.
     pub command: String,
-    /// The command with hookbridge's placeholders (`${CLAUDE_PLUGIN_ROOT}`, …) substituted.
+    /// The command as it runs: in plugins and in exec form, the placeholders
+    /// (`${CLAUDE_PLUGIN_ROOT}`, `${CLAUDE_PROJECT_DIR}`, …) substituted; in shell form outside a
+    /// plugin, unchanged — the shell expands them from the environment, so `'${X}'` stays literal
+    /// as in Claude Code (case 188).
     pub resolved_command: String,
     /// Exec form: run `resolved_command` with these arguments and no shell.
     pub args: Option<Vec<String>>,
@@ -95,6 +98,8 @@ pub struct CommandHook {
     /// `async: true` — started in the background; its answer cannot change this event.
     pub run_async: bool,
     pub async_rewake: bool,
+    /// A shell command outside a plugin that names a plugin variable: never runs (case 188).
+    pub plugin_variable_outside_plugin: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -517,9 +517,26 @@ fn read_hook<'a>(
                 Some(ShellField::Powershell) => Shell::PowerShell,
                 _ => Shell::Default,
             };
+            let in_plugin = placeholders.plugin_root.is_some();
+            let exec_form = c.args.is_some();
+            let names_plugin_variable =
+                c.command.contains("${CLAUDE_PLUGIN_ROOT}") || c.command.contains("${CLAUDE_PLUGIN_DATA}");
+            let plugin_variable_outside_plugin = !in_plugin && !exec_form && names_plugin_variable;
+            if plugin_variable_outside_plugin {
+                reader.diag(
+                    Diagnostic::warning(
+                        "uses ${CLAUDE_PLUGIN_ROOT}/${CLAUDE_PLUGIN_DATA} but this file is not in a plugin folder; Claude Code never runs such a hook, and neither does hookbridge (put it in `.amplifier/hooks/<plugin>/`)",
+                    ),
+                    fields["command"],
+                    &format!("{key}.command"),
+                );
+            }
             let args = c.args.map(|a| a.iter().map(|s| placeholders.expand(s)).collect());
+            let resolved_command =
+                if in_plugin || exec_form { placeholders.expand(&c.command) } else { c.command.clone() };
             HookKind::Command(CommandHook {
-                resolved_command: placeholders.expand(&c.command),
+                plugin_variable_outside_plugin,
+                resolved_command,
                 command: c.command,
                 args,
                 shell,
@@ -617,7 +634,8 @@ mod tests {
         assert!(f.diagnostics.is_empty(), "{:?}", f.diagnostics);
         let pre = &f.events[&EventName::PreToolUse][0];
         let HookKind::Command(c) = &pre.hooks[0].kind else { panic!() };
-        assert_eq!(c.resolved_command, "/p/.amplifier/hooks/v.sh");
+        // Outside a plugin the shell expands the variable from the environment (case 188).
+        assert_eq!(c.resolved_command, "${AMPLIFIER_HOOKS_DIR}/v.sh");
         assert_eq!(pre.hooks[0].timeout_secs, Some(5.0));
         assert_eq!(f.source.description.as_deref(), Some("d"));
         assert!(matches!(f.events[&EventName::Stop][0].hooks[0].kind, HookKind::Prompt(_)));

@@ -22,7 +22,10 @@ pub enum SkipReason {
     InvalidMatcher { message: String },
     /// `if` on an event that is not a tool event: Claude Code never runs such a hook.
     ConditionOnNonToolEvent,
-    /// An identical handler was selected earlier; it runs once.
+    /// A shell command names `${CLAUDE_PLUGIN_ROOT}`/`${CLAUDE_PLUGIN_DATA}` but is not part of a
+    /// plugin: Claude Code does not run it (case 188).
+    PluginVariableOutsidePlugin,
+    /// An identical handler is declared again; it runs once, with the later declaration's options.
     Duplicate { of: HookId },
 }
 
@@ -32,8 +35,11 @@ impl std::fmt::Display for SkipReason {
             SkipReason::AllHooksDisabled { by } => write!(f, "all hooks are disabled by {}", by.display()),
             SkipReason::InvalidMatcher { message } => write!(f, "{message}"),
             SkipReason::ConditionOnNonToolEvent => f.write_str("`if` is set on a non-tool event: never runs"),
+            SkipReason::PluginVariableOutsidePlugin => f.write_str(
+                "uses ${CLAUDE_PLUGIN_ROOT} or ${CLAUDE_PLUGIN_DATA} outside a plugin folder: never runs (as in Claude Code)",
+            ),
             SkipReason::Duplicate { of } => {
-                write!(f, "identical to hook {}:{}:{}, which runs instead", of.source, of.group, of.index)
+                write!(f, "runs once as the identical hook {}:{}:{} (declared later; its options apply)", of.source, of.group, of.index)
             }
         }
     }
@@ -85,6 +91,10 @@ impl HookSet {
                 continue;
             }
             for hook in &group.hooks {
+                if matches!(&hook.kind, HookKind::Command(c) if c.plugin_variable_outside_plugin) {
+                    selection.skipped.push(SkippedHook { hook, reason: SkipReason::PluginVariableOutsidePlugin });
+                    continue;
+                }
                 if let Some(cond) = &hook.condition {
                     if !traits.is_tool_event {
                         selection.skipped.push(SkippedHook { hook, reason: SkipReason::ConditionOnNonToolEvent });
@@ -96,8 +106,11 @@ impl HookSet {
                         }
                     }
                 }
-                if let Some(first) = selection.hooks.iter().find(|h| same_handler(h, hook)) {
-                    selection.skipped.push(SkippedHook { hook, reason: SkipReason::Duplicate { of: first.id } });
+                // Identical handlers run once, at the first one's place, with the options (timeout,
+                // async, …) of the last one declared (cases 181, 190).
+                if let Some(slot) = selection.hooks.iter_mut().find(|h| same_handler(h, hook)) {
+                    let earlier = std::mem::replace(slot, hook);
+                    selection.skipped.push(SkippedHook { hook: earlier, reason: SkipReason::Duplicate { of: hook.id } });
                     continue;
                 }
                 selection.hooks.push(hook);
@@ -121,7 +134,7 @@ fn same_handler(a: &HookSpec, b: &HookSpec) -> bool {
     }
     match (&a.kind, &b.kind) {
         (HookKind::Command(x), HookKind::Command(y)) => {
-            x.resolved_command == y.resolved_command && x.args == y.args && x.shell == y.shell && x.run_async == y.run_async
+            x.resolved_command == y.resolved_command && x.args == y.args && x.shell == y.shell
         }
         (HookKind::Prompt(x), HookKind::Prompt(y)) | (HookKind::Agent(x), HookKind::Agent(y)) => {
             x.prompt == y.prompt && x.model == y.model
@@ -177,6 +190,28 @@ mod tests {
         assert_eq!(labels(&sel), vec!["same", "other"]);
         assert_eq!(sel.skipped.len(), 2);
         assert!(sel.skipped.iter().all(|s| matches!(s.reason, SkipReason::Duplicate { .. })));
+    }
+
+    /// Cases 181 and 190: a repeated handler keeps its first place but takes the last options.
+    #[test]
+    fn duplicates_take_the_last_declarations_options() {
+        let s = set(&[r#"{"hooks": {"PostToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "same", "timeout": 1}, {"type": "command", "command": "b"}]},
+            {"hooks": [{"type": "command", "command": "same", "timeout": 30, "async": true}]}]}}"#]);
+        let post = EventPayload::from_value(EventName::PostToolUse, json!({"tool_name": "Bash", "tool_input": {}})).unwrap();
+        let sel = s.select(&post);
+        assert_eq!(labels(&sel), vec!["same", "b"]);
+        assert_eq!(sel.hooks[0].timeout_secs, Some(30.0));
+        assert!(matches!(&sel.hooks[0].kind, HookKind::Command(c) if c.run_async));
+    }
+
+    #[test]
+    fn plugin_variables_outside_plugins_are_skipped() {
+        let s = set(&[r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/x.sh"}, {"type": "command", "command": "ok"}]}]}}"#]);
+        let stop = EventPayload::from_value(EventName::Stop, json!({})).unwrap();
+        let sel = s.select(&stop);
+        assert_eq!(labels(&sel), vec!["ok"]);
+        assert_eq!(sel.skipped[0].reason, SkipReason::PluginVariableOutsidePlugin);
     }
 
     #[test]

@@ -147,9 +147,13 @@ pub fn interpret(event: &EventName, execution: &HookExecution) -> HookAnswer {
             HookOutput::Json(json) => HookAnswer::Output(HookOutput::Json(json)),
             _ => HookAnswer::NonBlockingError { code: Some(*code), stderr: text(&execution.stderr) },
         },
-        RunStatus::Signaled(sig) => HookAnswer::NonBlockingError {
-            code: None,
-            stderr: format!("{}killed by signal {sig}", text(&execution.stderr)),
+        // A hook that printed its JSON answer and was then killed still answered (case 169).
+        RunStatus::Signaled(sig) => match parse_stdout(event, &text(&execution.stdout)) {
+            HookOutput::Json(json) => HookAnswer::Output(HookOutput::Json(json)),
+            _ => HookAnswer::NonBlockingError {
+                code: None,
+                stderr: format!("{}killed by signal {sig}", text(&execution.stderr)),
+            },
         },
         RunStatus::TimedOut => HookAnswer::NoVerdict { why: "timed out".into() },
         RunStatus::SpawnFailed(why) => HookAnswer::NoVerdict { why: format!("could not start: {why}") },
@@ -162,7 +166,8 @@ pub fn interpret(event: &EventName, execution: &HookExecution) -> HookAnswer {
 /// that starts with `{` is JSON if it parses as an object and fits the output schema; if it does not
 /// parse but ends with `}`, or fails the schema, it is dropped; any other text is plain.
 fn parse_stdout(event: &EventName, stdout: &str) -> HookOutput {
-    let trimmed = stdout.trim();
+    // A UTF-8 byte-order mark before the JSON does not make it text (case 161).
+    let trimmed = stdout.trim().trim_start_matches('\u{feff}').trim_start();
     if trimmed.is_empty() {
         return HookOutput::Empty;
     }
@@ -249,5 +254,9 @@ mod tests {
         assert!(matches!(interpret(&PRE, &t), HookAnswer::NoVerdict { .. }));
         let s = HookExecution { status: RunStatus::Signaled(9), ..exec(0, "", "") };
         assert!(matches!(interpret(&PRE, &s), HookAnswer::NonBlockingError { code: None, .. }));
+        let answered = HookExecution { status: RunStatus::Signaled(9), ..exec(0, r#"{"decision": "block"}"#, "") };
+        assert!(matches!(interpret(&PRE, &answered), HookAnswer::Output(HookOutput::Json(_))));
+        let bom = exec(0, "\u{feff}{\"decision\": \"block\"}", "");
+        assert!(matches!(interpret(&PRE, &bom), HookAnswer::Output(HookOutput::Json(_))));
     }
 }
