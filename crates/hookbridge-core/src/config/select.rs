@@ -107,10 +107,16 @@ impl HookSet {
                     }
                 }
                 // Identical handlers run once, at the first one's place, with the options (timeout,
-                // async, …) of the last one declared (cases 181, 190).
+                // async, …) of the one Claude Code reads last: project settings over user settings,
+                // and within a scope the later declaration (cases 181, 184, 190).
                 if let Some(slot) = selection.hooks.iter_mut().find(|h| same_handler(h, hook)) {
-                    let earlier = std::mem::replace(slot, hook);
-                    selection.skipped.push(SkippedHook { hook: earlier, reason: SkipReason::Duplicate { of: hook.id } });
+                    if scope_rank(hook) >= scope_rank(slot) {
+                        let earlier = std::mem::replace(slot, hook);
+                        selection.skipped.push(SkippedHook { hook: earlier, reason: SkipReason::Duplicate { of: hook.id } });
+                    } else {
+                        let kept = slot.id;
+                        selection.skipped.push(SkippedHook { hook, reason: SkipReason::Duplicate { of: kept } });
+                    }
                     continue;
                 }
                 selection.hooks.push(hook);
@@ -122,6 +128,15 @@ impl HookSet {
     /// True if no event has any hook: the caller can skip everything else.
     pub fn is_empty(&self) -> bool {
         self.events.values().all(|groups| groups.iter().all(|g| g.hooks.is_empty()))
+    }
+}
+
+/// Claude Code reads user settings before project settings; the later one's options win.
+fn scope_rank(hook: &HookSpec) -> u8 {
+    match hook.source.scope {
+        super::model::Scope::User => 0,
+        super::model::Scope::Project => 1,
+        super::model::Scope::Explicit => 2,
     }
 }
 
@@ -203,6 +218,24 @@ mod tests {
         assert_eq!(labels(&sel), vec!["same", "b"]);
         assert_eq!(sel.hooks[0].timeout_secs, Some(30.0));
         assert!(matches!(&sel.hooks[0].kind, HookKind::Command(c) if c.run_async));
+    }
+
+    #[test]
+    fn project_options_win_over_user_options() {
+        let mut s = set(&[r#"{"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "same", "timeout": 30}]}]}}"#]);
+        let user = Arc::new(ConfigSource {
+            path: PathBuf::from("/home/.amplifier/hooks/hooks.json"),
+            scope: Scope::User,
+            hooks_dir: PathBuf::from("/home/.amplifier/hooks"),
+            plugin: None,
+            description: None,
+        });
+        let ph = Placeholders { project_dir: "/p".into(), hooks_dir: "/h".into(), plugin_root: None, plugin_data: None };
+        s.extend(parse_hooks_file(r#"{"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "same", "timeout": 1}]}]}}"#, user, 1, &ph));
+        let post = EventPayload::from_value(EventName::PostToolUse, json!({"tool_name": "Bash", "tool_input": {}})).unwrap();
+        let sel = s.select(&post);
+        assert_eq!(sel.hooks.len(), 1);
+        assert_eq!(sel.hooks[0].timeout_secs, Some(30.0), "case 184: the project's timeout applies");
     }
 
     #[test]

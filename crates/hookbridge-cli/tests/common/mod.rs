@@ -1,0 +1,187 @@
+//! Helpers shared by the CLI integration tests: running the `hookbridge` binary with a watchdog,
+//! requiring external programs, and inspecting processes.
+//!
+//! Every process a test starts is bounded by a deadline: a hookbridge that hangs makes the test fail
+//! with a message instead of hanging the test run.
+
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// The `hookbridge` binary cargo built for these tests.
+pub fn hookbridge_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_hookbridge"))
+}
+
+/// Environment variables that would change how `hookbridge run` finds hooks or times them out.
+/// Tests remove them so the developer's shell cannot leak into a result.
+pub const HOSTILE_ENV: &[&str] = &[
+    "CLAUDE_PROJECT_DIR",
+    "AMPLIFIER_PROJECT_DIR",
+    "CLAUDE_ENV_FILE",
+    "AMPLIFIER_ENV_FILE",
+    "HOOKBRIDGE_DEFAULT_TIMEOUT",
+    "HOOKBRIDGE_MAX_TIMEOUT",
+    "HOOKBRIDGE_LOG",
+    "CLAUDE_CODE_SESSION_ID",
+];
+
+/// What a finished (or killed) process left behind.
+#[derive(Debug)]
+pub struct Finished {
+    /// Exit code; `None` if killed by a signal (including our watchdog).
+    pub code: Option<i32>,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub elapsed: Duration,
+    /// The watchdog had to kill it.
+    pub timed_out: bool,
+}
+
+impl Finished {
+    pub fn stdout_str(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+
+    pub fn stderr_str(&self) -> String {
+        String::from_utf8_lossy(&self.stderr).into_owned()
+    }
+}
+
+/// Run `cmd` with `stdin` as its input, killing it after `deadline`.
+///
+/// stdin is written from its own thread (a child that never reads it must not block us), stdout and
+/// stderr are drained from their own threads (a chatty child must not block on a full pipe).
+pub fn run_with_deadline(mut cmd: Command, stdin: &[u8], deadline: Duration) -> Finished {
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let started = Instant::now();
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
+    let mut child_stdin = child.stdin.take().expect("piped stdin");
+    let input = stdin.to_vec();
+    let writer = thread::spawn(move || {
+        // A child that exits without reading its input gives EPIPE here: not an error for us.
+        let _ = child_stdin.write_all(&input);
+    });
+    let mut out = child.stdout.take().expect("piped stdout");
+    let mut err = child.stderr.take().expect("piped stderr");
+    let out_reader = thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = out.read_to_end(&mut buf);
+        buf
+    });
+    let err_reader = thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = err.read_to_end(&mut buf);
+        buf
+    });
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait().expect("waiting for a child") {
+            Some(status) => break status,
+            None if started.elapsed() > deadline => {
+                timed_out = true;
+                let _ = child.kill();
+                break child.wait().expect("reaping a killed child");
+            }
+            None => thread::sleep(Duration::from_millis(5)),
+        }
+    };
+    let elapsed = started.elapsed();
+    let _ = writer.join();
+    // If the child left a descendant holding its pipes, the readers would wait for it; bound that.
+    let stdout = join_bounded(out_reader, Duration::from_secs(30));
+    let stderr = join_bounded(err_reader, Duration::from_secs(30));
+    Finished {
+        code: status.code(),
+        stdout,
+        stderr,
+        elapsed,
+        timed_out,
+    }
+}
+
+fn join_bounded(handle: thread::JoinHandle<Vec<u8>>, limit: Duration) -> Vec<u8> {
+    let start = Instant::now();
+    while !handle.is_finished() {
+        if start.elapsed() > limit {
+            panic!("a descendant of the child kept its output pipe open for more than {limit:?}");
+        }
+        thread::sleep(Duration::from_millis(5));
+    }
+    handle.join().expect("reader thread")
+}
+
+/// The path of `program` on PATH; the test fails with a clear message if it is missing.
+pub fn require_program(program: &str) -> PathBuf {
+    find_program(program).unwrap_or_else(|| {
+        panic!("this test needs `{program}` on PATH, and it is missing: install it (the test does not skip)")
+    })
+}
+
+pub fn find_program(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|p| is_executable(p))
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    p.metadata()
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
+
+/// True if a process with this pid exists and is not a zombie.
+pub fn pid_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state is the first field after the parenthesised command name.
+        Ok(stat) => match stat.rfind(')') {
+            Some(i) => !matches!(stat[i + 1..].trim_start().chars().next(), Some('Z') | Some('X')),
+            None => true,
+        },
+        Err(_) => false,
+    }
+}
+
+/// Wait until `cond` holds or `limit` passes; returns whether it held.
+pub fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    loop {
+        if cond() {
+            return true;
+        }
+        if start.elapsed() > limit {
+            return false;
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A `hookbridge run` command for `event` in `project`, with HOME and the diagnostics log pointed at
+/// test-owned paths and every variable of [`HOSTILE_ENV`] removed.
+pub fn hookbridge_run(event: &str, project: &Path, home: &Path, log: &Path, format: &str) -> Command {
+    let mut cmd = Command::new(hookbridge_bin());
+    cmd.args(["run", "--event", event, "--project-dir"])
+        .arg(project)
+        .args(["--format", format]);
+    for var in HOSTILE_ENV {
+        cmd.env_remove(var);
+    }
+    cmd.env("HOME", home)
+        .env("HOOKBRIDGE_LOG", log)
+        .current_dir(project);
+    cmd
+}
+
+pub mod claude_view;
+pub mod golden;
+pub mod normalize;

@@ -1,0 +1,423 @@
+//! `hookbridge._native.Engine`: the Rust engine (config discovery, hook dispatch, Amplifier
+//! translation) for an Amplifier host; the hook-bridge module keeps one per mounted session.
+//!
+//! The shaping decision: **a dispatch never holds the GIL and never runs on the caller's event
+//! loop.** [`Engine::dispatch`] is a blocking call that the Python side runs with
+//! `asyncio.to_thread`; it takes the event data as JSON text (serialized on the loop with
+//! `json.dumps(data, default=str)`, the conversion amplifier-core itself applies), releases the GIL
+//! (`Python::detach`) and drives the hook processes on a multi-thread tokio runtime owned by the
+//! Engine, so several events (parallel tool calls) dispatch at once and the loop keeps running
+//! while hooks do. The answer comes back as one JSON document, parsed by Python's `json`.
+//!
+//! One dispatch: the Amplifier event and its data fire zero or more Claude Code events
+//! ([`hookbridge_core::amplifier::events::claude_events_for`]); each one that has hooks gets its
+//! payload ([`translate::claude_payload`]), is run by [`hookbridge_runner::dispatch`], and its
+//! merged decision becomes a `HookResult` ([`translate::translate_outcome`]). When one Amplifier
+//! event fires two Claude Code events (`tool:post` of a finished sub-agent: PostToolUse, then
+//! SubagentStop), both see the event data as received, run one after the other in firing order,
+//! and their results are joined by [`translate::combine`] (`deny > ask_user > inject_context >
+//! modify > continue`; injections and messages kept in firing order).
+//!
+//! Besides the result the host gets, for logging, each event's report (every hook's status, exit
+//! code, output, duration), the translation notes (what had no Amplifier effect), and
+//! `warnings`: one line per hook that gave no answer — timed out, failed with an exit code other
+//! than 0 and 2, was killed, could not start. Those hooks fail open (the operation goes on), and
+//! the warnings are what makes that visible to the user.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use serde_json::{json, Value};
+
+use hookbridge_core::amplifier::events::{claude_events_for, ROUTES};
+use hookbridge_core::amplifier::hook_result::HookResult;
+use hookbridge_core::amplifier::translate::{self, SessionContext};
+use hookbridge_core::config::{discover, DiscoveryOptions, HookSet};
+use hookbridge_core::decision::{HookAnswer, RunStatus};
+use hookbridge_runner::{dispatch, DispatchOptions, EventReport};
+
+/// The Amplifier events that fire at least one Claude Code event, without duplicates, in the
+/// order of the mapping table: the events hook-bridge subscribes to.
+#[pyfunction]
+pub fn amplifier_events() -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for route in ROUTES {
+        if !out.contains(&route.amplifier) {
+            out.push(route.amplifier);
+        }
+    }
+    out
+}
+
+/// Where and how hooks are loaded and run; fixed at construction.
+#[derive(Debug, Clone)]
+struct Settings {
+    project_dir: PathBuf,
+    user_home: Option<PathBuf>,
+    include_user: bool,
+    include_project: bool,
+    default_timeout: Option<Duration>,
+    max_timeout: Option<Duration>,
+}
+
+/// What discovery found.
+struct Loaded {
+    set: Arc<HookSet>,
+    diagnostics: Vec<String>,
+}
+
+impl Settings {
+    fn load(&self) -> Loaded {
+        let mut options = DiscoveryOptions::new(&self.project_dir, self.user_home.as_deref());
+        options.include_user = self.include_user;
+        options.include_project = self.include_project;
+        let set = discover(&options);
+        let mut diagnostics: Vec<String> = set.diagnostics.iter().map(ToString::to_string).collect();
+        if let Some(by) = &set.disabled_by {
+            diagnostics.push(format!(
+                "{}: `disableAllHooks` is true: no hook runs",
+                by.display()
+            ));
+        }
+        Loaded {
+            set: Arc::new(set),
+            diagnostics,
+        }
+    }
+}
+
+/// What one dispatch knows beyond the event data.
+struct HostContext {
+    session: SessionContext,
+    env_file: Option<PathBuf>,
+    extra_env: Vec<(String, String)>,
+}
+
+/// The Rust engine for one Amplifier host: loads hook configs once, dispatches events.
+#[pyclass(module = "hookbridge._native", frozen)]
+pub struct Engine {
+    settings: Settings,
+    loaded: RwLock<Loaded>,
+    runtime: tokio::runtime::Runtime,
+}
+
+fn seconds(name: &str, value: Option<f64>) -> PyResult<Option<Duration>> {
+    match value {
+        None => Ok(None),
+        Some(s) if s.is_finite() && s > 0.0 => Ok(Some(Duration::from_secs_f64(s))),
+        Some(s) => Err(PyValueError::new_err(format!(
+            "{name} must be a positive number of seconds, got {s}"
+        ))),
+    }
+}
+
+#[pymethods]
+impl Engine {
+    /// `Engine(project_dir, include_user_hooks=True, include_project_hooks=True,
+    /// default_timeout=30.0, max_timeout=300.0, user_home=None)`.
+    ///
+    /// Loads `<project_dir>/.amplifier/hooks/` and `<user_home>/.amplifier/hooks/` at once (see
+    /// `diagnostics`). `user_home` defaults to `$HOME`. A `None` timeout means Claude Code's
+    /// per-event default (`default_timeout`) or no cap (`max_timeout`).
+    #[new]
+    #[pyo3(signature = (project_dir, include_user_hooks = true, include_project_hooks = true,
+                        default_timeout = Some(30.0), max_timeout = Some(300.0), user_home = None))]
+    fn new(
+        project_dir: PathBuf,
+        include_user_hooks: bool,
+        include_project_hooks: bool,
+        default_timeout: Option<f64>,
+        max_timeout: Option<f64>,
+        user_home: Option<PathBuf>,
+    ) -> PyResult<Self> {
+        let default_timeout = seconds("default_timeout", default_timeout)?;
+        let max_timeout = seconds("max_timeout", max_timeout)?;
+        let user_home = user_home.or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(PathBuf::from)
+        });
+        let settings = Settings {
+            project_dir,
+            user_home,
+            include_user: include_user_hooks,
+            include_project: include_project_hooks,
+            default_timeout,
+            max_timeout,
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("hookbridge-engine")
+            .enable_all()
+            .build()
+            .map_err(|e| PyRuntimeError::new_err(format!("cannot start the hook runtime: {e}")))?;
+        let loaded = RwLock::new(settings.load());
+        Ok(Engine {
+            settings,
+            loaded,
+            runtime,
+        })
+    }
+
+    /// Problems found while loading the configs, one line each (`path:line:col: error: …`).
+    #[getter]
+    fn diagnostics(&self) -> Vec<String> {
+        self.loaded().diagnostics.clone()
+    }
+
+    /// How many hooks were loaded.
+    #[getter]
+    fn hook_count(&self) -> usize {
+        self.loaded().set.hooks().count()
+    }
+
+    /// The Claude Code events that have hooks, in config order.
+    #[getter]
+    fn configured_events(&self) -> Vec<String> {
+        self.loaded().set.events.keys().map(|e| e.to_string()).collect()
+    }
+
+    /// Every loaded hook: `{"event", "matcher", "type", "label", "source", "line", "scope",
+    /// "plugin"}`, in config order.
+    #[getter]
+    fn hooks<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let loaded = self.loaded();
+        let hooks: Vec<Value> = loaded
+            .set
+            .hooks()
+            .map(|(event, group, hook)| {
+                json!({
+                    "event": event.as_str(),
+                    "matcher": group.matcher_text,
+                    "type": hook.kind.type_name(),
+                    "label": hook.kind.label(),
+                    "source": hook.source.path,
+                    "line": hook.position.line,
+                    "scope": format!("{:?}", hook.source.scope).to_lowercase(),
+                    "plugin": hook.source.plugin.as_ref().map(|p| p.name.clone()),
+                })
+            })
+            .collect();
+        py.import("json")?
+            .call_method1("loads", (Value::Array(hooks).to_string(),))
+    }
+
+    #[getter]
+    fn project_dir(&self) -> PathBuf {
+        self.settings.project_dir.clone()
+    }
+
+    /// Loads the configs again (hooks added or edited since construction take effect).
+    fn reload(&self, py: Python<'_>) {
+        let loaded = py.detach(|| self.settings.load());
+        *self.loaded.write().unwrap_or_else(|e| e.into_inner()) = loaded;
+    }
+
+    /// Whether `event` (an Amplifier event name) can fire a Claude Code event that has hooks.
+    /// A cheap test a host can make before paying for a dispatch.
+    fn handles(&self, event: &str) -> bool {
+        let loaded = self.loaded();
+        ROUTES
+            .iter()
+            .any(|r| r.amplifier == event && loaded.set.events.contains_key(&r.claude))
+    }
+
+    /// Dispatches one Amplifier event to the hooks it reaches. `data` is the event data, a dict
+    /// or JSON text. Returns
+    /// `{"result": <HookResult as a dict>, "claude_events": [names fired], "reports": [...],
+    /// "notes": [...], "warnings": [...]}`.
+    ///
+    /// Blocks until every hook has answered or timed out, without holding the GIL: call it
+    /// through `asyncio.to_thread`. `env_file` is offered to SessionStart hooks as
+    /// `CLAUDE_ENV_FILE`/`AMPLIFIER_ENV_FILE`; `extra_env` is set for every hook.
+    #[pyo3(signature = (event, data, session_id = None, cwd = None, transcript_path = None,
+                        env_file = None, extra_env = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn dispatch<'py>(
+        &self,
+        py: Python<'py>,
+        event: &str,
+        data: &Bound<'py, PyAny>,
+        session_id: Option<String>,
+        cwd: Option<String>,
+        transcript_path: Option<String>,
+        env_file: Option<PathBuf>,
+        extra_env: Option<HashMap<String, String>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let json_module = py.import("json")?;
+        let text: String = if let Ok(s) = data.cast::<PyString>() {
+            s.to_str()?.to_owned()
+        } else if data.is_none() {
+            "{}".to_owned()
+        } else {
+            let kwargs = PyDict::new(py);
+            kwargs.set_item("default", py.import("builtins")?.getattr("str")?)?;
+            json_module
+                .call_method("dumps", (data,), Some(&kwargs))?
+                .extract()?
+        };
+        let mut extra_env: Vec<(String, String)> = extra_env.unwrap_or_default().into_iter().collect();
+        extra_env.sort();
+        let home_dir = self
+            .settings
+            .user_home
+            .as_ref()
+            .map(|h| h.to_string_lossy().into_owned());
+        let host = HostContext {
+            session: SessionContext {
+                session_id,
+                cwd,
+                transcript_path,
+                permission_mode: None,
+                home_dir,
+            },
+            env_file,
+            extra_env,
+        };
+        let set = self.loaded().set.clone();
+        let event = event.to_owned();
+        let out = py.detach(move || -> Result<String, String> {
+            let data: Value = serde_json::from_str(&text)
+                .map_err(|e| format!("the {event} data is not valid JSON: {e}"))?;
+            let data = match data {
+                Value::Null => json!({}),
+                object @ Value::Object(_) => object,
+                other => return Err(format!("the {event} data must be an object, got {other}")),
+            };
+            Ok(self
+                .runtime
+                .block_on(self.run(&set, &event, &data, &host))
+                .to_string())
+        });
+        json_module.call_method1("loads", (out.map_err(PyValueError::new_err)?,))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Engine(project_dir={:?}, hooks={}, user_hooks={}, project_hooks={})",
+            self.settings.project_dir,
+            self.hook_count(),
+            self.settings.include_user,
+            self.settings.include_project
+        )
+    }
+}
+
+impl Engine {
+    fn loaded(&self) -> std::sync::RwLockReadGuard<'_, Loaded> {
+        self.loaded.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn options(&self, host: &HostContext) -> DispatchOptions {
+        let mut options = DispatchOptions::new(&self.settings.project_dir);
+        options.default_timeout = self.settings.default_timeout;
+        options.max_timeout = self.settings.max_timeout;
+        options.env_file = host.env_file.clone();
+        options.extra_env = host.extra_env.iter().map(|(k, v)| (k.into(), v.into())).collect();
+        options
+    }
+
+    /// Fires every Claude Code event of `event` that has hooks and joins their results.
+    async fn run(&self, set: &HookSet, event: &str, data: &Value, host: &HostContext) -> Value {
+        let options = self.options(host);
+        let mut results: Vec<HookResult> = Vec::new();
+        let mut fired = Vec::new();
+        let mut reports = Vec::new();
+        let mut notes = Vec::new();
+        let mut warnings = Vec::new();
+        for claude in claude_events_for(event, data) {
+            if !set.events.contains_key(&claude) {
+                continue;
+            }
+            let payload = match translate::claude_payload(event, data, &claude, &host.session) {
+                Ok(payload) => payload,
+                Err(e) => {
+                    warnings.push(format!("{claude} hooks were not run: {e}"));
+                    continue;
+                }
+            };
+            let report = dispatch(set, &payload, &options).await;
+            fired.push(claude.to_string());
+            warnings.extend(report_warnings(&report));
+            let outcome = translate::translate_outcome(event, data, &payload, &report.decision);
+            notes.extend(outcome.notes);
+            let mut json_report = report.to_json();
+            json_report["hook_result"] = outcome.result.to_value();
+            reports.push(json_report);
+            results.push(outcome.result);
+        }
+        let result = match results.len() {
+            0 => HookResult::default(),
+            1 => results.pop().expect("one result"),
+            _ => translate::combine(results),
+        };
+        json!({
+            "result": result.to_value(),
+            "claude_events": fired,
+            "reports": reports,
+            "notes": notes,
+            "warnings": warnings,
+        })
+    }
+}
+
+/// One line for each hook that gave no answer. They fail open, and these lines are what the user
+/// sees of it.
+fn report_warnings(report: &EventReport) -> Vec<String> {
+    let mut out = Vec::new();
+    for h in &report.hooks {
+        let who = format!(
+            "{} hook `{}` ({}:{})",
+            report.event,
+            h.hook.label,
+            h.hook.source.display(),
+            h.hook.line
+        );
+        let stderr = String::from_utf8_lossy(&h.execution.stderr);
+        let first = stderr
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("");
+        let detail = if first.is_empty() {
+            String::new()
+        } else {
+            format!(": {first}")
+        };
+        match &h.execution.status {
+            RunStatus::TimedOut => out.push(format!(
+                "{who} timed out after {} s and was stopped; it gave no answer, so the operation continues",
+                short_seconds(h.timeout.as_secs_f64())
+            )),
+            RunStatus::Exited(0) | RunStatus::Exited(2) | RunStatus::Detached => {}
+            // A JSON answer decides whatever the exit code (Claude Code reads it on every code).
+            RunStatus::Exited(_) if matches!(h.answer, HookAnswer::Output(_)) => {}
+            RunStatus::Exited(code) => out.push(format!(
+                "{who} failed with exit code {code}{detail}; the operation continues"
+            )),
+            RunStatus::Signaled(sig) => out.push(format!(
+                "{who} was killed by signal {sig}; the operation continues"
+            )),
+            RunStatus::SpawnFailed(why) => {
+                out.push(format!("{who} could not start: {why}; the operation continues"))
+            }
+            RunStatus::NotRun(why) => out.push(format!("{who} was not run: {why}")),
+            // Stopped on purpose: another hook already decided the event.
+            RunStatus::Cancelled(_) => {}
+        }
+    }
+    out
+}
+
+fn short_seconds(x: f64) -> String {
+    if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.1}")
+    }
+}

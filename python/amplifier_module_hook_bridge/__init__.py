@@ -1,0 +1,367 @@
+"""hook-bridge: Claude Code hooks in Amplifier sessions, run by hookbridge's Rust engine.
+
+Mount it as an Amplifier hook module (module id ``hook-bridge``; entry point group
+``amplifier.modules``, or importable as ``amplifier_module_hook_bridge`` for the filesystem
+loader). At mount time it loads the hook configs once — ``<project>/.amplifier/hooks/`` (its
+``hooks.json`` and plugin folders) and ``~/.amplifier/hooks/`` — and registers one handler, named
+``hook-bridge:<event>``, on every Amplifier event that maps to a Claude Code event. Each handler
+hands the event to the Rust engine on a worker thread (``asyncio.to_thread``; the engine releases
+the GIL and runs the hook processes on its own tokio runtime), so the event loop never blocks while
+hooks run, and returns the engine's answer as an ``amplifier_core.models.HookResult``.
+
+Config (all optional)::
+
+    enabled: true              # false: mount registers nothing
+    allow_user_hooks: true     # load ~/.amplifier/hooks/
+    allow_project_hooks: true  # load <project_dir>/.amplifier/hooks/
+    default_timeout: 30        # seconds, for hooks that set no `timeout`
+    max_timeout: 300           # seconds; no hook runs longer, whatever it asks for
+    project_dir: null          # default: the session.working_dir capability, else the process cwd
+    priority: 20               # handler priority (lower runs first), as hook-shell used
+
+Bad config (unknown keys, wrong types, non-positive timeouts, default_timeout > max_timeout, a
+project_dir that is not a directory) raises :class:`ConfigError` from ``mount``.
+
+What hooks get (Claude Code's stdin payload, built by the engine from the event data): ``session_id``
+(the event's, else the coordinator's), ``cwd`` (the ``session.working_dir`` capability, else the
+project dir), ``transcript_path`` when the session has one (the ``session.transcript_path``
+capability, else amplifier-app-cli's ``~/.amplifier/projects/<slug>/sessions/<id>/transcript.jsonl``
+when that file exists), and the environment ``AMPLIFIER_SESSION_ID``, ``AMPLIFIER_PROJECT_DIR``/
+``CLAUDE_PROJECT_DIR``, ``AMPLIFIER_HOOKS_DIR``, plugin variables, and for SessionStart the env file
+``AMPLIFIER_ENV_FILE``/``CLAUDE_ENV_FILE``. The ``export K=V`` lines SessionStart hooks write there
+are read back and given to every later hook of the session.
+
+How answers reach the user and the model, given amplifier-core 2.0.2's quirks:
+
+- ``ask`` becomes ``ask_user``; the orchestrator's ``coordinator.process_hook_result`` asks the
+  kernel's approval system, which allows or denies the operation.
+- The kernel emits ``session:start``/``session:resume``/``session:fork`` itself and ignores what
+  handlers return, so for those events the handler applies its own result with
+  ``coordinator.process_hook_result``
+  (the context lands in the context manager, messages on the display) and returns the consumed
+  result.
+- ``HookRegistry.emit`` drops ``user_message`` from ``continue``/``modify`` results, and
+  ``process_hook_result`` does not show it on ``ask_user``. Messages riding on those actions
+  (``systemMessage``), and the engine's warnings (a hook that timed out, failed, or could not start:
+  the operation goes on, fail-open), are therefore shown by the handler itself, through
+  ``coordinator.process_hook_result`` with a message-only ``continue`` result, which calls the
+  session's ``display_system.show_message(message, level, "hook:<source>")`` (and only logs when the
+  session has no display system). They are also logged on the ``amplifier_module_hook_bridge``
+  logger. Messages on ``deny``/``inject_context`` stay in the returned result, where the
+  orchestrator's ``process_hook_result`` shows them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import json
+import logging
+import math
+import os
+import shlex
+import tempfile
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from hookbridge._native import Engine, amplifier_events
+
+__amplifier_module_type__ = "hook"
+
+__all__ = ["ConfigError", "HookBridge", "amplifier_events", "mount", "parse_config"]
+
+logger = logging.getLogger(__name__)
+
+MODULE_ID = "hook-bridge"
+
+#: Events the kernel emits itself and whose results it discards (measured on 2.0.2): the handler
+#: applies its own result for them.
+SELF_APPLIED_EVENTS = frozenset({"session:start", "session:resume", "session:fork"})
+
+DEFAULTS: dict[str, Any] = {
+    "enabled": True,
+    "allow_user_hooks": True,
+    "allow_project_hooks": True,
+    "default_timeout": 30,
+    "max_timeout": 300,
+    "project_dir": None,
+    "priority": 20,
+}
+
+
+class ConfigError(ValueError):
+    """The module's config is invalid; the message names the key and what was expected."""
+
+
+def _type_name(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def parse_config(config: dict[str, Any] | None) -> dict[str, Any]:
+    """Validate ``config`` and fill defaults. Raises :class:`ConfigError` on the first problem."""
+    if config is None:
+        config = {}
+    if not isinstance(config, dict):
+        raise ConfigError(f"hook-bridge: config must be a mapping, got {_type_name(config)}")
+    unknown = [k for k in config if k not in DEFAULTS]
+    if unknown:
+        hints = []
+        for key in unknown:
+            close = difflib.get_close_matches(str(key), list(DEFAULTS), n=1)
+            hints.append(f"`{key}`" + (f" (did you mean `{close[0]}`?)" if close else ""))
+        raise ConfigError(
+            f"hook-bridge: unknown config key{'s' if len(unknown) > 1 else ''} {', '.join(hints)}; "
+            f"known keys: {', '.join(DEFAULTS)}"
+        )
+    out = {**DEFAULTS, **config}
+    for key in ("enabled", "allow_user_hooks", "allow_project_hooks"):
+        if not isinstance(out[key], bool):
+            raise ConfigError(f"hook-bridge: `{key}` must be true or false, got {out[key]!r} ({_type_name(out[key])})")
+    for key in ("default_timeout", "max_timeout"):
+        value = out[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"hook-bridge: `{key}` must be a number of seconds, got {value!r} ({_type_name(value)})")
+        if not math.isfinite(value) or value <= 0:
+            raise ConfigError(f"hook-bridge: `{key}` must be a positive number of seconds, got {value!r}")
+    if out["default_timeout"] > out["max_timeout"]:
+        raise ConfigError(
+            f"hook-bridge: `default_timeout` ({out['default_timeout']}) is larger than `max_timeout` "
+            f"({out['max_timeout']}); no hook may run longer than max_timeout"
+        )
+    priority = out["priority"]
+    if isinstance(priority, bool) or not isinstance(priority, int):
+        raise ConfigError(f"hook-bridge: `priority` must be an integer, got {priority!r} ({_type_name(priority)})")
+    project_dir = out["project_dir"]
+    if project_dir is not None and not isinstance(project_dir, (str, os.PathLike)):
+        raise ConfigError(f"hook-bridge: `project_dir` must be a path, got {project_dir!r} ({_type_name(project_dir)})")
+    return out
+
+
+def _hook_result_class() -> type:
+    from amplifier_core.models import HookResult
+
+    return HookResult
+
+
+def _read_env_file(path: Path) -> dict[str, str]:
+    """``export K=V`` (and ``K=V``) lines of a SessionStart env file, shell-quoting understood."""
+    env: dict[str, str] = {}
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return env
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            words = shlex.split(line, comments=True)
+        except ValueError:
+            continue
+        if words and words[0] == "export":
+            words = words[1:]
+        for word in words:
+            name, sep, value = word.partition("=")
+            if sep and name.isidentifier():
+                env[name] = value
+    return env
+
+
+def _project_slug(path: Path) -> str:
+    slug = str(path).replace("/", "-").replace("\\", "-").replace(":", "")
+    return slug if slug.startswith("-") else "-" + slug
+
+
+class HookBridge:
+    """One mounted hook-bridge: the engine, the session context, and the registered handlers."""
+
+    def __init__(self, coordinator: Any, config: dict[str, Any]):
+        self.coordinator = coordinator
+        self.config = config
+        working_dir = self._capability("session.working_dir")
+        base = Path(working_dir) if isinstance(working_dir, str) and working_dir else Path.cwd()
+        if config["project_dir"] is not None:
+            project = Path(os.path.expanduser(os.fspath(config["project_dir"])))
+            project = project if project.is_absolute() else base / project
+        else:
+            project = base
+        if not project.is_dir():
+            raise ConfigError(f"hook-bridge: `project_dir` {str(project)!r} is not a directory")
+        self.project_dir = project.resolve()
+        self.working_dir = Path(working_dir).resolve() if isinstance(working_dir, str) and working_dir else self.project_dir
+        self.engine = Engine(
+            str(self.project_dir),
+            include_user_hooks=config["allow_user_hooks"],
+            include_project_hooks=config["allow_project_hooks"],
+            default_timeout=float(config["default_timeout"]),
+            max_timeout=float(config["max_timeout"]),
+        )
+        for line in self.engine.diagnostics:
+            logger.warning("hook-bridge: %s", line)
+        self._unregister: list[Callable[[], Any]] = []
+        self._env_file: Path | None = None
+        self._env_lock = threading.Lock()
+        self._env_stat: tuple[int, int] | None = None
+        self.session_env: dict[str, str] = {}
+        self._transcript: str | None = None
+        self.closed = False
+
+    # -- session context -------------------------------------------------------------------------
+
+    def _capability(self, name: str) -> Any:
+        try:
+            return self.coordinator.get_capability(name)
+        except Exception:
+            return None
+
+    def session_id(self, data: dict[str, Any]) -> str | None:
+        sid = data.get("session_id")
+        if isinstance(sid, str) and sid:
+            return sid
+        sid = getattr(self.coordinator, "session_id", None)
+        return sid if isinstance(sid, str) and sid else None
+
+    def env_file(self, session_id: str | None) -> Path:
+        """The session's env file, created on first use (on a worker thread) and removed by cleanup."""
+        with self._env_lock:
+            if self._env_file is None:
+                prefix = f"hookbridge-env-{(session_id or 'session')[:8]}-"
+                fd, name = tempfile.mkstemp(prefix=prefix, suffix=".env")
+                os.close(fd)
+                self._env_file = Path(name)
+            return self._env_file
+
+    def refresh_session_env(self) -> None:
+        """Re-read the env file if a hook changed it."""
+        if self._env_file is None:
+            return
+        try:
+            st = self._env_file.stat()
+        except OSError:
+            return
+        stamp = (st.st_mtime_ns, st.st_size)
+        if stamp != self._env_stat:
+            self._env_stat = stamp
+            self.session_env = _read_env_file(self._env_file)
+
+    def transcript_path(self, session_id: str | None) -> str | None:
+        if self._transcript is not None:
+            return self._transcript
+        declared = self._capability("session.transcript_path")
+        if isinstance(declared, (str, os.PathLike)) and os.fspath(declared):
+            return os.fspath(declared)
+        if not session_id:
+            return None
+        projects = Path.home() / ".amplifier" / "projects"
+        candidate = projects / _project_slug(self.working_dir) / "sessions" / session_id / "transcript.jsonl"
+        if candidate.is_file():
+            self._transcript = str(candidate)
+        return self._transcript
+
+    # -- dispatch --------------------------------------------------------------------------------
+
+    def _dispatch_blocking(self, event: str, payload: str, session_id: str | None) -> dict[str, Any]:
+        """Runs on a worker thread: the engine releases the GIL while hooks run."""
+        out = self.engine.dispatch(
+            event,
+            payload,
+            session_id=session_id,
+            cwd=str(self.working_dir),
+            transcript_path=self.transcript_path(session_id),
+            env_file=str(self.env_file(session_id)),
+            extra_env=dict(self.session_env),
+        )
+        self.refresh_session_env()
+        return out
+
+    async def handle(self, event: str, data: Any) -> Any:
+        HookResult = _hook_result_class()
+        if self.closed or not self.engine.handles(event):
+            return HookResult()
+        data = data if isinstance(data, dict) else {}
+        session_id = self.session_id(data)
+        try:
+            payload = json.dumps(data, default=str)
+            out = await asyncio.to_thread(self._dispatch_blocking, event, payload, session_id)
+        except Exception as e:  # the bridge itself failed: fail open, loudly
+            logger.exception("hook-bridge: dispatching %s failed", event)
+            await self.show(event, f"hook-bridge could not run the hooks for {event}: {e}", "warning")
+            return HookResult()
+        if logger.isEnabledFor(logging.DEBUG):
+            for report in out.get("reports", []):
+                logger.debug("hook-bridge: %s report: %s", event, json.dumps(report))
+        for note in out.get("notes", []):
+            logger.info("hook-bridge: %s: %s", event, note)
+        for warning in out.get("warnings", []):
+            logger.warning("hook-bridge: %s", warning)
+            await self.show(event, warning, "warning")
+        result = HookResult.model_validate(out["result"])
+        if event in SELF_APPLIED_EVENTS:
+            if result.action != "continue" or result.user_message:
+                result = await self.coordinator.process_hook_result(result, event, f"{MODULE_ID}:{event}")
+            return result
+        if result.user_message and result.action in ("continue", "modify", "ask_user"):
+            await self.show(event, result.user_message, result.user_message_level, result.user_message_source)
+        return result
+
+    async def show(self, event: str, message: str, level: str = "info", source: str | None = None) -> None:
+        """Show ``message`` to the user through the kernel (display system, else the log)."""
+        HookResult = _hook_result_class()
+        note = HookResult(
+            action="continue",
+            user_message=message,
+            user_message_level=level,
+            user_message_source=source or MODULE_ID,
+        )
+        try:
+            await self.coordinator.process_hook_result(note, event, MODULE_ID)
+        except Exception:
+            logger.warning("hook-bridge: could not show a message: %s", message, exc_info=True)
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def register(self, priority: int) -> None:
+        for event in amplifier_events():
+            async def handler(ev: str, data: Any, _event: str = event) -> Any:
+                return await self.handle(_event, data)
+
+            unregister = self.coordinator.hooks.register(event, handler, priority=priority, name=f"{MODULE_ID}:{event}")
+            self._unregister.append(unregister)
+
+    def cleanup(self) -> None:
+        """Unregister every handler and remove the env file. Idempotent, never raises."""
+        if self.closed:
+            return
+        self.closed = True
+        for unregister in self._unregister:
+            try:
+                unregister()
+            except Exception:
+                logger.debug("hook-bridge: unregister failed", exc_info=True)
+        self._unregister.clear()
+        with self._env_lock:
+            if self._env_file is not None:
+                try:
+                    self._env_file.unlink()
+                except OSError:
+                    pass
+
+
+async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Callable[[], None] | None:
+    """Mount hook-bridge on ``coordinator``; returns the cleanup callable (``None`` when disabled)."""
+    settings = parse_config(config)
+    if not settings["enabled"]:
+        logger.info("hook-bridge: disabled by config")
+        return None
+    bridge = HookBridge(coordinator, settings)
+    bridge.register(settings["priority"])
+    logger.info(
+        "hook-bridge: %d hook(s) from %s (user hooks %s, project hooks %s)",
+        bridge.engine.hook_count,
+        bridge.project_dir,
+        "on" if settings["allow_user_hooks"] else "off",
+        "on" if settings["allow_project_hooks"] else "off",
+    )
+    return bridge.cleanup

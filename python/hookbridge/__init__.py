@@ -1,0 +1,18 @@
+"""hookbridge: Amplifier's hook model and Claude Code style hooks, implemented in Rust.
+
+``hookbridge.HookRegistry`` has the Python API and the measured semantics of
+``amplifier_core.HookRegistry`` 2.0.2; handlers may be sync or async and may return a
+``HookResult`` (amplifier-core's or ours: anything with ``model_dump``), a dict, or ``None``.
+"""
+
+from ._native import ALL_EVENTS, __version__
+from .registry import ContextInjection, HookRegistry, HookResult, result_class
+
+__all__ = [
+    "ALL_EVENTS",
+    "ContextInjection",
+    "HookRegistry",
+    "HookResult",
+    "__version__",
+    "result_class",
+]

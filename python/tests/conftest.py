@@ -1,0 +1,20 @@
+import pytest
+
+from _support import HAVE_KERNEL, registry_classes
+
+
+def pytest_report_header(config):
+    if HAVE_KERNEL:
+        import amplifier_core
+
+        return f"amplifier-core {amplifier_core.__version__} (differential reference)"
+    return "amplifier-core not installed: differential tests are skipped (run scripts/python-env.sh)"
+
+
+@pytest.fixture(params=["hookbridge", "amplifier-core"])
+def registry_cls(request):
+    """Each quirk test runs on hookbridge and on the real kernel: the table is the measurement."""
+    classes = registry_classes()
+    if request.param not in classes:
+        pytest.skip("amplifier-core==2.0.2 is not installed")
+    return classes[request.param]
