@@ -87,6 +87,25 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .find_map(|v| std::env::var_os(v).filter(|p| !p.is_empty()))
         .map(PathBuf::from);
 
+    // Claude Code backgrounds a hook whose first stdout line is `{"async": true}` and hands its later
+    // JSON to the model on a later request (measured, cases 81 and 190–191). When every hook this
+    // event reaches is `async: true`, hookbridge answers the same way, so their output arrives as it
+    // would have directly; a mix of sync and async hooks answers for the sync ones and starts the
+    // async ones detached.
+    let all_async = args.format == Format::Claude && {
+        let selection = set.select(&payload);
+        !selection.hooks.is_empty()
+            && selection
+                .hooks
+                .iter()
+                .all(|h| matches!(&h.kind, hookbridge_core::config::HookKind::Command(c) if c.run_async))
+    };
+    if all_async {
+        options.detach_async_hooks = false;
+        let mut out = std::io::stdout().lock();
+        out.write_all(b"{\"async\": true}\n")?;
+        out.flush()?;
+    }
     let report = dispatch_blocking(&set, &payload, &options)?;
     problems.extend(report_problems(&report));
     diagnostics_log::append(&context, &problems);
@@ -94,6 +113,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         diagnostics_log::to_terminal(&problems);
     }
 
+    if all_async {
+        let answer = async_answer(&report);
+        diagnostics_log::append(&context, &problems_after_async(&report));
+        print_answer(&answer)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let answer = render_claude(&report.event, report.match_query.as_deref(), &report.decision, &own_command());
     match args.format {
         Format::Claude => {
@@ -217,4 +242,43 @@ fn own_command() -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The deferred answer of an async run: what Claude Code takes from an async hook — its
+/// `systemMessage` and `additionalContext` — gathered from every hook, in completion order.
+fn async_answer(report: &EventReport) -> ClaudeAnswer {
+    let d = &report.decision;
+    let mut out = serde_json::Map::new();
+    if !d.system_messages.is_empty() {
+        out.insert("systemMessage".into(), serde_json::json!(d.system_messages.join("\n")));
+    }
+    let contexts: Vec<&str> = d
+        .contexts
+        .iter()
+        .filter(|c| c.kind == hookbridge_core::decision::ContextKind::AdditionalContext)
+        .map(|c| c.text.as_str())
+        .collect();
+    if !contexts.is_empty() {
+        out.insert(
+            "hookSpecificOutput".into(),
+            serde_json::json!({"hookEventName": report.event.as_str(), "additionalContext": contexts.join("\n\n")}),
+        );
+    }
+    if out.is_empty() {
+        return ClaudeAnswer::default();
+    }
+    ClaudeAnswer { exit_code: 0, stdout: format!("{}\n", serde_json::Value::Object(out)), stderr: String::new() }
+}
+
+/// Decisions of async hooks have no effect (as in Claude Code); say so when one tried.
+fn problems_after_async(report: &EventReport) -> Vec<String> {
+    let d = &report.decision;
+    let mut lines = Vec::new();
+    if d.blocking.is_some() || d.permission.is_some() || d.stop.is_some() || d.updated_input.is_some() {
+        lines.push(
+            "an async hook answered with a decision (block, permission, continue:false or updatedInput); async answers can only add context and messages, so it was ignored"
+                .to_string(),
+        );
+    }
+    lines
 }

@@ -38,6 +38,10 @@ pub struct DispatchOptions {
     pub env_file: Option<PathBuf>,
     /// Extra environment for every hook.
     pub extra_env: Vec<(OsString, OsString)>,
+    /// `async: true` hooks are started detached (their answer cannot change this event). When the
+    /// host itself answers asynchronously — `hookbridge run` when every selected hook is async —
+    /// they are run and awaited like the others instead.
+    pub detach_async_hooks: bool,
 }
 
 impl DispatchOptions {
@@ -54,6 +58,7 @@ impl DispatchOptions {
             output_cap: Self::DEFAULT_OUTPUT_CAP,
             env_file: None,
             extra_env: Vec::new(),
+            detach_async_hooks: true,
         }
     }
 
@@ -171,7 +176,7 @@ pub async fn dispatch(set: &HookSet, payload: &EventPayload, options: &DispatchO
             kill_grace: ProcessSpec::DEFAULT_KILL_GRACE,
             leak_grace: ProcessSpec::DEFAULT_LEAK_GRACE,
         };
-        if command.run_async {
+        if command.run_async && options.detach_async_hooks {
             let status = match crate::detached::spawn_detached(&spec) {
                 Ok(()) => RunStatus::Detached,
                 Err(e) => RunStatus::SpawnFailed(e.to_string()),

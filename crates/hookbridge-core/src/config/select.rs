@@ -144,7 +144,9 @@ fn scope_rank(hook: &HookSpec) -> u8 {
 /// Plugin hooks are only collapsed within the same plugin.
 fn same_handler(a: &HookSpec, b: &HookSpec) -> bool {
     let plugin_root = |h: &HookSpec| h.source.plugin.as_ref().map(|p| p.root.clone());
-    if plugin_root(a) != plugin_root(b) {
+    // The `if` rule is part of a handler's identity: the same command with and without one runs
+    // twice when both apply (case 183).
+    if plugin_root(a) != plugin_root(b) || a.condition.as_ref().map(|c| &c.text) != b.condition.as_ref().map(|c| &c.text) {
         return false;
     }
     match (&a.kind, &b.kind) {

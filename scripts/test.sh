@@ -1,0 +1,269 @@
+#!/usr/bin/env bash
+# THE test command: everything hookbridge is checked with, on a fresh machine or a developer's.
+#
+#   bash scripts/test.sh                      (from any directory)
+#
+# Stages, in order (each prints a header and a result; all run, and the script fails if any failed):
+#   tools      jq (installed with apt-get if missing), python3, node/npm, git, cargo, cargo-nextest
+#              (installed with `cargo install cargo-nextest --locked` if missing)
+#   pyenv      the Python venv (.venv) from scripts/python-env.sh
+#   build      cargo build -p hookbridge-cli (the binary the later stages run)
+#   rust       cargo nextest run --workspace
+#   python     .venv/bin/pytest python/tests (when python/ exists)
+#   examples   pytest tests/examples: the example project's hooks through `hookbridge run`
+#   demo       scripts/demo.sh with the debug binary (the README's first command, minus the release build)
+#   mux        ../shared/oracle/mux_diff.py (through scripts/mux_check.py when present, which only
+#              normalizes random file ids): every conformance case through the real Claude Code twice,
+#              hooks registered directly vs. `hookbridge run` as the only hook; any DIFF fails. The pinned
+#              Claude Code is installed with npm on first use; only when npm's registry is unreachable is
+#              this stage skipped, and the summary says so.
+#
+# Quick local runs: HOOKBRIDGE_TEST_SKIP_<STAGE>=1 skips a stage (RUST, PYTHON, EXAMPLES, DEMO, MUX),
+# e.g. HOOKBRIDGE_TEST_SKIP_MUX=1 bash scripts/test.sh. With CI=true these are ignored: CI runs everything.
+set -euo pipefail
+
+ROOT=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
+SELF="$ROOT/scripts/test.sh"
+cd "$ROOT"
+TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
+BIN="$TARGET_DIR/debug/hookbridge"
+SHARED="$ROOT/../shared"
+STATE="$TARGET_DIR/test-sh" # notes passed from the stages to the summary
+EXAMPLES_VENV="$TARGET_DIR/examples-venv"
+
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then
+    BOLD=$'\e[1m' RED=$'\e[31m' GREEN=$'\e[32m' YELLOW=$'\e[33m' RESET=$'\e[0m'
+else
+    BOLD="" RED="" GREEN="" YELLOW="" RESET=""
+fi
+loud() { # a warning nobody should miss
+    printf '%s\n' "${YELLOW}${BOLD}################################################################################${RESET}"
+    printf '%s\n' "${YELLOW}${BOLD}# $*${RESET}"
+    printf '%s\n' "${YELLOW}${BOLD}################################################################################${RESET}"
+}
+note() { # a note for the final summary
+    mkdir -p "$STATE"
+    printf '%s\n' "$*" >>"$STATE/notes"
+}
+
+# --- the stages; each runs in its own `bash -euo pipefail` process (see the end of the file) --------
+
+stage_tools() {
+    if ! command -v jq >/dev/null 2>&1; then
+        echo "jq is missing: installing it with apt-get"
+        local sudo=""
+        [ "$(id -u)" -eq 0 ] || sudo=sudo
+        $sudo apt-get update -qq </dev/null
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq jq </dev/null
+    fi
+    local missing=()
+    for tool in jq bash python3 node npm git cargo; do
+        command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "${RED}missing: ${missing[*]}${RESET}" >&2
+        return 1
+    fi
+    if ! cargo nextest --version >/dev/null 2>&1; then
+        echo "cargo-nextest is missing: cargo install cargo-nextest --locked"
+        if ! cargo install cargo-nextest --locked </dev/null; then
+            loud "cargo-nextest could not be installed: the Rust tests will run with plain 'cargo test'"
+            note "rust: cargo-nextest could not be installed; ran 'cargo test --workspace' instead"
+        fi
+    fi
+    echo "jq $(jq --version | sed 's/^jq-//') · $(python3 --version) · node $(node --version) · npm $(npm --version)" \
+        "· $(cargo --version) · $(cargo nextest --version 2>/dev/null | head -n 1 || echo 'no cargo-nextest')"
+}
+
+stage_pyenv() {
+    if [ -f "$ROOT/scripts/python-env.sh" ]; then
+        bash "$ROOT/scripts/python-env.sh" </dev/null
+        if [ ! -x "$ROOT/.venv/bin/pytest" ]; then
+            echo "${RED}scripts/python-env.sh succeeded but .venv/bin/pytest does not exist${RESET}" >&2
+            return 1
+        fi
+        echo "venv: $ROOT/.venv"
+    elif [ -d "$ROOT/python" ]; then
+        echo "${RED}python/ exists but scripts/python-env.sh, which builds its venv, does not${RESET}" >&2
+        return 1
+    else
+        echo "no python/ package yet: nothing to set up"
+    fi
+}
+
+stage_build() {
+    cargo build -p hookbridge-cli
+    test -x "$BIN"
+    echo "built $BIN"
+}
+
+stage_rust() {
+    if cargo nextest --version >/dev/null 2>&1; then
+        cargo nextest run --workspace --no-fail-fast
+    else
+        loud "cargo-nextest is not available: running 'cargo test --workspace' instead"
+        cargo test --workspace --no-fail-fast
+    fi
+}
+
+stage_python() {
+    if [ ! -d "$ROOT/python" ]; then
+        echo "no python/ directory: nothing to test"
+        note "python: no python/ directory yet, nothing to test"
+        return 0
+    fi
+    [ -d "$ROOT/python/tests" ] || {
+        echo "${RED}python/ has no tests/ folder${RESET}" >&2
+        return 1
+    }
+    "$ROOT/.venv/bin/pytest" -p no:cacheprovider "$ROOT/python/tests"
+}
+
+stage_examples() {
+    # The example tests need nothing but pytest: the project venv's, else a small one of their own.
+    local pytest="$ROOT/.venv/bin/pytest"
+    if [ ! -x "$pytest" ]; then
+        pytest="$EXAMPLES_VENV/bin/pytest"
+        if [ ! -x "$pytest" ]; then
+            echo "no .venv/bin/pytest: making $EXAMPLES_VENV with pytest"
+            python3 -m venv "$EXAMPLES_VENV"
+            "$EXAMPLES_VENV/bin/pip" install --quiet --disable-pip-version-check pytest </dev/null
+        fi
+    fi
+    HOOKBRIDGE_BIN="$BIN" "$pytest" -p no:cacheprovider -q "$ROOT/tests/examples"
+}
+
+stage_demo() {
+    HOOKBRIDGE_BIN="$BIN" bash "$ROOT/scripts/demo.sh" </dev/null
+}
+
+stage_mux() {
+    local oracle="$SHARED/oracle"
+    if [ ! -f "$oracle/mux_diff.py" ]; then
+        echo "${RED}$oracle/mux_diff.py not found: the shared folder must be at ../shared${RESET}" >&2
+        return 1
+    fi
+    # Install the pinned Claude Code the way the oracle does (it prints the binary's path).
+    local claude install_err="$STATE/claude-install.err"
+    mkdir -p "$STATE"
+    if ! claude=$(cd "$oracle" && python3 -B -c 'import claude_oracle; print(claude_oracle.claude_bin(None))' </dev/null 2>"$install_err"); then
+        echo "installing the pinned Claude Code with npm failed: $(grep -v '^ ' "$install_err" | tail -n 1)"
+        if ! timeout 60 npm ping </dev/null >/dev/null 2>&1; then
+            loud "SKIPPED the Claude Code differential check: npm's registry is unreachable, so the pinned Claude Code cannot be installed"
+            note "mux: SKIPPED — npm registry unreachable, Claude Code could not be installed"
+            return 0
+        fi
+        cat "$install_err" >&2
+        echo "${RED}npm's registry answers, but installing the pinned Claude Code failed${RESET}" >&2
+        return 1
+    fi
+    echo "Claude Code: $claude ($("$claude" --version 2>/dev/null || echo '?'))"
+    local cases=()
+    for dir in "$SHARED"/conformance/cases/*/ "$ROOT"/tests/conformance/cases/*/; do
+        [ -f "$dir/case.json" ] && cases+=("${dir%/}")
+    done
+    [ ${#cases[@]} -gt 0 ] || {
+        echo "${RED}no conformance cases found${RESET}" >&2
+        return 1
+    }
+    echo "${#cases[@]} cases (those marked \"mux\": false are skipped by mux_diff.py)"
+    # scripts/mux_check.py, when present, is mux_diff.py's comparison unchanged plus one normalization:
+    # the random ids in the names of files where Claude Code saves oversized hook output (two direct
+    # runs of the same case differ there too, e.g. cases 68 and 70).
+    local runner="$oracle/mux_diff.py"
+    [ -f "$ROOT/scripts/mux_check.py" ] && runner="$ROOT/scripts/mux_check.py"
+    echo "running $runner"
+    local log="$STATE/mux.log"
+    mkdir -p "$STATE"
+    set +e
+    HOOKBRIDGE_ORACLE_DIR="$oracle" python3 -B "$runner" "$BIN" "${cases[@]}" </dev/null 2>&1 | tee "$log"
+    local rc=${PIPESTATUS[0]}
+    set -e
+    note "mux: $(tail -n 1 "$log")"
+    if grep -qE '^(DIFF|ERROR) ' "$log"; then
+        echo "${RED}cases that differ from Claude Code:${RESET}"
+        grep -E '^(DIFF|ERROR) ' "$log"
+    fi
+    return "$rc"
+}
+
+# --- running one stage in a child process ------------------------------------------------------------
+if [ "${1:-}" = "__stage" ]; then
+    "stage_$2"
+    exit $?
+fi
+
+# --- the driver ------------------------------------------------------------------------------------------
+STAGES=(tools pyenv build rust python examples demo mux)
+declare -A TITLE=(
+    [tools]="Tools"
+    [pyenv]="Python environment (scripts/python-env.sh)"
+    [build]="Build (cargo build -p hookbridge-cli)"
+    [rust]="Rust tests (cargo nextest run --workspace)"
+    [python]="Python tests (pytest python/tests)"
+    [examples]="Example hooks (pytest tests/examples)"
+    [demo]="Demo on the example project (scripts/demo.sh)"
+    [mux]="Claude Code differential check (mux_diff.py)"
+)
+declare -A NEEDS=([pyenv]=tools [build]=tools [rust]=tools [python]=pyenv [examples]=build [demo]=build [mux]=build)
+declare -A RESULT=()
+
+rm -rf "$STATE"
+mkdir -p "$STATE"
+started=$(date +%s)
+if [ "${CI:-}" = true ] && [ -n "$(compgen -v HOOKBRIDGE_TEST_SKIP_ || true)" ]; then
+    loud "CI=true: HOOKBRIDGE_TEST_SKIP_* ignored, every stage runs"
+fi
+
+n=0
+for stage in "${STAGES[@]}"; do
+    n=$((n + 1))
+    printf '\n%s══════ [%d/%d] %s %s\n' "$BOLD" "$n" "${#STAGES[@]}" "${TITLE[$stage]}" "$RESET"
+    skip_var="HOOKBRIDGE_TEST_SKIP_$(printf '%s' "$stage" | tr '[:lower:]' '[:upper:]')"
+    if [ "${CI:-}" != true ] && [ -n "${!skip_var:-}" ] && [ "${!skip_var}" != 0 ]; then
+        RESULT[$stage]=skipped
+        loud "SKIPPED by $skip_var"
+        continue
+    fi
+    blocked=""
+    for need in ${NEEDS[$stage]:-}; do
+        [ "${RESULT[$need]:-}" = passed ] || blocked="$need"
+    done
+    if [ -n "$blocked" ]; then
+        RESULT[$stage]="not run"
+        echo "${RED}not run: stage '$blocked' did not pass${RESET}"
+        continue
+    fi
+    t0=$(date +%s)
+    set +e
+    bash -euo pipefail "$SELF" __stage "$stage"
+    rc=$?
+    set -e
+    if [ $rc -eq 0 ] && [ "$stage" = mux ] && grep -q '^mux: SKIPPED' "$STATE/notes" 2>/dev/null; then
+        RESULT[$stage]="SKIPPED (npm registry unreachable)"
+        loud "${TITLE[$stage]}: SKIPPED, npm's registry is unreachable"
+    elif [ $rc -eq 0 ]; then
+        RESULT[$stage]=passed
+        echo "${GREEN}✔ ${TITLE[$stage]}: passed ($(($(date +%s) - t0)) s)${RESET}"
+    else
+        RESULT[$stage]=FAILED
+        echo "${RED}✘ ${TITLE[$stage]}: FAILED with exit code $rc ($(($(date +%s) - t0)) s)${RESET}"
+    fi
+done
+
+printf '\n%s══════ Summary%s\n' "$BOLD" "$RESET"
+[ -s "$STATE/notes" ] && sed 's/^/  note: /' "$STATE/notes"
+failed=0
+line=""
+for stage in "${STAGES[@]}"; do
+    line+="$stage ${RESULT[$stage]}, "
+    case "${RESULT[$stage]}" in passed | skipped | SKIPPED*) ;; *) failed=1 ;; esac
+done
+elapsed=$(($(date +%s) - started))
+if [ $failed -eq 0 ]; then
+    echo "${GREEN}${BOLD}test.sh: PASS — ${line%, } ($((elapsed / 60))m$((elapsed % 60))s)${RESET}"
+else
+    echo "${RED}${BOLD}test.sh: FAIL — ${line%, } ($((elapsed / 60))m$((elapsed % 60))s)${RESET}"
+    exit 1
+fi

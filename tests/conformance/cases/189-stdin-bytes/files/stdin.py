@@ -1,0 +1,16 @@
+#!/usr/bin/env python3
+import json, os, re, sys
+raw = sys.stdin.buffer.read()
+d = os.path.join(os.environ.get("CLAUDE_PROJECT_DIR", "."), "marks")
+os.makedirs(d, exist_ok=True)
+def m(name): open(os.path.join(d, re.sub(r"[^A-Za-z0-9_.-]+", "_", name)), "w").close()
+text = raw.decode("utf-8")
+data = json.loads(text)
+m("keys_" + "_".join(data.keys()))
+m("tool_input_keys_" + "_".join(data.get("tool_input", {}).keys()))
+m("ends_with_newline" if text.endswith("\n") else "no_trailing_newline")
+m("one_line" if text.rstrip("\n").count("\n") == 0 else "several_lines")
+m("compact" if '": ' not in text and '", "' not in text else "spaced")
+m("nonascii_raw" if "\u00e9" in text else "nonascii_escaped" if "\\u00e9" in text else "nonascii_missing")
+m("slash_escaped" if "a\\/b" in text else "slash_raw")
+m("timeout_" + json.dumps(data.get("tool_input", {}).get("timeout")) + "_raw_" + (re.search(r'"timeout":\s*([0-9.eE+-]+)', text) or [None, "none"])[1])
