@@ -17,7 +17,12 @@ pub fn path() -> Option<PathBuf> {
         return Some(PathBuf::from(p));
     }
     let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
-    Some(PathBuf::from(home).join(".amplifier").join("hookbridge").join("diagnostics.log"))
+    Some(
+        PathBuf::from(home)
+            .join(".amplifier")
+            .join("hookbridge")
+            .join("diagnostics.log"),
+    )
 }
 
 /// Append `lines` (each one problem) to the log.
@@ -32,7 +37,9 @@ pub fn append(context: &str, lines: &[String]) {
     if fs::metadata(&path).map(|m| m.len() > ROTATE_AT).unwrap_or(false) {
         let _ = fs::rename(&path, path.with_extension("log.1"));
     }
-    let Ok(mut file) = OpenOptions::new().create(true).append(true).open(&path) else { return };
+    let Ok(mut file) = OpenOptions::new().create(true).append(true).open(&path) else {
+        return;
+    };
     let stamp = timestamp();
     let mut text = String::new();
     for line in lines {
@@ -62,7 +69,10 @@ pub fn to_terminal(lines: &[String]) {
 
 /// `YYYY-MM-DDTHH:MM:SSZ` from the system clock (civil-from-days, no date crate needed).
 fn timestamp() -> String {
-    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     let z = days + 719_468;
@@ -74,5 +84,10 @@ fn timestamp() -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }

@@ -64,13 +64,20 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
             println!("{event}");
             current = Some(event);
         }
-        let matcher = group.matcher_text.as_deref().filter(|m| !m.is_empty()).unwrap_or("*");
+        let matcher = group
+            .matcher_text
+            .as_deref()
+            .filter(|m| !m.is_empty())
+            .unwrap_or("*");
         let mut notes = Vec::new();
         if let Err(e) = &group.matcher {
             notes.push(format!("NEVER RUNS: {e}"));
         }
         if !matches!(hook.kind, HookKind::Command(_)) {
-            notes.push(format!("SKIPPED: `{}` hooks are not supported yet", hook.kind.type_name()));
+            notes.push(format!(
+                "SKIPPED: `{}` hooks are not supported yet",
+                hook.kind.type_name()
+            ));
         }
         if let HookKind::Command(c) = &hook.kind {
             if c.run_async {
@@ -83,7 +90,11 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
         if let Some(p) = &hook.source.plugin {
             notes.push(format!("plugin {}", p.name));
         }
-        let notes = if notes.is_empty() { String::new() } else { format!("  [{}]", notes.join(", ")) };
+        let notes = if notes.is_empty() {
+            String::new()
+        } else {
+            format!("  [{}]", notes.join(", "))
+        };
         println!(
             "  {matcher:<16} {:<8} {}{notes}\n  {:<16} {:<8} ↳ {}:{}:{} ({})",
             hook.kind.type_name(),
@@ -110,7 +121,11 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
 
 pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
     let set = discover(&args.project.discovery()?);
-    let mut errors = set.diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
+    let mut errors = set
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
     for d in &set.diagnostics {
         eprintln!("{d}");
     }
@@ -129,6 +144,18 @@ pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
     }
     let files = set.sources.len();
     let hooks = set.hooks().count();
-    println!("{files} file(s), {hooks} hook(s), {errors} error(s), {} warning(s)", set.diagnostics.len() - set.diagnostics.iter().filter(|d| d.severity == Severity::Error).count());
-    Ok(if errors == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    println!(
+        "{files} file(s), {hooks} hook(s), {errors} error(s), {} warning(s)",
+        set.diagnostics.len()
+            - set
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+                .count()
+    );
+    Ok(if errors == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -19,7 +19,11 @@ use clap::{Parser, Subcommand};
 pub const EXIT_USAGE: u8 = 64;
 
 #[derive(Parser, Debug)]
-#[command(name = "hookbridge", version, about = "Run Claude Code hooks for any agent host")]
+#[command(
+    name = "hookbridge",
+    version,
+    about = "Run Claude Code hooks for any agent host"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -92,8 +96,11 @@ impl ProjectArgs {
     }
 
     pub fn discovery(&self) -> anyhow::Result<hookbridge_core::config::DiscoveryOptions> {
-        let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
-        let mut options = hookbridge_core::config::DiscoveryOptions::new(self.project_dir()?, home.as_deref());
+        let home = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from);
+        let mut options =
+            hookbridge_core::config::DiscoveryOptions::new(self.project_dir()?, home.as_deref());
         options.include_user = !self.no_user_hooks;
         options.include_project = !self.no_project_hooks;
         Ok(options)

@@ -56,7 +56,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let context = format!("run {event}");
     let mut input = Vec::new();
-    std::io::stdin().read_to_end(&mut input).context("reading the event payload from stdin")?;
+    std::io::stdin()
+        .read_to_end(&mut input)
+        .context("reading the event payload from stdin")?;
     let mut payload = match EventPayload::parse(event.clone(), &input) {
         Ok(p) => p,
         Err(e) => {
@@ -73,7 +75,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let project_dir = args.project.project_dir()?;
     if payload.cwd().is_none() {
         if let Ok(cwd) = std::env::current_dir() {
-            payload.set("cwd", serde_json::Value::String(cwd.to_string_lossy().into_owned()));
+            payload.set(
+                "cwd",
+                serde_json::Value::String(cwd.to_string_lossy().into_owned()),
+            );
         }
     }
     let set = discover(&args.project.discovery()?);
@@ -119,7 +124,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         print_answer(&answer)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let answer = render_claude(&report.event, report.match_query.as_deref(), &report.decision, &own_command());
+    let answer = render_claude(
+        &report.event,
+        report.match_query.as_deref(),
+        &report.decision,
+        &own_command(),
+    );
     match args.format {
         Format::Claude => {
             print_answer(&answer)?;
@@ -132,17 +142,25 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 "stdout": answer.stdout,
                 "stderr": answer.stderr,
             });
-            json["diagnostics"] = serde_json::json!(set.diagnostics.iter().map(ToString::to_string).collect::<Vec<_>>());
+            json["diagnostics"] = serde_json::json!(set
+                .diagnostics
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>());
             println!("{}", serde_json::to_string_pretty(&json)?);
             Ok(ExitCode::SUCCESS)
         }
         Format::Amplifier => {
             // The payload stands in for the Amplifier event data: `run` receives Claude Code's form.
-            let amplifier_event =
-                hookbridge_core::amplifier::events::amplifier_event_for(&report.event).unwrap_or(report.event.as_str());
+            let amplifier_event = hookbridge_core::amplifier::events::amplifier_event_for(&report.event)
+                .unwrap_or(report.event.as_str());
             let data = serde_json::Value::Object(payload.fields().clone());
-            let result =
-                hookbridge_core::amplifier::translate::to_hook_result(amplifier_event, &data, &payload, &report.decision);
+            let result = hookbridge_core::amplifier::translate::to_hook_result(
+                amplifier_event,
+                &data,
+                &payload,
+                &report.decision,
+            );
             println!("{}", serde_json::to_string(&result)?);
             Ok(ExitCode::SUCCESS)
         }
@@ -158,7 +176,11 @@ fn seconds(value: Option<f64>, flag: &str) -> anyhow::Result<Option<Duration>> {
 }
 
 /// Run the dispatch; a runtime is only started when some hook is selected.
-fn dispatch_blocking(set: &HookSet, payload: &EventPayload, options: &DispatchOptions) -> anyhow::Result<EventReport> {
+fn dispatch_blocking(
+    set: &HookSet,
+    payload: &EventPayload,
+    options: &DispatchOptions,
+) -> anyhow::Result<EventReport> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
@@ -211,7 +233,9 @@ fn report_problems(report: &EventReport) -> Vec<String> {
             lines.push(format!("{who} left a background process holding its output open; its answer was taken when it exited"));
         }
         if h.execution.stdout_truncated || h.execution.stderr_truncated {
-            lines.push(format!("{who} printed more than the output cap; the rest was drained and dropped"));
+            lines.push(format!(
+                "{who} printed more than the output cap; the rest was drained and dropped"
+            ));
         }
     }
     for (h, reason) in &report.skipped {
@@ -233,7 +257,9 @@ fn own_command() -> String {
     std::env::args()
         .map(|arg| {
             let safe = !arg.is_empty()
-                && arg.chars().all(|c| c.is_ascii_alphanumeric() || "@%+=:,./-_".contains(c));
+                && arg
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "@%+=:,./-_".contains(c));
             if safe {
                 arg
             } else {
@@ -250,7 +276,10 @@ fn async_answer(report: &EventReport) -> ClaudeAnswer {
     let d = &report.decision;
     let mut out = serde_json::Map::new();
     if !d.system_messages.is_empty() {
-        out.insert("systemMessage".into(), serde_json::json!(d.system_messages.join("\n")));
+        out.insert(
+            "systemMessage".into(),
+            serde_json::json!(d.system_messages.join("\n")),
+        );
     }
     let contexts: Vec<&str> = d
         .contexts
@@ -267,7 +296,11 @@ fn async_answer(report: &EventReport) -> ClaudeAnswer {
     if out.is_empty() {
         return ClaudeAnswer::default();
     }
-    ClaudeAnswer { exit_code: 0, stdout: format!("{}\n", serde_json::Value::Object(out)), stderr: String::new() }
+    ClaudeAnswer {
+        exit_code: 0,
+        stdout: format!("{}\n", serde_json::Value::Object(out)),
+        stderr: String::new(),
+    }
 }
 
 /// Decisions of async hooks have no effect (as in Claude Code); say so when one tried.

@@ -97,7 +97,11 @@ fn check_dir(rel: &str, origin: &'static str) {
             if o.failures.is_empty() {
                 closed_gaps.push(case.name.clone());
             } else {
-                summary.push(format!("KNOWN GAP {origin} {}: {why} ({} difference(s))", case.name, o.failures.len()));
+                summary.push(format!(
+                    "KNOWN GAP {origin} {}: {why} ({} difference(s))",
+                    case.name,
+                    o.failures.len()
+                ));
             }
             continue;
         }
@@ -126,9 +130,16 @@ fn check_dir(rel: &str, origin: &'static str) {
         }
     }
     summary.extend(notes);
-    assert!(closed_gaps.is_empty(), "known gaps now pass, take them off KNOWN_GAPS: {closed_gaps:?}");
+    assert!(
+        closed_gaps.is_empty(),
+        "known gaps now pass, take them off KNOWN_GAPS: {closed_gaps:?}"
+    );
     let is_gap = |name: &str| KNOWN_GAPS.iter().any(|(g, _)| *g == name);
-    let failed = cases.iter().zip(&outcomes).filter(|(c, o)| !o.failures.is_empty() && !is_gap(&c.name)).count();
+    let failed = cases
+        .iter()
+        .zip(&outcomes)
+        .filter(|(c, o)| !o.failures.is_empty() && !is_gap(&c.name))
+        .count();
     summary.push(format!("{origin}: {} case(s), {failed} failed", cases.len()));
     println!("{}", summary.join("\n"));
     let failed_names: Vec<&str> = cases

@@ -59,11 +59,20 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn error(message: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Error, file: None, position: None, key: None, message: message.into() }
+        Diagnostic {
+            severity: Severity::Error,
+            file: None,
+            position: None,
+            key: None,
+            message: message.into(),
+        }
     }
 
     pub fn warning(message: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(message) }
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(message)
+        }
     }
 
     pub fn in_file(mut self, file: &Path) -> Self {

@@ -32,7 +32,9 @@ impl Matcher {
     /// Compile `pattern` with Claude Code's rules. `extended_exact_chars` is false for FileChanged
     /// and StopFailure, whose exact form allows only letters, digits, `_` and `|`.
     pub fn compile(pattern: Option<&str>, extended_exact_chars: bool) -> Result<Matcher, MatcherError> {
-        let Some(pattern) = pattern else { return Ok(Matcher::All) };
+        let Some(pattern) = pattern else {
+            return Ok(Matcher::All);
+        };
         if pattern.is_empty() || pattern == "*" {
             return Ok(Matcher::All);
         }
@@ -52,8 +54,14 @@ impl Matcher {
             return Ok(Matcher::Exact(names));
         }
         regress::Regex::with_flags(pattern, regress::Flags::default())
-            .map(|regex| Matcher::Regex { source: pattern.to_string(), regex })
-            .map_err(|e| MatcherError { pattern: pattern.to_string(), message: e.to_string() })
+            .map(|regex| Matcher::Regex {
+                source: pattern.to_string(),
+                regex,
+            })
+            .map_err(|e| MatcherError {
+                pattern: pattern.to_string(),
+                message: e.to_string(),
+            })
     }
 
     /// Does the event's match query (tool name, session source, …) match?
@@ -110,19 +118,34 @@ mod tests {
         for p in ["Edit|Write", "Wri.*", "*", ""] {
             assert!(m(p).is_match("Write"), "{p:?} should match Write");
         }
-        let mcp_yes = ["mcp__srv__echo", "mcp__srv__.*", "mcp__.*", "mcp__srv__echo|Bash", "*"];
+        let mcp_yes = [
+            "mcp__srv__echo",
+            "mcp__srv__.*",
+            "mcp__.*",
+            "mcp__srv__echo|Bash",
+            "*",
+        ];
         for p in mcp_yes {
-            assert!(m(p).is_match("mcp__srv__echo"), "{p:?} should match mcp__srv__echo");
+            assert!(
+                m(p).is_match("mcp__srv__echo"),
+                "{p:?} should match mcp__srv__echo"
+            );
         }
         for p in ["mcp__srv", "echo"] {
-            assert!(!m(p).is_match("mcp__srv__echo"), "{p:?} should not match mcp__srv__echo");
+            assert!(
+                !m(p).is_match("mcp__srv__echo"),
+                "{p:?} should not match mcp__srv__echo"
+            );
         }
         assert!(Matcher::compile(None, true).unwrap().is_match("anything"));
     }
 
     #[test]
     fn exact_lists_split_on_bars_and_commas() {
-        assert_eq!(m("Edit, Write"), Matcher::Exact(vec!["Edit".into(), "Write".into()]));
+        assert_eq!(
+            m("Edit, Write"),
+            Matcher::Exact(vec!["Edit".into(), "Write".into()])
+        );
         assert!(m("code-reviewer").is_match("code-reviewer"));
         assert!(!m("code-reviewer").is_match("senior-code-reviewer"));
     }

@@ -22,7 +22,12 @@ fn source() -> Arc<ConfigSource> {
 }
 
 fn placeholders() -> Placeholders {
-    Placeholders { project_dir: "/p".into(), hooks_dir: "/p".into(), plugin_root: None, plugin_data: None }
+    Placeholders {
+        project_dir: "/p".into(),
+        hooks_dir: "/p".into(),
+        plugin_root: None,
+        plugin_data: None,
+    }
 }
 
 /// JSON-ish text: mostly structural characters and the words hooks.json uses.

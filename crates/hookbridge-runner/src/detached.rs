@@ -31,7 +31,10 @@ pub fn spawn_detached(spec: &ProcessSpec) -> std::io::Result<()> {
         command.current_dir(cwd);
     }
     command.envs(spec.env.iter().map(|(k, v)| (k, v)));
-    command.stdin(Stdio::from(stdin)).stdout(Stdio::null()).stderr(Stdio::null());
+    command
+        .stdin(Stdio::from(stdin))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;

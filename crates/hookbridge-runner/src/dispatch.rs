@@ -65,7 +65,9 @@ impl DispatchOptions {
     /// The timeout for `hook` on `event`: its own, else ours, else Claude Code's default; capped.
     pub fn timeout_for(&self, event: &EventName, hook: &HookSpec) -> Duration {
         let own = hook.timeout_secs.map(Duration::from_secs_f64);
-        let default = self.default_timeout.unwrap_or(Duration::from_secs(event.traits().default_timeout_secs));
+        let default = self
+            .default_timeout
+            .unwrap_or(Duration::from_secs(event.traits().default_timeout_secs));
         let timeout = own.unwrap_or(default);
         match self.max_timeout {
             Some(max) => timeout.min(max),
@@ -131,9 +133,19 @@ pub async fn dispatch(set: &HookSet, payload: &EventPayload, options: &DispatchO
     let selection = set.select(payload);
     let event = payload.event().clone();
     let match_query = payload.match_query();
-    let skipped = selection.skipped.iter().map(|s| (HookSummary::of(s.hook), s.reason.clone())).collect();
+    let skipped = selection
+        .skipped
+        .iter()
+        .map(|s| (HookSummary::of(s.hook), s.reason.clone()))
+        .collect();
     if selection.hooks.is_empty() {
-        return EventReport { event, match_query, decision: EventDecision::default(), hooks: Vec::new(), skipped };
+        return EventReport {
+            event,
+            match_query,
+            decision: EventDecision::default(),
+            hooks: Vec::new(),
+            skipped,
+        };
     }
     let stdin: Arc<[u8]> = Arc::from(payload.to_stdin_bytes());
     let cwd = options
@@ -159,11 +171,20 @@ pub async fn dispatch(set: &HookSet, payload: &EventPayload, options: &DispatchO
             continue;
         };
         let program = match (&command.args, command.shell) {
-            (Some(args), _) => Program::Exec { program: command.resolved_command.clone(), args: args.clone() },
-            (None, Shell::Default) => Program::Shell { command: command.resolved_command.clone() },
+            (Some(args), _) => Program::Exec {
+                program: command.resolved_command.clone(),
+                args: args.clone(),
+            },
+            (None, Shell::Default) => Program::Shell {
+                command: command.resolved_command.clone(),
+            },
             (None, Shell::PowerShell) => Program::Exec {
                 program: "pwsh".into(),
-                args: vec!["-NoProfile".into(), "-Command".into(), command.resolved_command.clone()],
+                args: vec![
+                    "-NoProfile".into(),
+                    "-Command".into(),
+                    command.resolved_command.clone(),
+                ],
             },
         };
         let spec = ProcessSpec {
@@ -200,7 +221,10 @@ pub async fn dispatch(set: &HookSet, payload: &EventPayload, options: &DispatchO
             tasks.abort_all();
             for (i, slot) in executions.iter_mut().enumerate() {
                 if slot.is_none() && i != index {
-                    *slot = Some(HookExecution::without_output(RunStatus::Cancelled(why.to_string()), usize::MAX));
+                    *slot = Some(HookExecution::without_output(
+                        RunStatus::Cancelled(why.to_string()),
+                        usize::MAX,
+                    ));
                 }
             }
         }
@@ -216,10 +240,21 @@ pub async fn dispatch(set: &HookSet, payload: &EventPayload, options: &DispatchO
             finish_order: execution.finish_order,
             block_on_failure: hook.on_failure == OnFailure::Block,
         });
-        hooks.push(HookReport { hook: HookSummary::of(hook), execution, answer, timeout });
+        hooks.push(HookReport {
+            hook: HookSummary::of(hook),
+            execution,
+            answer,
+            timeout,
+        });
     }
     let decision = merge(&event, &answered);
-    EventReport { event, match_query, decision, hooks, skipped }
+    EventReport {
+        event,
+        match_query,
+        decision,
+        hooks,
+        skipped,
+    }
 }
 
 /// Claude Code stops waiting once some answers are in: a UserPromptSubmit block kills the other
@@ -235,8 +270,7 @@ fn decided_early(event: &EventName, execution: &HookExecution) -> Option<&'stati
             Some("cancelled: another UserPromptSubmit hook blocked the prompt")
         }
         (EventName::PermissionRequest, HookAnswer::Output(HookOutput::Json(j)))
-            if j
-                .specific_value("decision")
+            if j.specific_value("decision")
                 .and_then(|d| d.get("behavior"))
                 .and_then(|b| b.as_str())
                 .is_some_and(|b| b == "allow" || b == "deny") =>
@@ -267,15 +301,29 @@ fn execution_of(outcome: ProcessOutcome, finish_order: usize) -> HookExecution {
 }
 
 /// The environment Claude Code gives a hook, plus the Amplifier names of the shell-hooks spec.
-fn hook_env(hook: &HookSpec, event: &EventName, options: &DispatchOptions, session_id: Option<&str>) -> Vec<(OsString, OsString)> {
+fn hook_env(
+    hook: &HookSpec,
+    event: &EventName,
+    options: &DispatchOptions,
+    session_id: Option<&str>,
+) -> Vec<(OsString, OsString)> {
     let mut env: Vec<(OsString, OsString)> = Vec::with_capacity(8 + options.extra_env.len());
     let project = options.project_dir.as_os_str().to_os_string();
     env.push(("CLAUDE_PROJECT_DIR".into(), project.clone()));
     env.push(("AMPLIFIER_PROJECT_DIR".into(), project));
-    env.push(("AMPLIFIER_HOOKS_DIR".into(), hook.source.hooks_dir.as_os_str().to_os_string()));
+    env.push((
+        "AMPLIFIER_HOOKS_DIR".into(),
+        hook.source.hooks_dir.as_os_str().to_os_string(),
+    ));
     if let Some(plugin) = &hook.source.plugin {
-        env.push(("CLAUDE_PLUGIN_ROOT".into(), plugin.root.as_os_str().to_os_string()));
-        env.push(("CLAUDE_PLUGIN_DATA".into(), plugin.data_dir.as_os_str().to_os_string()));
+        env.push((
+            "CLAUDE_PLUGIN_ROOT".into(),
+            plugin.root.as_os_str().to_os_string(),
+        ));
+        env.push((
+            "CLAUDE_PLUGIN_DATA".into(),
+            plugin.data_dir.as_os_str().to_os_string(),
+        ));
         ensure_dir(&plugin.data_dir);
     }
     if let Some(id) = session_id {
@@ -284,8 +332,10 @@ fn hook_env(hook: &HookSpec, event: &EventName, options: &DispatchOptions, sessi
             env.push(("CLAUDE_CODE_SESSION_ID".into(), id.into()));
         }
     }
-    let gets_env_file =
-        matches!(event, EventName::SessionStart | EventName::Setup | EventName::CwdChanged | EventName::FileChanged);
+    let gets_env_file = matches!(
+        event,
+        EventName::SessionStart | EventName::Setup | EventName::CwdChanged | EventName::FileChanged
+    );
     if let (true, Some(file)) = (gets_env_file, &options.env_file) {
         env.push(("CLAUDE_ENV_FILE".into(), file.as_os_str().to_os_string()));
         env.push(("AMPLIFIER_ENV_FILE".into(), file.as_os_str().to_os_string()));
@@ -318,7 +368,9 @@ impl EventReport {
                     RunStatus::Cancelled(_) => ("cancelled", None),
                 };
                 let detail = match &h.execution.status {
-                    RunStatus::SpawnFailed(m) | RunStatus::NotRun(m) | RunStatus::Cancelled(m) => Some(m.clone()),
+                    RunStatus::SpawnFailed(m) | RunStatus::NotRun(m) | RunStatus::Cancelled(m) => {
+                        Some(m.clone())
+                    }
                     _ => None,
                 };
                 json!({

@@ -4,8 +4,8 @@
 //! timeout, leak detection) and the dispatch of one event through the core's selection and decision
 //! logic. Tokio lives here and in entry points only; the core stays synchronous.
 
-pub mod process;
-pub mod dispatch;
 mod detached;
+pub mod dispatch;
+pub mod process;
 
 pub use dispatch::{dispatch, DispatchOptions, EventReport, HookReport, HookSummary};

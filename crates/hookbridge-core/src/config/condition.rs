@@ -42,10 +42,18 @@ impl Condition {
                 (&t[..open], Some(t[open + 1..t.len() - 1].to_string()))
             }
         };
-        if tool.is_empty() || !tool.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        if tool.is_empty()
+            || !tool
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
             return Err(err());
         }
-        Ok(Condition { text: text.to_string(), tool: tool.to_string(), pattern })
+        Ok(Condition {
+            text: text.to_string(),
+            tool: tool.to_string(),
+            pattern,
+        })
     }
 
     /// Does this rule cover the tool call? `cwd` resolves relative file patterns.
@@ -53,7 +61,9 @@ impl Condition {
         if self.tool != tool_name {
             return false;
         }
-        let Some(pattern) = self.pattern.as_deref().map(str::trim) else { return true };
+        let Some(pattern) = self.pattern.as_deref().map(str::trim) else {
+            return true;
+        };
         if pattern.is_empty() || pattern == "*" || pattern == "**" {
             return true;
         }
@@ -72,7 +82,10 @@ impl Condition {
                 }
             }
             // Other tools: the pattern against any string field of the input.
-            _ => tool_input.values().filter_map(Value::as_str).any(|v| glob(pattern, v, false)),
+            _ => tool_input
+                .values()
+                .filter_map(Value::as_str)
+                .any(|v| glob(pattern, v, false)),
         }
     }
 }
@@ -91,8 +104,9 @@ struct Lexed {
     has_comment: bool,
 }
 
-const KEYWORDS: &[&str] =
-    &["if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "time", "exec"];
+const KEYWORDS: &[&str] = &[
+    "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "time", "exec",
+];
 
 fn bash_rule_matches(pattern: &str, command: &str) -> bool {
     if command.contains("<<") {
@@ -118,7 +132,10 @@ fn bash_rule_matches(pattern: &str, command: &str) -> bool {
 
 /// `npm run test:*` names more than the command; `git *`, `rm:*` and `ls*` do not.
 fn more_specific_than_command_name(pattern: &str) -> bool {
-    let head = pattern.strip_suffix(":*").or_else(|| pattern.strip_suffix(" *")).unwrap_or(pattern);
+    let head = pattern
+        .strip_suffix(":*")
+        .or_else(|| pattern.strip_suffix(" *"))
+        .unwrap_or(pattern);
     head.trim().contains(' ')
 }
 
@@ -163,9 +180,9 @@ fn lex(line: &str) -> Option<Lexed> {
         let mut start = 0;
         while start < words.len() {
             let w = &words[start];
-            let assignment = w.find('=').is_some_and(|eq| {
-                eq > 0 && w[..eq].chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            });
+            let assignment = w
+                .find('=')
+                .is_some_and(|eq| eq > 0 && w[..eq].chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
             if KEYWORDS.contains(&w.as_str()) || assignment {
                 start += 1;
             } else {
@@ -341,10 +358,16 @@ fn file_rule_matches(pattern: &str, path: &str, cwd: Option<&str>) -> bool {
         (cwd.unwrap_or("").to_string(), p, true)
     } else {
         let p = pattern.strip_prefix("./").unwrap_or(pattern);
-        (cwd.unwrap_or("").to_string(), p, p.trim_end_matches('/').contains('/'))
+        (
+            cwd.unwrap_or("").to_string(),
+            p,
+            p.trim_end_matches('/').contains('/'),
+        )
     };
     let base = base.trim_end_matches('/');
-    let Some(relative) = absolute.strip_prefix(base).and_then(|r| r.strip_prefix('/').or(Some(r).filter(|_| base.is_empty())))
+    let Some(relative) = absolute
+        .strip_prefix(base)
+        .and_then(|r| r.strip_prefix('/').or(Some(r).filter(|_| base.is_empty())))
     else {
         return false;
     };
@@ -410,12 +433,20 @@ mod tests {
 
     fn bash(rule: &str, command: &str) -> bool {
         let c = Condition::parse(&format!("Bash({rule})")).unwrap();
-        c.matches("Bash", json!({"command": command}).as_object().unwrap(), Some("/p"))
+        c.matches(
+            "Bash",
+            json!({"command": command}).as_object().unwrap(),
+            Some("/p"),
+        )
     }
 
     fn file(rule: &str, tool: &str, path: &str) -> bool {
         let c = Condition::parse(&format!("{tool}({rule})")).unwrap();
-        c.matches(tool, json!({"file_path": path}).as_object().unwrap(), Some("/tmp/proj"))
+        c.matches(
+            tool,
+            json!({"file_path": path}).as_object().unwrap(),
+            Some("/tmp/proj"),
+        )
     }
 
     /// Conformance cases 150, 151, 185 (Claude Code 2.1.328).
@@ -448,7 +479,13 @@ mod tests {
         for (command, expected) in git {
             assert_eq!(bash("git *", command), expected, "Bash(git *) vs {command:?}");
         }
-        let rm = [("rm -f x", true), ("rmdir nothing", false), ("rm", true), ("ls && rm -f nothing.txt", true), ("echo $(git rev-parse HEAD)", false)];
+        let rm = [
+            ("rm -f x", true),
+            ("rmdir nothing", false),
+            ("rm", true),
+            ("ls && rm -f nothing.txt", true),
+            ("echo $(git rev-parse HEAD)", false),
+        ];
         for (command, expected) in rm {
             assert_eq!(bash("rm:*", command), expected, "Bash(rm:*) vs {command:?}");
         }
@@ -461,7 +498,11 @@ mod tests {
             ("ls -d .", false),
         ];
         for (command, expected) in npm {
-            assert_eq!(bash("npm run test:*", command), expected, "Bash(npm run test:*) vs {command:?}");
+            assert_eq!(
+                bash("npm run test:*", command),
+                expected,
+                "Bash(npm run test:*) vs {command:?}"
+            );
         }
         assert!(bash("ls*", "lsof -v"));
     }
@@ -500,8 +541,12 @@ mod tests {
 
     #[test]
     fn bare_tool_names_and_bad_rules() {
-        assert!(Condition::parse("Write").unwrap().matches("Write", &Map::new(), None));
-        assert!(!Condition::parse("Write").unwrap().matches("Edit", &Map::new(), None));
+        assert!(Condition::parse("Write")
+            .unwrap()
+            .matches("Write", &Map::new(), None));
+        assert!(!Condition::parse("Write")
+            .unwrap()
+            .matches("Edit", &Map::new(), None));
         assert!(Condition::parse("Bash(git *").is_err());
         assert!(Condition::parse("").is_err());
     }

@@ -68,7 +68,10 @@ pub fn discover(options: &DiscoveryOptions) -> HookSet {
     if options.include_user {
         if let Some(user) = &options.user_hooks_dir {
             // A project opened in the home directory must not load the same files twice.
-            let same = fs::canonicalize(user).ok().zip(fs::canonicalize(&project_hooks).ok()).is_some_and(|(a, b)| a == b);
+            let same = fs::canonicalize(user)
+                .ok()
+                .zip(fs::canonicalize(&project_hooks).ok())
+                .is_some_and(|(a, b)| a == b);
             if !(same && options.include_project) {
                 dirs.push((user.clone(), Scope::User));
             }
@@ -85,7 +88,8 @@ fn load_hooks_dir(set: &mut HookSet, options: &DiscoveryOptions, dir: &Path, sco
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
         Err(e) => {
-            set.diagnostics.push(Diagnostic::error(format!("cannot read the hooks directory: {e}")).in_file(dir));
+            set.diagnostics
+                .push(Diagnostic::error(format!("cannot read the hooks directory: {e}")).in_file(dir));
             return;
         }
     };
@@ -96,7 +100,11 @@ fn load_hooks_dir(set: &mut HookSet, options: &DiscoveryOptions, dir: &Path, sco
     let mut subdirs: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-        .filter(|e| e.file_type().map(|t| t.is_dir() || t.is_symlink()).unwrap_or(false))
+        .filter(|e| {
+            e.file_type()
+                .map(|t| t.is_dir() || t.is_symlink())
+                .unwrap_or(false)
+        })
         .map(|e| e.path())
         .filter(|p| p.is_dir())
         .collect();
@@ -106,21 +114,34 @@ fn load_hooks_dir(set: &mut HookSet, options: &DiscoveryOptions, dir: &Path, sco
     }
 }
 
-fn load_plugin(set: &mut HookSet, options: &DiscoveryOptions, hooks_dir: &Path, plugin_dir: &Path, scope: Scope) {
-    let dir_name = plugin_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+fn load_plugin(
+    set: &mut HookSet,
+    options: &DiscoveryOptions,
+    hooks_dir: &Path,
+    plugin_dir: &Path,
+    scope: Scope,
+) {
+    let dir_name = plugin_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let manifest_path = plugin_dir.join(".claude-plugin").join("plugin.json");
     let manifest = if manifest_path.is_file() {
         match fs::read_to_string(&manifest_path) {
             Ok(text) => Some(text),
             Err(e) => {
-                set.diagnostics.push(Diagnostic::error(format!("cannot read the plugin manifest: {e}")).in_file(&manifest_path));
+                set.diagnostics.push(
+                    Diagnostic::error(format!("cannot read the plugin manifest: {e}"))
+                        .in_file(&manifest_path),
+                );
                 None
             }
         }
     } else {
         None
     };
-    let manifest_value: Option<serde_json::Value> = manifest.as_deref().and_then(|t| serde_json::from_str(t).ok());
+    let manifest_value: Option<serde_json::Value> =
+        manifest.as_deref().and_then(|t| serde_json::from_str(t).ok());
     let name = manifest_value
         .as_ref()
         .and_then(|v| v.get("name"))
@@ -149,27 +170,61 @@ fn load_plugin(set: &mut HookSet, options: &DiscoveryOptions, hooks_dir: &Path, 
     let Some(text) = manifest else { return };
     let Some(value) = manifest_value else {
         // Report the syntax error with its position through the normal parser.
-        load_text(set, options, &text, &manifest_path, hooks_dir, scope, Some(plugin));
+        load_text(
+            set,
+            options,
+            &text,
+            &manifest_path,
+            hooks_dir,
+            scope,
+            Some(plugin),
+        );
         return;
     };
     match value.get("hooks") {
         None => {}
         Some(serde_json::Value::Object(_)) => {
-            load_text(set, options, &text, &manifest_path, hooks_dir, scope, Some(plugin));
+            load_text(
+                set,
+                options,
+                &text,
+                &manifest_path,
+                hooks_dir,
+                scope,
+                Some(plugin),
+            );
         }
-        Some(serde_json::Value::String(path)) => {
-            load_manifest_path(set, options, plugin_dir, path, &manifest_path, hooks_dir, scope, &plugin, &files)
-        }
+        Some(serde_json::Value::String(path)) => load_manifest_path(
+            set,
+            options,
+            plugin_dir,
+            path,
+            &manifest_path,
+            hooks_dir,
+            scope,
+            &plugin,
+            &files,
+        ),
         Some(serde_json::Value::Array(paths)) => {
             for p in paths {
                 match p.as_str() {
                     Some(path) => load_manifest_path(
-                        set, options, plugin_dir, path, &manifest_path, hooks_dir, scope, &plugin, &files,
+                        set,
+                        options,
+                        plugin_dir,
+                        path,
+                        &manifest_path,
+                        hooks_dir,
+                        scope,
+                        &plugin,
+                        &files,
                     ),
                     None => set.diagnostics.push(
-                        Diagnostic::error("entries of `hooks` must be paths (strings); this entry is skipped")
-                            .in_file(&manifest_path)
-                            .key("hooks"),
+                        Diagnostic::error(
+                            "entries of `hooks` must be paths (strings); this entry is skipped",
+                        )
+                        .in_file(&manifest_path)
+                        .key("hooks"),
                     ),
                 }
             }
@@ -200,9 +255,11 @@ fn load_manifest_path(
     }
     if !file.is_file() {
         set.diagnostics.push(
-            Diagnostic::error(format!("the manifest names hooks file `{path}`, which does not exist"))
-                .in_file(manifest_path)
-                .key("hooks"),
+            Diagnostic::error(format!(
+                "the manifest names hooks file `{path}`, which does not exist"
+            ))
+            .in_file(manifest_path)
+            .key("hooks"),
         );
         return;
     }
@@ -226,7 +283,9 @@ fn load_file(
 ) {
     match fs::read_to_string(path) {
         Ok(text) => load_text(set, options, &text, path, hooks_dir, scope, plugin),
-        Err(e) => set.diagnostics.push(Diagnostic::error(format!("cannot read: {e}")).in_file(path)),
+        Err(e) => set
+            .diagnostics
+            .push(Diagnostic::error(format!("cannot read: {e}")).in_file(path)),
     }
 }
 
@@ -260,7 +319,15 @@ fn load_text(
 
 /// `${CLAUDE_PLUGIN_DATA}` folder names: anything outside `[A-Za-z0-9_-]` becomes `-`, as in Claude Code.
 fn sanitize(name: &str) -> String {
-    name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '-' }).collect()
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -285,8 +352,14 @@ mod tests {
         let home = tmp.path().join("home");
         let hooks = project.join(HOOKS_DIR_NAME);
         write(&hooks.join("hooks.json"), &hook("root"));
-        write(&hooks.join("b-amp/hooks.json"), &hook("${CLAUDE_PLUGIN_ROOT}/b.sh"));
-        write(&hooks.join("a-claude/.claude-plugin/plugin.json"), r#"{"name": "a plugin", "hooks": "./extra.json"}"#);
+        write(
+            &hooks.join("b-amp/hooks.json"),
+            &hook("${CLAUDE_PLUGIN_ROOT}/b.sh"),
+        );
+        write(
+            &hooks.join("a-claude/.claude-plugin/plugin.json"),
+            r#"{"name": "a plugin", "hooks": "./extra.json"}"#,
+        );
         write(&hooks.join("a-claude/hooks/hooks.json"), &hook("a-default"));
         write(&hooks.join("a-claude/extra.json"), &hook("a-extra"));
         write(&hooks.join("c-bare/hooks/hooks.json"), &hook("c"));
@@ -314,7 +387,10 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let hooks = tmp.path().join(HOOKS_DIR_NAME);
         write(&hooks.join("good/hooks.json"), &hook("good"));
-        write(&hooks.join("bad/hooks.json"), "{\n  \"hooks\": {\n    \"Stop\": [}\n}");
+        write(
+            &hooks.join("bad/hooks.json"),
+            "{\n  \"hooks\": {\n    \"Stop\": [}\n}",
+        );
         let set = discover(&DiscoveryOptions::new(tmp.path(), None));
         assert_eq!(set.hooks().count(), 1);
         assert_eq!(set.diagnostics.len(), 1);

@@ -200,7 +200,11 @@ pub struct HookSet {
 impl HookSet {
     /// Every hook, in declaration order.
     pub fn hooks(&self) -> impl Iterator<Item = (&EventName, &MatcherGroup, &HookSpec)> {
-        self.events.iter().flat_map(|(e, groups)| groups.iter().flat_map(move |g| g.hooks.iter().map(move |h| (e, g, h))))
+        self.events.iter().flat_map(|(e, groups)| {
+            groups
+                .iter()
+                .flat_map(move |g| g.hooks.iter().map(move |h| (e, g, h)))
+        })
     }
 
     /// Add a parsed file's groups (configs merge by concatenation per event).

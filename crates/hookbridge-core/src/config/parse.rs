@@ -93,7 +93,11 @@ impl<'a> Reader<'a> {
             Ok(map) => Some(map),
             Err(_) => {
                 let found = describe(raw);
-                self.diag(Diagnostic::error(format!("{what} must be an object, found {found}; ignored")), raw, key);
+                self.diag(
+                    Diagnostic::error(format!("{what} must be an object, found {found}; ignored")),
+                    raw,
+                    key,
+                );
                 None
             }
         }
@@ -104,7 +108,11 @@ impl<'a> Reader<'a> {
             Ok(list) => Some(list),
             Err(_) => {
                 let found = describe(raw);
-                self.diag(Diagnostic::error(format!("{what} must be an array, found {found}; ignored")), raw, key);
+                self.diag(
+                    Diagnostic::error(format!("{what} must be an array, found {found}; ignored")),
+                    raw,
+                    key,
+                );
                 None
             }
         }
@@ -130,9 +138,15 @@ impl<'a> Reader<'a> {
                 let position = if let Some(value) = fields.get(field) {
                     self.position(value)
                 } else if inner.line() <= 1 {
-                    Position { line: base.line, column: base.column + inner.column().saturating_sub(1) }
+                    Position {
+                        line: base.line,
+                        column: base.column + inner.column().saturating_sub(1),
+                    }
                 } else {
-                    Position { line: base.line + inner.line() - 1, column: inner.column() }
+                    Position {
+                        line: base.line + inner.line() - 1,
+                        column: inner.column(),
+                    }
                 };
                 let full_key = if inner_path == "." || inner_path.is_empty() {
                     key.to_string()
@@ -179,22 +193,34 @@ pub fn parse_hooks_file(
     source_index: usize,
     placeholders: &Placeholders,
 ) -> ParsedFile {
-    let mut reader = Reader { text, path: &source.path, diagnostics: Vec::new() };
-    let mut parsed =
-        ParsedFile { source: source.clone(), events: IndexMap::new(), diagnostics: Vec::new(), disable_all_hooks: false };
+    let mut reader = Reader {
+        text,
+        path: &source.path,
+        diagnostics: Vec::new(),
+    };
+    let mut parsed = ParsedFile {
+        source: source.clone(),
+        events: IndexMap::new(),
+        diagnostics: Vec::new(),
+        disable_all_hooks: false,
+    };
     let top: IndexMap<String, &RawValue> = match serde_json::from_str(text) {
         Ok(top) => top,
         Err(err) => {
             let message = if err.is_syntax() || err.is_eof() {
-                format!("not valid JSON: {}; the whole file is skipped", strip_serde_position(&err.to_string()))
+                format!(
+                    "not valid JSON: {}; the whole file is skipped",
+                    strip_serde_position(&err.to_string())
+                )
             } else {
                 "a hooks file must be a JSON object; the whole file is skipped".to_string()
             };
-            parsed.diagnostics.push(
-                Diagnostic::error(message)
-                    .in_file(&source.path)
-                    .at(Position { line: err.line().max(1), column: err.column().max(1) }),
-            );
+            parsed
+                .diagnostics
+                .push(Diagnostic::error(message).in_file(&source.path).at(Position {
+                    line: err.line().max(1),
+                    column: err.column().max(1),
+                }));
             return parsed;
         }
     };
@@ -205,12 +231,16 @@ pub fn parse_hooks_file(
             "description" => description = serde_json::from_str::<String>(raw.get()).ok(),
             "disableAllHooks" => match serde_json::from_str::<bool>(raw.get()) {
                 Ok(b) => parsed.disable_all_hooks = b,
-                Err(_) => reader.diag(Diagnostic::error("must be true or false; ignored"), raw, "disableAllHooks"),
+                Err(_) => reader.diag(
+                    Diagnostic::error("must be true or false; ignored"),
+                    raw,
+                    "disableAllHooks",
+                ),
             },
             // Keys of Claude Code settings files and plugin manifests that are not about hooks.
-            "$schema" | "name" | "version" | "author" | "homepage" | "repository" | "license" | "keywords"
-            | "permissions" | "env" | "model" | "statusLine" | "enabledPlugins" | "commands" | "agents"
-            | "skills" | "mcpServers" | "outputStyles" | "lspServers" | "userConfig" => {}
+            "$schema" | "name" | "version" | "author" | "homepage" | "repository" | "license"
+            | "keywords" | "permissions" | "env" | "model" | "statusLine" | "enabledPlugins" | "commands"
+            | "agents" | "skills" | "mcpServers" | "outputStyles" | "lspServers" | "userConfig" => {}
             other => reader.diag(
                 Diagnostic::warning(format!("unknown top-level key `{other}`; ignored")),
                 raw,
@@ -225,7 +255,11 @@ pub fn parse_hooks_file(
                 let event = match EventName::parse(&event_name) {
                     Ok(e) => e,
                     Err(e) => {
-                        reader.diag(Diagnostic::error(format!("{e}; its hooks are skipped")), raw_groups, &key);
+                        reader.diag(
+                            Diagnostic::error(format!("{e}; its hooks are skipped")),
+                            raw_groups,
+                            &key,
+                        );
                         continue;
                     }
                 };
@@ -238,13 +272,22 @@ pub fn parse_hooks_file(
                         &key,
                     );
                 }
-                let Some(raw_list) = reader.array(raw_groups, &key, "an event's matcher groups") else { continue };
+                let Some(raw_list) = reader.array(raw_groups, &key, "an event's matcher groups") else {
+                    continue;
+                };
                 let mut groups = Vec::with_capacity(raw_list.len());
                 for (gi, raw_group) in raw_list.into_iter().enumerate() {
                     let gkey = format!("{key}[{gi}]");
-                    if let Some(group) =
-                        read_group(&mut reader, &event, raw_group, &gkey, &source, source_index, gi, placeholders)
-                    {
+                    if let Some(group) = read_group(
+                        &mut reader,
+                        &event,
+                        raw_group,
+                        &gkey,
+                        &source,
+                        source_index,
+                        gi,
+                        placeholders,
+                    ) {
                         groups.push(group);
                     }
                 }
@@ -305,13 +348,20 @@ fn read_group<'a>(
         }
     }
     let Some(raw_hooks) = fields.get("hooks") else {
-        reader.diag(Diagnostic::error("a matcher group needs a `hooks` array; this group is skipped"), raw, key);
+        reader.diag(
+            Diagnostic::error("a matcher group needs a `hooks` array; this group is skipped"),
+            raw,
+            key,
+        );
         return None;
     };
     let hooks_key = format!("{key}.hooks");
     let list = reader.array(raw_hooks, &hooks_key, "`hooks`")?;
     let traits = event.traits();
-    let matcher = Matcher::compile(matcher_text.as_deref(), traits.exact_matcher_allows_extended_chars);
+    let matcher = Matcher::compile(
+        matcher_text.as_deref(),
+        traits.exact_matcher_allows_extended_chars,
+    );
     if let Err(e) = &matcher {
         let at = fields.get("matcher").copied().unwrap_or(raw);
         reader.diag(
@@ -336,7 +386,11 @@ fn read_group<'a>(
     let mut hooks = Vec::with_capacity(list.len());
     for (hi, raw_hook) in list.into_iter().enumerate() {
         let hkey = format!("{hooks_key}[{hi}]");
-        let id = HookId { source: source_index, group: group_index, index: hi };
+        let id = HookId {
+            source: source_index,
+            group: group_index,
+            index: hi,
+        };
         if let Some(h) = read_hook(reader, event, raw_hook, &hkey, source, id, placeholders) {
             hooks.push(h);
         }
@@ -440,7 +494,9 @@ fn seconds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Err
             if v.is_finite() && v > 0.0 {
                 Ok(Some(v))
             } else {
-                Err(E::custom(format!("invalid timeout {v}, expected a positive number of seconds")))
+                Err(E::custom(format!(
+                    "invalid timeout {v}, expected a positive number of seconds"
+                )))
             }
         }
         fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
@@ -451,7 +507,15 @@ fn seconds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Err
 }
 
 const COMMON_KEYS: &[&str] = &["type", "timeout", "if", "statusMessage", "once", "onFailure"];
-const COMMAND_KEYS: &[&str] = &["command", "args", "shell", "async", "asyncRewake", "rewakeMessage", "rewakeSummary"];
+const COMMAND_KEYS: &[&str] = &[
+    "command",
+    "args",
+    "shell",
+    "async",
+    "asyncRewake",
+    "rewakeMessage",
+    "rewakeSummary",
+];
 const PROMPT_KEYS: &[&str] = &["prompt", "model", "continueOnBlock"];
 const HTTP_KEYS: &[&str] = &["url", "headers", "allowedEnvVars"];
 const MCP_KEYS: &[&str] = &["server", "tool", "input"];
@@ -474,7 +538,11 @@ fn read_hook<'a>(
         Some(t) => match serde_json::from_str::<String>(t.get()) {
             Ok(s) => s,
             Err(_) => {
-                reader.diag(Diagnostic::error("`type` must be a string; this hook is skipped"), t, &format!("{key}.type"));
+                reader.diag(
+                    Diagnostic::error("`type` must be a string; this hook is skipped"),
+                    t,
+                    &format!("{key}.type"),
+                );
                 return None;
             }
         },
@@ -510,7 +578,11 @@ fn read_hook<'a>(
         "command" => {
             let c: CommandFields = reader.typed(raw, &fields, key)?;
             if c.command.trim().is_empty() {
-                reader.diag(Diagnostic::error("`command` is empty; this hook is skipped"), fields["command"], &format!("{key}.command"));
+                reader.diag(
+                    Diagnostic::error("`command` is empty; this hook is skipped"),
+                    fields["command"],
+                    &format!("{key}.command"),
+                );
                 return None;
             }
             let shell = match c.shell {
@@ -532,8 +604,11 @@ fn read_hook<'a>(
                 );
             }
             let args = c.args.map(|a| a.iter().map(|s| placeholders.expand(s)).collect());
-            let resolved_command =
-                if in_plugin || exec_form { placeholders.expand(&c.command) } else { c.command.clone() };
+            let resolved_command = if in_plugin || exec_form {
+                placeholders.expand(&c.command)
+            } else {
+                c.command.clone()
+            };
             HookKind::Command(CommandHook {
                 plugin_variable_outside_plugin,
                 resolved_command,
@@ -546,7 +621,11 @@ fn read_hook<'a>(
         }
         "prompt" | "agent" => {
             let p: PromptFields = reader.typed(raw, &fields, key)?;
-            let hook = PromptHook { prompt: p.prompt, model: p.model, continue_on_block: p.continue_on_block.unwrap_or(false) };
+            let hook = PromptHook {
+                prompt: p.prompt,
+                model: p.model,
+                continue_on_block: p.continue_on_block.unwrap_or(false),
+            };
             if type_name == "prompt" {
                 HookKind::Prompt(hook)
             } else {
@@ -555,11 +634,19 @@ fn read_hook<'a>(
         }
         "http" => {
             let h: HttpFields = reader.typed(raw, &fields, key)?;
-            HookKind::Http(HttpHook { url: h.url, headers: h.headers, allowed_env_vars: h.allowed_env_vars })
+            HookKind::Http(HttpHook {
+                url: h.url,
+                headers: h.headers,
+                allowed_env_vars: h.allowed_env_vars,
+            })
         }
         _ => {
             let m: McpFields = reader.typed(raw, &fields, key)?;
-            HookKind::McpTool(McpToolHook { server: m.server, tool: m.tool, input: m.input })
+            HookKind::McpTool(McpToolHook {
+                server: m.server,
+                tool: m.tool,
+                input: m.input,
+            })
         }
     };
     let condition = match common.condition {
@@ -578,7 +665,11 @@ fn read_hook<'a>(
                 Some(c)
             }
             Err(e) => {
-                reader.diag(Diagnostic::error(format!("{e}; this hook is skipped")), fields["if"], &format!("{key}.if"));
+                reader.diag(
+                    Diagnostic::error(format!("{e}; this hook is skipped")),
+                    fields["if"],
+                    &format!("{key}.if"),
+                );
                 return None;
             }
         },
@@ -617,7 +708,12 @@ mod tests {
     }
 
     fn placeholders() -> Placeholders {
-        Placeholders { project_dir: "/p".into(), hooks_dir: "/p/.amplifier/hooks".into(), plugin_root: None, plugin_data: None }
+        Placeholders {
+            project_dir: "/p".into(),
+            hooks_dir: "/p/.amplifier/hooks".into(),
+            plugin_root: None,
+            plugin_data: None,
+        }
     }
 
     fn parse(text: &str) -> ParsedFile {
@@ -633,12 +729,17 @@ mod tests {
         );
         assert!(f.diagnostics.is_empty(), "{:?}", f.diagnostics);
         let pre = &f.events[&EventName::PreToolUse][0];
-        let HookKind::Command(c) = &pre.hooks[0].kind else { panic!() };
+        let HookKind::Command(c) = &pre.hooks[0].kind else {
+            panic!()
+        };
         // Outside a plugin the shell expands the variable from the environment (case 188).
         assert_eq!(c.resolved_command, "${AMPLIFIER_HOOKS_DIR}/v.sh");
         assert_eq!(pre.hooks[0].timeout_secs, Some(5.0));
         assert_eq!(f.source.description.as_deref(), Some("d"));
-        assert!(matches!(f.events[&EventName::Stop][0].hooks[0].kind, HookKind::Prompt(_)));
+        assert!(matches!(
+            f.events[&EventName::Stop][0].hooks[0].kind,
+            HookKind::Prompt(_)
+        ));
     }
 
     #[test]
@@ -668,16 +769,23 @@ mod tests {
 
     #[test]
     fn unknown_keys_warn_and_unknown_events_are_kept() {
-        let f = parse(r#"{"hooks": {"FooBar": [{"hooks": [{"type": "command", "command": "x", "colour": 1}]}]}}"#);
+        let f = parse(
+            r#"{"hooks": {"FooBar": [{"hooks": [{"type": "command", "command": "x", "colour": 1}]}]}}"#,
+        );
         assert_eq!(f.events[&EventName::Unknown("FooBar".into())][0].hooks.len(), 1);
         assert_eq!(f.diagnostics.len(), 2);
         assert!(f.diagnostics.iter().all(|d| d.severity == Severity::Warning));
-        assert!(f.diagnostics.iter().any(|d| d.key.as_deref() == Some("hooks.FooBar[0].hooks[0].colour")));
+        assert!(f
+            .diagnostics
+            .iter()
+            .any(|d| d.key.as_deref() == Some("hooks.FooBar[0].hooks[0].colour")));
     }
 
     #[test]
     fn groups_without_hooks_and_hooks_as_a_list_are_reported() {
-        let f = parse(r#"{"hooks": {"PreToolUse": [{"matcher": "Bash"}, {"hooks": [{"type": "command", "command": "ok"}]}]}}"#);
+        let f = parse(
+            r#"{"hooks": {"PreToolUse": [{"matcher": "Bash"}, {"hooks": [{"type": "command", "command": "ok"}]}]}}"#,
+        );
         assert_eq!(f.events[&EventName::PreToolUse].len(), 1);
         assert!(f.diagnostics[0].message.contains("needs a `hooks` array"));
         let g = parse(r#"{"hooks": [1, 2]}"#);
@@ -687,16 +795,27 @@ mod tests {
 
     #[test]
     fn invalid_matchers_keep_the_group_but_never_match() {
-        let f = parse(r#"{"hooks": {"PreToolUse": [{"matcher": "(", "hooks": [{"type": "command", "command": "x"}]}]}}"#);
+        let f = parse(
+            r#"{"hooks": {"PreToolUse": [{"matcher": "(", "hooks": [{"type": "command", "command": "x"}]}]}}"#,
+        );
         assert!(f.events[&EventName::PreToolUse][0].matcher.is_err());
-        assert_eq!(f.diagnostics[0].key.as_deref(), Some("hooks.PreToolUse[0].matcher"));
+        assert_eq!(
+            f.diagnostics[0].key.as_deref(),
+            Some("hooks.PreToolUse[0].matcher")
+        );
     }
 
     #[test]
     fn missing_type_and_unknown_type_are_errors() {
-        let f = parse(r#"{"hooks": {"Stop": [{"hooks": [{"command": "x"}, {"type": "shell", "command": "y"}, {"type": "command"}]}]}}"#);
+        let f = parse(
+            r#"{"hooks": {"Stop": [{"hooks": [{"command": "x"}, {"type": "shell", "command": "y"}, {"type": "command"}]}]}}"#,
+        );
         assert!(f.events[&EventName::Stop][0].hooks.is_empty());
         assert_eq!(f.diagnostics.len(), 3);
-        assert!(f.diagnostics[2].message.contains("missing field `command`"), "{}", f.diagnostics[2]);
+        assert!(
+            f.diagnostics[2].message.contains("missing field `command`"),
+            "{}",
+            f.diagnostics[2]
+        );
     }
 }

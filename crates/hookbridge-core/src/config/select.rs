@@ -62,11 +62,16 @@ impl HookSet {
     /// Select the hooks `payload`'s event reaches.
     pub fn select<'a>(&'a self, payload: &EventPayload) -> Selection<'a> {
         let mut selection = Selection::default();
-        let Some(groups) = self.events.get(payload.event()) else { return selection };
+        let Some(groups) = self.events.get(payload.event()) else {
+            return selection;
+        };
         if let Some(by) = &self.disabled_by {
             for g in groups {
                 for hook in &g.hooks {
-                    selection.skipped.push(SkippedHook { hook, reason: SkipReason::AllHooksDisabled { by: by.clone() } });
+                    selection.skipped.push(SkippedHook {
+                        hook,
+                        reason: SkipReason::AllHooksDisabled { by: by.clone() },
+                    });
                 }
             }
             return selection;
@@ -78,9 +83,12 @@ impl HookSet {
             let matches = match (&group.matcher, &query) {
                 (Err(e), _) => {
                     for hook in &group.hooks {
-                        selection
-                            .skipped
-                            .push(SkippedHook { hook, reason: SkipReason::InvalidMatcher { message: e.to_string() } });
+                        selection.skipped.push(SkippedHook {
+                            hook,
+                            reason: SkipReason::InvalidMatcher {
+                                message: e.to_string(),
+                            },
+                        });
                     }
                     continue;
                 }
@@ -92,12 +100,18 @@ impl HookSet {
             }
             for hook in &group.hooks {
                 if matches!(&hook.kind, HookKind::Command(c) if c.plugin_variable_outside_plugin) {
-                    selection.skipped.push(SkippedHook { hook, reason: SkipReason::PluginVariableOutsidePlugin });
+                    selection.skipped.push(SkippedHook {
+                        hook,
+                        reason: SkipReason::PluginVariableOutsidePlugin,
+                    });
                     continue;
                 }
                 if let Some(cond) = &hook.condition {
                     if !traits.is_tool_event {
-                        selection.skipped.push(SkippedHook { hook, reason: SkipReason::ConditionOnNonToolEvent });
+                        selection.skipped.push(SkippedHook {
+                            hook,
+                            reason: SkipReason::ConditionOnNonToolEvent,
+                        });
                         continue;
                     }
                     if let Some(call) = &tool {
@@ -112,10 +126,16 @@ impl HookSet {
                 if let Some(slot) = selection.hooks.iter_mut().find(|h| same_handler(h, hook)) {
                     if scope_rank(hook) >= scope_rank(slot) {
                         let earlier = std::mem::replace(slot, hook);
-                        selection.skipped.push(SkippedHook { hook: earlier, reason: SkipReason::Duplicate { of: hook.id } });
+                        selection.skipped.push(SkippedHook {
+                            hook: earlier,
+                            reason: SkipReason::Duplicate { of: hook.id },
+                        });
                     } else {
                         let kept = slot.id;
-                        selection.skipped.push(SkippedHook { hook, reason: SkipReason::Duplicate { of: kept } });
+                        selection.skipped.push(SkippedHook {
+                            hook,
+                            reason: SkipReason::Duplicate { of: kept },
+                        });
                     }
                     continue;
                 }
@@ -127,7 +147,9 @@ impl HookSet {
 
     /// True if no event has any hook: the caller can skip everything else.
     pub fn is_empty(&self) -> bool {
-        self.events.values().all(|groups| groups.iter().all(|g| g.hooks.is_empty()))
+        self.events
+            .values()
+            .all(|groups| groups.iter().all(|g| g.hooks.is_empty()))
     }
 }
 
@@ -146,7 +168,9 @@ fn same_handler(a: &HookSpec, b: &HookSpec) -> bool {
     let plugin_root = |h: &HookSpec| h.source.plugin.as_ref().map(|p| p.root.clone());
     // The `if` rule is part of a handler's identity: the same command with and without one runs
     // twice when both apply (case 183).
-    if plugin_root(a) != plugin_root(b) || a.condition.as_ref().map(|c| &c.text) != b.condition.as_ref().map(|c| &c.text) {
+    if plugin_root(a) != plugin_root(b)
+        || a.condition.as_ref().map(|c| &c.text) != b.condition.as_ref().map(|c| &c.text)
+    {
         return false;
     }
     match (&a.kind, &b.kind) {
@@ -157,7 +181,9 @@ fn same_handler(a: &HookSpec, b: &HookSpec) -> bool {
             x.prompt == y.prompt && x.model == y.model
         }
         (HookKind::Http(x), HookKind::Http(y)) => x.url == y.url && x.headers == y.headers,
-        (HookKind::McpTool(x), HookKind::McpTool(y)) => x.server == y.server && x.tool == y.tool && x.input == y.input,
+        (HookKind::McpTool(x), HookKind::McpTool(y)) => {
+            x.server == y.server && x.tool == y.tool && x.input == y.input
+        }
         _ => false,
     }
 }
@@ -181,7 +207,12 @@ mod tests {
                 plugin: None,
                 description: None,
             });
-            let ph = Placeholders { project_dir: "/p".into(), hooks_dir: "/h".into(), plugin_root: None, plugin_data: None };
+            let ph = Placeholders {
+                project_dir: "/p".into(),
+                hooks_dir: "/h".into(),
+                plugin_root: None,
+                plugin_data: None,
+            };
             set.extend(parse_hooks_file(text, source, i, &ph));
         }
         set
@@ -192,7 +223,11 @@ mod tests {
     }
 
     fn pre(tool: &str, input: serde_json::Value) -> EventPayload {
-        EventPayload::from_value(EventName::PreToolUse, json!({"tool_name": tool, "tool_input": input})).unwrap()
+        EventPayload::from_value(
+            EventName::PreToolUse,
+            json!({"tool_name": tool, "tool_input": input}),
+        )
+        .unwrap()
     }
 
     /// Conformance cases 61 and 73: identical commands run once, across groups and files.
@@ -206,7 +241,10 @@ mod tests {
         let sel = s.select(&pre("Bash", json!({"command": "ls"})));
         assert_eq!(labels(&sel), vec!["same", "other"]);
         assert_eq!(sel.skipped.len(), 2);
-        assert!(sel.skipped.iter().all(|s| matches!(s.reason, SkipReason::Duplicate { .. })));
+        assert!(sel
+            .skipped
+            .iter()
+            .all(|s| matches!(s.reason, SkipReason::Duplicate { .. })));
     }
 
     /// Cases 181 and 190: a repeated handler keeps its first place but takes the last options.
@@ -215,7 +253,11 @@ mod tests {
         let s = set(&[r#"{"hooks": {"PostToolUse": [
             {"matcher": "Bash", "hooks": [{"type": "command", "command": "same", "timeout": 1}, {"type": "command", "command": "b"}]},
             {"hooks": [{"type": "command", "command": "same", "timeout": 30, "async": true}]}]}}"#]);
-        let post = EventPayload::from_value(EventName::PostToolUse, json!({"tool_name": "Bash", "tool_input": {}})).unwrap();
+        let post = EventPayload::from_value(
+            EventName::PostToolUse,
+            json!({"tool_name": "Bash", "tool_input": {}}),
+        )
+        .unwrap();
         let sel = s.select(&post);
         assert_eq!(labels(&sel), vec!["same", "b"]);
         assert_eq!(sel.hooks[0].timeout_secs, Some(30.0));
@@ -224,7 +266,9 @@ mod tests {
 
     #[test]
     fn project_options_win_over_user_options() {
-        let mut s = set(&[r#"{"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "same", "timeout": 30}]}]}}"#]);
+        let mut s = set(&[
+            r#"{"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "same", "timeout": 30}]}]}}"#,
+        ]);
         let user = Arc::new(ConfigSource {
             path: PathBuf::from("/home/.amplifier/hooks/hooks.json"),
             scope: Scope::User,
@@ -232,17 +276,32 @@ mod tests {
             plugin: None,
             description: None,
         });
-        let ph = Placeholders { project_dir: "/p".into(), hooks_dir: "/h".into(), plugin_root: None, plugin_data: None };
+        let ph = Placeholders {
+            project_dir: "/p".into(),
+            hooks_dir: "/h".into(),
+            plugin_root: None,
+            plugin_data: None,
+        };
         s.extend(parse_hooks_file(r#"{"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "same", "timeout": 1}]}]}}"#, user, 1, &ph));
-        let post = EventPayload::from_value(EventName::PostToolUse, json!({"tool_name": "Bash", "tool_input": {}})).unwrap();
+        let post = EventPayload::from_value(
+            EventName::PostToolUse,
+            json!({"tool_name": "Bash", "tool_input": {}}),
+        )
+        .unwrap();
         let sel = s.select(&post);
         assert_eq!(sel.hooks.len(), 1);
-        assert_eq!(sel.hooks[0].timeout_secs, Some(30.0), "case 184: the project's timeout applies");
+        assert_eq!(
+            sel.hooks[0].timeout_secs,
+            Some(30.0),
+            "case 184: the project's timeout applies"
+        );
     }
 
     #[test]
     fn plugin_variables_outside_plugins_are_skipped() {
-        let s = set(&[r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/x.sh"}, {"type": "command", "command": "ok"}]}]}}"#]);
+        let s = set(&[
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/x.sh"}, {"type": "command", "command": "ok"}]}]}}"#,
+        ]);
         let stop = EventPayload::from_value(EventName::Stop, json!({})).unwrap();
         let sel = s.select(&stop);
         assert_eq!(labels(&sel), vec!["ok"]);
@@ -264,12 +323,19 @@ mod tests {
 
     #[test]
     fn events_without_match_target_ignore_matchers_and_disable_all_skips_visibly() {
-        let s = set(&[r#"{"hooks": {"Stop": [{"matcher": "zzz", "hooks": [{"type": "command", "command": "s"}]}]}}"#]);
+        let s = set(&[
+            r#"{"hooks": {"Stop": [{"matcher": "zzz", "hooks": [{"type": "command", "command": "s"}]}]}}"#,
+        ]);
         let stop = EventPayload::from_value(EventName::Stop, json!({})).unwrap();
         assert_eq!(labels(&s.select(&stop)), vec!["s"]);
-        let off = set(&[r#"{"disableAllHooks": true, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "s"}]}]}}"#]);
+        let off = set(&[
+            r#"{"disableAllHooks": true, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "s"}]}]}}"#,
+        ]);
         let sel = off.select(&stop);
         assert!(sel.hooks.is_empty());
-        assert!(matches!(sel.skipped[0].reason, SkipReason::AllHooksDisabled { .. }));
+        assert!(matches!(
+            sel.skipped[0].reason,
+            SkipReason::AllHooksDisabled { .. }
+        ));
     }
 }

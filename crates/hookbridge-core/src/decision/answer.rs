@@ -40,7 +40,13 @@ fn schema_problem(raw: &Map<String, Value>) -> Option<String> {
         .or_else(|| expect("stopReason", Value::is_string, "a string"))
         .or_else(|| expect("systemMessage", Value::is_string, "a string"))
         .or_else(|| expect("reason", Value::is_string, "a string"))
-        .or_else(|| expect("decision", |v| matches!(v.as_str(), Some("approve" | "block")), "\"approve\" or \"block\""))
+        .or_else(|| {
+            expect(
+                "decision",
+                |v| matches!(v.as_str(), Some("approve" | "block")),
+                "\"approve\" or \"block\"",
+            )
+        })
         .or_else(|| expect("hookSpecificOutput", Value::is_object, "an object"))
         .or_else(|| {
             let specific = raw.get("hookSpecificOutput")?.as_object()?;
@@ -122,7 +128,10 @@ pub enum HookAnswer {
     /// Exit 2: a blocking error. Its message is the JSON block/deny reason if stdout has one, else
     /// stderr; JSON `additionalContext` still counts (measured cases 101, 147); a JSON `allow`
     /// does not lift the block (case 13).
-    Blocking { stderr: String, json: Option<Box<HookJson>> },
+    Blocking {
+        stderr: String,
+        json: Option<Box<HookJson>>,
+    },
     /// Any other exit code, or death by a signal: reported, never blocking.
     NonBlockingError { code: Option<i32>, stderr: String },
     /// No answer at all (timed out, could not start, not run, running in the background).
@@ -145,7 +154,10 @@ pub fn interpret(event: &EventName, execution: &HookExecution) -> HookAnswer {
             // A valid JSON object decides whatever the exit code (Claude Code reads JSON on every
             // exit code since 2.1.228).
             HookOutput::Json(json) => HookAnswer::Output(HookOutput::Json(json)),
-            _ => HookAnswer::NonBlockingError { code: Some(*code), stderr: text(&execution.stderr) },
+            _ => HookAnswer::NonBlockingError {
+                code: Some(*code),
+                stderr: text(&execution.stderr),
+            },
         },
         // A hook that printed its JSON answer and was then killed still answered (case 169).
         RunStatus::Signaled(sig) => match parse_stdout(event, &text(&execution.stdout)) {
@@ -155,9 +167,15 @@ pub fn interpret(event: &EventName, execution: &HookExecution) -> HookAnswer {
                 stderr: format!("{}killed by signal {sig}", text(&execution.stderr)),
             },
         },
-        RunStatus::TimedOut => HookAnswer::NoVerdict { why: "timed out".into() },
-        RunStatus::SpawnFailed(why) => HookAnswer::NoVerdict { why: format!("could not start: {why}") },
-        RunStatus::Detached => HookAnswer::NoVerdict { why: "running in the background (async)".into() },
+        RunStatus::TimedOut => HookAnswer::NoVerdict {
+            why: "timed out".into(),
+        },
+        RunStatus::SpawnFailed(why) => HookAnswer::NoVerdict {
+            why: format!("could not start: {why}"),
+        },
+        RunStatus::Detached => HookAnswer::NoVerdict {
+            why: "running in the background (async)".into(),
+        },
         RunStatus::NotRun(why) | RunStatus::Cancelled(why) => HookAnswer::NoVerdict { why: why.clone() },
     }
 }
@@ -175,7 +193,9 @@ fn parse_stdout(event: &EventName, stdout: &str) -> HookOutput {
         match serde_json::from_str::<Value>(trimmed) {
             Ok(Value::Object(map)) => {
                 if let Some(problem) = schema_problem(&map) {
-                    return HookOutput::Dropped(format!("JSON output does not fit the hook output schema: {problem}"));
+                    return HookOutput::Dropped(format!(
+                        "JSON output does not fit the hook output schema: {problem}"
+                    ));
                 }
                 return HookOutput::Json(Box::new(HookJson::from_object(event, map)));
             }
@@ -210,29 +230,66 @@ mod tests {
 
     #[test]
     fn exit_two_blocks_with_stderr_and_ignores_json() {
-        let a = interpret(&PRE, &exec(2, r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}"#, "nope\n"));
-        let HookAnswer::Blocking { stderr, json } = a else { panic!() };
+        let a = interpret(
+            &PRE,
+            &exec(
+                2,
+                r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}"#,
+                "nope\n",
+            ),
+        );
+        let HookAnswer::Blocking { stderr, json } = a else {
+            panic!()
+        };
         assert_eq!(stderr, "nope\n");
-        assert!(json.is_some(), "the JSON is kept: its reason and context still count");
+        assert!(
+            json.is_some(),
+            "the JSON is kept: its reason and context still count"
+        );
     }
 
     #[test]
     fn other_codes_are_non_blocking_unless_json_decides() {
-        assert_eq!(interpret(&PRE, &exec(1, "out", "err")), HookAnswer::NonBlockingError { code: Some(1), stderr: "err".into() });
-        assert!(matches!(interpret(&PRE, &exec(3, "{\"continue\": false}", "")), HookAnswer::Output(HookOutput::Json(_))));
+        assert_eq!(
+            interpret(&PRE, &exec(1, "out", "err")),
+            HookAnswer::NonBlockingError {
+                code: Some(1),
+                stderr: "err".into()
+            }
+        );
+        assert!(matches!(
+            interpret(&PRE, &exec(3, "{\"continue\": false}", "")),
+            HookAnswer::Output(HookOutput::Json(_))
+        ));
     }
 
     #[test]
     fn stdout_is_json_only_when_it_is_an_object() {
         let plain = |s: &str| interpret(&EventName::UserPromptSubmit, &exec(0, s, ""));
-        assert_eq!(plain("{not json at all"), HookAnswer::Output(HookOutput::Plain("{not json at all".into())));
+        assert_eq!(
+            plain("{not json at all"),
+            HookAnswer::Output(HookOutput::Plain("{not json at all".into()))
+        );
         assert_eq!(plain("[1]"), HookAnswer::Output(HookOutput::Plain("[1]".into())));
         assert_eq!(plain("  \n"), HookAnswer::Output(HookOutput::Empty));
-        assert!(matches!(plain("\n {\"continue\": true}\n"), HookAnswer::Output(HookOutput::Json(_))));
-        assert!(matches!(plain("{\"a\": \"raw\nnewline\"}"), HookAnswer::Output(HookOutput::Dropped(_))));
-        assert!(matches!(plain("{\"a\": 1}\ntrailing"), HookAnswer::Output(HookOutput::Plain(_))));
-        assert!(matches!(plain("{\"continue\": \"nope\"}"), HookAnswer::Output(HookOutput::Dropped(_))));
-        let bogus = r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "bogus"}}"#;
+        assert!(matches!(
+            plain("\n {\"continue\": true}\n"),
+            HookAnswer::Output(HookOutput::Json(_))
+        ));
+        assert!(matches!(
+            plain("{\"a\": \"raw\nnewline\"}"),
+            HookAnswer::Output(HookOutput::Dropped(_))
+        ));
+        assert!(matches!(
+            plain("{\"a\": 1}\ntrailing"),
+            HookAnswer::Output(HookOutput::Plain(_))
+        ));
+        assert!(matches!(
+            plain("{\"continue\": \"nope\"}"),
+            HookAnswer::Output(HookOutput::Dropped(_))
+        ));
+        let bogus =
+            r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "bogus"}}"#;
         assert!(matches!(plain(bogus), HookAnswer::Output(HookOutput::Dropped(_))));
     }
 
@@ -240,7 +297,11 @@ mod tests {
     fn hook_specific_output_for_another_event_is_ignored() {
         let HookAnswer::Output(HookOutput::Json(j)) = interpret(
             &EventName::PostToolUse,
-            &exec(0, r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "x"}}"#, ""),
+            &exec(
+                0,
+                r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "x"}}"#,
+                "",
+            ),
         ) else {
             panic!()
         };
@@ -252,11 +313,26 @@ mod tests {
     fn failures_to_answer_are_no_verdicts() {
         let t = HookExecution::without_output(RunStatus::TimedOut, 0);
         assert!(matches!(interpret(&PRE, &t), HookAnswer::NoVerdict { .. }));
-        let s = HookExecution { status: RunStatus::Signaled(9), ..exec(0, "", "") };
-        assert!(matches!(interpret(&PRE, &s), HookAnswer::NonBlockingError { code: None, .. }));
-        let answered = HookExecution { status: RunStatus::Signaled(9), ..exec(0, r#"{"decision": "block"}"#, "") };
-        assert!(matches!(interpret(&PRE, &answered), HookAnswer::Output(HookOutput::Json(_))));
+        let s = HookExecution {
+            status: RunStatus::Signaled(9),
+            ..exec(0, "", "")
+        };
+        assert!(matches!(
+            interpret(&PRE, &s),
+            HookAnswer::NonBlockingError { code: None, .. }
+        ));
+        let answered = HookExecution {
+            status: RunStatus::Signaled(9),
+            ..exec(0, r#"{"decision": "block"}"#, "")
+        };
+        assert!(matches!(
+            interpret(&PRE, &answered),
+            HookAnswer::Output(HookOutput::Json(_))
+        ));
         let bom = exec(0, "\u{feff}{\"decision\": \"block\"}", "");
-        assert!(matches!(interpret(&PRE, &bom), HookAnswer::Output(HookOutput::Json(_))));
+        assert!(matches!(
+            interpret(&PRE, &bom),
+            HookAnswer::Output(HookOutput::Json(_))
+        ));
     }
 }

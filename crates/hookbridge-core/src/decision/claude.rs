@@ -89,7 +89,14 @@ pub fn render_claude(
     decision: &EventDecision,
     own_command: &str,
 ) -> ClaudeAnswer {
-    let mut r = Renderer { event, query: match_query, decision, own_command, out: Map::new(), specific: Map::new() };
+    let mut r = Renderer {
+        event,
+        query: match_query,
+        decision,
+        own_command,
+        out: Map::new(),
+        specific: Map::new(),
+    };
     r.common_fields();
     match event {
         EventName::PreToolUse | EventName::PreModelSwitch => r.permission_event(),
@@ -125,7 +132,10 @@ impl Renderer<'_> {
     }
 
     fn joined_contexts(&self, contexts: &[&Context]) -> String {
-        let pieces: Vec<(String, &str)> = contexts.iter().map(|c| (self.label_of(c), plain_piece(c))).collect();
+        let pieces: Vec<(String, &str)> = contexts
+            .iter()
+            .map(|c| (self.label_of(c), plain_piece(c)))
+            .collect();
         join_labelled(&pieces)
     }
 
@@ -140,7 +150,8 @@ impl Renderer<'_> {
             }
         }
         if !d.system_messages.is_empty() {
-            self.out.insert("systemMessage".into(), json!(d.system_messages.join("\n")));
+            self.out
+                .insert("systemMessage".into(), json!(d.system_messages.join("\n")));
         }
         if d.suppress_output {
             self.out.insert("suppressOutput".into(), json!(true));
@@ -160,7 +171,8 @@ impl Renderer<'_> {
             let mut with_name = Map::new();
             with_name.insert("hookEventName".into(), json!(self.event.as_str()));
             with_name.extend(std::mem::take(&mut self.specific));
-            self.out.insert("hookSpecificOutput".into(), Value::Object(with_name));
+            self.out
+                .insert("hookSpecificOutput".into(), Value::Object(with_name));
         }
         let stdout = if self.out.is_empty() {
             String::new()
@@ -168,19 +180,40 @@ impl Renderer<'_> {
             serde_json::to_string(&Value::Object(std::mem::take(&mut self.out))).expect("JSON map serializes")
         };
         if let Some(stderr) = exit2_stderr {
-            return ClaudeAnswer { exit_code: 2, stdout, stderr: stderr.to_string() };
+            return ClaudeAnswer {
+                exit_code: 2,
+                stdout,
+                stderr: stderr.to_string(),
+            };
         }
         if !stdout.is_empty() {
-            return ClaudeAnswer { exit_code: 0, stdout, stderr: String::new() };
+            return ClaudeAnswer {
+                exit_code: 0,
+                stdout,
+                stderr: String::new(),
+            };
         }
         if let Some(notice) = self.decision.notices.last() {
             // Exit 2 where it is only a notice (SessionStart, SessionEnd, …): pass the notice on.
-            return ClaudeAnswer { exit_code: 2, stdout: String::new(), stderr: notice.message.clone() };
+            return ClaudeAnswer {
+                exit_code: 2,
+                stdout: String::new(),
+                stderr: notice.message.clone(),
+            };
         }
         if let Some(code) = self.decision.last_error_code {
-            let stderr = self.decision.problems.last().map(|p| p.message.clone()).unwrap_or_default();
+            let stderr = self
+                .decision
+                .problems
+                .last()
+                .map(|p| p.message.clone())
+                .unwrap_or_default();
             let exit_code = if code == 0 || code == 2 { 1 } else { code };
-            return ClaudeAnswer { exit_code, stdout: String::new(), stderr };
+            return ClaudeAnswer {
+                exit_code,
+                stdout: String::new(),
+                stderr,
+            };
         }
         ClaudeAnswer::default()
     }
@@ -234,8 +267,13 @@ impl Renderer<'_> {
         if let Some(blocking) = self.decision.blocking.clone() {
             return self.block_answer(&blocking);
         }
-        if let Some(p) = self.decision.permission.filter(|p| *p != PermissionDecision::Deny) {
-            self.specific.insert("permissionDecision".into(), json!(p.as_str()));
+        if let Some(p) = self
+            .decision
+            .permission
+            .filter(|p| *p != PermissionDecision::Deny)
+        {
+            self.specific
+                .insert("permissionDecision".into(), json!(p.as_str()));
             if let Some(r) = &self.decision.permission_reason {
                 self.specific.insert("permissionDecisionReason".into(), json!(r));
             }
@@ -266,7 +304,11 @@ impl Renderer<'_> {
             let header = format!("{name} hook blocking error from command: \"{cmd}\": ");
             let (kind, body, full) = match &b.source {
                 BlockingSource::ExitCode { stderr } => {
-                    let body = if stderr.is_empty() { "No stderr output".to_string() } else { stderr.clone() };
+                    let body = if stderr.is_empty() {
+                        "No stderr output".to_string()
+                    } else {
+                        stderr.clone()
+                    };
                     let full = format!("{header}[{cmd}]: {body}");
                     (First::Exit, body, full)
                 }
@@ -313,10 +355,16 @@ impl Renderer<'_> {
             return self.block_answer(&blocking);
         }
         let contexts = self.contexts();
-        let plain_first = contexts.first().is_some_and(|c| c.kind == ContextKind::PlainStdout);
+        let plain_first = contexts
+            .first()
+            .is_some_and(|c| c.kind == ContextKind::PlainStdout);
         if plain_first && self.only_user_facing_json() {
             let text = self.joined_contexts(&contexts);
-            return ClaudeAnswer { exit_code: 0, stdout: text, stderr: String::new() };
+            return ClaudeAnswer {
+                exit_code: 0,
+                stdout: text,
+                stderr: String::new(),
+            };
         }
         self.contexts_as_json();
         self.finish(None)
@@ -325,16 +373,27 @@ impl Renderer<'_> {
     /// True when the JSON fields collected so far only matter to the user (systemMessage,
     /// suppressOutput) — plain text can then carry the model-visible part unchanged.
     fn only_user_facing_json(&self) -> bool {
-        self.specific.is_empty() && self.out.keys().all(|k| k == "systemMessage" || k == "suppressOutput")
+        self.specific.is_empty()
+            && self
+                .out
+                .keys()
+                .all(|k| k == "systemMessage" || k == "suppressOutput")
     }
 
     /// SessionStart: plain paragraphs first, in completion order, then ONE paragraph
     /// `SessionStart hook additional context: C1\nC2` (cases 129–143); exit-2 hooks add nothing.
     fn session_start(mut self) -> ClaudeAnswer {
         let contexts = self.contexts();
-        let plain: Vec<&Context> = contexts.iter().copied().filter(|c| c.kind == ContextKind::PlainStdout).collect();
-        let json_ctx: Vec<&str> =
-            contexts.iter().filter(|c| c.kind != ContextKind::PlainStdout).map(|c| c.text.as_str()).collect();
+        let plain: Vec<&Context> = contexts
+            .iter()
+            .copied()
+            .filter(|c| c.kind == ContextKind::PlainStdout)
+            .collect();
+        let json_ctx: Vec<&str> = contexts
+            .iter()
+            .filter(|c| c.kind != ContextKind::PlainStdout)
+            .map(|c| c.text.as_str())
+            .collect();
         let json_text = json_ctx.join("\n");
         if !plain.is_empty() && self.only_user_facing_json() {
             let mut text = self.joined_contexts(&plain);
@@ -343,7 +402,11 @@ impl Renderer<'_> {
                 text.push_str(&context_label(self.event, self.query));
                 text.push_str(&json_text);
             }
-            return ClaudeAnswer { exit_code: 0, stdout: text, stderr: String::new() };
+            return ClaudeAnswer {
+                exit_code: 0,
+                stdout: text,
+                stderr: String::new(),
+            };
         }
         if !contexts.is_empty() {
             let text = if plain.is_empty() {
@@ -382,11 +445,20 @@ mod tests {
     const HB: &str = "hookbridge run --event X";
 
     fn ctx(kind: ContextKind, text: &str, finish_order: usize) -> Context {
-        Context { kind, text: text.into(), hook: finish_order, finish_order }
+        Context {
+            kind,
+            text: text.into(),
+            hook: finish_order,
+            finish_order,
+        }
     }
 
     fn block(source: BlockingSource, finish_order: usize) -> Blocking {
-        Blocking { source, hook: finish_order, finish_order }
+        Blocking {
+            source,
+            hook: finish_order,
+            finish_order,
+        }
     }
 
     fn render(event: EventName, query: Option<&str>, d: &EventDecision) -> ClaudeAnswer {
@@ -399,15 +471,36 @@ mod tests {
 
     #[test]
     fn exit_two_blocks_pass_through() {
-        let b = block(BlockingSource::ExitCode { stderr: "nope\n".into() }, 0);
-        let d = EventDecision { blocking: Some(b.clone()), blocks: vec![b], ..Default::default() };
+        let b = block(
+            BlockingSource::ExitCode {
+                stderr: "nope\n".into(),
+            },
+            0,
+        );
+        let d = EventDecision {
+            blocking: Some(b.clone()),
+            blocks: vec![b],
+            ..Default::default()
+        };
         let a = render(EventName::PreToolUse, Some("Bash"), &d);
-        assert_eq!(a, ClaudeAnswer { exit_code: 2, stdout: String::new(), stderr: "nope\n".into() });
+        assert_eq!(
+            a,
+            ClaudeAnswer {
+                exit_code: 2,
+                stdout: String::new(),
+                stderr: "nope\n".into()
+            }
+        );
     }
 
     #[test]
     fn a_pre_tool_block_keeps_sibling_contexts_as_json() {
-        let b = block(BlockingSource::ExitCode { stderr: "no\n".into() }, 1);
+        let b = block(
+            BlockingSource::ExitCode {
+                stderr: "no\n".into(),
+            },
+            1,
+        );
         let d = EventDecision {
             blocking: Some(b.clone()),
             blocks: vec![b],
@@ -416,31 +509,56 @@ mod tests {
         };
         let a = render(EventName::PreToolUse, Some("Bash"), &d);
         assert_eq!(a.exit_code, 2);
-        assert_eq!(json_of(&a)["hookSpecificOutput"]["additionalContext"], json!("PRE-CTX-C"));
+        assert_eq!(
+            json_of(&a)["hookSpecificOutput"]["additionalContext"],
+            json!("PRE-CTX-C")
+        );
     }
 
     #[test]
     fn two_contexts_render_as_claude_code_would_show_two_hooks() {
         let d = EventDecision {
-            contexts: vec![ctx(ContextKind::AdditionalContext, "CTX-B", 0), ctx(ContextKind::AdditionalContext, "CTX-A", 1)],
+            contexts: vec![
+                ctx(ContextKind::AdditionalContext, "CTX-B", 0),
+                ctx(ContextKind::AdditionalContext, "CTX-A", 1),
+            ],
             ..Default::default()
         };
         let v = json_of(&render(EventName::PostToolUse, Some("Bash"), &d));
-        assert_eq!(v["hookSpecificOutput"]["additionalContext"], json!("CTX-B\n\nPostToolUse:Bash hook additional context: CTX-A"));
+        assert_eq!(
+            v["hookSpecificOutput"]["additionalContext"],
+            json!("CTX-B\n\nPostToolUse:Bash hook additional context: CTX-A")
+        );
         assert_eq!(v["hookSpecificOutput"]["hookEventName"], json!("PostToolUse"));
     }
 
     /// Cases 104 and 106: every block and context of a PostToolUse in one text, completion order.
     #[test]
     fn post_tool_blocks_and_contexts_become_one_text() {
-        let b1 = block(BlockingSource::ExitCode { stderr: "B-fast\n".into() }, 0);
-        let b2 = block(BlockingSource::ExitCode { stderr: "A-slow\n".into() }, 1);
-        let d = EventDecision { blocking: Some(b2.clone()), blocks: vec![b1, b2], ..Default::default() };
+        let b1 = block(
+            BlockingSource::ExitCode {
+                stderr: "B-fast\n".into(),
+            },
+            0,
+        );
+        let b2 = block(
+            BlockingSource::ExitCode {
+                stderr: "A-slow\n".into(),
+            },
+            1,
+        );
+        let d = EventDecision {
+            blocking: Some(b2.clone()),
+            blocks: vec![b1, b2],
+            ..Default::default()
+        };
         let a = render(EventName::PostToolUse, Some("Bash"), &d);
         assert_eq!(a.exit_code, 2);
         assert_eq!(
             a.stderr,
-            format!("B-fast\n\n\nPostToolUse:Bash hook blocking error from command: \"{HB}\": [{HB}]: A-slow\n")
+            format!(
+                "B-fast\n\n\nPostToolUse:Bash hook blocking error from command: \"{HB}\": [{HB}]: A-slow\n"
+            )
         );
         let b = block(BlockingSource::ExitCode { stderr: "A\n".into() }, 1);
         let d = EventDecision {
@@ -452,24 +570,38 @@ mod tests {
         let v = json_of(&render(EventName::PostToolUse, Some("Bash"), &d));
         assert_eq!(
             v["hookSpecificOutput"]["additionalContext"],
-            json!(format!("CTX-B\n\nPostToolUse:Bash hook blocking error from command: \"{HB}\": [{HB}]: A\n"))
+            json!(format!(
+                "CTX-B\n\nPostToolUse:Bash hook blocking error from command: \"{HB}\": [{HB}]: A\n"
+            ))
         );
     }
 
     #[test]
     fn prompt_contexts_take_the_first_paragraphs_form() {
         let d = EventDecision {
-            contexts: vec![ctx(ContextKind::PlainStdout, "UPS-B\n", 0), ctx(ContextKind::AdditionalContext, "UPS-A", 1)],
+            contexts: vec![
+                ctx(ContextKind::PlainStdout, "UPS-B\n", 0),
+                ctx(ContextKind::AdditionalContext, "UPS-A", 1),
+            ],
             ..Default::default()
         };
         let a = render(EventName::UserPromptSubmit, None, &d);
-        assert_eq!(a.stdout, "UPS-B\n\nUserPromptSubmit hook additional context: UPS-A");
+        assert_eq!(
+            a.stdout,
+            "UPS-B\n\nUserPromptSubmit hook additional context: UPS-A"
+        );
         let d = EventDecision {
-            contexts: vec![ctx(ContextKind::AdditionalContext, "J", 0), ctx(ContextKind::PlainStdout, "P\n", 1)],
+            contexts: vec![
+                ctx(ContextKind::AdditionalContext, "J", 0),
+                ctx(ContextKind::PlainStdout, "P\n", 1),
+            ],
             ..Default::default()
         };
         let v = json_of(&render(EventName::UserPromptSubmit, None, &d));
-        assert_eq!(v["hookSpecificOutput"]["additionalContext"], json!("J\n\nUserPromptSubmit hook success: P"));
+        assert_eq!(
+            v["hookSpecificOutput"]["additionalContext"],
+            json!("J\n\nUserPromptSubmit hook success: P")
+        );
     }
 
     /// Cases 140–143: plain paragraphs first, then one JSON-context paragraph joined by newlines.
@@ -485,30 +617,70 @@ mod tests {
             ..Default::default()
         };
         let a = render(EventName::SessionStart, Some("startup"), &d);
-        assert_eq!(a.stdout, "P1\n\nSessionStart:startup hook success: P2\n\nSessionStart hook additional context: C1\nC2");
-        let only_json = EventDecision { contexts: vec![ctx(ContextKind::AdditionalContext, "C1", 0), ctx(ContextKind::AdditionalContext, "C2", 1)], ..Default::default() };
-        assert_eq!(json_of(&render(EventName::SessionStart, Some("startup"), &only_json))["hookSpecificOutput"]["additionalContext"], json!("C1\nC2"));
+        assert_eq!(
+            a.stdout,
+            "P1\n\nSessionStart:startup hook success: P2\n\nSessionStart hook additional context: C1\nC2"
+        );
+        let only_json = EventDecision {
+            contexts: vec![
+                ctx(ContextKind::AdditionalContext, "C1", 0),
+                ctx(ContextKind::AdditionalContext, "C2", 1),
+            ],
+            ..Default::default()
+        };
+        assert_eq!(
+            json_of(&render(EventName::SessionStart, Some("startup"), &only_json))["hookSpecificOutput"]
+                ["additionalContext"],
+            json!("C1\nC2")
+        );
     }
 
     #[test]
     fn json_block_and_permissions() {
-        let b = block(BlockingSource::Decision { reason: Some("r".into()) }, 0);
-        let d = EventDecision { blocking: Some(b.clone()), blocks: vec![b], permission: Some(PermissionDecision::Deny), ..Default::default() };
+        let b = block(
+            BlockingSource::Decision {
+                reason: Some("r".into()),
+            },
+            0,
+        );
+        let d = EventDecision {
+            blocking: Some(b.clone()),
+            blocks: vec![b],
+            permission: Some(PermissionDecision::Deny),
+            ..Default::default()
+        };
         assert_eq!(
             json_of(&render(EventName::PreToolUse, Some("Bash"), &d)),
             json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "r"}})
         );
-        assert_eq!(json_of(&render(EventName::Stop, None, &d)), json!({"decision": "block", "reason": "r"}));
-        let ask = EventDecision { permission: Some(PermissionDecision::Ask), permission_reason: Some("please".into()), ..Default::default() };
-        assert_eq!(json_of(&render(EventName::PreToolUse, Some("Bash"), &ask))["hookSpecificOutput"]["permissionDecision"], json!("ask"));
+        assert_eq!(
+            json_of(&render(EventName::Stop, None, &d)),
+            json!({"decision": "block", "reason": "r"})
+        );
+        let ask = EventDecision {
+            permission: Some(PermissionDecision::Ask),
+            permission_reason: Some("please".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            json_of(&render(EventName::PreToolUse, Some("Bash"), &ask))["hookSpecificOutput"]
+                ["permissionDecision"],
+            json!("ask")
+        );
     }
 
     #[test]
     fn nothing_to_say_is_exit_zero_and_errors_keep_their_code() {
-        assert_eq!(render(EventName::Stop, None, &EventDecision::default()), ClaudeAnswer::default());
+        assert_eq!(
+            render(EventName::Stop, None, &EventDecision::default()),
+            ClaudeAnswer::default()
+        );
         let err = EventDecision {
             last_error_code: Some(127),
-            problems: vec![Problem { hook: 0, message: "sh: x: not found".into() }],
+            problems: vec![Problem {
+                hook: 0,
+                message: "sh: x: not found".into(),
+            }],
             ..Default::default()
         };
         assert_eq!(render(EventName::PreToolUse, Some("Bash"), &err).exit_code, 127);

@@ -152,7 +152,12 @@ type PermissionSlot = Option<(PermissionDecision, Option<String>, usize)>;
 
 /// Keep the more restrictive decision. At equal rank two denies are won by the later finisher
 /// (case 63) and two asks by the earlier one (cases 123, 124).
-fn consider_permission(slot: &mut PermissionSlot, p: PermissionDecision, reason: Option<String>, hook: usize) {
+fn consider_permission(
+    slot: &mut PermissionSlot,
+    p: PermissionDecision,
+    reason: Option<String>,
+    hook: usize,
+) {
     match slot {
         Some((current, _, _)) if *current > p => {}
         Some((current, _, _)) if *current == p && p == PermissionDecision::Ask => {}
@@ -167,20 +172,29 @@ pub fn merge(event: &EventName, answers: &[AnsweredHook]) -> EventDecision {
     let mut order: Vec<usize> = (0..answers.len()).collect();
     order.sort_by_key(|&i| (answers[i].finish_order, i));
 
-    let mut m = Merger { event, d: EventDecision::default(), permission: None };
+    let mut m = Merger {
+        event,
+        d: EventDecision::default(),
+        permission: None,
+    };
     for &i in &order {
         let a = &answers[i];
         let fo = a.finish_order;
         match &a.answer {
             HookAnswer::Blocking { stderr, json } => {
                 if !traits.exit2_blocks {
-                    m.d.notices.push(Problem { hook: i, message: stderr.clone() });
+                    m.d.notices.push(Problem {
+                        hook: i,
+                        message: stderr.clone(),
+                    });
                     continue;
                 }
                 let reason = json.as_deref().and_then(|j| m.block_reason(j));
                 let source = match reason {
                     Some(reason) => BlockingSource::Decision { reason: Some(reason) },
-                    None => BlockingSource::ExitCode { stderr: stderr.clone() },
+                    None => BlockingSource::ExitCode {
+                        stderr: stderr.clone(),
+                    },
                 };
                 m.block(source, i, fo);
                 if let Some(json) = json {
@@ -193,8 +207,12 @@ pub fn merge(event: &EventName, answers: &[AnsweredHook]) -> EventDecision {
                     m.block(BlockingSource::Failure { message }, i, fo);
                 } else {
                     m.d.last_error_code = Some(code.unwrap_or(1));
-                    let what = code.map_or_else(|| "was killed".to_string(), |c| format!("exited with code {c}"));
-                    m.d.problems.push(Problem { hook: i, message: format!("{what}: {}", stderr.trim_end()) });
+                    let what =
+                        code.map_or_else(|| "was killed".to_string(), |c| format!("exited with code {c}"));
+                    m.d.problems.push(Problem {
+                        hook: i,
+                        message: format!("{what}: {}", stderr.trim_end()),
+                    });
                 }
             }
             HookAnswer::NoVerdict { why } => {
@@ -202,16 +220,27 @@ pub fn merge(event: &EventName, answers: &[AnsweredHook]) -> EventDecision {
                     let message = format!("hook gave no answer (onFailure: block): {why}");
                     m.block(BlockingSource::Failure { message }, i, fo);
                 } else {
-                    m.d.problems.push(Problem { hook: i, message: why.clone() });
+                    m.d.problems.push(Problem {
+                        hook: i,
+                        message: why.clone(),
+                    });
                 }
             }
             HookAnswer::Output(HookOutput::Empty) => {}
             HookAnswer::Output(HookOutput::Dropped(why)) => {
-                m.d.problems.push(Problem { hook: i, message: why.clone() });
+                m.d.problems.push(Problem {
+                    hook: i,
+                    message: why.clone(),
+                });
             }
             HookAnswer::Output(HookOutput::Plain(text)) => {
                 if traits.plain_stdout_is_context {
-                    m.d.contexts.push(Context { kind: ContextKind::PlainStdout, text: text.clone(), hook: i, finish_order: fo });
+                    m.d.contexts.push(Context {
+                        kind: ContextKind::PlainStdout,
+                        text: text.clone(),
+                        hook: i,
+                        finish_order: fo,
+                    });
                 }
             }
             HookAnswer::Output(HookOutput::Json(json)) => m.json(json, i, fo),
@@ -239,7 +268,11 @@ impl Merger<'_> {
     }
 
     fn block(&mut self, source: BlockingSource, hook: usize, finish_order: usize) {
-        let b = Blocking { source, hook, finish_order };
+        let b = Blocking {
+            source,
+            hook,
+            finish_order,
+        };
         self.d.blocks.push(b.clone());
         self.d.blocking = Some(b);
         if self.is_permission_event() {
@@ -254,7 +287,8 @@ impl Merger<'_> {
             if json.specific_str("permissionDecision") == Some("deny") {
                 return json.specific_str("permissionDecisionReason").map(str::to_string);
             }
-            if json.specific_str("permissionDecision").is_none() && json.decision.as_deref() == Some("block") {
+            if json.specific_str("permissionDecision").is_none() && json.decision.as_deref() == Some("block")
+            {
                 return json.reason.clone();
             }
             return None;
@@ -267,10 +301,20 @@ impl Merger<'_> {
 
     fn contexts_of(&mut self, json: &HookJson, i: usize, fo: usize) {
         if let Some(ctx) = json.additional_context() {
-            self.d.contexts.push(Context { kind: ContextKind::AdditionalContext, text: ctx.to_string(), hook: i, finish_order: fo });
+            self.d.contexts.push(Context {
+                kind: ContextKind::AdditionalContext,
+                text: ctx.to_string(),
+                hook: i,
+                finish_order: fo,
+            });
         }
         if let Some(ctx) = &json.context_injection {
-            self.d.contexts.push(Context { kind: ContextKind::ContextInjection, text: ctx.clone(), hook: i, finish_order: fo });
+            self.d.contexts.push(Context {
+                kind: ContextKind::ContextInjection,
+                text: ctx.clone(),
+                hook: i,
+                finish_order: fo,
+            });
         }
     }
 
@@ -286,14 +330,19 @@ impl Merger<'_> {
             self.d.system_messages.push(msg.clone());
         }
         if self.is_permission_event() {
-            let specific = json.specific_str("permissionDecision").and_then(PermissionDecision::parse);
+            let specific = json
+                .specific_str("permissionDecision")
+                .and_then(PermissionDecision::parse);
             let legacy = match json.decision.as_deref() {
                 Some("approve") => Some(PermissionDecision::Allow),
                 Some("block") => Some(PermissionDecision::Deny),
                 _ => None,
             };
             let (decision, reason) = match (specific, legacy) {
-                (Some(p), _) => (Some(p), json.specific_str("permissionDecisionReason").map(str::to_string)),
+                (Some(p), _) => (
+                    Some(p),
+                    json.specific_str("permissionDecisionReason").map(str::to_string),
+                ),
                 (None, Some(p)) => (Some(p), json.reason.clone()),
                 (None, None) => (None, None),
             };
@@ -305,14 +354,21 @@ impl Merger<'_> {
         } else if *self.event == EventName::PermissionRequest {
             // The first hook to decide wins, allow or deny (cases 119, 120).
             if self.d.permission_request.is_none() {
-                if let Some(decision) = json.specific_value("decision").filter(|v| {
-                    matches!(v.get("behavior").and_then(Value::as_str), Some("allow" | "deny"))
-                }) {
+                if let Some(decision) = json
+                    .specific_value("decision")
+                    .filter(|v| matches!(v.get("behavior").and_then(Value::as_str), Some("allow" | "deny")))
+                {
                     self.d.permission_request = Some(decision.clone());
                 }
             }
         } else if json.decision.as_deref() == Some("block") && traits.exit2_blocks {
-            self.block(BlockingSource::Decision { reason: json.reason.clone() }, i, fo);
+            self.block(
+                BlockingSource::Decision {
+                    reason: json.reason.clone(),
+                },
+                i,
+                fo,
+            );
         }
         if let Some(u) = json.specific_value("updatedInput") {
             if u.is_object() {
@@ -349,7 +405,11 @@ mod tests {
     }
 
     fn answer(a: HookAnswer, finish_order: usize) -> AnsweredHook {
-        AnsweredHook { answer: a, finish_order, block_on_failure: false }
+        AnsweredHook {
+            answer: a,
+            finish_order,
+            block_on_failure: false,
+        }
     }
 
     fn pre(decision: &str, reason: &str, order: usize) -> AnsweredHook {
@@ -370,12 +430,19 @@ mod tests {
         let d = merge(&e, &[pre("allow", "a", 1), pre("ask", "W-ask", 0)]);
         assert_eq!(d.permission, Some(PermissionDecision::Ask));
         assert_eq!(d.permission_reason.as_deref(), Some("W-ask"));
-        let d = merge(&e, &[pre("deny", "deny-two-slow", 1), pre("deny", "deny-two-fast", 0)]);
+        let d = merge(
+            &e,
+            &[pre("deny", "deny-two-slow", 1), pre("deny", "deny-two-fast", 0)],
+        );
         assert_eq!(d.blocking.unwrap().message(), "deny-two-slow");
         let d = merge(&e, &[pre("defer", "", 0), pre("ask", "", 1)]);
         assert_eq!(d.permission, Some(PermissionDecision::Defer));
         let d = merge(&e, &[pre("ask", "ask-A", 1), pre("ask", "ask-B", 0)]);
-        assert_eq!(d.permission_reason.as_deref(), Some("ask-B"), "of two asks the first to finish speaks");
+        assert_eq!(
+            d.permission_reason.as_deref(),
+            Some("ask-B"),
+            "of two asks the first to finish speaks"
+        );
     }
 
     /// Case 65: among exit-2 hooks the last to finish is shown.
@@ -385,18 +452,41 @@ mod tests {
         let d = merge(
             &e,
             &[
-                answer(HookAnswer::Blocking { stderr: "err-A-slow\n".into(), json: None }, 1),
-                answer(HookAnswer::Blocking { stderr: "err-B-fast\n".into(), json: None }, 0),
+                answer(
+                    HookAnswer::Blocking {
+                        stderr: "err-A-slow\n".into(),
+                        json: None,
+                    },
+                    1,
+                ),
+                answer(
+                    HookAnswer::Blocking {
+                        stderr: "err-B-fast\n".into(),
+                        json: None,
+                    },
+                    0,
+                ),
             ],
         );
-        assert_eq!(d.blocking.unwrap().source, BlockingSource::ExitCode { stderr: "err-A-slow\n".into() });
+        assert_eq!(
+            d.blocking.unwrap().source,
+            BlockingSource::ExitCode {
+                stderr: "err-A-slow\n".into()
+            }
+        );
     }
 
     /// Case 64: contexts are kept in completion order.
     #[test]
     fn contexts_in_completion_order() {
         let e = EventName::PostToolUse;
-        let ctx = |c: &str, o| json_answer(&e, json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": c}, "systemMessage": format!("SYS-{c}")}), o);
+        let ctx = |c: &str, o| {
+            json_answer(
+                &e,
+                json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": c}, "systemMessage": format!("SYS-{c}")}),
+                o,
+            )
+        };
         let d = merge(&e, &[ctx("CTX-A", 1), ctx("CTX-B", 0)]);
         let texts: Vec<_> = d.contexts.iter().map(|c| c.text.as_str()).collect();
         assert_eq!(texts, vec!["CTX-B", "CTX-A"]);
@@ -416,16 +506,39 @@ mod tests {
     #[test]
     fn exit_two_reads_json_reason_and_context() {
         let e = EventName::PreToolUse;
-        let Value::Object(j) = json!({"decision": "block", "reason": "R-stdout", "hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "C"}}) else { panic!() };
-        let a = answer(HookAnswer::Blocking { stderr: "E".into(), json: Some(Box::new(HookJson::from_object(&e, j))) }, 0);
+        let Value::Object(j) = json!({"decision": "block", "reason": "R-stdout", "hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "C"}})
+        else {
+            panic!()
+        };
+        let a = answer(
+            HookAnswer::Blocking {
+                stderr: "E".into(),
+                json: Some(Box::new(HookJson::from_object(&e, j))),
+            },
+            0,
+        );
         let d = merge(&e, &[a]);
-        assert_eq!(d.blocking.unwrap().source, BlockingSource::Decision { reason: Some("R-stdout".into()) });
+        assert_eq!(
+            d.blocking.unwrap().source,
+            BlockingSource::Decision {
+                reason: Some("R-stdout".into())
+            }
+        );
         assert_eq!(d.contexts[0].text, "C");
     }
 
     #[test]
     fn exit_two_on_notice_events_does_not_block() {
-        let d = merge(&EventName::SessionStart, &[answer(HookAnswer::Blocking { stderr: "x".into(), json: None }, 0)]);
+        let d = merge(
+            &EventName::SessionStart,
+            &[answer(
+                HookAnswer::Blocking {
+                    stderr: "x".into(),
+                    json: None,
+                },
+                0,
+            )],
+        );
         assert!(d.blocking.is_none());
         assert_eq!(d.notices.len(), 1);
     }
@@ -433,11 +546,24 @@ mod tests {
     #[test]
     fn updated_input_last_finisher_wins_and_legacy_fields_map() {
         let e = EventName::PreToolUse;
-        let upd = |c: &str, o| json_answer(&e, json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"command": c}}}), o);
+        let upd = |c: &str, o| {
+            json_answer(
+                &e,
+                json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"command": c}}}),
+                o,
+            )
+        };
         let d = merge(&e, &[upd("slow", 1), upd("fast", 0)]);
         assert_eq!(d.updated_input, Some(json!({"command": "slow"})));
         assert_eq!(d.permission, None);
-        let legacy = merge(&e, &[json_answer(&e, json!({"decision": "block", "reason": "legacy-block-reason"}), 0)]);
+        let legacy = merge(
+            &e,
+            &[json_answer(
+                &e,
+                json!({"decision": "block", "reason": "legacy-block-reason"}),
+                0,
+            )],
+        );
         assert_eq!(legacy.blocking.unwrap().message(), "legacy-block-reason");
         let approve = merge(&e, &[json_answer(&e, json!({"decision": "approve"}), 0)]);
         assert_eq!(approve.permission, Some(PermissionDecision::Allow));
@@ -446,13 +572,38 @@ mod tests {
     #[test]
     fn permission_request_deny_beats_allow() {
         let e = EventName::PermissionRequest;
-        let req = |b: &str, o| json_answer(&e, json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": b, "message": b}}}), o);
+        let req = |b: &str, o| {
+            json_answer(
+                &e,
+                json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": b, "message": b}}}),
+                o,
+            )
+        };
         let d = merge(&e, &[req("deny", 0), req("allow", 1)]);
-        assert_eq!(d.permission_request, Some(json!({"behavior": "deny", "message": "deny"})));
+        assert_eq!(
+            d.permission_request,
+            Some(json!({"behavior": "deny", "message": "deny"}))
+        );
         let d = merge(&e, &[req("deny", 1), req("allow", 0)]);
-        assert_eq!(d.permission_request, Some(json!({"behavior": "allow", "message": "allow"})), "first to decide wins");
-        let ignored = merge(&e, &[answer(HookAnswer::Blocking { stderr: "x".into(), json: None }, 0)]);
-        assert!(ignored.blocking.is_none(), "PermissionRequest ignores exit 2 (case 28)");
+        assert_eq!(
+            d.permission_request,
+            Some(json!({"behavior": "allow", "message": "allow"})),
+            "first to decide wins"
+        );
+        let ignored = merge(
+            &e,
+            &[answer(
+                HookAnswer::Blocking {
+                    stderr: "x".into(),
+                    json: None,
+                },
+                0,
+            )],
+        );
+        assert!(
+            ignored.blocking.is_none(),
+            "PermissionRequest ignores exit 2 (case 28)"
+        );
     }
 
     #[test]
@@ -462,14 +613,33 @@ mod tests {
             &e,
             &[
                 json_answer(&e, json!({"continue": false, "stopReason": "halt"}), 0),
-                answer(HookAnswer::NonBlockingError { code: Some(1), stderr: "oops".into() }, 1),
-                answer(HookAnswer::NoVerdict { why: "timed out".into() }, 2),
+                answer(
+                    HookAnswer::NonBlockingError {
+                        code: Some(1),
+                        stderr: "oops".into(),
+                    },
+                    1,
+                ),
+                answer(
+                    HookAnswer::NoVerdict {
+                        why: "timed out".into(),
+                    },
+                    2,
+                ),
             ],
         );
         assert_eq!(d.stop, Some(Some("halt".into())));
         assert_eq!(d.problems.len(), 2);
         assert_eq!(d.last_error_code, Some(1));
-        let strict = AnsweredHook { block_on_failure: true, ..answer(HookAnswer::NoVerdict { why: "timed out".into() }, 0) };
+        let strict = AnsweredHook {
+            block_on_failure: true,
+            ..answer(
+                HookAnswer::NoVerdict {
+                    why: "timed out".into(),
+                },
+                0,
+            )
+        };
         assert!(merge(&EventName::PreToolUse, &[strict]).blocking.is_some());
     }
 }

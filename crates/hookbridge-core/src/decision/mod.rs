@@ -20,5 +20,6 @@ pub use answer::{interpret, HookAnswer, HookJson, HookOutput};
 pub use claude::{render_claude, ClaudeAnswer};
 pub use execution::{HookExecution, RunStatus};
 pub use merge::{
-    merge, AnsweredHook, Blocking, BlockingSource, Context, ContextKind, EventDecision, PermissionDecision, Problem,
+    merge, AnsweredHook, Blocking, BlockingSource, Context, ContextKind, EventDecision, PermissionDecision,
+    Problem,
 };

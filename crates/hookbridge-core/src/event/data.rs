@@ -55,44 +55,115 @@ pub struct StopEvent {
 /// The typed payload of one event.
 #[derive(Debug, Clone, PartialEq)]
 pub enum EventData {
-    SessionStart { source: Option<String>, model: Option<String>, session_title: Option<String> },
-    Setup { trigger: Option<String> },
-    InstructionsLoaded { file_path: Option<String>, memory_type: Option<String>, load_reason: Option<String> },
-    UserPromptSubmit { prompt: Option<String> },
+    SessionStart {
+        source: Option<String>,
+        model: Option<String>,
+        session_title: Option<String>,
+    },
+    Setup {
+        trigger: Option<String>,
+    },
+    InstructionsLoaded {
+        file_path: Option<String>,
+        memory_type: Option<String>,
+        load_reason: Option<String>,
+    },
+    UserPromptSubmit {
+        prompt: Option<String>,
+    },
     UserPromptExpansion {
         expansion_type: Option<String>,
         command_name: Option<String>,
         command_args: Option<String>,
         prompt: Option<String>,
     },
-    MessageDisplay { delta: Option<String>, is_final: Option<bool> },
+    MessageDisplay {
+        delta: Option<String>,
+        is_final: Option<bool>,
+    },
     PreToolUse(ToolEvent),
     PermissionRequest(ToolEvent),
     PermissionDenied(ToolEvent),
     PostToolUse(ToolEvent),
     PostToolUseFailure(ToolEvent),
-    PostToolBatch { tool_calls: Vec<Value> },
-    Notification { message: Option<String>, title: Option<String>, notification_type: Option<String> },
-    SubagentStart { agent_id: Option<String>, agent_type: Option<String> },
+    PostToolBatch {
+        tool_calls: Vec<Value>,
+    },
+    Notification {
+        message: Option<String>,
+        title: Option<String>,
+        notification_type: Option<String>,
+    },
+    SubagentStart {
+        agent_id: Option<String>,
+        agent_type: Option<String>,
+    },
     SubagentStop(StopEvent),
-    TaskCreated { task_id: Option<String>, task_subject: Option<String> },
-    TaskCompleted { task_id: Option<String>, task_subject: Option<String> },
+    TaskCreated {
+        task_id: Option<String>,
+        task_subject: Option<String>,
+    },
+    TaskCompleted {
+        task_id: Option<String>,
+        task_subject: Option<String>,
+    },
     Stop(StopEvent),
-    StopFailure { error: Option<String>, error_details: Option<String> },
-    TeammateIdle { teammate_name: Option<String> },
-    ConfigChange { source: Option<String>, file_path: Option<String> },
-    CwdChanged { old_cwd: Option<String>, new_cwd: Option<String> },
-    DirectoryAdded { directory: Option<String>, source: Option<String> },
-    FileChanged { file_path: Option<String>, event: Option<String> },
-    WorktreeCreate { name: Option<String> },
-    WorktreeRemove { worktree_path: Option<String> },
-    PreCompact { trigger: Option<String>, custom_instructions: Option<String> },
-    PostCompact { trigger: Option<String>, compact_summary: Option<String> },
-    Elicitation { mcp_server_name: Option<String>, message: Option<String> },
-    ElicitationResult { mcp_server_name: Option<String>, action: Option<String> },
-    SessionEnd { reason: Option<String> },
-    PreModelSwitch { from_model: Option<String>, to_model: Option<String> },
-    PostModelSwitch { from_model: Option<String>, to_model: Option<String> },
+    StopFailure {
+        error: Option<String>,
+        error_details: Option<String>,
+    },
+    TeammateIdle {
+        teammate_name: Option<String>,
+    },
+    ConfigChange {
+        source: Option<String>,
+        file_path: Option<String>,
+    },
+    CwdChanged {
+        old_cwd: Option<String>,
+        new_cwd: Option<String>,
+    },
+    DirectoryAdded {
+        directory: Option<String>,
+        source: Option<String>,
+    },
+    FileChanged {
+        file_path: Option<String>,
+        event: Option<String>,
+    },
+    WorktreeCreate {
+        name: Option<String>,
+    },
+    WorktreeRemove {
+        worktree_path: Option<String>,
+    },
+    PreCompact {
+        trigger: Option<String>,
+        custom_instructions: Option<String>,
+    },
+    PostCompact {
+        trigger: Option<String>,
+        compact_summary: Option<String>,
+    },
+    Elicitation {
+        mcp_server_name: Option<String>,
+        message: Option<String>,
+    },
+    ElicitationResult {
+        mcp_server_name: Option<String>,
+        action: Option<String>,
+    },
+    SessionEnd {
+        reason: Option<String>,
+    },
+    PreModelSwitch {
+        from_model: Option<String>,
+        to_model: Option<String>,
+    },
+    PostModelSwitch {
+        from_model: Option<String>,
+        to_model: Option<String>,
+    },
     /// An event hookbridge does not know: its fields as they came.
     Unknown(Map<String, Value>),
 }
@@ -112,8 +183,14 @@ impl EventData {
         let stop = || serde_json::from_value::<StopEvent>(Value::Object(fields.clone()));
         let f = |k: &str| s(fields, k);
         Ok(match event {
-            E::SessionStart => EventData::SessionStart { source: f("source"), model: f("model"), session_title: f("session_title") },
-            E::Setup => EventData::Setup { trigger: f("trigger") },
+            E::SessionStart => EventData::SessionStart {
+                source: f("source"),
+                model: f("model"),
+                session_title: f("session_title"),
+            },
+            E::Setup => EventData::Setup {
+                trigger: f("trigger"),
+            },
             E::InstructionsLoaded => EventData::InstructionsLoaded {
                 file_path: f("file_path"),
                 memory_type: f("memory_type"),
@@ -126,44 +203,93 @@ impl EventData {
                 command_args: f("command_args"),
                 prompt: f("prompt"),
             },
-            E::MessageDisplay => {
-                EventData::MessageDisplay { delta: f("delta"), is_final: fields.get("final").and_then(Value::as_bool) }
-            }
+            E::MessageDisplay => EventData::MessageDisplay {
+                delta: f("delta"),
+                is_final: fields.get("final").and_then(Value::as_bool),
+            },
             E::PreToolUse => EventData::PreToolUse(tool()?),
             E::PermissionRequest => EventData::PermissionRequest(tool()?),
             E::PermissionDenied => EventData::PermissionDenied(tool()?),
             E::PostToolUse => EventData::PostToolUse(tool()?),
             E::PostToolUseFailure => EventData::PostToolUseFailure(tool()?),
             E::PostToolBatch => EventData::PostToolBatch {
-                tool_calls: fields.get("tool_calls").and_then(Value::as_array).cloned().unwrap_or_default(),
+                tool_calls: fields
+                    .get("tool_calls")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default(),
             },
             E::Notification => EventData::Notification {
                 message: f("message"),
                 title: f("title"),
                 notification_type: f("notification_type"),
             },
-            E::SubagentStart => EventData::SubagentStart { agent_id: f("agent_id"), agent_type: f("agent_type") },
+            E::SubagentStart => EventData::SubagentStart {
+                agent_id: f("agent_id"),
+                agent_type: f("agent_type"),
+            },
             E::SubagentStop => EventData::SubagentStop(stop()?),
-            E::TaskCreated => EventData::TaskCreated { task_id: f("task_id"), task_subject: f("task_subject") },
-            E::TaskCompleted => EventData::TaskCompleted { task_id: f("task_id"), task_subject: f("task_subject") },
+            E::TaskCreated => EventData::TaskCreated {
+                task_id: f("task_id"),
+                task_subject: f("task_subject"),
+            },
+            E::TaskCompleted => EventData::TaskCompleted {
+                task_id: f("task_id"),
+                task_subject: f("task_subject"),
+            },
             E::Stop => EventData::Stop(stop()?),
-            E::StopFailure => EventData::StopFailure { error: f("error"), error_details: f("error_details") },
-            E::TeammateIdle => EventData::TeammateIdle { teammate_name: f("teammate_name") },
-            E::ConfigChange => EventData::ConfigChange { source: f("source"), file_path: f("file_path") },
-            E::CwdChanged => EventData::CwdChanged { old_cwd: f("old_cwd"), new_cwd: f("new_cwd") },
-            E::DirectoryAdded => EventData::DirectoryAdded { directory: f("directory"), source: f("source") },
-            E::FileChanged => EventData::FileChanged { file_path: f("file_path"), event: f("event") },
+            E::StopFailure => EventData::StopFailure {
+                error: f("error"),
+                error_details: f("error_details"),
+            },
+            E::TeammateIdle => EventData::TeammateIdle {
+                teammate_name: f("teammate_name"),
+            },
+            E::ConfigChange => EventData::ConfigChange {
+                source: f("source"),
+                file_path: f("file_path"),
+            },
+            E::CwdChanged => EventData::CwdChanged {
+                old_cwd: f("old_cwd"),
+                new_cwd: f("new_cwd"),
+            },
+            E::DirectoryAdded => EventData::DirectoryAdded {
+                directory: f("directory"),
+                source: f("source"),
+            },
+            E::FileChanged => EventData::FileChanged {
+                file_path: f("file_path"),
+                event: f("event"),
+            },
             E::WorktreeCreate => EventData::WorktreeCreate { name: f("name") },
-            E::WorktreeRemove => EventData::WorktreeRemove { worktree_path: f("worktree_path") },
-            E::PreCompact => EventData::PreCompact { trigger: f("trigger"), custom_instructions: f("custom_instructions") },
-            E::PostCompact => EventData::PostCompact { trigger: f("trigger"), compact_summary: f("compact_summary") },
-            E::Elicitation => EventData::Elicitation { mcp_server_name: f("mcp_server_name"), message: f("message") },
-            E::ElicitationResult => {
-                EventData::ElicitationResult { mcp_server_name: f("mcp_server_name"), action: f("action") }
-            }
+            E::WorktreeRemove => EventData::WorktreeRemove {
+                worktree_path: f("worktree_path"),
+            },
+            E::PreCompact => EventData::PreCompact {
+                trigger: f("trigger"),
+                custom_instructions: f("custom_instructions"),
+            },
+            E::PostCompact => EventData::PostCompact {
+                trigger: f("trigger"),
+                compact_summary: f("compact_summary"),
+            },
+            E::Elicitation => EventData::Elicitation {
+                mcp_server_name: f("mcp_server_name"),
+                message: f("message"),
+            },
+            E::ElicitationResult => EventData::ElicitationResult {
+                mcp_server_name: f("mcp_server_name"),
+                action: f("action"),
+            },
             E::SessionEnd => EventData::SessionEnd { reason: f("reason") },
-            E::PreModelSwitch => EventData::PreModelSwitch { from_model: f("from_model"), to_model: f("to_model") },
-            E::PostModelSwitch => EventData::PostModelSwitch { from_model: f("from_model"), to_model: f("to_model") },
+            E::PreModelSwitch => EventData::PreModelSwitch {
+                from_model: f("from_model"),
+                to_model: f("to_model"),
+            },
+            E::PostModelSwitch => EventData::PostModelSwitch {
+                from_model: f("from_model"),
+                to_model: f("to_model"),
+            },
             E::Unknown(_) => EventData::Unknown(fields.clone()),
         })
     }

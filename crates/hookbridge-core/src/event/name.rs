@@ -114,8 +114,10 @@ impl EventName {
             SessionEnd => Some("reason"),
             _ => None,
         };
-        let is_tool_event =
-            matches!(self, PreToolUse | PostToolUse | PostToolUseFailure | PermissionRequest | PermissionDenied);
+        let is_tool_event = matches!(
+            self,
+            PreToolUse | PostToolUse | PostToolUseFailure | PermissionRequest | PermissionDenied
+        );
         // Events where exit code 2 changes what happens (Claude Code docs, measured for the main ones).
         let exit2_blocks = matches!(
             self,
@@ -202,7 +204,10 @@ mod tests {
 
     #[test]
     fn unknown_names_are_carried_but_malformed_ones_rejected() {
-        assert_eq!(EventName::parse("FooBar").unwrap(), EventName::Unknown("FooBar".into()));
+        assert_eq!(
+            EventName::parse("FooBar").unwrap(),
+            EventName::Unknown("FooBar".into())
+        );
         assert!(EventName::parse("preToolUse").is_err());
         assert!(EventName::parse("Pre Tool").is_err());
         assert!(EventName::parse("").is_err());

@@ -21,7 +21,12 @@ pub enum PayloadError {
     #[error("the {event} payload is missing the required field `{field}`")]
     MissingField { event: String, field: &'static str },
     #[error("the {event} payload field `{field}` must be {expected}, found {found}")]
-    WrongType { event: String, field: &'static str, expected: &'static str, found: &'static str },
+    WrongType {
+        event: String,
+        field: &'static str,
+        expected: &'static str,
+        found: &'static str,
+    },
 }
 
 /// A tool call as tool events carry it.
@@ -53,15 +58,20 @@ impl EventPayload {
         if trimmed.is_empty() {
             return EventPayload::from_value(event, Value::Object(Map::new()));
         }
-        let value: Value = serde_json::from_str(trimmed)
-            .map_err(|e| PayloadError::InvalidJson { event: event.to_string(), message: e.to_string() })?;
+        let value: Value = serde_json::from_str(trimmed).map_err(|e| PayloadError::InvalidJson {
+            event: event.to_string(),
+            message: e.to_string(),
+        })?;
         EventPayload::from_value(event, value)
     }
 
     /// Build from a JSON value: normalize names, fill `hook_event_name`, check required fields.
     pub fn from_value(event: EventName, value: Value) -> Result<EventPayload, PayloadError> {
         let Value::Object(raw) = value else {
-            return Err(PayloadError::NotAnObject { event: event.to_string(), found: json_type(&value) });
+            return Err(PayloadError::NotAnObject {
+                event: event.to_string(),
+                found: json_type(&value),
+            });
         };
         let mut fields = Map::with_capacity(raw.len() + 1);
         for (key, value) in raw {
@@ -89,7 +99,12 @@ impl EventPayload {
         let event = self.event.to_string();
         if self.event.traits().is_tool_event {
             match self.fields.get("tool_name") {
-                None => return Err(PayloadError::MissingField { event, field: "tool_name" }),
+                None => {
+                    return Err(PayloadError::MissingField {
+                        event,
+                        field: "tool_name",
+                    })
+                }
                 Some(Value::String(_)) => {}
                 Some(other) => {
                     return Err(PayloadError::WrongType {
@@ -101,7 +116,12 @@ impl EventPayload {
                 }
             }
             match self.fields.get("tool_input") {
-                None => return Err(PayloadError::MissingField { event, field: "tool_input" }),
+                None => {
+                    return Err(PayloadError::MissingField {
+                        event,
+                        field: "tool_input",
+                    })
+                }
                 Some(Value::Object(_)) => {}
                 Some(other) => {
                     return Err(PayloadError::WrongType {
@@ -277,10 +297,20 @@ mod tests {
         let missing = EventPayload::from_value(EventName::PostToolUse, json!({"tool_name": "Bash"}));
         assert_eq!(
             missing.unwrap_err(),
-            PayloadError::MissingField { event: "PostToolUse".into(), field: "tool_input" }
+            PayloadError::MissingField {
+                event: "PostToolUse".into(),
+                field: "tool_input"
+            }
         );
-        let wrong = EventPayload::from_value(EventName::PreToolUse, json!({"tool_name": 3, "tool_input": {}}));
-        assert!(matches!(wrong.unwrap_err(), PayloadError::WrongType { field: "tool_name", .. }));
+        let wrong =
+            EventPayload::from_value(EventName::PreToolUse, json!({"tool_name": 3, "tool_input": {}}));
+        assert!(matches!(
+            wrong.unwrap_err(),
+            PayloadError::WrongType {
+                field: "tool_name",
+                ..
+            }
+        ));
         assert!(EventPayload::parse(EventName::PreToolUse, b"[1]").is_err());
         assert!(EventPayload::parse(EventName::PreToolUse, b"{not json").is_err());
     }
@@ -289,8 +319,11 @@ mod tests {
     fn other_events_accept_empty_payloads_and_unknown_events_pass_through() {
         let p = EventPayload::parse(EventName::Stop, b"").unwrap();
         assert_eq!(p.get_str("hook_event_name"), Some("Stop"));
-        let u = EventPayload::from_value(EventName::Unknown("FutureEvent".into()), json!({"payload": {"anything": true}}))
-            .unwrap();
+        let u = EventPayload::from_value(
+            EventName::Unknown("FutureEvent".into()),
+            json!({"payload": {"anything": true}}),
+        )
+        .unwrap();
         assert_eq!(u.fields()["payload"], json!({"anything": true}));
     }
 
@@ -303,7 +336,10 @@ mod tests {
             json!({"tool_name": "Bash", "tool_input": {}, "toolResult": {"stdout": "x"}}),
         )
         .unwrap();
-        assert_eq!(post.tool_call().unwrap().tool_response, Some(&json!({"stdout": "x"})));
+        assert_eq!(
+            post.tool_call().unwrap().tool_response,
+            Some(&json!({"stdout": "x"}))
+        );
     }
 
     #[test]
@@ -321,8 +357,14 @@ mod tests {
                 assert!(stop.stop_hook_active);
             }
         }
-        let pre = EventPayload::from_value(EventName::PreToolUse, json!({"tool_name": "Bash", "tool_input": {"command": "ls"}})).unwrap();
-        let crate::event::EventData::PreToolUse(tool) = pre.data().unwrap() else { panic!() };
+        let pre = EventPayload::from_value(
+            EventName::PreToolUse,
+            json!({"tool_name": "Bash", "tool_input": {"command": "ls"}}),
+        )
+        .unwrap();
+        let crate::event::EventData::PreToolUse(tool) = pre.data().unwrap() else {
+            panic!()
+        };
         assert_eq!(tool.tool_input["command"], json!("ls"));
     }
 
