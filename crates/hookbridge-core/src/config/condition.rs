@@ -419,7 +419,7 @@ fn glob(pattern: &str, text: &str, paths: bool) -> bool {
                 }
                 false
             }
-            Some('?') => !t.is_empty() && !(paths && t[0] == '/') && go(&p[1..], &t[1..], paths),
+            Some('?') => !t.is_empty() && (!paths || t[0] != '/') && go(&p[1..], &t[1..], paths),
             Some(c) => t.first() == Some(c) && go(&p[1..], &t[1..], paths),
         }
     }
