@@ -181,12 +181,20 @@ fn dispatch_blocking(
     payload: &EventPayload,
     options: &DispatchOptions,
 ) -> anyhow::Result<EventReport> {
+    let mut dispatching = std::pin::pin!(dispatch(set, payload, options));
+    if set.select(payload).hooks.is_empty() {
+        // Nothing to run: the dispatch completes on its first poll and needs no runtime.
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        if let std::task::Poll::Ready(report) = std::future::Future::poll(dispatching.as_mut(), &mut cx) {
+            return Ok(report);
+        }
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
         .build()
         .context("starting the async runtime")?;
-    Ok(runtime.block_on(dispatch(set, payload, options)))
+    Ok(runtime.block_on(dispatching))
 }
 
 fn print_answer(answer: &ClaudeAnswer) -> anyhow::Result<()> {

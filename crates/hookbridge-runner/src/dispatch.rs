@@ -45,9 +45,19 @@ pub struct DispatchOptions {
 }
 
 impl DispatchOptions {
-    /// 8 MiB per stream: far above what Claude Code passes to the model unshortened (a 2 MB exit-2
+    /// 4 MiB per stream: above what Claude Code passes to the model unshortened (a 2 MB exit-2
     /// stderr reaches it whole, conformance case 69), and bounded.
-    pub const DEFAULT_OUTPUT_CAP: usize = 8 * 1024 * 1024;
+    pub const DEFAULT_OUTPUT_CAP: usize = 4 * 1024 * 1024;
+    /// Output kept for all the hooks of one event together: with many hooks each one's cap shrinks
+    /// (never below [`Self::MIN_OUTPUT_CAP`]), so a flood from every hook at once stays bounded.
+    pub const EVENT_OUTPUT_BUDGET: usize = 16 * 1024 * 1024;
+    pub const MIN_OUTPUT_CAP: usize = 1024 * 1024;
+
+    /// The per-stream cap for each of `hooks` hooks of one event.
+    pub fn output_cap_for(&self, hooks: usize) -> usize {
+        let share = Self::EVENT_OUTPUT_BUDGET / (2 * hooks.max(1));
+        self.output_cap.min(share.max(Self::MIN_OUTPUT_CAP))
+    }
 
     pub fn new(project_dir: impl Into<PathBuf>) -> DispatchOptions {
         DispatchOptions {
@@ -154,6 +164,7 @@ pub async fn dispatch(set: &HookSet, payload: &EventPayload, options: &DispatchO
         .or_else(|| payload.cwd().map(PathBuf::from).filter(|p| p.is_dir()));
     let session_id = payload.session_id().map(str::to_string);
 
+    let output_cap = options.output_cap_for(selection.hooks.len());
     let mut tasks = JoinSet::new();
     let mut executions: Vec<Option<HookExecution>> = vec![None; selection.hooks.len()];
     let mut timeouts = Vec::with_capacity(selection.hooks.len());
@@ -193,7 +204,7 @@ pub async fn dispatch(set: &HookSet, payload: &EventPayload, options: &DispatchO
             env: hook_env(hook, &event, options, session_id.as_deref()),
             stdin: stdin.clone(),
             timeout,
-            output_cap: options.output_cap,
+            output_cap,
             kill_grace: ProcessSpec::DEFAULT_KILL_GRACE,
             leak_grace: ProcessSpec::DEFAULT_LEAK_GRACE,
         };
