@@ -24,8 +24,9 @@ pub enum Matcher {
     All,
     /// One or more exact names.
     Exact(Vec<String>),
-    /// A JavaScript regular expression, unanchored.
-    Regex { source: String, regex: regress::Regex },
+    /// A JavaScript regular expression, unanchored. `required` is a literal every match must
+    /// contain (`mcp__srv__` for `mcp__srv__.*`), checked before running the regex.
+    Regex { source: String, regex: regress::Regex, required: Option<String> },
 }
 
 impl Matcher {
@@ -57,6 +58,7 @@ impl Matcher {
             .map(|regex| Matcher::Regex {
                 source: pattern.to_string(),
                 regex,
+                required: required_literal(pattern),
             })
             .map_err(|e| MatcherError {
                 pattern: pattern.to_string(),
@@ -69,9 +71,26 @@ impl Matcher {
         match self {
             Matcher::All => true,
             Matcher::Exact(names) => names.iter().any(|n| n == query),
-            Matcher::Regex { regex, .. } => regex.find(query).is_some(),
+            Matcher::Regex { regex, required, .. } => {
+                required.as_deref().is_none_or(|lit| query.contains(lit)) && regex.find(query).is_some()
+            }
         }
     }
+}
+
+/// The literal run at the start of a regex that every match must contain, when that is certain: no
+/// alternation anywhere, and the run stops before any metacharacter (a character followed by a
+/// quantifier is left out). Two characters or more, else `None`.
+fn required_literal(pattern: &str) -> Option<String> {
+    if pattern.contains('|') {
+        return None;
+    }
+    let body = pattern.strip_prefix('^').unwrap_or(pattern);
+    let mut literal: String = body.chars().take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | ' ')).collect();
+    if matches!(body[literal.len()..].chars().next(), Some('?' | '*' | '{')) {
+        literal.pop();
+    }
+    (literal.len() >= 2).then_some(literal)
 }
 
 impl fmt::Debug for Matcher {
@@ -160,6 +179,18 @@ mod tests {
     }
 
     #[test]
+    fn required_literals_are_safe_shortcuts() {
+        assert_eq!(required_literal("mcp__srv__.*"), Some("mcp__srv__".into()));
+        assert_eq!(required_literal("^Bash$"), Some("Bash".into()));
+        assert_eq!(required_literal("Bas?h"), Some("Ba".into()));
+        assert_eq!(required_literal("ab*c"), None);
+        assert_eq!(required_literal("Bash|Read"), None);
+        assert_eq!(required_literal(".*Edit"), None);
+        assert!(m("Wri.*").is_match("Write"));
+        assert!(!m("mcp__srv__.*").is_match("mcp__other__x"));
+    }
+
+    #[test]
     fn invalid_regex_is_an_error() {
         let err = Matcher::compile(Some("("), true).unwrap_err();
         assert_eq!(err.pattern, "(");
@@ -191,6 +222,17 @@ mod tests {
         #[test]
         fn compile_never_panics(p in ".{0,20}") {
             let _ = Matcher::compile(Some(&p), true);
+        }
+
+        /// The literal shortcut never changes a regex's answer.
+        #[test]
+        fn shortcut_agrees_with_the_regex(p in "\\^?[a-c_]{0,4}[.?*]{0,2}[a-c]{0,3}[.]", q in "[a-c_]{0,8}") {
+            let compiled = Matcher::compile(Some(&p), true);
+            prop_assume!(compiled.is_ok());
+            let matcher = compiled.unwrap();
+            if let Matcher::Regex { regex, .. } = &matcher {
+                prop_assert_eq!(matcher.is_match(&q), regex.find(&q).is_some());
+            }
         }
     }
 }

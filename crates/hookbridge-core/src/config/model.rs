@@ -195,6 +195,16 @@ pub struct HookSet {
     pub diagnostics: Vec<Diagnostic>,
     /// Set when a file says `"disableAllHooks": true`: nothing runs, and that file is named.
     pub disabled_by: Option<PathBuf>,
+    /// Per event: which groups an exact name reaches, and which groups must be evaluated (match-all,
+    /// regex, invalid). Kept up to date by [`HookSet::extend`]; `events` is read-only after loading.
+    pub(crate) index: IndexMap<EventName, GroupIndex>,
+}
+
+/// Selection's shortcut: exact-name groups are looked up, not scanned.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct GroupIndex {
+    pub(crate) exact: std::collections::HashMap<String, Vec<usize>>,
+    pub(crate) evaluate: Vec<usize>,
 }
 
 impl HookSet {
@@ -215,7 +225,23 @@ impl HookSet {
         }
         self.sources.push(file.source);
         for (event, groups) in file.events {
-            self.events.entry(event).or_default().extend(groups);
+            let all = self.events.entry(event.clone()).or_default();
+            let index = self.index.entry(event).or_default();
+            for group in groups {
+                let i = all.len();
+                match &group.matcher {
+                    Ok(Matcher::Exact(names)) => {
+                        for name in names {
+                            let slots = index.exact.entry(name.clone()).or_default();
+                            if slots.last() != Some(&i) {
+                                slots.push(i);
+                            }
+                        }
+                    }
+                    _ => index.evaluate.push(i),
+                }
+                all.push(group);
+            }
         }
     }
 }

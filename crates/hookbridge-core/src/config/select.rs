@@ -79,16 +79,22 @@ impl HookSet {
         let traits = payload.event().traits();
         let query = payload.match_query();
         let tool = payload.tool_call();
-        for group in groups {
+        // Candidate groups in declaration order: with a match target, the groups its exact name
+        // reaches merged with those that need evaluating; without one, every group.
+        let candidates: Vec<usize> = match (&query, self.index.get(payload.event())) {
+            (Some(q), Some(index)) => {
+                let exact = index.exact.get(q.as_str()).map(Vec::as_slice).unwrap_or(&[]);
+                merge_sorted(exact, &index.evaluate)
+            }
+            _ => (0..groups.len()).collect(),
+        };
+        for group in candidates.into_iter().map(|i| &groups[i]) {
             let matches = match (&group.matcher, &query) {
                 (Err(e), _) => {
                     for hook in &group.hooks {
-                        selection.skipped.push(SkippedHook {
-                            hook,
-                            reason: SkipReason::InvalidMatcher {
-                                message: e.to_string(),
-                            },
-                        });
+                        selection
+                            .skipped
+                            .push(SkippedHook { hook, reason: SkipReason::InvalidMatcher { message: e.to_string() } });
                     }
                     continue;
                 }
@@ -151,6 +157,24 @@ impl HookSet {
             .values()
             .all(|groups| groups.iter().all(|g| g.hooks.is_empty()))
     }
+}
+
+/// Two ascending index lists merged into one, ascending.
+fn merge_sorted(a: &[usize], b: &[usize]) -> Vec<usize> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] <= b[j] {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
 }
 
 /// Claude Code reads user settings before project settings; the later one's options win.
