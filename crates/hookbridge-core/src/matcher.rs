@@ -26,7 +26,11 @@ pub enum Matcher {
     Exact(Vec<String>),
     /// A JavaScript regular expression, unanchored. `required` is a literal every match must
     /// contain (`mcp__srv__` for `mcp__srv__.*`), checked before running the regex.
-    Regex { source: String, regex: regress::Regex, required: Option<String> },
+    Regex {
+        source: String,
+        regex: regress::Regex,
+        required: Option<String>,
+    },
 }
 
 impl Matcher {
@@ -86,7 +90,10 @@ fn required_literal(pattern: &str) -> Option<String> {
         return None;
     }
     let body = pattern.strip_prefix('^').unwrap_or(pattern);
-    let mut literal: String = body.chars().take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | ' ')).collect();
+    let mut literal: String = body
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | ' '))
+        .collect();
     if matches!(body[literal.len()..].chars().next(), Some('?' | '*' | '{')) {
         literal.pop();
     }

@@ -92,9 +92,12 @@ impl HookSet {
             let matches = match (&group.matcher, &query) {
                 (Err(e), _) => {
                     for hook in &group.hooks {
-                        selection
-                            .skipped
-                            .push(SkippedHook { hook, reason: SkipReason::InvalidMatcher { message: e.to_string() } });
+                        selection.skipped.push(SkippedHook {
+                            hook,
+                            reason: SkipReason::InvalidMatcher {
+                                message: e.to_string(),
+                            },
+                        });
                     }
                     continue;
                 }
