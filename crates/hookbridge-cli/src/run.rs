@@ -97,21 +97,20 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // event reaches is `async: true`, hookbridge answers the same way, so their output arrives as it
     // would have directly; a mix of sync and async hooks answers for the sync ones and starts the
     // async ones detached.
-    let all_async = args.format == Format::Claude && {
-        let selection = set.select(&payload);
-        !selection.hooks.is_empty()
-            && selection
-                .hooks
-                .iter()
-                .all(|h| matches!(&h.kind, hookbridge_core::config::HookKind::Command(c) if c.run_async))
-    };
+    let selected = set.select(&payload).hooks;
+    let nothing_to_run = selected.is_empty();
+    let all_async = args.format == Format::Claude
+        && !nothing_to_run
+        && selected
+            .iter()
+            .all(|h| matches!(&h.kind, hookbridge_core::config::HookKind::Command(c) if c.run_async));
     if all_async {
         options.detach_async_hooks = false;
         let mut out = std::io::stdout().lock();
         out.write_all(b"{\"async\": true}\n")?;
         out.flush()?;
     }
-    let report = dispatch_blocking(&set, &payload, &options)?;
+    let report = dispatch_blocking(&set, &payload, &options, nothing_to_run)?;
     problems.extend(report_problems(&report));
     diagnostics_log::append(&context, &problems);
     if args.verbose {
@@ -180,9 +179,10 @@ fn dispatch_blocking(
     set: &HookSet,
     payload: &EventPayload,
     options: &DispatchOptions,
+    nothing_to_run: bool,
 ) -> anyhow::Result<EventReport> {
     let mut dispatching = std::pin::pin!(dispatch(set, payload, options));
-    if set.select(payload).hooks.is_empty() {
+    if nothing_to_run {
         // Nothing to run: the dispatch completes on its first poll and needs no runtime.
         let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
         if let std::task::Poll::Ready(report) = std::future::Future::poll(dispatching.as_mut(), &mut cx) {

@@ -194,46 +194,71 @@ fn load_plugin(
                 Some(plugin),
             );
         }
-        Some(serde_json::Value::String(path)) => load_manifest_path(
+        Some(serde_json::Value::String(path)) => {
+            let paths = [serde_json::Value::String(path.clone())];
+            load_manifest_paths(
+                set,
+                options,
+                plugin_dir,
+                &paths,
+                &manifest_path,
+                hooks_dir,
+                scope,
+                &plugin,
+                &files,
+            )
+        }
+        Some(serde_json::Value::Array(paths)) => load_manifest_paths(
             set,
             options,
             plugin_dir,
-            path,
+            paths,
             &manifest_path,
             hooks_dir,
             scope,
             &plugin,
             &files,
         ),
-        Some(serde_json::Value::Array(paths)) => {
-            for p in paths {
-                match p.as_str() {
-                    Some(path) => load_manifest_path(
-                        set,
-                        options,
-                        plugin_dir,
-                        path,
-                        &manifest_path,
-                        hooks_dir,
-                        scope,
-                        &plugin,
-                        &files,
-                    ),
-                    None => set.diagnostics.push(
-                        Diagnostic::error(
-                            "entries of `hooks` must be paths (strings); this entry is skipped",
-                        )
-                        .in_file(&manifest_path)
-                        .key("hooks"),
-                    ),
-                }
-            }
-        }
         Some(_) => set.diagnostics.push(
             Diagnostic::error("`hooks` must be a path, a list of paths or an object; ignored")
                 .in_file(&manifest_path)
                 .key("hooks"),
         ),
+    }
+}
+
+/// The manifest's `hooks` given as one path or a list of paths.
+#[allow(clippy::too_many_arguments)]
+fn load_manifest_paths(
+    set: &mut HookSet,
+    options: &DiscoveryOptions,
+    plugin_dir: &Path,
+    paths: &[serde_json::Value],
+    manifest_path: &Path,
+    hooks_dir: &Path,
+    scope: Scope,
+    plugin: &Plugin,
+    already: &[PathBuf],
+) {
+    for p in paths {
+        match p.as_str() {
+            Some(path) => load_manifest_path(
+                set,
+                options,
+                plugin_dir,
+                path,
+                manifest_path,
+                hooks_dir,
+                scope,
+                plugin,
+                already,
+            ),
+            None => set.diagnostics.push(
+                Diagnostic::error("entries of `hooks` must be paths (strings); this entry is skipped")
+                    .in_file(manifest_path)
+                    .key("hooks"),
+            ),
+        }
     }
 }
 
