@@ -40,7 +40,12 @@ done
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 echo "==> building release binaries (hookbridge, spawn_floor)" >&2
-cargo build --release --quiet -p hookbridge-cli --bin hookbridge -p hookbridge-runner --example spawn_floor
+# The shipped build (scripts/build-release.sh), and the floor program built with the same flags.
+mapfile -t BUILT < <(bash scripts/build-release.sh --example spawn_floor --example spawn_floor_tokio)
+FLOOR_BIN="${BUILT[0]}"
+FLOOR_TOKIO_BIN="${BUILT[1]}"
+HB_BIN="${BUILT[2]}"
+[ -x "$HB_BIN" ] || { echo "bench.sh: the release build printed no binary" >&2; exit 1; }
 
 CRITERION_DIR="$TARGET_DIR/criterion"
 if [[ "${BENCH_SKIP_CRITERION:-0}" != 1 ]]; then
@@ -52,14 +57,12 @@ if [[ "${BENCH_SKIP_CRITERION:-0}" != 1 ]]; then
 fi
 
 echo "==> whole-process benchmarks ($ROUNDS rounds per scenario)" >&2
-python3 - "$TARGET_DIR" "$CRITERION_DIR" "$OUT" "$ROUNDS" "$LOAD_BEFORE" <<'PY'
+python3 - "$TARGET_DIR" "$CRITERION_DIR" "$OUT" "$ROUNDS" "$LOAD_BEFORE" "$HB_BIN" "$FLOOR_BIN" "$FLOOR_TOKIO_BIN" <<'PY'
 import json, os, platform, random, shutil, statistics, subprocess, sys, tempfile, time
 from datetime import datetime, timezone
 
-target_dir, criterion_dir, out_path, rounds, load_before = sys.argv[1:6]
+target_dir, criterion_dir, out_path, rounds, load_before, HB, FLOOR, FLOOR_TOKIO = sys.argv[1:9]
 rounds = int(rounds)
-HB = os.path.join(target_dir, "release", "hookbridge")
-FLOOR = os.path.join(target_dir, "release", "examples", "spawn_floor")
 TRUE = shutil.which("true", path="/bin:/usr/bin") or "/bin/true"
 random.seed(2)
 
@@ -113,10 +116,17 @@ pl_empty = payload("empty", "PreToolUse", p_empty, **BASH)
 def hb(event, proj):
     return [HB, "run", "--event", event, "--project-dir", proj]
 
+_payload_cwd = {}
+
 def spawn(argv, stdin_path):
     """Spawn with stdin from a file and output discarded; wait. Returns (wall ns, exit code, CPU ns).
 
-    CPU is user + system time of the process and the hooks it waited for."""
+    The process starts in the payload's `cwd`, as Claude Code starts a hook in the session's working
+    directory. CPU is user + system time of the process and the hooks it waited for."""
+    if stdin_path not in _payload_cwd:
+        with open(stdin_path) as f:
+            _payload_cwd[stdin_path] = json.load(f).get("cwd") or os.getcwd()
+    os.chdir(_payload_cwd[stdin_path])
     actions = [(os.POSIX_SPAWN_OPEN, 0, stdin_path, os.O_RDONLY, 0),
                (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0),
                (os.POSIX_SPAWN_OPEN, 2, "/dev/null", os.O_WRONLY, 0)]
@@ -190,6 +200,8 @@ def whole(name, a_argv, a_in, b_name, b_argv, b_in, limit, expect_hooks):
 
 whole("`hookbridge run`, 1 matching `true` hook", hb("PreToolUse", p_one), pl_one,
       "`spawn_floor 1`", [FLOOR, "1"], pl_one, 1.25, 1)
+whole("diagnostic: `spawn_floor_tokio` (the floor on hookbridge's async runtime), 1 hook", [FLOOR_TOKIO], pl_one,
+      "`spawn_floor 1`", [FLOOR, "1"], pl_one, None, None)
 whole("`hookbridge run`, 8 distinct matching `true` hooks", hb("PreToolUse", p_eight), pl_eight,
       "`spawn_floor 8`", [FLOOR, "8"], pl_eight, 1.3, 8)
 whole("`hookbridge run`, nothing to run (hooks configured, none for this tool)", hb("PreToolUse", p_none), pl_none,
@@ -348,9 +360,14 @@ wait4: the latency a hook host sees, process start to exit). Times are medians w
 (hyperfine is not used: Debian's 1.15 cannot give a command a file as stdin without wrapping it
 in a shell, and it runs one command's batch after the other, so load drift between batches would
 bias the ratio.)
+Every process starts in the payload's `cwd`, as Claude Code starts hooks in the session's working
+directory. hookbridge is the shipped build (`scripts/build-release.sh`: on Linux with glibc a static,
+non-PIE executable), and the floor programs are built by the same script with the same flags.
 `spawn_floor` (`crates/hookbridge-runner/examples/spawn_floor.rs`) is the minimal native program:
 it reads stdin, spawns N `/bin/sh -c true` children at once with piped stdin/stdout, writes the
-payload to each and waits. "Cold" here means a fresh process per event (there is no daemon); the
+payload to each and waits. `spawn_floor_tokio` (`examples/spawn_floor_tokio.rs`) is `spawn_floor 1`
+on a current-thread tokio runtime with `tokio::process`, as hookbridge's runner spawns: its row
+shows what the async runtime alone costs a fresh process. "Cold" here means a fresh process per event (there is no daemon); the
 page cache is warm. Peak RSS is `ru_maxrss` (the largest of hookbridge and the hook's
 processes, via GNU time; the hook's `sh`/`yes`/`head` stay under 2 MiB).
 

@@ -54,9 +54,7 @@ if [ -n "${HOOKBRIDGE_BIN:-}" ]; then
 else
     command -v cargo >/dev/null 2>&1 || die "cargo (the Rust toolchain) is required to build hookbridge"
     header "Building hookbridge (release)"
-    (cd "$ROOT" && cargo build --release -p hookbridge-cli) || die "cargo build --release failed"
-    BIN="${CARGO_TARGET_DIR:-$ROOT/target}/release/hookbridge"
-    case "$BIN" in /*) ;; *) BIN="$ROOT/$BIN" ;; esac
+    BIN=$(bash "$ROOT/scripts/build-release.sh" | tail -n 1) || die "the release build failed"
 fi
 [ -x "$BIN" ] || die "no hookbridge binary at $BIN"
 

@@ -55,9 +55,33 @@ enum Command {
     Validate(inspect::ValidateArgs),
 }
 
+/// `hookbridge run` alone. The agent starts `run` once per event, so its start-up time is hook
+/// latency: parsing only `run`'s own arguments (not the whole command tree) is measurably faster
+/// cold (docs/benchmarks.md). Same arguments, help and errors as the `run` subcommand of [`Cli`].
+#[derive(Parser, Debug)]
+#[command(
+    name = "hookbridge run",
+    bin_name = "hookbridge run",
+    version,
+    about = "Dispatch one event: read its JSON payload on stdin, run the hooks it reaches, answer as a Claude Code hook would (exit code, stdout, stderr)."
+)]
+struct RunCli {
+    #[command(flatten)]
+    args: run::RunArgs,
+}
+
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let mut argv = std::env::args_os();
+    let program = argv.next().unwrap_or_else(|| "hookbridge".into());
+    let rest: Vec<std::ffi::OsString> = argv.collect();
+    let parsed = if rest.first().is_some_and(|a| a == "run") {
+        RunCli::try_parse_from(std::iter::once("hookbridge run".into()).chain(rest.into_iter().skip(1)))
+            .map(|cli| Command::Run(cli.args))
+    } else {
+        Cli::try_parse_from(std::iter::once(program).chain(rest)).map(|cli| cli.command)
+    };
+    let command = match parsed {
+        Ok(command) => command,
         Err(err) => {
             let code = match err.kind() {
                 clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => 0,
@@ -67,7 +91,7 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    let result = match cli.command {
+    let result = match command {
         Command::Run(args) => run::run(args),
         Command::List(args) => inspect::list(args),
         Command::Validate(args) => inspect::validate(args),
@@ -104,5 +128,55 @@ impl ProjectArgs {
         options.include_user = !self.no_user_hooks;
         options.include_project = !self.no_project_hooks;
         Ok(options)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fast `run` parser and the `run` subcommand of the full tree accept the same command
+    /// lines, with the same result, and refuse the same ones.
+    #[test]
+    fn run_parser_matches_the_run_subcommand() {
+        let lines: &[&[&str]] = &[
+            &["--event", "PreToolUse"],
+            &[
+                "--event=Stop",
+                "--project-dir",
+                "/tmp/p",
+                "--format",
+                "report",
+                "-v",
+            ],
+            &[
+                "--event",
+                "X",
+                "--no-user-hooks",
+                "--no-project-hooks",
+                "--default-timeout",
+                "2.5",
+            ],
+            &["--event", "X", "--max-timeout", "10", "--format", "amplifier"],
+            &[],
+            &["--event"],
+            &["--event", "X", "--format", "yaml"],
+            &["--event", "X", "--bogus"],
+            &["--event", "X", "extra"],
+        ];
+        for line in lines {
+            let fast = RunCli::try_parse_from(std::iter::once("hookbridge run").chain(line.iter().copied()))
+                .map(|c| format!("{:?}", c.args));
+            let full = Cli::try_parse_from(["hookbridge", "run"].into_iter().chain(line.iter().copied()))
+                .map(|c| match c.command {
+                    Command::Run(args) => format!("{args:?}"),
+                    other => panic!("parsed as {other:?}"),
+                });
+            match (fast, full) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{line:?}"),
+                (Err(a), Err(b)) => assert_eq!(a.kind(), b.kind(), "{line:?}"),
+                (a, b) => panic!("{line:?}: fast parser {a:?}, full parser {b:?}"),
+            }
+        }
     }
 }

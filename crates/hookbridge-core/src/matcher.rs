@@ -71,6 +71,17 @@ impl Matcher {
     }
 
     /// Does the event's match query (tool name, session source, …) match?
+    /// The length in bytes below which no query can match: a regex's required literal's length,
+    /// else 0.
+    pub fn min_match_len(&self) -> usize {
+        match self {
+            Matcher::Regex {
+                required: Some(lit), ..
+            } => lit.len(),
+            _ => 0,
+        }
+    }
+
     pub fn is_match(&self, query: &str) -> bool {
         match self {
             Matcher::All => true,

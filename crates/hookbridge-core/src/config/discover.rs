@@ -68,10 +68,7 @@ pub fn discover(options: &DiscoveryOptions) -> HookSet {
     if options.include_user {
         if let Some(user) = &options.user_hooks_dir {
             // A project opened in the home directory must not load the same files twice.
-            let same = fs::canonicalize(user)
-                .ok()
-                .zip(fs::canonicalize(&project_hooks).ok())
-                .is_some_and(|(a, b)| a == b);
+            let same = same_existing_path(user, &project_hooks);
             if !(same && options.include_project) {
                 dirs.push((user.clone(), Scope::User));
             }
@@ -292,9 +289,26 @@ fn load_manifest_path(
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
+    a == b || same_existing_path(a, b)
+}
+
+/// Both paths exist and name the same file or directory (after symlinks).
+#[cfg(unix)]
+fn same_existing_path(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    // One stat each, where canonicalizing costs a readlink per path component.
+    match (fs::metadata(a), fs::metadata(b)) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
+}
+
+/// Both paths exist and name the same file or directory (after symlinks).
+#[cfg(not(unix))]
+fn same_existing_path(a: &Path, b: &Path) -> bool {
     match (fs::canonicalize(a), fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
+        _ => false,
     }
 }
 

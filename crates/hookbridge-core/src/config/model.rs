@@ -204,7 +204,17 @@ pub struct HookSet {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct GroupIndex {
     pub(crate) exact: std::collections::HashMap<String, Vec<usize>>,
-    pub(crate) evaluate: Vec<usize>,
+    /// Groups whose matcher must be evaluated, in declaration order.
+    pub(crate) evaluate: Vec<Candidate>,
+}
+
+/// A group to evaluate, with what a query needs to have a chance: kept beside the index so that
+/// ruling a group out touches one small array, not the group.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Candidate {
+    pub(crate) group: usize,
+    /// No shorter query can match (the length of the regex's required literal).
+    pub(crate) min_query_len: usize,
 }
 
 impl HookSet {
@@ -238,7 +248,10 @@ impl HookSet {
                             }
                         }
                     }
-                    _ => index.evaluate.push(i),
+                    other => index.evaluate.push(Candidate {
+                        group: i,
+                        min_query_len: other.as_ref().map_or(0, Matcher::min_match_len),
+                    }),
                 }
                 all.push(group);
             }

@@ -84,7 +84,12 @@ impl HookSet {
         let candidates: Vec<usize> = match (&query, self.index.get(payload.event())) {
             (Some(q), Some(index)) => {
                 let exact = index.exact.get(q.as_str()).map(Vec::as_slice).unwrap_or(&[]);
-                merge_sorted(exact, &index.evaluate)
+                let eligible = index
+                    .evaluate
+                    .iter()
+                    .filter(|c| c.min_query_len <= q.len())
+                    .map(|c| c.group);
+                merge_sorted(exact, eligible)
             }
             _ => (0..groups.len()).collect(),
         };
@@ -163,20 +168,17 @@ impl HookSet {
 }
 
 /// Two ascending index lists merged into one, ascending.
-fn merge_sorted(a: &[usize], b: &[usize]) -> Vec<usize> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        if a[i] <= b[j] {
-            out.push(a[i]);
-            i += 1;
-        } else {
-            out.push(b[j]);
-            j += 1;
+fn merge_sorted(a: &[usize], b: impl Iterator<Item = usize>) -> Vec<usize> {
+    // No allocation unless something is a candidate (the usual no-match case has none).
+    let mut out = Vec::new();
+    let mut a = a.iter().copied().peekable();
+    for y in b {
+        while let Some(x) = a.next_if(|&x| x <= y) {
+            out.push(x);
         }
+        out.push(y);
     }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
+    out.extend(a);
     out
 }
 
@@ -255,6 +257,40 @@ mod tests {
             json!({"tool_name": tool, "tool_input": input}),
         )
         .unwrap()
+    }
+
+    /// Indexed exact names and evaluated matchers (regexes, with and without a required literal
+    /// longer than the query; match-all) come back merged in declaration order.
+    #[test]
+    fn candidates_keep_declaration_order() {
+        let group = |m: &str, c: &str| {
+            format!(r#"{{"matcher": {m:?}, "hooks": [{{"type": "command", "command": {c:?}}}]}}"#)
+        };
+        let text = format!(
+            r#"{{"hooks": {{"PreToolUse": [{}]}}}}"#,
+            [
+                group("mcp__long_server__.*", "r-long"),
+                group("Read", "exact-1"),
+                group("R.*d", "regex-1"),
+                group("Write|Read", "exact-2"),
+                group("", "all"),
+                group("^Rea", "regex-2"),
+                group("Bash", "other-tool"),
+                group("Read", "exact-3"),
+            ]
+            .join(",")
+        );
+        let s = set(&[&text]);
+        let sel = s.select(&pre("Read", json!({"file_path": "/x"})));
+        assert_eq!(
+            labels(&sel),
+            vec!["exact-1", "regex-1", "exact-2", "all", "regex-2", "exact-3"]
+        );
+        assert_eq!(
+            merge_sorted(&[1, 4, 9], [0, 2, 3, 10].into_iter()),
+            vec![0, 1, 2, 3, 4, 9, 10]
+        );
+        assert_eq!(merge_sorted(&[], std::iter::empty()), Vec::<usize>::new());
     }
 
     /// Conformance cases 61 and 73: identical commands run once, across groups and files.
