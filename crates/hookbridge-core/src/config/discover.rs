@@ -94,19 +94,20 @@ fn load_hooks_dir(set: &mut HookSet, options: &DiscoveryOptions, dir: &Path, sco
     if root_file.is_file() {
         load_file(set, options, &root_file, dir, scope, None);
     }
-    let mut subdirs: Vec<PathBuf> = entries
+    // Plugin folders in name order. The entry's own type says "directory" without a stat; only a
+    // symlink needs one (to see whether it leads to a directory).
+    let mut subdirs: Vec<(std::ffi::OsString, PathBuf)> = entries
         .filter_map(Result::ok)
-        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-        .filter(|e| {
-            e.file_type()
-                .map(|t| t.is_dir() || t.is_symlink())
-                .unwrap_or(false)
+        .filter(|e| !e.file_name().as_encoded_bytes().starts_with(b"."))
+        .filter(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => true,
+            Ok(t) if t.is_symlink() => e.path().is_dir(),
+            _ => false,
         })
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
+        .map(|e| (e.file_name(), e.path()))
         .collect();
-    subdirs.sort();
-    for plugin_dir in subdirs {
+    subdirs.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    for (_, plugin_dir) in subdirs {
         load_plugin(set, options, dir, &plugin_dir, scope);
     }
 }
@@ -123,19 +124,14 @@ fn load_plugin(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let manifest_path = plugin_dir.join(".claude-plugin").join("plugin.json");
-    let manifest = if manifest_path.is_file() {
-        match fs::read_to_string(&manifest_path) {
-            Ok(text) => Some(text),
-            Err(e) => {
-                set.diagnostics.push(
-                    Diagnostic::error(format!("cannot read the plugin manifest: {e}"))
-                        .in_file(&manifest_path),
-                );
-                None
-            }
+    let manifest = match read_if_file(&manifest_path) {
+        Ok(text) => text,
+        Err(e) => {
+            set.diagnostics.push(
+                Diagnostic::error(format!("cannot read the plugin manifest: {e}")).in_file(&manifest_path),
+            );
+            None
         }
-    } else {
-        None
     };
     let manifest_value: Option<serde_json::Value> =
         manifest.as_deref().and_then(|t| serde_json::from_str(t).ok());
@@ -150,19 +146,27 @@ fn load_plugin(
         name,
         root: plugin_dir.to_path_buf(),
     };
+    // The plugin's hooks file: `hooks/hooks.json` for a Claude Code plugin; for an Amplifier folder
+    // `<name>/hooks.json`, else `<name>/hooks/hooks.json`. Probed by opening, not stat + open.
+    let candidates: &[&[&str]] = if manifest.is_some() {
+        &[&["hooks", "hooks.json"]]
+    } else {
+        &[&["hooks.json"], &["hooks", "hooks.json"]]
+    };
     let mut files: Vec<PathBuf> = Vec::new();
-    if manifest.is_some() {
-        let default_file = plugin_dir.join("hooks").join("hooks.json");
-        if default_file.is_file() {
-            files.push(default_file);
+    for parts in candidates {
+        let file = parts
+            .iter()
+            .fold(plugin_dir.to_path_buf(), |p, part| p.join(part));
+        match read_if_file(&file) {
+            Ok(None) => continue,
+            Ok(Some(text)) => load_text(set, options, &text, &file, hooks_dir, scope, Some(plugin.clone())),
+            Err(e) => set
+                .diagnostics
+                .push(Diagnostic::error(format!("cannot read: {e}")).in_file(&file)),
         }
-    } else if plugin_dir.join("hooks.json").is_file() {
-        files.push(plugin_dir.join("hooks.json"));
-    } else if plugin_dir.join("hooks").join("hooks.json").is_file() {
-        files.push(plugin_dir.join("hooks").join("hooks.json"));
-    }
-    for file in &files {
-        load_file(set, options, file, hooks_dir, scope, Some(plugin.clone()));
+        files.push(file);
+        break;
     }
     let Some(text) = manifest else { return };
     let Some(value) = manifest_value else {
@@ -309,6 +313,25 @@ fn same_existing_path(a: &Path, b: &Path) -> bool {
     match (fs::canonicalize(a), fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
+    }
+}
+
+/// The text of `path`; `None` when there is no file there (nothing, a directory, or a path
+/// through a non-directory). Other failures (permissions, invalid UTF-8) are errors to report.
+fn read_if_file(path: &Path) -> std::io::Result<Option<String>> {
+    match fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound
+                    | std::io::ErrorKind::IsADirectory
+                    | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(e),
     }
 }
 

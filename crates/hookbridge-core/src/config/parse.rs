@@ -45,22 +45,34 @@ impl Placeholders {
     /// `${CLAUDE_PROJECT_DIR}` and `${AMPLIFIER_PROJECT_DIR}` anywhere in `text`. Other `$VAR`s are
     /// left for the shell, which also sees these names as environment variables.
     pub fn expand(&self, text: &str) -> String {
-        if !text.contains("${") {
-            return text.to_string();
-        }
-        let mut out = text.to_string();
-        let pairs: [(&str, Option<&str>); 5] = [
-            ("${CLAUDE_PLUGIN_ROOT}", self.plugin_root.as_deref()),
-            ("${CLAUDE_PLUGIN_DATA}", self.plugin_data.as_deref()),
-            ("${AMPLIFIER_HOOKS_DIR}", Some(&self.hooks_dir)),
-            ("${CLAUDE_PROJECT_DIR}", Some(&self.project_dir)),
-            ("${AMPLIFIER_PROJECT_DIR}", Some(&self.project_dir)),
-        ];
-        for (name, value) in pairs {
-            if let Some(value) = value {
-                out = out.replace(name, value);
+        // One pass: copy up to each `${`, substitute a known name, keep anything else as written.
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(start) = rest.find("${") {
+            out.push_str(&rest[..start]);
+            let after = &rest[start + 2..];
+            let value = after.find('}').and_then(|end| {
+                let value = match &after[..end] {
+                    "CLAUDE_PLUGIN_ROOT" => self.plugin_root.as_deref(),
+                    "CLAUDE_PLUGIN_DATA" => self.plugin_data.as_deref(),
+                    "AMPLIFIER_HOOKS_DIR" => Some(self.hooks_dir.as_str()),
+                    "CLAUDE_PROJECT_DIR" | "AMPLIFIER_PROJECT_DIR" => Some(self.project_dir.as_str()),
+                    _ => None,
+                };
+                value.map(|v| (v, end))
+            });
+            match value {
+                Some((value, end)) => {
+                    out.push_str(value);
+                    rest = &after[end + 1..];
+                }
+                None => {
+                    out.push_str("${");
+                    rest = after;
+                }
             }
         }
+        out.push_str(rest);
         out
     }
 }
@@ -696,6 +708,31 @@ mod tests {
     use super::*;
     use crate::diagnostics::Severity;
     use std::path::PathBuf;
+
+    #[test]
+    fn placeholders_expand_known_names_once_and_keep_the_rest() {
+        let ph = Placeholders {
+            project_dir: "/p".into(),
+            hooks_dir: "/h".into(),
+            plugin_root: Some("/r/${CLAUDE_PROJECT_DIR}".into()),
+            plugin_data: None,
+        };
+        let cases = [
+            ("plain $HOME text", "plain $HOME text"),
+            ("${CLAUDE_PLUGIN_ROOT}/x.sh", "/r/${CLAUDE_PROJECT_DIR}/x.sh"),
+            (
+                "cd ${CLAUDE_PROJECT_DIR} && ${AMPLIFIER_PROJECT_DIR}/a ${AMPLIFIER_HOOKS_DIR}",
+                "cd /p && /p/a /h",
+            ),
+            ("${CLAUDE_PLUGIN_DATA}/db", "${CLAUDE_PLUGIN_DATA}/db"),
+            ("${OTHER} ${UNCLOSED", "${OTHER} ${UNCLOSED"),
+            ("$${CLAUDE_PROJECT_DIR}}", "$/p}"),
+            ("", ""),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(ph.expand(text), expected, "{text}");
+        }
+    }
 
     fn source() -> Arc<ConfigSource> {
         Arc::new(ConfigSource {
