@@ -62,7 +62,6 @@ enum Command {
 #[command(
     name = "hookbridge run",
     bin_name = "hookbridge run",
-    version,
     about = "Dispatch one event: read its JSON payload on stdin, run the hooks it reaches, answer as a Claude Code hook would (exit code, stdout, stderr)."
 )]
 struct RunCli {
@@ -75,8 +74,13 @@ fn main() -> ExitCode {
     let program = argv.next().unwrap_or_else(|| "hookbridge".into());
     let rest: Vec<std::ffi::OsString> = argv.collect();
     let parsed = if rest.first().is_some_and(|a| a == "run") {
-        RunCli::try_parse_from(std::iter::once("hookbridge run".into()).chain(rest.into_iter().skip(1)))
-            .map(|cli| Command::Run(cli.args))
+        match run::RunArgs::parse_fast(rest[1..].iter().cloned()) {
+            Some(args) => Ok(Command::Run(args)),
+            None => RunCli::try_parse_from(
+                std::iter::once("hookbridge run".into()).chain(rest.into_iter().skip(1)),
+            )
+            .map(|cli| Command::Run(cli.args)),
+        }
     } else {
         Cli::try_parse_from(std::iter::once(program).chain(rest)).map(|cli| cli.command)
     };
@@ -163,6 +167,27 @@ mod tests {
             &["--event", "X", "--format", "yaml"],
             &["--event", "X", "--bogus"],
             &["--event", "X", "extra"],
+            &["--event", ""],
+            &["--event="],
+            &["--event", "X", "--event", "Y"],
+            &["--event", "X", "-v", "-v"],
+            &["--event", "X", "-vv"],
+            &["--event", "X", "--verbose=yes"],
+            &["--event", "-X"],
+            &["--event", "X", "--project-dir", "-p"],
+            &["--event", "X", "--project-dir="],
+            &["--event", "X", "--default-timeout", "abc"],
+            &["--event", "X", "--default-timeout", "-1"],
+            &["--event", "X", "--max-timeout=inf"],
+            &["--event", "X", "--format", "Claude"],
+            &["--event", "X", "--format=report", "--format", "claude"],
+            &["--event", "X", "--"],
+            &["--event", "X", "--", "more"],
+            &["--even", "X"],
+            &["--help"],
+            &["-h"],
+            &["--version"],
+            &["-e", "X"],
         ];
         for line in lines {
             let fast = RunCli::try_parse_from(std::iter::once("hookbridge run").chain(line.iter().copied()))
@@ -172,11 +197,25 @@ mod tests {
                     Command::Run(args) => format!("{args:?}"),
                     other => panic!("parsed as {other:?}"),
                 });
-            match (fast, full) {
+            match (&fast, &full) {
                 (Ok(a), Ok(b)) => assert_eq!(a, b, "{line:?}"),
                 (Err(a), Err(b)) => assert_eq!(a.kind(), b.kind(), "{line:?}"),
-                (a, b) => panic!("{line:?}: fast parser {a:?}, full parser {b:?}"),
+                (a, b) => panic!("{line:?}: run parser {a:?}, full parser {b:?}"),
             }
+            // The clap-free path accepts a subset of what clap accepts, with the same result.
+            let args = line.iter().map(std::ffi::OsString::from);
+            match (run::RunArgs::parse_fast(args), &full) {
+                (None, _) => {}
+                (Some(quick), Ok(b)) => assert_eq!(&format!("{quick:?}"), b, "{line:?}"),
+                (Some(quick), Err(e)) => {
+                    panic!("{line:?}: clap refuses ({e}) but the fast path read {quick:?}")
+                }
+            }
+            assert_eq!(
+                run::RunArgs::parse_fast(line.iter().map(std::ffi::OsString::from)).is_some(),
+                full.is_ok() && !line.iter().any(|a| a.is_empty() || a.ends_with('=')),
+                "{line:?}: the fast path should take every plain line clap accepts"
+            );
         }
     }
 }

@@ -36,6 +36,73 @@ pub struct RunArgs {
     max_timeout: Option<f64>,
 }
 
+impl RunArgs {
+    /// `run`'s arguments read without clap, for the plain command lines a host registers
+    /// (`--event X --project-dir D`, …). `run` starts once per agent event and clap's cold start is
+    /// a measurable share of a hook's latency (docs/benchmarks.md). Anything else — help, a
+    /// repeated or unknown option, an empty value or one that looks like an option, an invalid value, the
+    /// `HOOKBRIDGE_*_TIMEOUT` variables — returns `None` and is left to clap, which stays the one
+    /// definition of what `run` accepts and how its errors read (a test holds the two together).
+    pub fn parse_fast(args: impl IntoIterator<Item = std::ffi::OsString>) -> Option<RunArgs> {
+        use lexopt::prelude::*;
+        if ["HOOKBRIDGE_DEFAULT_TIMEOUT", "HOOKBRIDGE_MAX_TIMEOUT"]
+            .iter()
+            .any(|v| std::env::var_os(v).is_some())
+        {
+            return None;
+        }
+        fn value(parser: &mut lexopt::Parser) -> Option<std::ffi::OsString> {
+            parser
+                .value()
+                .ok()
+                .filter(|v| !v.is_empty() && !v.as_encoded_bytes().starts_with(b"-"))
+        }
+        fn seconds(parser: &mut lexopt::Parser) -> Option<f64> {
+            value(parser)?.to_str()?.parse().ok()
+        }
+        let mut parser = lexopt::Parser::from_args(args);
+        let (mut event, mut project_dir, mut format) = (None, None, None);
+        let (mut no_user_hooks, mut no_project_hooks, mut verbose) = (false, false, false);
+        let (mut default_timeout, mut max_timeout) = (None, None);
+        while let Some(arg) = parser.next().ok()? {
+            match arg {
+                Long("event") if event.is_none() => event = Some(value(&mut parser)?.into_string().ok()?),
+                Long("project-dir") if project_dir.is_none() => {
+                    project_dir = Some(PathBuf::from(value(&mut parser)?));
+                }
+                Long("no-user-hooks") if !no_user_hooks => no_user_hooks = true,
+                Long("no-project-hooks") if !no_project_hooks => no_project_hooks = true,
+                Short('v') | Long("verbose") if !verbose => verbose = true,
+                Long("format") if format.is_none() => {
+                    format = Some(match value(&mut parser)?.to_str()? {
+                        "claude" => Format::Claude,
+                        "amplifier" => Format::Amplifier,
+                        "report" => Format::Report,
+                        _ => return None,
+                    });
+                }
+                Long("default-timeout") if default_timeout.is_none() => {
+                    default_timeout = Some(seconds(&mut parser)?);
+                }
+                Long("max-timeout") if max_timeout.is_none() => max_timeout = Some(seconds(&mut parser)?),
+                _ => return None,
+            }
+        }
+        Some(RunArgs {
+            event: event?,
+            project: ProjectArgs {
+                project_dir,
+                no_user_hooks,
+                no_project_hooks,
+            },
+            format: format.unwrap_or(Format::Claude),
+            verbose,
+            default_timeout,
+            max_timeout,
+        })
+    }
+}
+
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 enum Format {
     /// Exit code, stdout and stderr exactly as Claude Code expects from one hook.
