@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
-use hookbridge_core::config::{discover, HookSet};
+use hookbridge_core::config::discover;
 use hookbridge_core::decision::{render_claude, ClaudeAnswer, RunStatus};
 use hookbridge_core::event::{EventName, EventPayload};
 use hookbridge_runner::{dispatch, DispatchOptions, EventReport};
@@ -177,7 +177,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         out.write_all(b"{\"async\": true}\n")?;
         out.flush()?;
     }
-    let report = dispatch_blocking(&set, &payload, &options, nothing_to_run)?;
+    let report = dispatch(&set, &payload, &options);
     problems.extend(report_problems(&report));
     diagnostics_log::append(&context, &problems);
     if args.verbose {
@@ -239,29 +239,6 @@ fn seconds(value: Option<f64>, flag: &str) -> anyhow::Result<Option<Duration>> {
         Some(s) if s.is_finite() && s > 0.0 => Ok(Some(Duration::from_secs_f64(s))),
         Some(s) => anyhow::bail!("{flag} must be a positive number of seconds, not {s}"),
     }
-}
-
-/// Run the dispatch; a runtime is only started when some hook is selected.
-fn dispatch_blocking(
-    set: &HookSet,
-    payload: &EventPayload,
-    options: &DispatchOptions,
-    nothing_to_run: bool,
-) -> anyhow::Result<EventReport> {
-    let mut dispatching = std::pin::pin!(dispatch(set, payload, options));
-    if nothing_to_run {
-        // Nothing to run: the dispatch completes on its first poll and needs no runtime.
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        if let std::task::Poll::Ready(report) = std::future::Future::poll(dispatching.as_mut(), &mut cx) {
-            return Ok(report);
-        }
-    }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_io()
-        .enable_time()
-        .build()
-        .context("starting the async runtime")?;
-    Ok(runtime.block_on(dispatching))
 }
 
 fn print_answer(answer: &ClaudeAnswer) -> anyhow::Result<()> {

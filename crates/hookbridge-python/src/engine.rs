@@ -5,9 +5,9 @@
 //! loop.** [`Engine::dispatch`] is a blocking call that the Python side runs with
 //! `asyncio.to_thread`; it takes the event data as JSON text (serialized on the loop with
 //! `json.dumps(data, default=str)`, the conversion amplifier-core itself applies), releases the GIL
-//! (`Python::detach`) and drives the hook processes on a multi-thread tokio runtime owned by the
-//! Engine, so several events (parallel tool calls) dispatch at once and the loop keeps running
-//! while hooks do. The answer comes back as one JSON document, parsed by Python's `json`.
+//! (`Python::detach`) and supervises the hook processes from that worker thread (one poll loop
+//! per dispatch), so several events (parallel tool calls) dispatch at once, each on its own worker
+//! thread, and the event loop keeps running while hooks do. The answer comes back as one JSON document, parsed by Python's `json`.
 //!
 //! One dispatch: the Amplifier event and its data fire zero or more Claude Code events
 //! ([`hookbridge_core::amplifier::events::claude_events_for`]); each one that has hooks gets its
@@ -29,7 +29,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use serde_json::{json, Value};
@@ -103,7 +103,6 @@ struct HostContext {
 pub struct Engine {
     settings: Settings,
     loaded: RwLock<Loaded>,
-    runtime: tokio::runtime::Runtime,
 }
 
 fn seconds(name: &str, value: Option<f64>) -> PyResult<Option<Duration>> {
@@ -150,18 +149,8 @@ impl Engine {
             default_timeout,
             max_timeout,
         };
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .thread_name("hookbridge-engine")
-            .enable_all()
-            .build()
-            .map_err(|e| PyRuntimeError::new_err(format!("cannot start the hook runtime: {e}")))?;
         let loaded = RwLock::new(settings.load());
-        Ok(Engine {
-            settings,
-            loaded,
-            runtime,
-        })
+        Ok(Engine { settings, loaded })
     }
 
     /// Problems found while loading the configs, one line each (`path:line:col: error: …`).
@@ -289,10 +278,7 @@ impl Engine {
                 object @ Value::Object(_) => object,
                 other => return Err(format!("the {event} data must be an object, got {other}")),
             };
-            Ok(self
-                .runtime
-                .block_on(self.run(&set, &event, &data, &host))
-                .to_string())
+            Ok(self.run(&set, &event, &data, &host).to_string())
         });
         json_module.call_method1("loads", (out.map_err(PyValueError::new_err)?,))
     }
@@ -323,7 +309,7 @@ impl Engine {
     }
 
     /// Fires every Claude Code event of `event` that has hooks and joins their results.
-    async fn run(&self, set: &HookSet, event: &str, data: &Value, host: &HostContext) -> Value {
+    fn run(&self, set: &HookSet, event: &str, data: &Value, host: &HostContext) -> Value {
         let options = self.options(host);
         let mut results: Vec<HookResult> = Vec::new();
         let mut fired = Vec::new();
@@ -341,7 +327,7 @@ impl Engine {
                     continue;
                 }
             };
-            let report = dispatch(set, &payload, &options).await;
+            let report = dispatch(set, &payload, &options);
             fired.push(claude.to_string());
             warnings.extend(report_warnings(&report));
             let outcome = translate::translate_outcome(event, data, &payload, &report.decision);

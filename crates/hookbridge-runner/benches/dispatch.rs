@@ -1,9 +1,8 @@
 //! Library benchmarks for the issue's "Speed and memory" targets, measured side by side in one run.
 //!
 //! - `spawn_k{1,8}`: the cost of running K matching `true` hooks. `floor` is the raw cost of
-//!   spawning the same commands with tokio (piped stdin/stdout, payload written, stdout read to
-//!   EOF, child waited for), on the same current-thread runtime `hookbridge run` uses; `dispatch`
-//!   is the whole library path. Two steps in between split any gap: `floor_same_command` builds
+//!   spawning the same commands with the standard library (piped stdin/stdout, payload written,
+//!   stdout read to EOF, child waited for); `dispatch` is the whole library path. Two steps in between split any gap: `floor_same_command` builds
 //!   the child exactly as the runner does (stderr piped too, own process group, hook environment,
 //!   working directory) but drives it minimally; `run_process` is the runner's per-child state
 //!   machine without selection and merging. Target: dispatch within 10 % of the floor per hook.
@@ -12,32 +11,26 @@
 //!   random order in every round) and takes the median of the per-round ratios to the floor. It
 //!   also reports CPU time (this thread plus the children it reaped, from `getrusage`), which a
 //!   busy machine disturbs far less than wall time.
-//! - `no_match`: `HookSet::select` (and the whole `dispatch`, polled once) for an event that
-//!   reaches no hook. Target: ≤ 1 µs per event.
+//! - `no_match`: `HookSet::select` (and the whole `dispatch`) for an event that reaches no hook. Target: ≤ 1 µs per event.
 //! - `load`: `discover` over 1,000 plugin folders, each with a `hooks.json`. Target: ≤ 20 ms.
 //!
 //! Everything runs on real temp directories through the public API; nothing here is a test.
 //! `scripts/bench.sh` runs this and puts the figures in `docs/benchmarks.md`.
 
 use std::fs;
-use std::future::Future;
 use std::hint::black_box;
+use std::io::{self, Read, Write};
+use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::pin::pin;
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use hookbridge_core::config::{discover, DiscoveryOptions, HookSet, HOOKS_DIR_NAME};
 use hookbridge_core::event::{EventName, EventPayload};
-use hookbridge_runner::process::{run_process, ProcessSpec, Program};
+use hookbridge_runner::process::{run_all, Flow, ProcessSpec, Program};
 use hookbridge_runner::{dispatch, DispatchOptions};
-use tokio::io::AsyncWriteExt;
-use tokio::process::Command;
-use tokio::runtime::Runtime;
-use tokio::task::JoinSet;
 
 /// The hook counts the issue asks for.
 const KS: [usize; 2] = [1, 8];
@@ -51,15 +44,6 @@ const SOME_PLUGINS: usize = 64;
 fn write(path: &Path, text: &str) {
     fs::create_dir_all(path.parent().expect("a file path has a parent")).expect("creating a bench folder");
     fs::write(path, text).expect("writing a bench file");
-}
-
-/// The runtime `hookbridge run` builds for one dispatch.
-fn runtime() -> Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_io()
-        .enable_time()
-        .build()
-        .expect("a tokio runtime")
 }
 
 /// The commands of K distinct hooks that all just exit 0 (`true` ignores its arguments).
@@ -139,7 +123,7 @@ fn load(project: &Path) -> HookSet {
 
 /// The floor: spawn every command at once with piped stdin/stdout, write the payload to each and
 /// close its stdin, read its stdout to EOF, wait for it. Nothing else.
-async fn floor(commands: &[String], payload: &[u8]) {
+fn floor(commands: &[String], payload: &[u8]) {
     let mut children = Vec::with_capacity(commands.len());
     for command in commands {
         let child = Command::new("/bin/sh")
@@ -154,19 +138,17 @@ async fn floor(commands: &[String], payload: &[u8]) {
     }
     for mut child in children {
         let mut stdin = child.stdin.take().expect("piped stdin");
-        let _ = stdin.write_all(payload).await; // EPIPE if the hook exited first: fine
+        let _ = stdin.write_all(payload); // EPIPE if the hook exited first: fine
         drop(stdin);
         let mut stdout = child.stdout.take().expect("piped stdout");
-        tokio::io::copy(&mut stdout, &mut tokio::io::sink())
-            .await
-            .expect("reading stdout");
-        child.wait().await.expect("waiting for the child");
+        io::copy(&mut stdout, &mut io::sink()).expect("reading stdout");
+        child.wait().expect("waiting for the child");
     }
 }
 
 /// The floor, but each child is built exactly like the runner builds it: stderr piped and drained
 /// too, its own process group, the hook environment Claude Code gives, the payload's `cwd`.
-async fn floor_same_command(commands: &[String], payload: &[u8], env: &[(String, String)], cwd: &Path) {
+fn floor_same_command(commands: &[String], payload: &[u8], env: &[(String, String)], cwd: &Path) {
     let mut children = Vec::with_capacity(commands.len());
     for command in commands {
         let child = Command::new("/bin/sh")
@@ -184,35 +166,37 @@ async fn floor_same_command(commands: &[String], payload: &[u8], env: &[(String,
     }
     for mut child in children {
         let mut stdin = child.stdin.take().expect("piped stdin");
-        let _ = stdin.write_all(payload).await;
+        let _ = stdin.write_all(payload);
         drop(stdin);
+        // One after the other: `true` prints nothing, so neither pipe can fill up meanwhile.
+        let mut sink = Vec::new();
         let mut stdout = child.stdout.take().expect("piped stdout");
         let mut stderr = child.stderr.take().expect("piped stderr");
-        let (mut out_sink, mut err_sink) = (tokio::io::sink(), tokio::io::sink());
-        let (out, err) = tokio::join!(
-            tokio::io::copy(&mut stdout, &mut out_sink),
-            tokio::io::copy(&mut stderr, &mut err_sink)
-        );
-        out.and(err).expect("reading output");
-        child.wait().await.expect("waiting for the child");
+        stdout
+            .read_to_end(&mut sink)
+            .and(stderr.read_to_end(&mut sink))
+            .expect("reading output");
+        child.wait().expect("waiting for the child");
     }
 }
 
-/// The runner's per-child state machine for each command, all at once, without selection,
-/// environment building, interpretation or merging.
-async fn run_processes(commands: &[String], payload: &Arc<[u8]>, env: &[(String, String)], cwd: &Path) {
-    let mut tasks = JoinSet::new();
-    for command in commands {
-        let mut spec = ProcessSpec::new(Program::shell(command.clone()));
-        spec.stdin = payload.clone();
-        spec.cwd = Some(cwd.to_path_buf());
-        spec.env = env.iter().map(|(k, v)| (k.into(), v.into())).collect();
-        tasks.spawn(run_process(spec));
-    }
-    while let Some(joined) = tasks.join_next().await {
-        let outcome = joined.expect("a run_process task");
+/// The runner's supervising loop for all the commands at once, without selection, environment
+/// building, interpretation or merging.
+fn run_processes(commands: &[String], payload: &Arc<[u8]>, env: &[(String, String)], cwd: &Path) {
+    let specs = commands
+        .iter()
+        .map(|command| {
+            let mut spec = ProcessSpec::new(Program::shell(command.clone()));
+            spec.stdin = payload.clone();
+            spec.cwd = Some(cwd.to_path_buf());
+            spec.env = env.iter().map(|(k, v)| (k.into(), v.into())).collect();
+            spec
+        })
+        .collect();
+    run_all(specs, None, |_, outcome| {
         assert_eq!(outcome.status.exit_code(), Some(0), "{outcome:?}");
-    }
+        Flow::Continue
+    });
 }
 
 /// The environment dispatch gives a non-plugin hook of a PreToolUse event with a session id.
@@ -229,8 +213,8 @@ fn hook_env(project: &Path) -> Vec<(String, String)> {
     ]
 }
 
-/// CPU time so far of this thread and of every child reaped, in ns. The runtime is
-/// current-thread, so this thread does all of the runner's work.
+/// CPU time so far of this thread and of every child reaped, in ns. The runner works on the
+/// calling thread, so this thread does all of its work.
 fn cpu_ns() -> f64 {
     use nix::sys::resource::{getrusage, UsageWho};
     let ns = |who| {
@@ -276,23 +260,15 @@ impl SpawnFixture {
     }
 
     /// Runs one variant once.
-    fn run(&self, rt: &Runtime, variant: Variant) {
+    fn run(&self, variant: Variant) {
         match variant {
-            Variant::Floor => rt.block_on(floor(&self.commands, &self.stdin)),
-            Variant::FloorSameCommand => rt.block_on(floor_same_command(
-                &self.commands,
-                &self.stdin,
-                &self.env,
-                self.project(),
-            )),
-            Variant::RunProcess => rt.block_on(run_processes(
-                &self.commands,
-                &self.stdin,
-                &self.env,
-                self.project(),
-            )),
+            Variant::Floor => floor(&self.commands, &self.stdin),
+            Variant::FloorSameCommand => {
+                floor_same_command(&self.commands, &self.stdin, &self.env, self.project())
+            }
+            Variant::RunProcess => run_processes(&self.commands, &self.stdin, &self.env, self.project()),
             Variant::Dispatch => {
-                let report = rt.block_on(dispatch(&self.set, &self.payload, &self.options));
+                let report = dispatch(&self.set, &self.payload, &self.options);
                 assert_eq!(report.hooks.len(), self.commands.len());
                 black_box(report);
             }
@@ -316,7 +292,6 @@ const VARIANTS: [(Variant, &str); 4] = [
 ];
 
 fn bench_spawn(c: &mut Criterion) {
-    let rt = runtime();
     for k in KS {
         let fixture = SpawnFixture::new(k);
         let mut group = c.benchmark_group(format!("spawn_k{k}"));
@@ -326,18 +301,9 @@ fn bench_spawn(c: &mut Criterion) {
             .warm_up_time(Duration::from_secs(1))
             .measurement_time(Duration::from_secs(5));
         for (variant, name) in VARIANTS {
-            group.bench_function(name, |b| b.iter(|| fixture.run(&rt, variant)));
+            group.bench_function(name, |b| b.iter(|| fixture.run(variant)));
         }
         group.finish();
-    }
-}
-
-/// Polls a future once; the no-match dispatch must finish without waiting for anything.
-fn poll_once<F: Future>(future: F) -> F::Output {
-    let mut future = pin!(future);
-    match future.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
-        Poll::Ready(output) => output,
-        Poll::Pending => panic!("a dispatch that selects no hook must not wait"),
     }
 }
 
@@ -400,7 +366,7 @@ fn bench_no_match(c: &mut Criterion) {
     for (name, set, payload) in &cases {
         let options = DispatchOptions::new(typical.path());
         group.bench_function(BenchmarkId::new("dispatch", name), |b| {
-            b.iter(|| poll_once(dispatch(black_box(set), black_box(payload), &options)))
+            b.iter(|| dispatch(black_box(set), black_box(payload), &options))
         });
     }
     group.finish();
@@ -424,7 +390,6 @@ fn bench_load(c: &mut Criterion) {
 /// whatever else the machine is doing weighs on all of them alike. Prints a table and, when
 /// `HOOKBRIDGE_BENCH_PAIRED_OUT` names a file, writes the figures there as JSON.
 fn spawn_paired() {
-    let rt = runtime();
     let mut rng = 0x9e37_79b9_7f4a_7c15_u64; // xorshift: a fixed, dependency-free shuffle
     let mut next = move || {
         rng ^= rng << 13;
@@ -450,7 +415,7 @@ fn spawn_paired() {
             }
             for &v in &order {
                 let (cpu_before, started) = (cpu_ns(), Instant::now());
-                fixture.run(&rt, VARIANTS[v].0);
+                fixture.run(VARIANTS[v].0);
                 let elapsed = started.elapsed().as_secs_f64() * 1e9;
                 let spent = cpu_ns() - cpu_before;
                 if round >= warmup {

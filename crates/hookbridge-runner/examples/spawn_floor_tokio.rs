@@ -1,9 +1,9 @@
-//! A diagnostic floor for `scripts/bench.sh`: `spawn_floor 1` done the way hookbridge's runner
-//! does it — a current-thread tokio runtime with IO and timers, `tokio::process`, stdout and stderr
-//! piped, the child in its own process group, one environment variable set — but nothing else (no
-//! config, no select loop, no output cap, no timeout). Compared with `spawn_floor 1`, it shows
-//! what the async runtime itself costs a fresh process; compared with `hookbridge run`, what
-//! hookbridge adds on top.
+//! A diagnostic floor for `scripts/bench.sh`: `spawn_floor 1` on an async runtime — a
+//! current-thread tokio runtime with IO and timers, `tokio::process`, stdout and stderr piped, the
+//! child in its own process group, one environment variable set — and nothing else. Compared with
+//! `spawn_floor 1`, it shows what starting an async runtime costs a fresh process: the reason
+//! hookbridge's runner supervises its hooks with a plain `poll(2)` loop instead
+//! (`crates/hookbridge-runner/src/process/mod.rs`).
 //!
 //! Usage: `spawn_floor_tokio [CMD]` — CMD defaults to `true`.
 

@@ -1,8 +1,9 @@
 //! Dispatching one event: select the hooks it reaches, run them all at once, merge their answers.
 //!
 //! This is the engine behind `hookbridge run` and the Python binding. Every selected hook runs in
-//! parallel (Claude Code does the same: three `sleep 2` hooks take two seconds), each through
-//! [`run_process`](crate::process::run_process); answers are merged by the core in completion order,
+//! parallel (Claude Code does the same: three `sleep 2` hooks take two seconds), all supervised by
+//! one [`run_all`](crate::process::run_all) loop on the calling thread; answers are merged by the
+//! core in completion order,
 //! and the outcome of every hook — including the ones that failed, timed out, were not runnable or
 //! were skipped — is kept in the [`EventReport`] for logs and `--format report`.
 
@@ -16,9 +17,8 @@ use hookbridge_core::decision::{
     interpret, merge, AnsweredHook, EventDecision, HookAnswer, HookExecution, HookOutput, RunStatus,
 };
 use hookbridge_core::event::{EventName, EventPayload};
-use tokio::task::JoinSet;
 
-use crate::process::{run_process, ProcessOutcome, ProcessSpec, ProcessStatus, Program};
+use crate::process::{run_all, Flow, ProcessOutcome, ProcessSpec, ProcessStatus, Program};
 
 /// Settings of one dispatch.
 #[derive(Debug, Clone)]
@@ -138,8 +138,9 @@ pub struct EventReport {
     pub skipped: Vec<(HookSummary, SkipReason)>,
 }
 
-/// Dispatch `payload` to the hooks of `set` it reaches.
-pub async fn dispatch(set: &HookSet, payload: &EventPayload, options: &DispatchOptions) -> EventReport {
+/// Dispatch `payload` to the hooks of `set` it reaches. Blocks the calling thread until every hook
+/// has ended (or was stopped by an early decision).
+pub fn dispatch(set: &HookSet, payload: &EventPayload, options: &DispatchOptions) -> EventReport {
     let selection = set.select(payload);
     let event = payload.event().clone();
     let match_query = payload.match_query();
@@ -168,7 +169,9 @@ pub async fn dispatch(set: &HookSet, payload: &EventPayload, options: &DispatchO
     let session_id = payload.session_id().map(str::to_string);
 
     let output_cap = options.output_cap_for(selection.hooks.len());
-    let mut tasks = JoinSet::new();
+    // Specs to run, each with the index of its hook in the selection.
+    let mut specs: Vec<ProcessSpec> = Vec::new();
+    let mut spec_hooks: Vec<usize> = Vec::new();
     let mut executions: Vec<Option<HookExecution>> = vec![None; selection.hooks.len()];
     let mut timeouts = Vec::with_capacity(selection.hooks.len());
     let mut finished = 0usize;
@@ -220,29 +223,32 @@ pub async fn dispatch(set: &HookSet, payload: &EventPayload, options: &DispatchO
             finished += 1;
             continue;
         }
-        tasks.spawn(async move { (index, run_process(spec).await) });
+        specs.push(spec);
+        spec_hooks.push(index);
     }
-    while let Some(joined) = tasks.join_next().await {
-        let (index, outcome) = match joined {
-            Ok(pair) => pair,
-            Err(e) if e.is_cancelled() => continue,
-            Err(e) => std::panic::resume_unwind(e.into_panic()),
-        };
+    let mut stopped_by: Option<&'static str> = None;
+    run_all(specs, None, |spec_index, outcome| {
+        let index = spec_hooks[spec_index];
         let execution = execution_of(outcome, finished);
         finished += 1;
-        if let Some(why) = decided_early(&event, &execution) {
-            // Dropping the remaining tasks kills their process groups.
-            tasks.abort_all();
-            for (i, slot) in executions.iter_mut().enumerate() {
-                if slot.is_none() && i != index {
-                    *slot = Some(HookExecution::without_output(
-                        RunStatus::Cancelled(why.to_string()),
-                        usize::MAX,
-                    ));
-                }
+        let flow = match decided_early(&event, &execution) {
+            Some(why) => {
+                stopped_by = Some(why);
+                Flow::StopTheRest
             }
-        }
+            None => Flow::Continue,
+        };
         executions[index] = Some(execution);
+        flow
+    });
+    if let Some(why) = stopped_by {
+        // The process groups of the others were killed when the run stopped.
+        for slot in executions.iter_mut().filter(|slot| slot.is_none()) {
+            *slot = Some(HookExecution::without_output(
+                RunStatus::Cancelled(why.to_string()),
+                usize::MAX,
+            ));
+        }
     }
     let mut hooks = Vec::with_capacity(executions.len());
     let mut answered = Vec::with_capacity(executions.len());

@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hookbridge_runner::process::{run_process, ProcessSpec, ProcessStatus, Program, SpawnFailureKind};
+use hookbridge_runner::process::{
+    run_all, run_process, Canceller, Flow, ProcessSpec, ProcessStatus, Program, SpawnFailureKind,
+};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
@@ -77,14 +79,14 @@ fn live_members_of_group(pgid: i32) -> Vec<i32> {
 }
 
 /// Waits until none of `pids` is alive; returns the survivors after `SANE`.
-async fn survivors(pids: &[i32]) -> Vec<i32> {
-    let deadline = tokio::time::Instant::now() + SANE;
+fn survivors(pids: &[i32]) -> Vec<i32> {
+    let deadline = std::time::Instant::now() + SANE;
     loop {
         let alive: Vec<i32> = pids.iter().copied().filter(|&pid| is_alive(pid)).collect();
-        if alive.is_empty() || tokio::time::Instant::now() >= deadline {
+        if alive.is_empty() || std::time::Instant::now() >= deadline {
             return alive;
         }
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
@@ -97,28 +99,28 @@ fn read_pids(path: &Path) -> Vec<i32> {
 }
 
 /// Waits until `path` lists `count` pids.
-async fn wait_for_pids(path: &Path, count: usize) -> Vec<i32> {
-    let deadline = tokio::time::Instant::now() + SANE;
+fn wait_for_pids(path: &Path, count: usize) -> Vec<i32> {
+    let deadline = std::time::Instant::now() + SANE;
     loop {
         let pids = read_pids(path);
         if pids.len() >= count {
             return pids;
         }
         assert!(
-            tokio::time::Instant::now() < deadline,
+            std::time::Instant::now() < deadline,
             "{} lists only {pids:?}",
             path.display()
         );
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
 // ---- exit codes, signals, output --------------------------------------------------------------
 
-#[tokio::test]
-async fn exit_codes_are_reported_with_both_streams() {
+#[test]
+fn exit_codes_are_reported_with_both_streams() {
     for code in [0, 1, 2, 42, 255] {
-        let outcome = run_process(shell(&format!("echo out; echo err >&2; exit {code}"))).await;
+        let outcome = run_process(shell(&format!("echo out; echo err >&2; exit {code}")));
         assert_eq!(outcome.status, ProcessStatus::Exited(code));
         assert_eq!(outcome.stdout.bytes, b"out\n", "exit {code}");
         assert_eq!(outcome.stderr.bytes, b"err\n", "exit {code}");
@@ -129,38 +131,38 @@ async fn exit_codes_are_reported_with_both_streams() {
     }
 }
 
-#[tokio::test]
-async fn death_by_signal_is_signaled() {
+#[test]
+fn death_by_signal_is_signaled() {
     for (command, signal) in [("kill -KILL $$", 9), ("kill -TERM $$", 15), ("kill -ABRT $$", 6)] {
-        let outcome = run_process(shell(command)).await;
+        let outcome = run_process(shell(command));
         assert_eq!(outcome.status, ProcessStatus::Signaled(signal), "{command}");
     }
 }
 
-#[tokio::test]
-async fn shell_form_runs_under_bin_sh() {
-    let outcome = run_process(shell(r#"echo "$0""#)).await;
+#[test]
+fn shell_form_runs_under_bin_sh() {
+    let outcome = run_process(shell(r#"echo "$0""#));
     assert_eq!(outcome.stdout.bytes, b"/bin/sh\n");
 }
 
-#[tokio::test]
-async fn exec_form_passes_arguments_verbatim() {
+#[test]
+fn exec_form_passes_arguments_verbatim() {
     let spec = ProcessSpec::new(Program::exec("printf", ["%s|", "a", "b c", "$HOME", "*"]));
-    let outcome = run_process(spec).await;
+    let outcome = run_process(spec);
     assert_eq!(outcome.status, ProcessStatus::Exited(0));
     assert_eq!(outcome.stdout.bytes, b"a|b c|$HOME|*|");
 }
 
-#[tokio::test]
-async fn non_utf8_output_is_kept_as_bytes() {
-    let outcome = run_process(shell(r"printf '\377\376ok\n'; printf '\200' >&2")).await;
+#[test]
+fn non_utf8_output_is_kept_as_bytes() {
+    let outcome = run_process(shell(r"printf '\377\376ok\n'; printf '\200' >&2"));
     assert_eq!(outcome.stdout.bytes, b"\xff\xfeok\n");
     assert_eq!(outcome.stderr.bytes, b"\x80");
     assert_eq!(outcome.stdout.to_string_lossy(), "\u{fffd}\u{fffd}ok\n");
 }
 
-#[tokio::test]
-async fn env_is_layered_on_the_inherited_one_and_cwd_is_applied() {
+#[test]
+fn env_is_layered_on_the_inherited_one_and_cwd_is_applied() {
     let dir = tempfile::tempdir().unwrap();
     let mut spec = shell(r#"pwd -P; echo "$HB_TEST_VAR"; echo "$HOME"; echo "$PATH""#);
     spec.cwd = Some(dir.path().to_owned());
@@ -168,7 +170,7 @@ async fn env_is_layered_on_the_inherited_one_and_cwd_is_applied() {
         ("HB_TEST_VAR".into(), "x y".into()),
         ("HOME".into(), "/hb-home".into()),
     ];
-    let outcome = run_process(spec).await;
+    let outcome = run_process(spec);
     let expected = format!(
         "{}\nx y\n/hb-home\n{}\n",
         dir.path().canonicalize().unwrap().display(),
@@ -177,10 +179,10 @@ async fn env_is_layered_on_the_inherited_one_and_cwd_is_applied() {
     assert_eq!(outcome.stdout.to_string_lossy(), expected);
 }
 
-#[tokio::test]
-async fn closing_stdout_early_is_not_the_end_of_the_run() {
+#[test]
+fn closing_stdout_early_is_not_the_end_of_the_run() {
     // Completion is the child's exit, not EOF: output written after stdout is closed still counts.
-    let outcome = run_process(shell("echo first; exec >&-; sleep 0.3; echo late >&2; exit 4")).await;
+    let outcome = run_process(shell("echo first; exec >&-; sleep 0.3; echo late >&2; exit 4"));
     assert_eq!(outcome.status, ProcessStatus::Exited(4));
     assert_eq!(outcome.stdout.bytes, b"first\n");
     assert_eq!(outcome.stderr.bytes, b"late\n");
@@ -189,12 +191,12 @@ async fn closing_stdout_early_is_not_the_end_of_the_run() {
 
 // ---- bounded output -----------------------------------------------------------------------------
 
-#[tokio::test]
-async fn a_100_mb_flood_on_both_streams_is_counted_but_not_kept() {
+#[test]
+fn a_100_mb_flood_on_both_streams_is_counted_but_not_kept() {
     const FLOOD: u64 = 100_000_000;
     let mut spec = shell("head -c 100000000 /dev/zero >&2 & head -c 100000000 /dev/zero; wait");
     spec.output_cap = 100_000;
-    let outcome = run_process(spec).await;
+    let outcome = run_process(spec);
     assert_eq!(outcome.status, ProcessStatus::Exited(0));
     for (name, stream) in [("stdout", &outcome.stdout), ("stderr", &outcome.stderr)] {
         assert_eq!(stream.total_len, FLOOD, "{name}");
@@ -215,22 +217,22 @@ async fn a_100_mb_flood_on_both_streams_is_counted_but_not_kept() {
 
 // ---- stdin --------------------------------------------------------------------------------------
 
-#[tokio::test]
-async fn payload_is_written_then_stdin_closed() {
+#[test]
+fn payload_is_written_then_stdin_closed() {
     let mut spec = shell("cat");
     spec.stdin = Arc::from(&br#"{"hook_event_name":"PreToolUse"}"#[..]);
-    let outcome = run_process(spec).await;
+    let outcome = run_process(spec);
     assert_eq!(outcome.status, ProcessStatus::Exited(0));
     assert_eq!(outcome.stdout.bytes, br#"{"hook_event_name":"PreToolUse"}"#);
     assert!(!outcome.stdin_unread);
 }
 
-#[tokio::test]
-async fn a_10_mb_payload_echoed_back_is_written_and_drained_concurrently() {
+#[test]
+fn a_10_mb_payload_echoed_back_is_written_and_drained_concurrently() {
     let mut spec = shell("cat");
     spec.stdin = payload(10_000_000);
     spec.output_cap = 1 << 20;
-    let outcome = run_process(spec.clone()).await;
+    let outcome = run_process(spec.clone());
     assert_eq!(outcome.status, ProcessStatus::Exited(0));
     assert_eq!(outcome.stdout.total_len, 10_000_000);
     assert!(outcome.stdout.truncated);
@@ -238,8 +240,8 @@ async fn a_10_mb_payload_echoed_back_is_written_and_drained_concurrently() {
     assert!(!outcome.stdin_unread);
 }
 
-#[tokio::test]
-async fn a_10_mb_payload_nobody_reads_does_not_deadlock() {
+#[test]
+fn a_10_mb_payload_nobody_reads_does_not_deadlock() {
     // (command, stdout length): exiting at once; running on with stdin full and unread; closing
     // stdin while running on; and flooding stdout (past the pipe buffer) without ever reading
     // stdin, which deadlocks unless writing, draining and waiting all run together.
@@ -252,7 +254,7 @@ async fn a_10_mb_payload_nobody_reads_does_not_deadlock() {
     for (command, stdout_len) in cases {
         let mut spec = shell(command);
         spec.stdin = payload(10_000_000);
-        let outcome = run_process(spec).await;
+        let outcome = run_process(spec);
         assert_eq!(outcome.status, ProcessStatus::Exited(0), "{command}");
         assert_eq!(outcome.stdout.total_len, stdout_len, "{command}");
         assert!(outcome.stdin_unread, "{command}");
@@ -260,11 +262,11 @@ async fn a_10_mb_payload_nobody_reads_does_not_deadlock() {
     }
 }
 
-#[tokio::test]
-async fn a_partly_read_payload_is_stdin_unread() {
+#[test]
+fn a_partly_read_payload_is_stdin_unread() {
     let mut spec = shell("head -c 100 >/dev/null; echo read");
     spec.stdin = payload(10_000_000);
-    let outcome = run_process(spec).await;
+    let outcome = run_process(spec);
     assert_eq!(outcome.status, ProcessStatus::Exited(0));
     assert_eq!(outcome.stdout.bytes, b"read\n");
     assert!(outcome.stdin_unread);
@@ -272,13 +274,13 @@ async fn a_partly_read_payload_is_stdin_unread() {
 
 // ---- spawn failures -----------------------------------------------------------------------------
 
-#[tokio::test]
-async fn a_missing_program_is_spawn_failed_not_found() {
+#[test]
+fn a_missing_program_is_spawn_failed_not_found() {
     for program in [
         "/nonexistent/hookbridge-missing",
         "hookbridge-missing-program-7f3a",
     ] {
-        let outcome = run_process(ProcessSpec::new(Program::exec(program, ["x"]))).await;
+        let outcome = run_process(ProcessSpec::new(Program::exec(program, ["x"])));
         let ProcessStatus::SpawnFailed(failure) = &outcome.status else {
             panic!("{program}: {outcome:?}");
         };
@@ -287,8 +289,8 @@ async fn a_missing_program_is_spawn_failed_not_found() {
     }
 }
 
-#[tokio::test]
-async fn a_non_executable_file_is_spawn_failed_permission_denied() {
+#[test]
+fn a_non_executable_file_is_spawn_failed_permission_denied() {
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("hook.sh");
     fs::write(&script, "#!/bin/sh\necho hi\n").unwrap();
@@ -296,19 +298,18 @@ async fn a_non_executable_file_is_spawn_failed_permission_denied() {
     let outcome = run_process(ProcessSpec::new(Program::exec(
         script.display().to_string(),
         [""; 0],
-    )))
-    .await;
+    )));
     let ProcessStatus::SpawnFailed(failure) = &outcome.status else {
         panic!("{outcome:?}");
     };
     assert_eq!(failure.kind, SpawnFailureKind::PermissionDenied);
 }
 
-#[tokio::test]
-async fn a_missing_working_directory_is_named() {
+#[test]
+fn a_missing_working_directory_is_named() {
     let mut spec = ProcessSpec::new(Program::exec("true", [""; 0]));
     spec.cwd = Some(PathBuf::from("/nonexistent/hookbridge-cwd"));
-    let outcome = run_process(spec).await;
+    let outcome = run_process(spec);
     let ProcessStatus::SpawnFailed(failure) = &outcome.status else {
         panic!("{outcome:?}");
     };
@@ -319,10 +320,10 @@ async fn a_missing_working_directory_is_named() {
     );
 }
 
-#[tokio::test]
-async fn a_missing_command_in_shell_form_exits_127() {
+#[test]
+fn a_missing_command_in_shell_form_exits_127() {
     // What Claude Code sees too: sh itself starts, then reports the missing command.
-    let outcome = run_process(shell("hookbridge-missing-command-7f3a --flag")).await;
+    let outcome = run_process(shell("hookbridge-missing-command-7f3a --flag"));
     assert_eq!(outcome.status, ProcessStatus::Exited(127));
     assert!(
         outcome.stderr.to_string_lossy().contains("not found"),
@@ -333,7 +334,7 @@ async fn a_missing_command_in_shell_form_exits_127() {
 // ---- timeouts and the process tree ------------------------------------------------------------
 
 /// Runs `tree.sh` into a timeout and checks that no process of its tree survives.
-async fn assert_timeout_kills_tree(leader_mode: &str, kill_grace: Duration) {
+fn assert_timeout_kills_tree(leader_mode: &str, kill_grace: Duration) {
     let dir = tempfile::tempdir().unwrap();
     let pid_file = dir.path().join("pids");
     let mut spec = ProcessSpec::new(Program::exec(
@@ -348,7 +349,7 @@ async fn assert_timeout_kills_tree(leader_mode: &str, kill_grace: Duration) {
     spec.kill_grace = kill_grace;
     // Generous so that slow teardown on a loaded machine is not mistaken for a leak.
     spec.leak_grace = Duration::from_secs(2);
-    let outcome = run_process(spec).await;
+    let outcome = run_process(spec);
 
     let pids = read_pids(&pid_file);
     let _cleanup = KillOnDrop(pids.clone());
@@ -364,38 +365,34 @@ async fn assert_timeout_kills_tree(leader_mode: &str, kill_grace: Duration) {
     );
     assert!(!outcome.leaked);
     assert!(outcome.duration < SANE, "{:?}", outcome.duration);
-    assert_eq!(
-        survivors(&pids).await,
-        Vec::<i32>::new(),
-        "recorded pids {pids:?}"
-    );
+    assert_eq!(survivors(&pids), Vec::<i32>::new(), "recorded pids {pids:?}");
     let leader = *pids.last().unwrap();
     assert_eq!(live_members_of_group(leader), Vec::<i32>::new(), "group {leader}");
 }
 
-#[tokio::test]
-async fn timeout_kills_the_tree_when_the_leader_obeys_term_but_children_ignore_it() {
-    assert_timeout_kills_tree("obey-term", Duration::from_millis(300)).await;
+#[test]
+fn timeout_kills_the_tree_when_the_leader_obeys_term_but_children_ignore_it() {
+    assert_timeout_kills_tree("obey-term", Duration::from_millis(300));
 }
 
-#[tokio::test]
-async fn timeout_kills_the_tree_when_everything_ignores_term() {
-    assert_timeout_kills_tree("ignore-term", Duration::from_millis(300)).await;
+#[test]
+fn timeout_kills_the_tree_when_everything_ignores_term() {
+    assert_timeout_kills_tree("ignore-term", Duration::from_millis(300));
 }
 
-#[tokio::test]
-async fn timeout_with_zero_grace_kills_at_once() {
-    assert_timeout_kills_tree("ignore-term", Duration::ZERO).await;
+#[test]
+fn timeout_with_zero_grace_kills_at_once() {
+    assert_timeout_kills_tree("ignore-term", Duration::ZERO);
 }
 
-#[tokio::test]
-async fn on_timeout_a_term_handler_runs_and_its_output_is_kept() {
+#[test]
+fn on_timeout_a_term_handler_runs_and_its_output_is_kept() {
     // The handler reaps the TERM-killed `sleep` itself, so the group is empty once the shell exits
     // (a zombie handed to a slow init would otherwise keep the group alive until it is reaped).
     let mut spec = shell("trap 'wait; echo cleanup; exit 3' TERM; echo started; sleep 1000 & wait");
     spec.timeout = Duration::from_secs(1);
     spec.kill_grace = Duration::from_secs(5);
-    let outcome = run_process(spec).await;
+    let outcome = run_process(spec);
     assert_eq!(outcome.status, ProcessStatus::TimedOut);
     assert_eq!(outcome.stdout.bytes, b"started\ncleanup\n");
     // The group emptied after SIGTERM, so the run did not sit out the whole 5 s grace.
@@ -406,8 +403,8 @@ async fn on_timeout_a_term_handler_runs_and_its_output_is_kept() {
     );
 }
 
-#[tokio::test]
-async fn dropping_the_run_kills_the_whole_group() {
+#[test]
+fn cancelling_the_run_kills_the_whole_group() {
     let dir = tempfile::tempdir().unwrap();
     let pid_file = dir.path().join("pids");
     let spec = ProcessSpec::new(Program::exec(
@@ -418,30 +415,40 @@ async fn dropping_the_run_kills_the_whole_group() {
             "ignore-term".to_owned(),
         ],
     ));
-    let pids = tokio::select! {
-        outcome = run_process(spec) => panic!("the hook cannot finish on its own: {outcome:?}"),
-        pids = wait_for_pids(&pid_file, 4) => pids,
+    let canceller = Canceller::new().unwrap();
+    let run = {
+        let canceller = canceller.clone();
+        std::thread::spawn(move || {
+            let mut finished = None;
+            run_all(vec![spec], Some(&canceller), |_, outcome| {
+                finished = Some(outcome);
+                Flow::Continue
+            });
+            finished
+        })
     };
-    // The run future was dropped when `select!` returned.
-    let _cleanup = KillOnDrop(pids.clone());
-    assert_eq!(
-        survivors(&pids).await,
-        Vec::<i32>::new(),
-        "recorded pids {pids:?}"
+    let pids = wait_for_pids(&pid_file, 4);
+    canceller.cancel();
+    let finished = run.join().unwrap();
+    assert!(
+        finished.is_none(),
+        "the hook cannot finish on its own: {finished:?}"
     );
+    let _cleanup = KillOnDrop(pids.clone());
+    assert_eq!(survivors(&pids), Vec::<i32>::new(), "recorded pids {pids:?}");
     let leader = *pids.last().unwrap();
     assert_eq!(live_members_of_group(leader), Vec::<i32>::new(), "group {leader}");
 }
 
 // ---- leaks --------------------------------------------------------------------------------------
 
-#[tokio::test]
-async fn a_grandchild_holding_stdout_is_a_leak_and_is_left_running() {
+#[test]
+fn a_grandchild_holding_stdout_is_a_leak_and_is_left_running() {
     let dir = tempfile::tempdir().unwrap();
     let pid_file = dir.path().join("pids");
     let command = format!("(sleep 30 & echo $! >{}); echo ok", sh_quote(&pid_file));
-    let outcome = run_process(shell(&command)).await;
-    let pids = wait_for_pids(&pid_file, 1).await;
+    let outcome = run_process(shell(&command));
+    let pids = wait_for_pids(&pid_file, 1);
     let _cleanup = KillOnDrop(pids.clone());
 
     assert_eq!(outcome.status, ProcessStatus::Exited(0));
@@ -451,16 +458,16 @@ async fn a_grandchild_holding_stdout_is_a_leak_and_is_left_running() {
     assert!(is_alive(pids[0]), "the background sleep must not be killed");
 }
 
-#[tokio::test]
-async fn a_daemon_in_its_own_session_holding_stderr_is_a_leak_and_is_left_running() {
+#[test]
+fn a_daemon_in_its_own_session_holding_stderr_is_a_leak_and_is_left_running() {
     let dir = tempfile::tempdir().unwrap();
     let pid_file = dir.path().join("pids");
     let command = format!(
         "setsid sh -c 'echo $$ >{}; exec sleep 30' >/dev/null & echo ok",
         sh_quote(&pid_file)
     );
-    let outcome = run_process(shell(&command)).await;
-    let pids = wait_for_pids(&pid_file, 1).await;
+    let outcome = run_process(shell(&command));
+    let pids = wait_for_pids(&pid_file, 1);
     let _cleanup = KillOnDrop(pids.clone());
 
     assert_eq!(outcome.status, ProcessStatus::Exited(0));
@@ -470,16 +477,16 @@ async fn a_daemon_in_its_own_session_holding_stderr_is_a_leak_and_is_left_runnin
     assert!(is_alive(pids[0]), "the daemon must not be killed");
 }
 
-#[tokio::test]
-async fn a_background_process_without_our_pipes_is_neither_a_leak_nor_killed() {
+#[test]
+fn a_background_process_without_our_pipes_is_neither_a_leak_nor_killed() {
     let dir = tempfile::tempdir().unwrap();
     let pid_file = dir.path().join("pids");
     let command = format!(
         "sleep 30 </dev/null >/dev/null 2>&1 & echo $! >{}; echo ok",
         sh_quote(&pid_file)
     );
-    let outcome = run_process(shell(&command)).await;
-    let pids = wait_for_pids(&pid_file, 1).await;
+    let outcome = run_process(shell(&command));
+    let pids = wait_for_pids(&pid_file, 1);
     let _cleanup = KillOnDrop(pids.clone());
 
     assert_eq!(outcome.status, ProcessStatus::Exited(0));
@@ -492,20 +499,23 @@ async fn a_background_process_without_our_pipes_is_neither_a_leak_nor_killed() {
 
 // ---- concurrency --------------------------------------------------------------------------------
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn eight_hooks_run_in_parallel_on_a_multi_thread_runtime() {
-    let mut set = tokio::task::JoinSet::new();
-    for index in 0..8 {
-        let mut spec = shell(r#"cat; echo "$HB_INDEX" >&2; sleep 0.2"#);
-        spec.stdin = format!("payload {index}\n").repeat(20_000).into_bytes().into();
-        spec.env = vec![("HB_INDEX".into(), index.to_string().into())];
-        set.spawn(async move { (index, spec.stdin.clone(), run_process(spec).await) });
-    }
+#[test]
+fn eight_hooks_run_together_in_one_loop() {
+    // Each payload is larger than a pipe buffer and echoed back, so no hook can finish unless the
+    // loop writes and drains all of them at once.
+    let specs: Vec<ProcessSpec> = (0..8)
+        .map(|index| {
+            let mut spec = shell(r#"cat; echo "$HB_INDEX" >&2; sleep 0.2"#);
+            spec.stdin = format!("payload {index}\n").repeat(20_000).into_bytes().into();
+            spec.env = vec![("HB_INDEX".into(), index.to_string().into())];
+            spec
+        })
+        .collect();
+    let payloads: Vec<Arc<[u8]>> = specs.iter().map(|s| s.stdin.clone()).collect();
     let mut seen = Vec::new();
-    while let Some(joined) = set.join_next().await {
-        let (index, stdin, outcome) = joined.unwrap();
+    run_all(specs, None, |index, outcome| {
         assert_eq!(outcome.status, ProcessStatus::Exited(0), "hook {index}");
-        assert_eq!(outcome.stdout.bytes, &stdin[..], "hook {index}");
+        assert_eq!(outcome.stdout.bytes, &payloads[index][..], "hook {index}");
         assert_eq!(
             outcome.stderr.bytes,
             format!("{index}\n").as_bytes(),
@@ -513,7 +523,42 @@ async fn eight_hooks_run_in_parallel_on_a_multi_thread_runtime() {
         );
         assert!(!outcome.stdin_unread && !outcome.leaked, "hook {index}");
         seen.push(index);
-    }
+        Flow::Continue
+    });
     seen.sort();
     assert_eq!(seen, (0..8).collect::<Vec<_>>());
+}
+
+#[test]
+fn stopping_the_rest_kills_their_process_groups_and_reports_only_the_finished() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pids");
+    let slow = ProcessSpec::new(Program::exec(
+        "/bin/sh",
+        [
+            fixture("tree.sh"),
+            pid_file.display().to_string(),
+            "ignore-term".to_owned(),
+        ],
+    ));
+    // The quick hook waits until the slow one has started its whole tree.
+    let quick = shell(&format!(
+        "while [ $(wc -l < {0} 2>/dev/null || echo 0) -lt 4 ]; do sleep 0.02; done; echo decided",
+        sh_quote(&pid_file)
+    ));
+    let mut reported = Vec::new();
+    run_all(vec![slow, quick], None, |index, outcome| {
+        reported.push((index, outcome.status.clone(), outcome.stdout.bytes.clone()));
+        Flow::StopTheRest
+    });
+    assert_eq!(
+        reported,
+        vec![(1, ProcessStatus::Exited(0), b"decided\n".to_vec())]
+    );
+    let pids = read_pids(&pid_file);
+    let _cleanup = KillOnDrop(pids.clone());
+    assert_eq!(pids.len(), 4, "{pids:?}");
+    assert_eq!(survivors(&pids), Vec::<i32>::new(), "recorded pids {pids:?}");
+    let leader = *pids.last().unwrap();
+    assert_eq!(live_members_of_group(leader), Vec::<i32>::new(), "group {leader}");
 }

@@ -1,30 +1,33 @@
-//! Running one hook process: spawn it in its own process group, feed it the payload, capture its
+//! Running hook processes: spawn each in its own process group, feed it the payload, capture its
 //! output within a cap, and turn every way it can end — exit, signal, timeout, spawn failure, a
 //! grandchild left holding its pipes — into a [`ProcessOutcome`], never an `Err`.
 //!
-//! The shaping decision: **one `tokio::select!` loop per child, on the caller's task**, drives the
-//! stdin writer, both output drains, the exit wait and the deadline together. There are no helper
-//! threads and no spawned tasks, so spawning costs what a raw spawn costs (the benchmarks compare
-//! us against one) and a misbehaving hook — one that never reads a large payload, floods its
-//! output, or leaves a daemon holding stdout — can only stall one branch, never the loop. Like
-//! Claude Code, the run is over when the *direct child* exits, not when its pipes reach EOF: after
-//! the exit we wait at most `leak_grace` for EOF and then report `leaked` instead of hanging.
+//! The shaping decision: **one `poll(2)` loop on the calling thread supervises every process of
+//! an event** ([`supervisor`]): per child a small state machine that writes stdin, drains stdout
+//! and stderr, watches for the exit (a pidfd on Linux) and keeps its deadlines. No async runtime,
+//! no helper threads. `hookbridge run` is a fresh process per agent event, and a runtime's start-up
+//! alone cost about 8 % of a whole one-hook run (the `spawn_floor_tokio` row of
+//! docs/benchmarks.md); the loop costs what a raw spawn costs. A misbehaving hook — one that never
+//! reads a large payload, floods its output, or leaves a daemon holding stdout — can only keep its
+//! own descriptors busy, never the loop. Like Claude Code, a run is over when the *direct child*
+//! exits, not when its pipes reach EOF: after the exit we wait at most `leak_grace` for EOF and
+//! then report `leaked` instead of hanging.
 //!
-//! The loop has three phases. *Running*: write stdin, drain, wait for exit or the deadline.
-//! *Terminating* (deadline passed): SIGTERM the group, keep draining for `kill_grace`, SIGKILL
-//! whatever is left of the group. *Draining* (the child is gone): wait up to `leak_grace` for EOF.
-//! Until the child is reaped, a drop guard SIGKILLs the whole group, so cancelling the future
-//! (dropping it) leaves nothing behind; after a normal exit, background processes the hook started
-//! are left alone, because hooks may legitimately start daemons.
+//! Each child goes through up to three phases. *Running*: write stdin, drain, wait for the exit
+//! or the deadline. *Terminating* (deadline passed): SIGTERM the group, keep draining for
+//! `kill_grace`, SIGKILL whatever is left of the group. *Draining* (the child is gone): wait up to
+//! `leak_grace` for EOF. Until a child is reaped, leaving the loop early (a [`Flow::StopTheRest`]
+//! answer, a [`Canceller`], a panic) SIGKILLs its whole group; after a normal exit, background
+//! processes the hook started are left alone, because hooks may legitimately start daemons.
 //!
 //! Writing to a pipe whose reader is gone raises SIGPIPE; Rust binaries and Python ignore it, so
 //! the write fails with `EPIPE`, which is reported as [`ProcessOutcome::stdin_unread`]. A host
 //! that restores the default SIGPIPE disposition must not use this module.
 
 #[cfg(unix)]
-mod unix;
+mod supervisor;
 #[cfg(unix)]
-use unix as imp;
+mod unix;
 
 use std::ffi::OsString;
 use std::fmt;
@@ -34,13 +37,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 #[cfg(unix)]
-use std::{pin::pin, process::Stdio};
-#[cfg(unix)]
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
-#[cfg(unix)]
-use tokio::process::{Child, ChildStdin, Command};
-#[cfg(unix)]
-use tokio::time::{sleep, Instant};
+pub use supervisor::Canceller;
 
 /// What to run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -210,6 +207,29 @@ pub struct CapturedOutput {
 }
 
 impl CapturedOutput {
+    /// First reservation for kept output; it doubles from there up to the cap. Most hooks print a
+    /// few hundred bytes.
+    const FIRST_RESERVE: usize = 8 * 1024;
+
+    /// Records `chunk`, just read from the pipe: counted whole, kept only up to `cap` bytes. The
+    /// kept buffer never grows past `cap`.
+    pub(crate) fn keep(&mut self, cap: usize, chunk: &[u8]) {
+        self.total_len += chunk.len() as u64;
+        let room = cap.saturating_sub(self.bytes.len());
+        let take = chunk.len().min(room);
+        if take < chunk.len() {
+            self.truncated = true;
+        }
+        if take == 0 {
+            return;
+        }
+        if self.bytes.capacity() - self.bytes.len() < take {
+            let grow = self.bytes.len().max(Self::FIRST_RESERVE).min(room).max(take);
+            self.bytes.reserve_exact(grow);
+        }
+        self.bytes.extend_from_slice(&chunk[..take]);
+    }
+
     /// The kept bytes as text, with invalid UTF-8 replaced.
     pub fn to_string_lossy(&self) -> std::borrow::Cow<'_, str> {
         String::from_utf8_lossy(&self.bytes)
@@ -233,313 +253,57 @@ pub struct ProcessOutcome {
     pub duration: Duration,
 }
 
-/// Runs one hook process to completion. See the module documentation for the phases.
+/// What the caller of [`run_all`] wants once a process has finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Keep supervising the others.
+    Continue,
+    /// The others' answers no longer matter: kill their process groups and return.
+    StopTheRest,
+}
+
+/// Runs one hook process to completion on the calling thread. See the module documentation for
+/// the phases.
+#[cfg(unix)]
+pub fn run_process(spec: ProcessSpec) -> ProcessOutcome {
+    let mut result = None;
+    run_all(vec![spec], None, |_, outcome| {
+        result = Some(outcome);
+        Flow::Continue
+    });
+    result.expect("a run that nobody stops ends with an outcome")
+}
+
+/// Runs every process of `specs` at once, on the calling thread, until all have ended.
 ///
-/// Needs a tokio runtime with IO and time enabled; the current-thread flavour is enough.
-/// Dropping the future before the child has exited kills the child's whole process group.
+/// `on_finish` receives each process's index and outcome, in completion order; answering
+/// [`Flow::StopTheRest`] kills the process groups of those still running and ends the run.
+/// `cancel`, when given, ends it the same way from another thread. A process that was stopped
+/// before it finished gets no call.
 #[cfg(unix)]
-pub async fn run_process(spec: ProcessSpec) -> ProcessOutcome {
-    let started = Instant::now();
-    let mut child = match command(&spec).spawn() {
-        Ok(child) => child,
-        Err(err) => {
-            return ProcessOutcome {
-                status: ProcessStatus::SpawnFailed(SpawnFailure::new(&spec, &err)),
-                stdout: CapturedOutput::default(),
-                stderr: CapturedOutput::default(),
-                leaked: false,
-                stdin_unread: !spec.stdin.is_empty(),
-                duration: started.elapsed(),
-            };
-        }
-    };
-
-    let mut stdout = Drain::new(child.stdout.take(), spec.output_cap);
-    let mut stderr = Drain::new(child.stderr.take(), spec.output_cap);
-    let mut writer = pin!(feed(child.stdin.take(), &spec.stdin));
-    let mut guard = GroupGuard::new(child);
-    // `None` while the writer runs, then whether the whole payload went in.
-    let mut stdin_written: Option<bool> = None;
-
-    // Running: until the direct child exits or the deadline passes.
-    let mut deadline = pin!(sleep(spec.timeout));
-    let exit = loop {
-        tokio::select! {
-            written = &mut writer, if stdin_written.is_none() => stdin_written = Some(written),
-            () = stdout.fill(), if stdout.is_open() => {}
-            () = stderr.fill(), if stderr.is_open() => {}
-            exit = guard.child.wait() => {
-                // Reaped: from here the group id may be reused, so the guard must never fire again.
-                guard.disarm();
-                break Some(exit);
-            }
-            () = &mut deadline => break None,
-        }
-    };
-
-    let status = match exit {
-        Some(Ok(status)) => imp::status_of(status),
-        Some(Err(err)) => ProcessStatus::SpawnFailed(SpawnFailure {
-            kind: SpawnFailureKind::Other,
-            message: format!("lost track of `{}`: waiting for it failed: {err}", spec.program),
-        }),
-        None => {
-            terminate(&mut guard, spec.kill_grace, &mut stdout, &mut stderr).await;
-            ProcessStatus::TimedOut
-        }
-    };
-    drop(guard);
-
-    // Draining: the child is gone; whoever still holds its pipes gets `leak_grace` to let go.
-    let leaked = drain_until_eof(&mut stdout, &mut stderr, spec.leak_grace).await;
-
-    ProcessOutcome {
-        status,
-        stdout: stdout.captured,
-        stderr: stderr.captured,
-        leaked,
-        stdin_unread: stdin_written != Some(true),
-        duration: started.elapsed(),
-    }
+pub fn run_all(
+    specs: Vec<ProcessSpec>,
+    cancel: Option<&Canceller>,
+    on_finish: impl FnMut(usize, ProcessOutcome) -> Flow,
+) {
+    supervisor::run_all(specs, cancel, on_finish)
 }
 
-/// How often the group is probed while waiting out `kill_grace` after the direct child has died.
-#[cfg(unix)]
-const GROUP_POLL: Duration = Duration::from_millis(10);
-
-/// Largest single read, and the size of the discard buffer used past the cap.
-#[cfg(unix)]
-const CHUNK: usize = 64 * 1024;
-
-/// First reservation for kept output; it doubles from there up to the cap. Most hooks print a
-/// few hundred bytes, so a full `CHUNK` per stream up front would be wasted.
-#[cfg(unix)]
-const FIRST_RESERVE: usize = 8 * 1024;
-
-#[cfg(unix)]
-fn command(spec: &ProcessSpec) -> Command {
-    let mut cmd = match &spec.program {
-        Program::Shell { command } => {
-            let mut cmd = Command::new("/bin/sh");
-            cmd.arg("-c").arg(command);
-            cmd
-        }
-        Program::Exec { program, args } => {
-            let mut cmd = Command::new(program);
-            cmd.args(args);
-            cmd
-        }
-    };
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .envs(spec.env.iter().map(|(key, value)| (key, value)));
-    if let Some(cwd) = &spec.cwd {
-        cmd.current_dir(cwd);
-    }
-    imp::configure(&mut cmd);
-    cmd
-}
-
-/// Writes the whole payload, then closes stdin by dropping it. Returns whether every byte went
-/// in; `false` means the hook closed its end first (`EPIPE`), which is not an error.
-#[cfg(unix)]
-async fn feed(stdin: Option<ChildStdin>, payload: &[u8]) -> bool {
-    let Some(mut stdin) = stdin else {
-        return payload.is_empty();
-    };
-    payload.is_empty() || stdin.write_all(payload).await.is_ok()
-}
-
-/// Owns the child until its process group no longer needs killing: dropping an armed guard
-/// (the run future was cancelled) SIGKILLs the whole group.
-#[cfg(unix)]
-struct GroupGuard {
-    child: Child,
-    group: imp::ProcessGroup,
-    armed: bool,
-}
-
-#[cfg(unix)]
-impl GroupGuard {
-    fn new(child: Child) -> Self {
-        let group = imp::ProcessGroup::of(&child);
-        GroupGuard {
-            child,
-            group,
-            armed: true,
-        }
-    }
-
-    /// Called once the group is dead or must be left alone (the child exited normally).
-    fn disarm(&mut self) {
-        self.armed = false;
-    }
-}
-
-#[cfg(unix)]
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        if self.armed {
-            self.group.kill();
-        }
-        // Dropping `child` unreaped hands it to tokio's orphan queue, which reaps it.
-    }
-}
-
-/// The terminating phase: SIGTERM the group, keep draining for `grace`, then SIGKILL whatever
-/// is left. Returns with the direct child reaped and the guard disarmed.
-///
-/// The group is probed only after the direct child has been reaped: until then the child (even
-/// as a zombie) keeps the group id from being reused. A member that died but is not yet reaped
-/// by its new parent (init, which in some containers reaps only once a second) still counts, so
-/// there the phase can last the whole `grace`; the closing SIGKILL is then harmless.
-#[cfg(unix)]
-async fn terminate<O, E>(
-    guard: &mut GroupGuard,
-    grace: Duration,
-    stdout: &mut Drain<O>,
-    stderr: &mut Drain<E>,
-) where
-    O: AsyncRead + Unpin,
-    E: AsyncRead + Unpin,
-{
-    let mut reaped = false;
-    if grace.is_zero() {
-        guard.group.kill();
-    } else {
-        guard.group.terminate();
-        let mut grace_over = pin!(sleep(grace));
-        let survivors = loop {
-            tokio::select! {
-                () = stdout.fill(), if stdout.is_open() => {}
-                () = stderr.fill(), if stderr.is_open() => {}
-                _ = guard.child.wait(), if !reaped => {
-                    reaped = true;
-                    if guard.group.is_empty() {
-                        break false;
-                    }
-                }
-                () = sleep(GROUP_POLL), if reaped => {
-                    if guard.group.is_empty() {
-                        break false;
-                    }
-                }
-                () = &mut grace_over => break true,
-            }
-        };
-        if survivors {
-            guard.group.kill();
-        }
-    }
-    if !reaped {
-        // SIGKILL cannot be caught; this returns as soon as the kernel has torn the child down.
-        let _ = guard.child.wait().await;
-    }
-    guard.disarm();
-}
-
-/// The draining phase: reads both pipes until EOF or until `grace` runs out. Returns whether a
-/// pipe was still open then (a leak).
-#[cfg(unix)]
-async fn drain_until_eof<O, E>(stdout: &mut Drain<O>, stderr: &mut Drain<E>, grace: Duration) -> bool
-where
-    O: AsyncRead + Unpin,
-    E: AsyncRead + Unpin,
-{
-    if !stdout.is_open() && !stderr.is_open() {
-        return false;
-    }
-    let mut grace_over = pin!(sleep(grace));
-    loop {
-        tokio::select! {
-            () = stdout.fill(), if stdout.is_open() => {}
-            () = stderr.fill(), if stderr.is_open() => {}
-            () = &mut grace_over => return true,
-        }
-        if !stdout.is_open() && !stderr.is_open() {
-            return false;
-        }
-    }
-}
-
-/// One output pipe and what has been kept of it.
-#[cfg(unix)]
-struct Drain<R> {
-    /// `None` once EOF (or a read error) was seen; dropping it closes our end.
-    reader: Option<R>,
-    captured: CapturedOutput,
-    cap: usize,
-    /// Where bytes past the cap are read and discarded; allocated only if output exceeds the cap.
-    scratch: Option<Box<[u8]>>,
-}
-
-#[cfg(unix)]
-impl<R: AsyncRead + Unpin> Drain<R> {
-    fn new(reader: Option<R>, cap: usize) -> Self {
-        Drain {
-            reader,
-            captured: CapturedOutput::default(),
-            cap,
-            scratch: None,
-        }
-    }
-
-    fn is_open(&self) -> bool {
-        self.reader.is_some()
-    }
-
-    /// Reads one chunk and records it. Cancel-safe: the reads used are, and the bookkeeping
-    /// happens in the same poll as the read that produced the bytes.
-    async fn fill(&mut self) {
-        let Some(reader) = self.reader.as_mut() else {
-            return std::future::pending().await;
-        };
-        let kept = &mut self.captured.bytes;
-        let room = self.cap.saturating_sub(kept.len());
-        let read = if room > 0 {
-            // Read straight into the kept bytes; the capacity never exceeds the cap.
-            if kept.capacity() == kept.len() {
-                kept.reserve_exact(kept.len().max(FIRST_RESERVE).min(room));
-            }
-            reader.read_buf(kept).await
-        } else {
-            let scratch = self
-                .scratch
-                .get_or_insert_with(|| vec![0; CHUNK].into_boxed_slice());
-            reader.read(scratch).await
-        };
-        match read {
-            Ok(0) => self.reader = None,
-            Ok(n) => {
-                self.captured.total_len += n as u64;
-                if room == 0 || kept.len() > self.cap {
-                    kept.truncate(self.cap);
-                    self.captured.truncated = true;
-                }
-            }
-            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-            Err(_) => self.reader = None,
-        }
-    }
-}
-
-#[cfg(all(test, unix))]
+#[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Drains an in-memory "pipe" that delivers `input` in `chunk`-sized reads.
-    async fn capture(input: &[u8], chunk: usize, cap: usize) -> CapturedOutput {
-        let reader = tokio::io::BufReader::with_capacity(chunk, input);
-        let mut drain = Drain::new(Some(reader), cap);
-        while drain.is_open() {
-            drain.fill().await;
+    /// Feeds `input` to a capture in `chunk`-sized reads, as pipe reads would deliver it.
+    fn capture(input: &[u8], chunk: usize, cap: usize) -> CapturedOutput {
+        let mut out = CapturedOutput::default();
+        for piece in input.chunks(chunk.max(1)) {
+            out.keep(cap, piece);
         }
-        drain.captured
+        out
     }
 
-    #[tokio::test]
-    async fn capture_keeps_a_prefix_and_counts_everything() {
+    #[test]
+    fn capture_keeps_a_prefix_and_counts_everything() {
         let input: Vec<u8> = (0..=255u8).cycle().take(300_000).collect();
         // (input length, read size, cap) -> kept length, truncated
         let cases = [
@@ -551,11 +315,12 @@ mod tests {
             (300_000, 65_536, 100_000, 100_000, true),
             (300_000, 65_536, 300_000, 300_000, false),
             (300_000, 65_536, 1_000_000, 300_000, false),
+            (300_000, 1, 9_000, 9_000, true),
             (50, 1024, 0, 0, true),
             (0, 1024, 0, 0, false),
         ];
         for (len, chunk, cap, kept, truncated) in cases {
-            let got = capture(&input[..len], chunk, cap).await;
+            let got = capture(&input[..len], chunk, cap);
             let case = format!("len {len}, chunk {chunk}, cap {cap}");
             assert_eq!(got.bytes, input[..kept], "{case}");
             assert_eq!(got.total_len, len as u64, "{case}");

@@ -7,13 +7,13 @@
 //! closure so that the standard library can keep spawning with `posix_spawn` (vfork-like) instead
 //! of fork + exec: spawn cost is what our benchmarks compare against a raw spawn.
 
-use std::os::unix::process::ExitStatusExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::ExitStatus;
 
 use nix::errno::Errno;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
-use tokio::process::{Child, Command};
+use std::process::{Child, Command};
 
 use super::ProcessStatus;
 
@@ -32,10 +32,7 @@ pub(super) struct ProcessGroup(Pid);
 impl ProcessGroup {
     /// The group led by `child`, which must not have been waited for yet.
     pub(super) fn of(child: &Child) -> Self {
-        let pid = child
-            .id()
-            .expect("a child that has not been waited for has a pid");
-        let pid = i32::try_from(pid).expect("pids fit in pid_t");
+        let pid = i32::try_from(child.id()).expect("pids fit in pid_t");
         // `killpg` with 0 or 1 would signal our own group or misbehave; a spawned child is never either.
         assert!(pid > 1, "unexpected child pid {pid}");
         ProcessGroup(Pid::from_raw(pid))

@@ -1,0 +1,555 @@
+//! The loop that supervises the hook processes of one event: one `poll(2)` over every child's
+//! stdin, stdout, stderr and exit notification, and one small state machine per child.
+//!
+//! The shaping decision: **a child is watched through file descriptors only**. Its pipes are
+//! non-blocking and its exit is a readable pidfd (Linux 5.3+), so one `poll` call wakes the loop
+//! for whatever happens first to any child, and each wake-up does only non-blocking work. Where
+//! there is no pidfd, the loop also wakes every [`REAP_POLL`] to look for exited children. Deadlines
+//! (timeout, kill grace, leak grace) become the `poll` timeout, so nothing sleeps.
+
+use std::io::{self, ErrorKind, Read, Write};
+use std::os::fd::{AsFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use nix::fcntl::{fcntl, FcntlArg, OFlag};
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+
+use super::unix::{self as imp, ProcessGroup};
+use super::{
+    CapturedOutput, Flow, ProcessOutcome, ProcessSpec, ProcessStatus, Program, SpawnFailure, SpawnFailureKind,
+};
+
+/// How often the group is probed while waiting out `kill_grace` after the direct child has died.
+const GROUP_POLL: Duration = Duration::from_millis(10);
+
+/// Without a pidfd, how often unreaped children are checked for an exit that closed no pipe.
+const REAP_POLL: Duration = Duration::from_millis(10);
+
+/// Largest single read. One buffer serves every child: the loop reads one pipe at a time.
+const CHUNK: usize = 64 * 1024;
+
+/// Reads per pipe per wake-up, so that one flooding hook cannot hold the loop.
+const READS_PER_WAKE: usize = 16;
+
+/// Stops [`run_all`](super::run_all) from another thread: the process groups of every child still
+/// running are killed and the run returns. Cancelling twice, or after the run ended, does nothing.
+#[derive(Debug, Clone)]
+pub struct Canceller {
+    wake: Arc<(OwnedFd, OwnedFd)>,
+}
+
+impl Canceller {
+    pub fn new() -> io::Result<Canceller> {
+        let (read, write) = nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK)?;
+        Ok(Canceller {
+            wake: Arc::new((read, write)),
+        })
+    }
+
+    /// Ask the run to stop now.
+    pub fn cancel(&self) {
+        // A full pipe already says "cancelled"; nothing else can go wrong that matters here.
+        let _ = nix::unistd::write(&self.wake.1, b"x");
+    }
+
+    fn fd(&self) -> BorrowedFd<'_> {
+        self.wake.0.as_fd()
+    }
+}
+
+pub(super) fn run_all(
+    specs: Vec<ProcessSpec>,
+    cancel: Option<&Canceller>,
+    mut on_finish: impl FnMut(usize, ProcessOutcome) -> Flow,
+) {
+    let mut children: Vec<Supervised> = Vec::with_capacity(specs.len());
+    let mut stop = false;
+    for (index, spec) in specs.into_iter().enumerate() {
+        match Supervised::spawn(index, spec) {
+            Ok(child) => children.push(child),
+            Err(outcome) => {
+                stop |= on_finish(index, *outcome) == Flow::StopTheRest;
+                if stop {
+                    break;
+                }
+            }
+        }
+    }
+    let mut buffer = vec![0u8; CHUNK];
+    while !stop && !children.is_empty() {
+        let now = Instant::now();
+        for child in children.iter_mut() {
+            child.advance(now);
+        }
+        // Finished children leave in completion order (in spawn order when several finish on the
+        // same wake-up).
+        let mut i = 0;
+        while i < children.len() {
+            if children[i].phase == Phase::Done {
+                let child = children.remove(i);
+                let (index, outcome) = child.into_outcome();
+                stop |= on_finish(index, outcome) == Flow::StopTheRest;
+                if stop {
+                    break;
+                }
+            } else {
+                i += 1;
+            }
+        }
+        if stop || children.is_empty() {
+            break;
+        }
+        if wait(&mut children, cancel, &mut buffer) == Wake::Cancelled {
+            break;
+        }
+    }
+    // Whatever is left was stopped: dropping a supervised child kills its group.
+    drop(children);
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Wake {
+    Ready,
+    Cancelled,
+}
+
+/// Which descriptor of a child a poll entry is for.
+#[derive(Debug, Clone, Copy)]
+enum Slot {
+    Stdin,
+    Stdout,
+    Stderr,
+    Exit,
+}
+
+/// One `poll` over every open descriptor, with the nearest deadline as the timeout; then the
+/// non-blocking work the readiness allows.
+fn wait(children: &mut [Supervised], cancel: Option<&Canceller>, buffer: &mut [u8]) -> Wake {
+    let now = Instant::now();
+    let mut owners: Vec<(usize, Slot)> = Vec::with_capacity(children.len() * 4);
+    let mut ready: Vec<(usize, Slot, PollFlags)> = Vec::new();
+    let mut cancelled = false;
+    {
+        let mut fds: Vec<PollFd<'_>> = Vec::with_capacity(children.len() * 4 + 1);
+        for (i, child) in children.iter().enumerate() {
+            if let Some(stdin) = &child.stdin {
+                fds.push(PollFd::new(stdin.as_fd(), PollFlags::POLLOUT));
+                owners.push((i, Slot::Stdin));
+            }
+            if let Some(out) = &child.stdout.pipe {
+                fds.push(PollFd::new(out.as_fd(), PollFlags::POLLIN));
+                owners.push((i, Slot::Stdout));
+            }
+            if let Some(err) = &child.stderr.pipe {
+                fds.push(PollFd::new(err.as_fd(), PollFlags::POLLIN));
+                owners.push((i, Slot::Stderr));
+            }
+            if let (Some(pidfd), false) = (&child.pidfd, child.reaped) {
+                fds.push(PollFd::new(pidfd.as_fd(), PollFlags::POLLIN));
+                owners.push((i, Slot::Exit));
+            }
+        }
+        if let Some(cancel) = cancel {
+            fds.push(PollFd::new(cancel.fd(), PollFlags::POLLIN));
+        }
+        let next = children.iter().filter_map(Supervised::next_wake).min();
+        let timeout = match next {
+            None => PollTimeout::NONE,
+            Some(at) => {
+                // Round up, so that a wake-up is never a millisecond early and spins.
+                let ms = at.saturating_duration_since(now).as_micros().div_ceil(1000);
+                PollTimeout::try_from(ms.min(i32::MAX as u128) as i32).unwrap_or(PollTimeout::NONE)
+            }
+        };
+        match poll(&mut fds, timeout) {
+            Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+            // Only EINVAL/ENOMEM/EFAULT are possible: nothing to wait on safely. Wait out the
+            // shortest deadline instead, so the state machines still make progress.
+            Err(_) => std::thread::sleep(Duration::from_millis(1)),
+        }
+        for (n, fd) in fds.iter().enumerate() {
+            let Some(events) = fd.revents().filter(|e| !e.is_empty()) else {
+                continue;
+            };
+            match owners.get(n) {
+                Some(&(i, slot)) => ready.push((i, slot, events)),
+                None => cancelled = true,
+            }
+        }
+    }
+    if cancelled {
+        return Wake::Cancelled;
+    }
+    for (i, slot, _events) in ready {
+        let child = &mut children[i];
+        match slot {
+            Slot::Stdin => child.write_stdin(),
+            Slot::Stdout => child.stdout.read_available(buffer),
+            Slot::Stderr => child.stderr.read_available(buffer),
+            Slot::Exit => child.try_reap(),
+        }
+    }
+    Wake::Ready
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Until the direct child exits or `deadline` passes.
+    Running {
+        deadline: Instant,
+    },
+    /// The group was sent SIGTERM; SIGKILL at `grace_end` unless it empties first.
+    Terminating {
+        grace_end: Instant,
+        next_probe: Option<Instant>,
+    },
+    /// The child is gone; its pipes get until `until` to reach EOF.
+    Draining {
+        until: Instant,
+    },
+    Done,
+}
+
+/// One child and everything observed about it so far.
+struct Supervised {
+    index: usize,
+    child: Child,
+    group: ProcessGroup,
+    /// Readable once the child has exited; `None` where the kernel has no pidfds.
+    pidfd: Option<OwnedFd>,
+    reaped: bool,
+    stdin: Option<ChildStdin>,
+    payload: Arc<[u8]>,
+    written: usize,
+    /// `None` while the payload is being written, then whether all of it went in.
+    stdin_written: Option<bool>,
+    stdout: Capture<ChildStdout>,
+    stderr: Capture<ChildStderr>,
+    phase: Phase,
+    status: Option<ProcessStatus>,
+    leaked: bool,
+    kill_grace: Duration,
+    leak_grace: Duration,
+    started: Instant,
+    /// Without a pidfd: when to look for an exit next.
+    next_reap_poll: Option<Instant>,
+}
+
+impl Supervised {
+    /// Starts `spec`'s process and writes what of the payload the pipe takes at once. A process
+    /// that cannot be started is returned as its outcome.
+    fn spawn(index: usize, spec: ProcessSpec) -> Result<Supervised, Box<ProcessOutcome>> {
+        let started = Instant::now();
+        let mut child = match command(&spec).spawn() {
+            Ok(child) => child,
+            Err(err) => {
+                return Err(Box::new(ProcessOutcome {
+                    status: ProcessStatus::SpawnFailed(SpawnFailure::new(&spec, &err)),
+                    stdout: CapturedOutput::default(),
+                    stderr: CapturedOutput::default(),
+                    leaked: false,
+                    stdin_unread: !spec.stdin.is_empty(),
+                    duration: started.elapsed(),
+                }))
+            }
+        };
+        let group = ProcessGroup::of(&child);
+        let pidfd = pidfd_of(&child);
+        let stdin = child.stdin.take().filter(|s| set_nonblocking(s).is_ok());
+        let stdout = child.stdout.take().filter(|s| set_nonblocking(s).is_ok());
+        let stderr = child.stderr.take().filter(|s| set_nonblocking(s).is_ok());
+        let mut supervised = Supervised {
+            index,
+            child,
+            group,
+            next_reap_poll: pidfd.is_none().then(|| started + REAP_POLL),
+            pidfd,
+            reaped: false,
+            stdin,
+            payload: spec.stdin,
+            written: 0,
+            stdin_written: None,
+            stdout: Capture::new(stdout, spec.output_cap),
+            stderr: Capture::new(stderr, spec.output_cap),
+            phase: Phase::Running {
+                deadline: started + spec.timeout,
+            },
+            status: None,
+            leaked: false,
+            kill_grace: spec.kill_grace,
+            leak_grace: spec.leak_grace,
+            started,
+        };
+        supervised.write_stdin();
+        Ok(supervised)
+    }
+
+    /// Writes as much of the payload as the pipe takes now; closes stdin when all is in, or when
+    /// the hook closed its end (`EPIPE`).
+    fn write_stdin(&mut self) {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return;
+        };
+        while self.written < self.payload.len() {
+            match stdin.write(&self.payload[self.written..]) {
+                Ok(0) => break,
+                Ok(n) => self.written += n,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                Err(_) => {
+                    self.stdin_written = Some(false);
+                    self.stdin = None;
+                    return;
+                }
+            }
+        }
+        self.stdin_written = Some(self.written == self.payload.len());
+        self.stdin = None;
+    }
+
+    /// Collects the exit status if the child has exited. Never blocks.
+    fn try_reap(&mut self) {
+        if self.reaped {
+            return;
+        }
+        match self.child.try_wait() {
+            Ok(Some(status)) => self.reaped_with(Ok(status)),
+            Ok(None) => {}
+            Err(err) => self.reaped_with(Err(err)),
+        }
+    }
+
+    fn reaped_with(&mut self, exit: io::Result<std::process::ExitStatus>) {
+        self.reaped = true;
+        self.pidfd = None;
+        // Reaped: from here the group id may be reused, so only a group known to have members
+        // may still be signalled (see `Terminating`).
+        if self.status.is_none() {
+            self.status = Some(match exit {
+                Ok(status) => imp::status_of(status),
+                Err(err) => ProcessStatus::SpawnFailed(SpawnFailure {
+                    kind: SpawnFailureKind::Other,
+                    message: format!("lost track of the hook process: waiting for it failed: {err}"),
+                }),
+            });
+        }
+    }
+
+    /// SIGKILLs the group and waits for the direct child. SIGKILL cannot be caught: this returns
+    /// as soon as the kernel has torn the child down.
+    fn kill_and_reap(&mut self) {
+        self.group.kill();
+        if !self.reaped {
+            let exit = self.child.wait();
+            self.reaped_with(exit);
+        }
+    }
+
+    /// Moves the state machine on as far as it goes at `now`.
+    fn advance(&mut self, now: Instant) {
+        // With a pidfd, exits are seen through `poll`; without one, by looking now and then.
+        if !self.reaped && self.pidfd.is_none() && self.next_reap_poll.is_none_or(|at| now >= at) {
+            self.try_reap();
+            self.next_reap_poll = (!self.reaped).then(|| now + REAP_POLL);
+        }
+        loop {
+            let next = match self.phase {
+                Phase::Running { deadline } => {
+                    if self.reaped {
+                        self.drain_for_leak_grace(now)
+                    } else if now >= deadline {
+                        self.status = Some(ProcessStatus::TimedOut);
+                        if self.kill_grace.is_zero() {
+                            self.kill_and_reap();
+                            self.drain_for_leak_grace(now)
+                        } else {
+                            self.group.terminate();
+                            Phase::Terminating {
+                                grace_end: now + self.kill_grace,
+                                next_probe: None,
+                            }
+                        }
+                    } else {
+                        return;
+                    }
+                }
+                Phase::Terminating {
+                    grace_end,
+                    next_probe,
+                } => {
+                    if now >= grace_end {
+                        // Whoever is left in the group (the child included) is killed now.
+                        self.kill_and_reap();
+                        self.drain_for_leak_grace(now)
+                    } else if self.reaped && next_probe.is_none_or(|at| now >= at) {
+                        // The group is probed only once the direct child is reaped: until then
+                        // the child (even as a zombie) keeps its id from being reused.
+                        if self.group.is_empty() {
+                            self.drain_for_leak_grace(now)
+                        } else {
+                            Phase::Terminating {
+                                grace_end,
+                                next_probe: Some(now + GROUP_POLL),
+                            }
+                        }
+                    } else {
+                        return;
+                    }
+                }
+                Phase::Draining { until } => {
+                    if !self.stdout.is_open() && !self.stderr.is_open() {
+                        Phase::Done
+                    } else if now >= until {
+                        self.leaked = true;
+                        Phase::Done
+                    } else {
+                        return;
+                    }
+                }
+                Phase::Done => return,
+            };
+            if next == self.phase {
+                return;
+            }
+            self.phase = next;
+        }
+    }
+
+    /// The child is gone: stop feeding it and give its pipes `leak_grace` to close.
+    fn drain_for_leak_grace(&mut self, now: Instant) -> Phase {
+        self.stdin = None;
+        Phase::Draining {
+            until: now + self.leak_grace,
+        }
+    }
+
+    /// When this child next needs the loop without any descriptor becoming ready.
+    fn next_wake(&self) -> Option<Instant> {
+        let phase = match self.phase {
+            Phase::Running { deadline } => Some(deadline),
+            Phase::Terminating {
+                grace_end,
+                next_probe,
+            } => Some(match (self.reaped, next_probe) {
+                (true, Some(probe)) => probe.min(grace_end),
+                (true, None) => self.started, // probe at once
+                (false, _) => grace_end,
+            }),
+            Phase::Draining { until } => Some(until),
+            Phase::Done => None,
+        };
+        let reap = if self.reaped { None } else { self.next_reap_poll };
+        match (phase, reap) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn into_outcome(mut self) -> (usize, ProcessOutcome) {
+        let outcome = ProcessOutcome {
+            status: self.status.take().unwrap_or(ProcessStatus::TimedOut),
+            stdout: std::mem::take(&mut self.stdout.captured),
+            stderr: std::mem::take(&mut self.stderr.captured),
+            leaked: self.leaked,
+            stdin_unread: self.stdin_written != Some(true),
+            duration: self.started.elapsed(),
+        };
+        (self.index, outcome)
+    }
+}
+
+impl Drop for Supervised {
+    /// A child left before it was reaped (the run was stopped, or a panic unwinds) takes its
+    /// whole process group with it.
+    fn drop(&mut self) {
+        if !self.reaped {
+            self.kill_and_reap();
+        }
+    }
+}
+
+/// One output pipe and what has been kept of it.
+struct Capture<R> {
+    /// `None` once EOF (or a read error) was seen; dropping it closes our end.
+    pipe: Option<R>,
+    captured: CapturedOutput,
+    cap: usize,
+}
+
+impl<R: Read> Capture<R> {
+    fn new(pipe: Option<R>, cap: usize) -> Self {
+        Capture {
+            pipe,
+            captured: CapturedOutput::default(),
+            cap,
+        }
+    }
+
+    fn is_open(&self) -> bool {
+        self.pipe.is_some()
+    }
+
+    /// Reads what the pipe holds now (at most a few chunks), keeping up to the cap.
+    fn read_available(&mut self, buffer: &mut [u8]) {
+        for _ in 0..READS_PER_WAKE {
+            let Some(pipe) = self.pipe.as_mut() else {
+                return;
+            };
+            match pipe.read(buffer) {
+                Ok(0) => self.pipe = None,
+                Ok(n) => self.captured.keep(self.cap, &buffer[..n]),
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                Err(_) => self.pipe = None,
+            }
+        }
+    }
+}
+
+fn command(spec: &ProcessSpec) -> Command {
+    let mut cmd = match &spec.program {
+        Program::Shell { command } => {
+            let mut cmd = Command::new("/bin/sh");
+            cmd.arg("-c").arg(command);
+            cmd
+        }
+        Program::Exec { program, args } => {
+            let mut cmd = Command::new(program);
+            cmd.args(args);
+            cmd
+        }
+    };
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .envs(spec.env.iter().map(|(key, value)| (key, value)));
+    if let Some(cwd) = &spec.cwd {
+        cmd.current_dir(cwd);
+    }
+    imp::configure(&mut cmd);
+    cmd
+}
+
+fn set_nonblocking(fd: &impl AsFd) -> nix::Result<()> {
+    let flags = OFlag::from_bits_truncate(fcntl(fd, FcntlArg::F_GETFL)?);
+    fcntl(fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK)).map(|_| ())
+}
+
+/// A pidfd for `child` (readable once it exits), on kernels that have them.
+#[cfg(target_os = "linux")]
+fn pidfd_of(child: &Child) -> Option<OwnedFd> {
+    let pid = libc::pid_t::try_from(child.id()).ok()?;
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1; the pid is our
+    // unreaped child, so it cannot name another process.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    let fd = i32::try_from(fd).ok().filter(|&fd| fd >= 0)?;
+    // SAFETY: `fd` was just returned by the kernel and is owned by nobody else.
+    Some(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn pidfd_of(_child: &Child) -> Option<OwnedFd> {
+    None
+}
