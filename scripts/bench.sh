@@ -200,7 +200,7 @@ def whole(name, a_argv, a_in, b_name, b_argv, b_in, limit, expect_hooks):
 
 whole("`hookbridge run`, 1 matching `true` hook", hb("PreToolUse", p_one), pl_one,
       "`spawn_floor 1`", [FLOOR, "1"], pl_one, 1.25, 1)
-whole("diagnostic: `spawn_floor_tokio` (the floor on hookbridge's async runtime), 1 hook", [FLOOR_TOKIO], pl_one,
+whole("diagnostic: `spawn_floor_tokio` (the floor on an async runtime), 1 hook", [FLOOR_TOKIO], pl_one,
       "`spawn_floor 1`", [FLOOR, "1"], pl_one, None, None)
 whole("`hookbridge run`, 8 distinct matching `true` hooks", hb("PreToolUse", p_eight), pl_eight,
       "`spawn_floor 8`", [FLOOR, "8"], pl_eight, 1.3, 8)
@@ -293,7 +293,7 @@ for k in (1, 8):
         hooks = f"{k} matching `true` hook{'s' if k > 1 else ''}"
         lib_rows.append((f"`dispatch`, {hooks}, per hook (interleaved with the floor)",
                          f"{t(d['wall_ns_per_hook'])} (CPU {t(d['cpu_ns_per_hook'])})",
-                         f"tokio spawn floor: {t(fl['wall_ns_per_hook'])} (CPU {t(fl['cpu_ns_per_hook'])})",
+                         f"raw spawn floor: {t(fl['wall_ns_per_hook'])} (CPU {t(fl['cpu_ns_per_hook'])})",
                          f"{d['wall_ratio']:.3f}× (CPU {d['cpu_ratio']:.3f}×)", "≤ 1.10×",
                          verdict(d["wall_ratio"] <= 1.10)))
         for step in ("floor_same_command", "run_process"):
@@ -366,8 +366,9 @@ non-PIE executable), and the floor programs are built by the same script with th
 `spawn_floor` (`crates/hookbridge-runner/examples/spawn_floor.rs`) is the minimal native program:
 it reads stdin, spawns N `/bin/sh -c true` children at once with piped stdin/stdout, writes the
 payload to each and waits. `spawn_floor_tokio` (`examples/spawn_floor_tokio.rs`) is `spawn_floor 1`
-on a current-thread tokio runtime with `tokio::process`, as hookbridge's runner spawns: its row
-shows what the async runtime alone costs a fresh process. "Cold" here means a fresh process per event (there is no daemon); the
+on a current-thread tokio runtime with `tokio::process`: its row shows what starting an async
+runtime costs a fresh process, which is why hookbridge's runner supervises hooks with a plain
+`poll(2)` loop instead. "Cold" here means a fresh process per event (there is no daemon); the
 page cache is warm. Peak RSS is `ru_maxrss` (the largest of hookbridge and the hook's
 processes, via GNU time; the hook's `sh`/`yes`/`head` stay under 2 MiB).
 
@@ -381,16 +382,17 @@ by best wall time, which a busy machine disturbs less than the median wall time:
 ## Library (criterion)
 
 `crates/hookbridge-runner/benches/dispatch.rs`. The floor is the raw cost of spawning the same
-`/bin/sh -c` commands with tokio (piped stdin/stdout, payload written, stdout read to EOF, child
-waited for) on the current-thread runtime `hookbridge run` uses. The two diagnostic steps split
-the gap: `floor_same_command` builds the child exactly as the runner does (stderr piped too, own
-process group, hook environment, working directory) and drives it minimally; `run_process` is the
-runner's per-child state machine without selection or merging. The spawn rows come from the
+`/bin/sh -c` commands with the standard library (piped stdin/stdout, payload written, stdout read
+to EOF, child waited for). The two diagnostic steps split the gap: `floor_same_command` builds the
+child exactly as the runner does (stderr piped too, own process group, the hook environment Claude
+Code gives — which makes the standard library copy this process's whole environment for the child —
+and the working directory) and drives it minimally; `run_process` is the runner's supervising loop
+without selection or merging. The spawn rows come from the
 benchmark's `spawn_paired` pass: the four variants run interleaved, in a random order each round
 (1,000 rounds for K = 1, 250 for K = 8), and the ratio is the median of the per-round ratios to
 the floor, by wall time and by CPU time (this thread plus the children it reaped). The no-match
 and load rows are criterion medians. The no-match rows are one event each; `dispatch` there is the
-whole library call, polled once. The 1,000 plugin folders each hold a `hooks.json` with a
+whole library call. The 1,000 plugin folders each hold a `hooks.json` with a
 PreToolUse and a PostToolUse group; 1/4 of the PreToolUse matchers are regexes.
 
 {table(lib_rows)}

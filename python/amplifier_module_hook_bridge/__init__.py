@@ -6,7 +6,7 @@ loader). At mount time it loads the hook configs once — ``<project>/.amplifier
 ``hooks.json`` and plugin folders) and ``~/.amplifier/hooks/`` — and registers one handler, named
 ``hook-bridge:<event>``, on every Amplifier event that maps to a Claude Code event. Each handler
 hands the event to the Rust engine on a worker thread (``asyncio.to_thread``; the engine releases
-the GIL and runs the hook processes on its own tokio runtime), so the event loop never blocks while
+the GIL and supervises the hook processes from that thread), so the event loop never blocks while
 hooks run, and returns the engine's answer as an ``amplifier_core.models.HookResult``.
 
 Config (all optional)::
