@@ -113,6 +113,21 @@ pl_eight = payload("eight", "PreToolUse", p_eight, **BASH)
 pl_none = payload("none", "PreToolUse", p_none, **BASH)
 pl_empty = payload("empty", "PreToolUse", p_empty, **BASH)
 
+# 1,000 plugin folders, as in the library's load benchmark; the Read tool matches none of them.
+p_many = project("many", None)
+for i in range(1000):
+    matcher = ["Bash", "Write|Edit|MultiEdit", "WebFetch", f"mcp__server{i}__.*"][i % 4]
+    folder = os.path.join(p_many, ".amplifier", "hooks", f"plugin-{i:04d}")
+    os.makedirs(folder)
+    with open(os.path.join(folder, "hooks.json"), "w") as f:
+        json.dump({"description": f"bench plugin {i}", "hooks": {
+            "PreToolUse": [{"matcher": matcher, "hooks": [
+                {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/check.sh", "timeout": 10}]}],
+            "PostToolUse": [{"matcher": "Write|Edit", "hooks": [
+                {"type": "command", "command": "python3 ${CLAUDE_PLUGIN_ROOT}/hooks/lint.py"}]}]}}, f)
+pl_many = payload("many", "PreToolUse", p_many, tool_name="Read", tool_input={"file_path": "/tmp/x.rs"},
+                  tool_use_id="toolu_1")
+
 def hb(event, proj):
     return [HB, "run", "--event", event, "--project-dir", proj]
 
@@ -208,6 +223,13 @@ whole("`hookbridge run`, nothing to run (hooks configured, none for this tool)",
       "exec `/bin/true`", [TRUE], pl_none, 2.0, 0)
 whole("`hookbridge run`, nothing to run (no hooks configured at all)", hb("PreToolUse", p_empty), pl_empty,
       "exec `/bin/true`", [TRUE], pl_empty, None, 0)
+# Loading 1,000 plugins as a user meets it: a fresh process, cold caches of its own, whole start-up
+# included. The target (≤ 20 ms) is stated for the load; this row is read against it directly.
+saved_rounds = rounds
+rounds = max(40, rounds // 10)
+whole("`hookbridge run` over 1,000 plugin folders, none matching (fresh process: start-up + load)",
+      hb("PreToolUse", p_many), pl_many, "exec `/bin/true`", [TRUE], pl_many, None, 0)
+rounds = saved_rounds
 
 # Peak RSS through GNU time: wait4's ru_maxrss seen from this Python process would include
 # Python's own peak (Linux carries the pre-exec high-water mark of a vfork'ed child over exec).

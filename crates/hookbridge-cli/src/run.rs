@@ -148,7 +148,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    let set = discover(&args.project.discovery()?);
+    // Never dropped: the process exits right after answering, and freeing every loaded hook one
+    // by one (thousands with many plugins) would only delay the answer the agent is waiting for.
+    let set = std::mem::ManuallyDrop::new(discover(&args.project.discovery()?));
     let mut problems: Vec<String> = set.diagnostics.iter().map(ToString::to_string).collect();
 
     let mut options = DispatchOptions::new(&project_dir);

@@ -77,6 +77,54 @@ impl Placeholders {
     }
 }
 
+/// A JSON object split into its keys and raw values.
+type Fields<'a> = IndexMap<Key<'a>, &'a RawValue>;
+
+/// An object key, borrowed from the file's text unless it contains escapes: a config holds a few
+/// keys per hook, and loading many plugins should not allocate each one.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct Key<'a>(std::borrow::Cow<'a, str>);
+
+impl Key<'_> {
+    fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for Key<'_> {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Key<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Key<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> serde::de::Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object key")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Key(std::borrow::Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Key(std::borrow::Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Key(std::borrow::Cow::Owned(v)))
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
 struct Reader<'a> {
     text: &'a str,
     path: &'a Path,
@@ -100,8 +148,8 @@ impl<'a> Reader<'a> {
     }
 
     /// Split a JSON object into its keys and raw values; anything else is reported and `None`.
-    fn object(&mut self, raw: &'a RawValue, key: &str, what: &str) -> Option<IndexMap<String, &'a RawValue>> {
-        match serde_json::from_str::<IndexMap<String, &'a RawValue>>(raw.get()) {
+    fn object(&mut self, raw: &'a RawValue, key: &str, what: &str) -> Option<Fields<'a>> {
+        match serde_json::from_str::<Fields<'a>>(raw.get()) {
             Ok(map) => Some(map),
             Err(_) => {
                 let found = describe(raw);
@@ -131,12 +179,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Deserialize `raw` as `T`, reporting errors at their exact position and key path.
-    fn typed<T: DeserializeOwned>(
-        &mut self,
-        raw: &'a RawValue,
-        fields: &IndexMap<String, &'a RawValue>,
-        key: &str,
-    ) -> Option<T> {
+    fn typed<T: DeserializeOwned>(&mut self, raw: &'a RawValue, fields: &Fields<'a>, key: &str) -> Option<T> {
         let mut de = serde_json::Deserializer::from_str(raw.get());
         match serde_path_to_error::deserialize::<_, T>(&mut de) {
             Ok(v) => Some(v),
@@ -216,7 +259,7 @@ pub fn parse_hooks_file(
         diagnostics: Vec::new(),
         disable_all_hooks: false,
     };
-    let top: IndexMap<String, &RawValue> = match serde_json::from_str(text) {
+    let top: Fields<'_> = match serde_json::from_str(text) {
         Ok(top) => top,
         Err(err) => {
             let message = if err.is_syntax() || err.is_eof() {
@@ -264,7 +307,7 @@ pub fn parse_hooks_file(
         if let Some(events) = reader.object(raw_hooks, "hooks", "`hooks`") {
             for (event_name, raw_groups) in events {
                 let key = format!("hooks.{event_name}");
-                let event = match EventName::parse(&event_name) {
+                let event = match EventName::parse(event_name.as_str()) {
                     Ok(e) => e,
                     Err(e) => {
                         reader.diag(
@@ -307,8 +350,8 @@ pub fn parse_hooks_file(
             }
         }
     }
-    let mut source_with_description = (*source).clone();
     if description.is_some() && source.description.is_none() {
+        let mut source_with_description = (*source).clone();
         source_with_description.description = description;
         let new_source = Arc::new(source_with_description);
         for groups in parsed.events.values_mut() {
