@@ -36,11 +36,21 @@ if [ ${#examples[@]} -gt 0 ]; then
     for e in "${examples[@]}"; do packages+=(--example "$e"); done
 fi
 
+static_build() {
+    RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static -C relocation-model=static" \
+        cargo build --release --target "$host" "${packages[@]}" >&2
+}
 case "$host" in
     *-linux-gnu*)
-        RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static -C relocation-model=static" \
-            cargo build --release --target "$host" "${packages[@]}" >&2
-        out="$TARGET_DIR/$host/release"
+        if static_build; then
+            out="$TARGET_DIR/$host/release"
+        else
+            # Linking statically needs the C library's static archive (libc.a, in libc6-dev /
+            # glibc-static). Without it, the default dynamic build still works, only slower to start.
+            echo "build-release.sh: the static build failed; building the default (dynamic) binary instead" >&2
+            cargo build --release "${packages[@]}" >&2
+            out="$TARGET_DIR/release"
+        fi
         ;;
     *)
         cargo build --release "${packages[@]}" >&2
