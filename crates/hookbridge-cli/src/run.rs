@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use hookbridge_core::config::discover;
 use hookbridge_core::decision::{render_claude, ClaudeAnswer, RunStatus};
 use hookbridge_core::event::{EventName, EventPayload};
-use hookbridge_runner::{dispatch, DispatchOptions, EventReport};
+use hookbridge_runner::{dispatch_selection, DispatchOptions, EventReport};
 
 use crate::{diagnostics_log, ProjectArgs, EXIT_USAGE};
 
@@ -166,11 +166,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // event reaches is `async: true`, hookbridge answers the same way, so their output arrives as it
     // would have directly; a mix of sync and async hooks answers for the sync ones and starts the
     // async ones detached.
-    let selected = set.select(&payload).hooks;
-    let nothing_to_run = selected.is_empty();
+    let selection = set.select(&payload);
     let all_async = args.format == Format::Claude
-        && !nothing_to_run
-        && selected
+        && !selection.hooks.is_empty()
+        && selection
+            .hooks
             .iter()
             .all(|h| matches!(&h.kind, hookbridge_core::config::HookKind::Command(c) if c.run_async));
     if all_async {
@@ -179,7 +179,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         out.write_all(b"{\"async\": true}\n")?;
         out.flush()?;
     }
-    let report = dispatch(&set, &payload, &options);
+    let report = dispatch_selection(selection, &payload, &options);
     problems.extend(report_problems(&report));
     diagnostics_log::append(&context, &problems);
     if args.verbose {

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hookbridge_core::config::{HookId, HookKind, HookSet, HookSpec, OnFailure, Shell, SkipReason};
+use hookbridge_core::config::{HookId, HookKind, HookSet, HookSpec, OnFailure, Selection, Shell, SkipReason};
 use hookbridge_core::decision::{
     interpret, merge, AnsweredHook, EventDecision, HookAnswer, HookExecution, HookOutput, RunStatus,
 };
@@ -141,7 +141,16 @@ pub struct EventReport {
 /// Dispatch `payload` to the hooks of `set` it reaches. Blocks the calling thread until every hook
 /// has ended (or was stopped by an early decision).
 pub fn dispatch(set: &HookSet, payload: &EventPayload, options: &DispatchOptions) -> EventReport {
-    let selection = set.select(payload);
+    dispatch_selection(set.select(payload), payload, options)
+}
+
+/// [`dispatch`] for a selection the caller has already made with [`HookSet::select`] (for the
+/// same payload), so that a caller who looks at it first does not select twice.
+pub fn dispatch_selection(
+    selection: Selection<'_>,
+    payload: &EventPayload,
+    options: &DispatchOptions,
+) -> EventReport {
     let event = payload.event().clone();
     let match_query = payload.match_query();
     let skipped = selection
