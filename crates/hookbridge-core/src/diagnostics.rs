@@ -45,6 +45,52 @@ impl Position {
     }
 }
 
+/// Positions of many offsets in one text, counted on from the last offset asked for. A parser asks
+/// for offsets mostly in increasing order, so each byte is scanned about once, where
+/// [`Position::of_offset`] scans from the start every time. Asking for an earlier offset is allowed
+/// (it starts over).
+#[derive(Debug, Clone)]
+pub struct LineCursor<'a> {
+    text: &'a str,
+    offset: usize,
+    line: usize,
+    line_start: usize,
+}
+
+impl<'a> LineCursor<'a> {
+    pub fn new(text: &'a str) -> Self {
+        LineCursor {
+            text,
+            offset: 0,
+            line: 1,
+            line_start: 0,
+        }
+    }
+
+    /// The position of byte `offset` (clamped to the text's length; inside a character, the
+    /// character's start).
+    pub fn position(&mut self, offset: usize) -> Position {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        if offset < self.offset {
+            *self = LineCursor::new(self.text);
+        }
+        let skipped = &self.text.as_bytes()[self.offset..offset];
+        if let Some(last) = skipped.iter().rposition(|&b| b == b'\n') {
+            self.line += skipped.iter().filter(|&&b| b == b'\n').count();
+            self.line_start = self.offset + last + 1;
+        }
+        self.offset = offset;
+        let column = self.text[self.line_start..offset].chars().count() + 1;
+        Position {
+            line: self.line,
+            column,
+        }
+    }
+}
+
 /// One problem, with where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -119,6 +165,26 @@ mod tests {
         assert_eq!(Position::of_offset(src, 0), Position { line: 1, column: 1 });
         let x = src.find('x').unwrap();
         assert_eq!(Position::of_offset(src, x), Position { line: 3, column: 11 });
+    }
+
+    #[test]
+    fn the_line_cursor_agrees_with_of_offset_forwards_and_backwards() {
+        let src = "{\n  \"é\": 1,\n\n  \"ключ\": [true,\n false]}\n";
+        let boundaries: Vec<usize> = (0..=src.len()).filter(|&i| src.is_char_boundary(i)).collect();
+        let mut cursor = LineCursor::new(src);
+        // Every boundary in order, then a walk that jumps back and forth.
+        let order = boundaries
+            .iter()
+            .copied()
+            .chain(boundaries.iter().rev().step_by(3).copied())
+            .chain([0, src.len(), 5, 4, src.len() + 10]);
+        for offset in order {
+            assert_eq!(
+                cursor.position(offset),
+                Position::of_offset(src, offset),
+                "offset {offset}"
+            );
+        }
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Claude Code's matcher rules, compiled once at load time.
+//! Claude Code's matcher rules, checked at load time and compiled once.
 //!
 //! A group's `matcher` is, in Claude Code 2.1.328: match-all (`*`, empty or missing); a list of exact
 //! names when it uses only letters, digits, `_`, `-`, spaces, `,` and `|` (split on `|`/`,`, each
@@ -6,8 +6,16 @@
 //! like `RegExp.test`. JavaScript's dialect matters (lookaround, backreferences, `\d` semantics), so
 //! regexes are compiled with `regress`, an ECMAScript engine, not Rust's `regex`. The exact-list
 //! form is checked first because it is both the common case and the cheapest.
+//!
+//! A regex is checked when the config loads (an invalid one is reported then, and its group never
+//! matches), but its matching program is built, once, when it is first needed: building it costs
+//! several microseconds per pattern (regress's optimizer), so a project with hundreds of plugins
+//! would pay for every regex of every event on each `hookbridge run`, where one run evaluates only
+//! the groups of its own event that its literal shortcut does not rule out. The check at load
+//! uses regress's unoptimized compiler: the same parser, a third of the cost.
 
 use std::fmt;
+use std::sync::OnceLock;
 
 /// Why a matcher string cannot be used. The group it belongs to never matches, as in Claude Code.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -28,7 +36,8 @@ pub enum Matcher {
     /// contain (`mcp__srv__` for `mcp__srv__.*`), checked before running the regex.
     Regex {
         source: String,
-        regex: regress::Regex,
+        /// Built on first use (the pattern is known to be valid).
+        regex: OnceLock<Option<regress::Regex>>,
         required: Option<String>,
     },
 }
@@ -58,16 +67,21 @@ impl Matcher {
                 .collect();
             return Ok(Matcher::Exact(names));
         }
-        regress::Regex::with_flags(pattern, regress::Flags::default())
-            .map(|regex| Matcher::Regex {
+        let unoptimized = regress::Flags {
+            no_opt: true,
+            ..regress::Flags::default()
+        };
+        match regress::Regex::with_flags(pattern, unoptimized) {
+            Ok(_) => Ok(Matcher::Regex {
                 source: pattern.to_string(),
-                regex,
+                regex: OnceLock::new(),
                 required: required_literal(pattern),
-            })
-            .map_err(|e| MatcherError {
+            }),
+            Err(e) => Err(MatcherError {
                 pattern: pattern.to_string(),
                 message: e.to_string(),
-            })
+            }),
+        }
     }
 
     /// Does the event's match query (tool name, session source, …) match?
@@ -86,11 +100,32 @@ impl Matcher {
         match self {
             Matcher::All => true,
             Matcher::Exact(names) => names.iter().any(|n| n == query),
-            Matcher::Regex { regex, required, .. } => {
-                required.as_deref().is_none_or(|lit| query.contains(lit)) && regex.find(query).is_some()
+            Matcher::Regex {
+                source,
+                regex,
+                required,
+            } => {
+                required.as_deref().is_none_or(|lit| query.contains(lit))
+                    && regex
+                        .get_or_init(|| build_regex(source))
+                        .as_ref()
+                        .is_some_and(|regex| regex.find(query).is_some())
             }
         }
     }
+}
+
+/// The matching program of a pattern that passed the check at load. The optimized build cannot
+/// reject what the unoptimized one accepted (same parser), but if it ever did, the unoptimized
+/// program matches the same strings. (`None`, never matching, would need both to fail.)
+fn build_regex(source: &str) -> Option<regress::Regex> {
+    let unoptimized = regress::Flags {
+        no_opt: true,
+        ..regress::Flags::default()
+    };
+    regress::Regex::with_flags(source, regress::Flags::default())
+        .or_else(|_| regress::Regex::with_flags(source, unoptimized))
+        .ok()
 }
 
 /// The literal run at the start of a regex that every match must contain, when that is certain: no
@@ -248,9 +283,21 @@ mod tests {
             let compiled = Matcher::compile(Some(&p), true);
             prop_assume!(compiled.is_ok());
             let matcher = compiled.unwrap();
-            if let Matcher::Regex { regex, .. } = &matcher {
-                prop_assert_eq!(matcher.is_match(&q), regex.find(&q).is_some());
+            if let Matcher::Regex { .. } = &matcher {
+                let direct = regress::Regex::new(&p).unwrap();
+                prop_assert_eq!(matcher.is_match(&q), direct.find(&q).is_some());
             }
+        }
+
+        /// The check at load (unoptimized compiler) accepts exactly the patterns the matching
+        /// program (optimized compiler) accepts.
+        #[test]
+        fn the_load_check_accepts_what_matching_compiles(p in "[a-c_()|?*+.^$\\\\\\[\\]{}0-9,:=!<>-]{0,12}") {
+            let unoptimized = regress::Flags { no_opt: true, ..regress::Flags::default() };
+            prop_assert_eq!(
+                regress::Regex::with_flags(&p, unoptimized).is_ok(),
+                regress::Regex::new(&p).is_ok()
+            );
         }
     }
 }

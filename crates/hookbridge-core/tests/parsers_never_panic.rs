@@ -3,30 +3,20 @@
 //! which this project's machines do not have; these properties run on stable in every test run.)
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
-use hookbridge_core::config::{parse_hooks_file, ConfigSource, Placeholders, Scope};
+use hookbridge_core::config::{parse_hooks_file, ConfigSource, Scope};
 use hookbridge_core::decision::{interpret, merge, render_claude, AnsweredHook, HookExecution, RunStatus};
 use hookbridge_core::event::{EventName, EventPayload};
 use proptest::prelude::*;
 
-fn source() -> Arc<ConfigSource> {
-    Arc::new(ConfigSource {
+fn source() -> ConfigSource {
+    ConfigSource {
         path: PathBuf::from("/p/hooks.json"),
         scope: Scope::Project,
         hooks_dir: PathBuf::from("/p"),
         plugin: None,
         description: None,
-    })
-}
-
-fn placeholders() -> Placeholders {
-    Placeholders {
-        project_dir: "/p".into(),
-        hooks_dir: "/p".into(),
-        plugin_root: None,
-        plugin_data: None,
     }
 }
 
@@ -65,7 +55,7 @@ proptest! {
 
     #[test]
     fn config_parser_never_panics(text in jsonish()) {
-        let parsed = parse_hooks_file(&text, source(), 0, &placeholders());
+        let parsed = parse_hooks_file(&text, source(), 0, "/p");
         for d in &parsed.diagnostics {
             // Every diagnostic names the file; positions are inside the text.
             prop_assert!(d.file.is_some());
@@ -77,7 +67,7 @@ proptest! {
 
     #[test]
     fn config_parser_never_panics_on_arbitrary_text(text in ".{0,200}") {
-        let _ = parse_hooks_file(&text, source(), 0, &placeholders());
+        let _ = parse_hooks_file(&text, source(), 0, "/p");
     }
 
     #[test]

