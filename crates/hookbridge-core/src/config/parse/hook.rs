@@ -1,0 +1,667 @@
+//! Reading one hook object: every field a hook of some type may have is read as the type it has
+//! there, before the hook's `type` is known (JSON objects are unordered, and `type` may come last);
+//! then the fields the type uses are checked — each wrong one reported on its own position — and
+//! the hook is built, or dropped with every reason it could not be.
+
+use indexmap::IndexMap;
+use jiter::Peek;
+use serde_json::Value;
+
+use crate::config::condition::Condition;
+use crate::config::model::*;
+use crate::diagnostics::Diagnostic;
+use crate::event::EventName;
+
+use super::{describe, Reader, Step};
+
+impl Reader<'_> {
+    /// One hook (the key path names it); `None` when it is dropped (the reason is reported).
+    pub(super) fn hook(
+        &mut self,
+        event: &EventName,
+        peek: Peek,
+        at: usize,
+        id: HookId,
+    ) -> Step<Option<HookSpec>> {
+        if peek != Peek::Object {
+            self.wrong_container(peek, at, "a hook", "an object")?;
+            return Ok(None);
+        }
+        let fields = self.hook_fields()?;
+        Ok(self.build_hook(event, fields, at, id))
+    }
+
+    /// Every field of a hook object, each read as the type it has for the hook types that use it.
+    fn hook_fields(&mut self) -> Step<HookFields> {
+        let mut f = HookFields::default();
+        let mut key = self.json.known_object()?.map(HookKey::of);
+        while let Some(hook_key) = key {
+            let (peek, at) = self.next_value()?;
+            let hook_key = match hook_key {
+                Ok(hook_key) => hook_key,
+                Err(unknown) => {
+                    f.unknown.push((unknown, at));
+                    self.json.known_skip(peek)?;
+                    key = self.json.next_key()?.map(HookKey::of);
+                    continue;
+                }
+            };
+            let name = hook_key.name();
+            match hook_key {
+                HookKey::Type => f.type_name = Some(self.string(name, peek, at)?),
+                HookKey::Timeout => f.timeout = Some(self.seconds(name, peek, at)?),
+                HookKey::If => f.condition = Some(self.string(name, peek, at)?),
+                HookKey::StatusMessage => f.status_message = Some(self.string(name, peek, at)?),
+                HookKey::Once => f.once = Some(self.boolean(name, peek, at)?),
+                HookKey::OnFailure => {
+                    f.on_failure = Some(self.word(name, peek, at, &["block", "continue"])?)
+                }
+                HookKey::Command => f.command = Some(self.string(name, peek, at)?),
+                HookKey::Args => f.args = Some(self.strings(name, peek, at)?),
+                HookKey::Shell => f.shell = Some(self.word(name, peek, at, &["bash", "sh", "powershell"])?),
+                HookKey::Async => f.run_async = Some(self.boolean(name, peek, at)?),
+                HookKey::AsyncRewake => f.async_rewake = Some(self.boolean(name, peek, at)?),
+                HookKey::Prompt => f.prompt = Some(self.string(name, peek, at)?),
+                HookKey::Model => f.model = Some(self.string(name, peek, at)?),
+                HookKey::ContinueOnBlock => f.continue_on_block = Some(self.boolean(name, peek, at)?),
+                HookKey::Url => f.url = Some(self.string(name, peek, at)?),
+                HookKey::Headers => f.headers = Some(self.string_map(name, peek, at)?),
+                HookKey::AllowedEnvVars => f.allowed_env_vars = Some(self.strings(name, peek, at)?),
+                HookKey::Server => f.server = Some(self.string(name, peek, at)?),
+                HookKey::Tool => f.tool = Some(self.string(name, peek, at)?),
+                HookKey::Input => f.input = Some(self.any(name, peek, at)?),
+                HookKey::RewakeMessage => {
+                    f.rewake_message = Some(at);
+                    self.json.known_skip(peek)?;
+                }
+                HookKey::RewakeSummary => {
+                    f.rewake_summary = Some(at);
+                    self.json.known_skip(peek)?;
+                }
+            }
+            key = self.json.next_key()?.map(HookKey::of);
+        }
+        Ok(f)
+    }
+
+    /// A string field (`null` counts as absent).
+    fn string(&mut self, name: &str, peek: Peek, at: usize) -> Step<Slot<String>> {
+        let value = match peek {
+            Peek::String => Ok(Some(self.json.known_str()?.to_string())),
+            Peek::Null => self.json.known_null().map(|()| Ok(None))?,
+            _ => Err(self.skip_wrong(peek, name, "a string")?),
+        };
+        Ok(Slot { value, at })
+    }
+
+    /// One of a few words (`"block"`, `"continue"`, …).
+    fn word(
+        &mut self,
+        name: &str,
+        peek: Peek,
+        at: usize,
+        words: &[&'static str],
+    ) -> Step<Slot<&'static str>> {
+        let expected = || {
+            words
+                .iter()
+                .map(|w| format!("\"{w}\""))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        };
+        let value = match peek {
+            Peek::String => {
+                let text = self.json.known_str()?;
+                match words.iter().find(|w| **w == text) {
+                    Some(word) => Ok(Some(*word)),
+                    None => Err(format!("`{name}` must be {}, found \"{text}\"", expected())),
+                }
+            }
+            Peek::Null => self.json.known_null().map(|()| Ok(None))?,
+            _ => Err(self.skip_wrong(peek, name, &expected())?),
+        };
+        Ok(Slot { value, at })
+    }
+
+    fn boolean(&mut self, name: &str, peek: Peek, at: usize) -> Step<Slot<bool>> {
+        let value = match peek {
+            Peek::True | Peek::False => Ok(Some(self.json.known_bool(peek)?)),
+            Peek::Null => self.json.known_null().map(|()| Ok(None))?,
+            _ => Err(self.skip_wrong(peek, name, "true or false")?),
+        };
+        Ok(Slot { value, at })
+    }
+
+    /// `timeout`: a positive number of seconds.
+    fn seconds(&mut self, name: &str, peek: Peek, at: usize) -> Step<Slot<f64>> {
+        let value = if peek.is_num() {
+            let v = self.json.known_float(peek)?;
+            if v.is_finite() && v > 0.0 {
+                Ok(Some(v))
+            } else {
+                Err(format!(
+                    "`{name}` must be a positive number of seconds, found {v}"
+                ))
+            }
+        } else if peek == Peek::Null {
+            self.json.known_null()?;
+            Ok(None)
+        } else {
+            Err(self.skip_wrong(peek, name, "a positive number of seconds")?)
+        };
+        Ok(Slot { value, at })
+    }
+
+    /// A list of strings (`args`, `allowedEnvVars`).
+    fn strings(&mut self, name: &str, peek: Peek, at: usize) -> Step<Slot<Vec<String>>> {
+        let value = match peek {
+            Peek::Array => {
+                let mut list = Vec::new();
+                let mut wrong = None;
+                let mut next = self.json.known_array()?;
+                while let Some(peek) = next {
+                    if peek == Peek::String {
+                        list.push(self.json.known_str()?.to_string());
+                    } else {
+                        let found = describe(peek);
+                        wrong.get_or_insert_with(|| {
+                            format!(
+                                "`{name}` must be a list of strings, found {found} at [{}]",
+                                list.len()
+                            )
+                        });
+                        self.json.known_skip(peek)?;
+                    }
+                    next = self.json.array_step()?;
+                }
+                wrong.map_or(Ok(Some(list)), Err)
+            }
+            Peek::Null => self.json.known_null().map(|()| Ok(None))?,
+            _ => Err(self.skip_wrong(peek, name, "a list of strings")?),
+        };
+        Ok(Slot { value, at })
+    }
+
+    /// An object of strings (`headers`).
+    fn string_map(&mut self, name: &str, peek: Peek, at: usize) -> Step<Slot<IndexMap<String, String>>> {
+        let value = match peek {
+            Peek::Object => {
+                let mut map = IndexMap::new();
+                let mut wrong = None;
+                let mut key = self.json.known_object()?.map(str::to_string);
+                while let Some(k) = key {
+                    let peek = self.json.peek()?;
+                    if peek == Peek::String {
+                        let v = self.json.known_str()?.to_string();
+                        map.insert(k, v);
+                    } else {
+                        let found = describe(peek);
+                        wrong.get_or_insert_with(|| {
+                            format!("`{name}` must be an object of strings, found {found} at `{k}`")
+                        });
+                        self.json.known_skip(peek)?;
+                    }
+                    key = self.json.next_key()?.map(str::to_string);
+                }
+                wrong.map_or(Ok(Some(map)), Err)
+            }
+            Peek::Null => self.json.known_null().map(|()| Ok(None))?,
+            _ => Err(self.skip_wrong(peek, name, "an object of strings")?),
+        };
+        Ok(Slot { value, at })
+    }
+
+    /// Any JSON value (`input` of an MCP tool hook).
+    fn any(&mut self, _name: &str, peek: Peek, at: usize) -> Step<Slot<Value>> {
+        self.json.known_skip(peek)?;
+        let raw = self.json.slice_to_current(at);
+        // The slice was just checked by the skip; reading it again cannot fail but for limits
+        // serde_json has and jiter has not (nesting), which are reported like a wrong type.
+        let value = serde_json::from_slice::<Value>(raw)
+            .map(|v| if v.is_null() { None } else { Some(v) })
+            .map_err(|e| format!("`input` cannot be read: {e}"));
+        Ok(Slot { value, at })
+    }
+
+    /// Step over a value of the wrong type; the message says what was expected and found.
+    fn skip_wrong(&mut self, peek: Peek, name: &str, expected: &str) -> Step<String> {
+        self.json.known_skip(peek)?;
+        Ok(format!("`{name}` must be {expected}, found {}", describe(peek)))
+    }
+
+    /// A field this hook's type uses: its value, or `None` when absent or `null`. A wrong value
+    /// is reported and clears `usable`.
+    fn take<T>(&mut self, usable: &mut bool, name: &str, slot: Option<Slot<T>>) -> Option<T> {
+        let slot = slot?;
+        match slot.value {
+            Ok(value) => value,
+            Err(message) => {
+                let d = Diagnostic::error(format!("{message}; this hook is skipped"));
+                self.report_field(d, slot.at, name);
+                *usable = false;
+                None
+            }
+        }
+    }
+
+    /// A field this hook's type needs, with where it is; missing, `null` or wrong, it is reported
+    /// and clears `usable`.
+    fn take_required<T>(
+        &mut self,
+        usable: &mut bool,
+        name: &str,
+        slot: Option<Slot<T>>,
+        hook_at: usize,
+    ) -> Option<(T, usize)> {
+        let Some(slot) = slot else {
+            let d = Diagnostic::error(format!("missing field `{name}`; this hook is skipped"));
+            self.report_here(d, hook_at);
+            *usable = false;
+            return None;
+        };
+        let at = slot.at;
+        match self.take(usable, name, Some(slot)) {
+            Some(value) => Some((value, at)),
+            None if *usable => {
+                let d = Diagnostic::error(format!(
+                    "`{name}` must be a string, found null; this hook is skipped"
+                ));
+                self.report_field(d, at, name);
+                *usable = false;
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// Turn a hook's fields into a hook spec, reporting every reason it cannot be one.
+    fn build_hook(
+        &mut self,
+        event: &EventName,
+        mut f: HookFields,
+        at: usize,
+        id: HookId,
+    ) -> Option<HookSpec> {
+        let (type_name, type_at) = match f.type_name.take() {
+            None => {
+                self.report_here(Diagnostic::error("a hook needs a `type` (\"command\", \"prompt\", \"agent\", \"http\" or \"mcp_tool\"); this hook is skipped"), at);
+                return None;
+            }
+            Some(Slot {
+                value: Ok(Some(name)),
+                at,
+            }) => (name, at),
+            Some(Slot { at, .. }) => {
+                let d = Diagnostic::error("`type` must be a string; this hook is skipped");
+                self.report_field(d, at, "type");
+                return None;
+            }
+        };
+        let family = match type_name.as_str() {
+            "command" => Family::Command,
+            "prompt" | "agent" => Family::Prompt,
+            "http" => Family::Http,
+            "mcp_tool" => Family::Mcp,
+            other => {
+                let d = Diagnostic::error(format!(
+                    "unknown hook type `{other}` (expected \"command\", \"prompt\", \"agent\", \"http\" or \"mcp_tool\"); this hook is skipped"
+                ));
+                self.report_field(d, type_at, "type");
+                return None;
+            }
+        };
+        let foreign = f
+            .present()
+            .into_iter()
+            .flatten()
+            .filter(|(name, _)| !COMMON_KEYS.contains(name) && !family.keys().contains(name));
+        let unknown = f.unknown.iter().map(|(name, at)| (name.as_str(), *at));
+        for (name, key_at) in foreign.chain(unknown) {
+            let d = Diagnostic::warning(format!("unknown key `{name}` for a {type_name} hook; ignored"));
+            self.report_field(d, key_at, name);
+        }
+        // Every field this type uses is checked, and every wrong one reported, before the hook is
+        // dropped for any of them.
+        let mut usable = true;
+        let timeout_secs = self.take(&mut usable, "timeout", f.timeout);
+        let condition_at = f.condition.as_ref().map_or(at, |slot| slot.at);
+        let condition_text = self.take(&mut usable, "if", f.condition);
+        let status_message = self.take(&mut usable, "statusMessage", f.status_message);
+        let once = self.take(&mut usable, "once", f.once).unwrap_or(false);
+        let on_failure = match self.take(&mut usable, "onFailure", f.on_failure) {
+            Some("block") => OnFailure::Block,
+            _ => OnFailure::Continue,
+        };
+        let kind = match family {
+            Family::Command => {
+                let command = self.take_required(&mut usable, "command", f.command, at);
+                let args = self.take(&mut usable, "args", f.args);
+                let shell = match self.take(&mut usable, "shell", f.shell) {
+                    Some("powershell") => Shell::PowerShell,
+                    _ => Shell::Default,
+                };
+                let run_async = self.take(&mut usable, "async", f.run_async).unwrap_or(false);
+                let async_rewake = self
+                    .take(&mut usable, "asyncRewake", f.async_rewake)
+                    .unwrap_or(false);
+                let (Some((command, command_at)), true) = (command, usable) else {
+                    return None;
+                };
+                HookKind::Command(self.command_hook(CommandFields {
+                    command,
+                    command_at,
+                    args,
+                    shell,
+                    run_async,
+                    async_rewake,
+                })?)
+            }
+            Family::Prompt => {
+                let prompt = self.take_required(&mut usable, "prompt", f.prompt, at);
+                let model = self.take(&mut usable, "model", f.model);
+                let continue_on_block = self
+                    .take(&mut usable, "continueOnBlock", f.continue_on_block)
+                    .unwrap_or(false);
+                let (Some((prompt, _)), true) = (prompt, usable) else {
+                    return None;
+                };
+                let hook = PromptHook {
+                    prompt,
+                    model,
+                    continue_on_block,
+                };
+                if type_name == "prompt" {
+                    HookKind::Prompt(hook)
+                } else {
+                    HookKind::Agent(hook)
+                }
+            }
+            Family::Http => {
+                let url = self.take_required(&mut usable, "url", f.url, at);
+                let headers = self.take(&mut usable, "headers", f.headers).unwrap_or_default();
+                let allowed_env_vars = self
+                    .take(&mut usable, "allowedEnvVars", f.allowed_env_vars)
+                    .unwrap_or_default();
+                let (Some((url, _)), true) = (url, usable) else {
+                    return None;
+                };
+                HookKind::Http(HttpHook {
+                    url,
+                    headers,
+                    allowed_env_vars,
+                })
+            }
+            Family::Mcp => {
+                let server = self.take_required(&mut usable, "server", f.server, at);
+                let tool = self.take_required(&mut usable, "tool", f.tool, at);
+                let input = self.take(&mut usable, "input", f.input);
+                let (Some((server, _)), Some((tool, _)), true) = (server, tool, usable) else {
+                    return None;
+                };
+                HookKind::McpTool(McpToolHook { server, tool, input })
+            }
+        };
+        if !usable {
+            return None;
+        }
+        let condition = match condition_text {
+            None => None,
+            Some(text) => match Condition::parse(&text) {
+                Ok(c) => {
+                    if !event.traits().is_tool_event {
+                        let d = Diagnostic::warning(format!(
+                            "`if` applies only to tool events; on {event} Claude Code never runs this hook, and neither does hookbridge"
+                        ));
+                        self.report_field(d, condition_at, "if");
+                    }
+                    Some(c)
+                }
+                Err(e) => {
+                    let d = Diagnostic::error(format!("{e}; this hook is skipped"));
+                    self.report_field(d, condition_at, "if");
+                    return None;
+                }
+            },
+        };
+        Some(HookSpec {
+            id,
+            kind,
+            timeout_secs,
+            condition,
+            status_message,
+            once,
+            on_failure,
+            source: self.source.clone(),
+            key: self.key.0.clone(),
+            position: self.lines.position(at),
+        })
+    }
+
+    /// A command hook from its checked fields; `None` (reported) if the command is empty.
+    fn command_hook(&mut self, c: CommandFields) -> Option<CommandHook> {
+        if c.command.trim().is_empty() {
+            let d = Diagnostic::error("`command` is empty; this hook is skipped");
+            self.report_field(d, c.command_at, "command");
+            return None;
+        }
+        let placeholders = self.placeholders;
+        let in_plugin = placeholders.plugin_root.is_some();
+        let exec_form = c.args.is_some();
+        let names_plugin_variable =
+            c.command.contains("${CLAUDE_PLUGIN_ROOT}") || c.command.contains("${CLAUDE_PLUGIN_DATA}");
+        let plugin_variable_outside_plugin = !in_plugin && !exec_form && names_plugin_variable;
+        if plugin_variable_outside_plugin {
+            self.report_field(
+                Diagnostic::warning(
+                    "uses ${CLAUDE_PLUGIN_ROOT}/${CLAUDE_PLUGIN_DATA} but this file is not in a plugin folder; Claude Code never runs such a hook, and neither does hookbridge (put it in `.amplifier/hooks/<plugin>/`)",
+                ),
+                c.command_at,
+                "command",
+            );
+        }
+        let args = c.args.map(|a| a.iter().map(|s| placeholders.expand(s)).collect());
+        let resolved_command = if in_plugin || exec_form {
+            placeholders.expand(&c.command)
+        } else {
+            c.command.clone()
+        };
+        Some(CommandHook {
+            plugin_variable_outside_plugin,
+            resolved_command,
+            command: c.command,
+            args,
+            shell: c.shell,
+            run_async: c.run_async || c.async_rewake,
+            async_rewake: c.async_rewake,
+        })
+    }
+}
+
+/// A command hook's fields, checked.
+struct CommandFields {
+    command: String,
+    command_at: usize,
+    args: Option<Vec<String>>,
+    shell: Shell,
+    run_async: bool,
+    async_rewake: bool,
+}
+
+/// A field as read: its value (`None` for `null`) or why it cannot be used, and where it starts.
+struct Slot<T> {
+    value: Result<Option<T>, String>,
+    at: usize,
+}
+
+/// Every field a hook object can have, read before its `type` is known (it may come last).
+#[derive(Default)]
+struct HookFields {
+    type_name: Option<Slot<String>>,
+    timeout: Option<Slot<f64>>,
+    condition: Option<Slot<String>>,
+    status_message: Option<Slot<String>>,
+    once: Option<Slot<bool>>,
+    on_failure: Option<Slot<&'static str>>,
+    command: Option<Slot<String>>,
+    args: Option<Slot<Vec<String>>>,
+    shell: Option<Slot<&'static str>>,
+    run_async: Option<Slot<bool>>,
+    async_rewake: Option<Slot<bool>>,
+    prompt: Option<Slot<String>>,
+    model: Option<Slot<String>>,
+    continue_on_block: Option<Slot<bool>>,
+    url: Option<Slot<String>>,
+    headers: Option<Slot<IndexMap<String, String>>>,
+    allowed_env_vars: Option<Slot<Vec<String>>>,
+    server: Option<Slot<String>>,
+    tool: Option<Slot<String>>,
+    input: Option<Slot<Value>>,
+    /// Where `rewakeMessage` and `rewakeSummary` are (accepted for command hooks, not used).
+    rewake_message: Option<usize>,
+    rewake_summary: Option<usize>,
+    /// Keys no hook type has.
+    unknown: Vec<(String, usize)>,
+}
+
+impl HookFields {
+    /// The type-specific keys present, with where their values start.
+    fn present(&self) -> [Option<(&'static str, usize)>; 16] {
+        fn at<T>(name: &'static str, slot: &Option<Slot<T>>) -> Option<(&'static str, usize)> {
+            slot.as_ref().map(|s| (name, s.at))
+        }
+        [
+            at("command", &self.command),
+            at("args", &self.args),
+            at("shell", &self.shell),
+            at("async", &self.run_async),
+            at("asyncRewake", &self.async_rewake),
+            self.rewake_message.map(|at| ("rewakeMessage", at)),
+            self.rewake_summary.map(|at| ("rewakeSummary", at)),
+            at("prompt", &self.prompt),
+            at("model", &self.model),
+            at("continueOnBlock", &self.continue_on_block),
+            at("url", &self.url),
+            at("headers", &self.headers),
+            at("allowedEnvVars", &self.allowed_env_vars),
+            at("server", &self.server),
+            at("tool", &self.tool),
+            at("input", &self.input),
+        ]
+    }
+}
+
+/// The keys hooks of some type have.
+#[derive(Clone, Copy)]
+enum HookKey {
+    Type,
+    Timeout,
+    If,
+    StatusMessage,
+    Once,
+    OnFailure,
+    Command,
+    Args,
+    Shell,
+    Async,
+    AsyncRewake,
+    RewakeMessage,
+    RewakeSummary,
+    Prompt,
+    Model,
+    ContinueOnBlock,
+    Url,
+    Headers,
+    AllowedEnvVars,
+    Server,
+    Tool,
+    Input,
+}
+
+impl HookKey {
+    const ALL: [(&'static str, HookKey); 22] = [
+        ("type", HookKey::Type),
+        ("timeout", HookKey::Timeout),
+        ("if", HookKey::If),
+        ("statusMessage", HookKey::StatusMessage),
+        ("once", HookKey::Once),
+        ("onFailure", HookKey::OnFailure),
+        ("command", HookKey::Command),
+        ("args", HookKey::Args),
+        ("shell", HookKey::Shell),
+        ("async", HookKey::Async),
+        ("asyncRewake", HookKey::AsyncRewake),
+        ("rewakeMessage", HookKey::RewakeMessage),
+        ("rewakeSummary", HookKey::RewakeSummary),
+        ("prompt", HookKey::Prompt),
+        ("model", HookKey::Model),
+        ("continueOnBlock", HookKey::ContinueOnBlock),
+        ("url", HookKey::Url),
+        ("headers", HookKey::Headers),
+        ("allowedEnvVars", HookKey::AllowedEnvVars),
+        ("server", HookKey::Server),
+        ("tool", HookKey::Tool),
+        ("input", HookKey::Input),
+    ];
+
+    /// The key, or the unknown key's text.
+    fn of(key: &str) -> Result<HookKey, String> {
+        Self::ALL
+            .iter()
+            .find(|(name, _)| *name == key)
+            .map(|(_, k)| *k)
+            .ok_or_else(|| key.to_string())
+    }
+
+    fn name(self) -> &'static str {
+        Self::ALL[self as usize].0
+    }
+}
+
+/// Hook types that share their specific keys (`prompt` and `agent` do).
+#[derive(Clone, Copy)]
+enum Family {
+    Command,
+    Prompt,
+    Http,
+    Mcp,
+}
+
+impl Family {
+    fn keys(self) -> &'static [&'static str] {
+        match self {
+            Family::Command => COMMAND_KEYS,
+            Family::Prompt => PROMPT_KEYS,
+            Family::Http => HTTP_KEYS,
+            Family::Mcp => MCP_KEYS,
+        }
+    }
+}
+
+const COMMON_KEYS: &[&str] = &["type", "timeout", "if", "statusMessage", "once", "onFailure"];
+const COMMAND_KEYS: &[&str] = &[
+    "command",
+    "args",
+    "shell",
+    "async",
+    "asyncRewake",
+    "rewakeMessage",
+    "rewakeSummary",
+];
+const PROMPT_KEYS: &[&str] = &["prompt", "model", "continueOnBlock"];
+const HTTP_KEYS: &[&str] = &["url", "headers", "allowedEnvVars"];
+const MCP_KEYS: &[&str] = &["server", "tool", "input"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hook_key_names_follow_the_table() {
+        for (i, (name, key)) in HookKey::ALL.iter().enumerate() {
+            assert_eq!(*key as usize, i, "{name}");
+            assert_eq!(key.name(), *name);
+            assert!(matches!(HookKey::of(name), Ok(k) if k as usize == i));
+        }
+        assert_eq!(HookKey::of("colour").err().as_deref(), Some("colour"));
+    }
+}
