@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::config::condition::Condition;
 use crate::config::model::*;
-use crate::diagnostics::Diagnostic;
+use crate::diagnostics::{Diagnostic, Position};
 use crate::event::EventName;
 
 use super::{describe, Reader, Step};
@@ -27,8 +27,10 @@ impl Reader<'_> {
             self.wrong_container(peek, at, "a hook", "an object")?;
             return Ok(None);
         }
+        // Positions are counted forward through the text: the hook's own before its fields'.
+        let position = self.lines.position(at);
         let fields = self.hook_fields()?;
-        Ok(self.build_hook(event, fields, at, id))
+        Ok(self.build_hook(event, fields, at, position, id))
     }
 
     /// Every field of a hook object, each read as the type it has for the hook types that use it.
@@ -274,12 +276,14 @@ impl Reader<'_> {
         }
     }
 
-    /// Turn a hook's fields into a hook spec, reporting every reason it cannot be one.
+    /// Turn the fields of the hook at offset `at` (line and column `position`) into a hook spec,
+    /// reporting every reason it cannot be one.
     fn build_hook(
         &mut self,
         event: &EventName,
         mut f: HookFields,
         at: usize,
+        position: Position,
         id: HookId,
     ) -> Option<HookSpec> {
         let (type_name, type_at) = match f.type_name.take() {
@@ -433,7 +437,7 @@ impl Reader<'_> {
             on_failure,
             source: self.source.clone(),
             key: self.key.0.clone(),
-            position: self.lines.position(at),
+            position,
         })
     }
 
