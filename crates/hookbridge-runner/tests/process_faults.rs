@@ -70,7 +70,21 @@ fn is_alive(pid: i32) -> bool {
 }
 
 /// Live processes whose process group is `pgid`.
+/// The live members of a process group, once the group has had up to `SANE` to empty: a member
+/// sent SIGKILL a moment ago may still be on its way out (the signal is delivered, the process has
+/// not yet been scheduled to die), so an empty answer is waited for, not expected at once.
 fn live_members_of_group(pgid: i32) -> Vec<i32> {
+    let deadline = std::time::Instant::now() + SANE;
+    loop {
+        let alive = live_members_now(pgid);
+        if alive.is_empty() || std::time::Instant::now() >= deadline {
+            return alive;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn live_members_now(pgid: i32) -> Vec<i32> {
     fs::read_dir("/proc")
         .unwrap()
         .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<i32>().ok())
