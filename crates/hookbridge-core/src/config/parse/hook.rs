@@ -49,6 +49,7 @@ impl Reader<'_> {
                 }
             };
             let name = hook_key.name();
+            f.seen_at[hook_key as usize] = Some(at);
             match hook_key {
                 HookKey::Type => f.type_name = Some(self.string(name, peek, at)?),
                 HookKey::Timeout => f.timeout = Some(self.seconds(name, peek, at)?),
@@ -72,14 +73,7 @@ impl Reader<'_> {
                 HookKey::Server => f.server = Some(self.string(name, peek, at)?),
                 HookKey::Tool => f.tool = Some(self.string(name, peek, at)?),
                 HookKey::Input => f.input = Some(self.any(name, peek, at)?),
-                HookKey::RewakeMessage => {
-                    f.rewake_message = Some(at);
-                    self.json.known_skip(peek)?;
-                }
-                HookKey::RewakeSummary => {
-                    f.rewake_summary = Some(at);
-                    self.json.known_skip(peek)?;
-                }
+                HookKey::RewakeMessage | HookKey::RewakeSummary => self.json.known_skip(peek)?,
             }
             key = self.json.next_key()?.map(HookKey::of);
         }
@@ -214,14 +208,14 @@ impl Reader<'_> {
     }
 
     /// Any JSON value (`input` of an MCP tool hook).
-    fn any(&mut self, _name: &str, peek: Peek, at: usize) -> Step<Slot<Value>> {
+    fn any(&mut self, name: &str, peek: Peek, at: usize) -> Step<Slot<Value>> {
         self.json.known_skip(peek)?;
         let raw = self.json.slice_to_current(at);
         // The slice was just checked by the skip; reading it again cannot fail but for limits
         // serde_json has and jiter has not (nesting), which are reported like a wrong type.
         let value = serde_json::from_slice::<Value>(raw)
             .map(|v| if v.is_null() { None } else { Some(v) })
-            .map_err(|e| format!("`input` cannot be read: {e}"));
+            .map_err(|e| format!("`{name}` cannot be read: {e}"));
         Ok(Slot { value, at })
     }
 
@@ -314,11 +308,10 @@ impl Reader<'_> {
                 return None;
             }
         };
-        let foreign = f
-            .present()
-            .into_iter()
-            .flatten()
-            .filter(|(name, _)| !COMMON_KEYS.contains(name) && !family.keys().contains(name));
+        let foreign = HookKey::ALL.iter().filter_map(|(name, key)| {
+            let at = f.seen_at[*key as usize]?;
+            key.family().is_some_and(|of| of != family).then_some((*name, at))
+        });
         let unknown = f.unknown.iter().map(|(name, at)| (name.as_str(), *at));
         for (name, key_at) in foreign.chain(unknown) {
             let d = Diagnostic::warning(format!("unknown key `{name}` for a {type_name} hook; ignored"));
@@ -520,38 +513,11 @@ struct HookFields {
     server: Option<Slot<String>>,
     tool: Option<Slot<String>>,
     input: Option<Slot<Value>>,
-    /// Where `rewakeMessage` and `rewakeSummary` are (accepted for command hooks, not used).
-    rewake_message: Option<usize>,
-    rewake_summary: Option<usize>,
+    /// Where each known key's value starts, by [`HookKey`] (`rewakeMessage` and `rewakeSummary`
+    /// are accepted for command hooks and not used).
+    seen_at: [Option<usize>; HookKey::ALL.len()],
     /// Keys no hook type has.
     unknown: Vec<(String, usize)>,
-}
-
-impl HookFields {
-    /// The type-specific keys present, with where their values start.
-    fn present(&self) -> [Option<(&'static str, usize)>; 16] {
-        fn at<T>(name: &'static str, slot: &Option<Slot<T>>) -> Option<(&'static str, usize)> {
-            slot.as_ref().map(|s| (name, s.at))
-        }
-        [
-            at("command", &self.command),
-            at("args", &self.args),
-            at("shell", &self.shell),
-            at("async", &self.run_async),
-            at("asyncRewake", &self.async_rewake),
-            self.rewake_message.map(|at| ("rewakeMessage", at)),
-            self.rewake_summary.map(|at| ("rewakeSummary", at)),
-            at("prompt", &self.prompt),
-            at("model", &self.model),
-            at("continueOnBlock", &self.continue_on_block),
-            at("url", &self.url),
-            at("headers", &self.headers),
-            at("allowedEnvVars", &self.allowed_env_vars),
-            at("server", &self.server),
-            at("tool", &self.tool),
-            at("input", &self.input),
-        ]
-    }
 }
 
 /// The keys hooks of some type have.
@@ -619,41 +585,30 @@ impl HookKey {
     fn name(self) -> &'static str {
         Self::ALL[self as usize].0
     }
+
+    /// The hook types that have this key; `None` for the keys every hook has.
+    fn family(self) -> Option<Family> {
+        use HookKey::*;
+        match self {
+            Type | Timeout | If | StatusMessage | Once | OnFailure => None,
+            Command | Args | Shell | Async | AsyncRewake | RewakeMessage | RewakeSummary => {
+                Some(Family::Command)
+            }
+            Prompt | Model | ContinueOnBlock => Some(Family::Prompt),
+            Url | Headers | AllowedEnvVars => Some(Family::Http),
+            Server | Tool | Input => Some(Family::Mcp),
+        }
+    }
 }
 
 /// Hook types that share their specific keys (`prompt` and `agent` do).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Family {
     Command,
     Prompt,
     Http,
     Mcp,
 }
-
-impl Family {
-    fn keys(self) -> &'static [&'static str] {
-        match self {
-            Family::Command => COMMAND_KEYS,
-            Family::Prompt => PROMPT_KEYS,
-            Family::Http => HTTP_KEYS,
-            Family::Mcp => MCP_KEYS,
-        }
-    }
-}
-
-const COMMON_KEYS: &[&str] = &["type", "timeout", "if", "statusMessage", "once", "onFailure"];
-const COMMAND_KEYS: &[&str] = &[
-    "command",
-    "args",
-    "shell",
-    "async",
-    "asyncRewake",
-    "rewakeMessage",
-    "rewakeSummary",
-];
-const PROMPT_KEYS: &[&str] = &["prompt", "model", "continueOnBlock"];
-const HTTP_KEYS: &[&str] = &["url", "headers", "allowedEnvVars"];
-const MCP_KEYS: &[&str] = &["server", "tool", "input"];
 
 #[cfg(test)]
 mod tests {
