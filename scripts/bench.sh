@@ -318,12 +318,12 @@ for k in (1, 8):
                          f"raw spawn floor: {t(fl['wall_ns_per_hook'])} (CPU {t(fl['cpu_ns_per_hook'])})",
                          f"{d['wall_ratio']:.3f}× (CPU {d['cpu_ratio']:.3f}×)", "≤ 1.10×",
                          verdict(d["wall_ratio"] <= 1.10)))
-        for step in ("floor_same_command", "run_process"):
+        for step in ("std_command", "run_process"):
             v = p[step]
             lib_rows.append((f"  ↳ K = {k}, `{step}` (diagnostic step, per hook)",
                              f"{t(v['wall_ns_per_hook'])} (CPU {t(v['cpu_ns_per_hook'])})", "same floor",
                              f"{v['wall_ratio']:.3f}× (CPU {v['cpu_ratio']:.3f}×)", "—", "info"))
-    for step in ("floor", "floor_same_command", "run_process", "dispatch"):
+    for step in ("floor", "std_command", "run_process", "dispatch"):
         e = est(f"spawn_k{k}", step)
         if e:
             crit_rows.append((f"K = {k}, `{step}`, per hook", f"{t(e[0] / k)}", f"{t(e[1] / k)} – {t(e[2] / k)}"))
@@ -405,11 +405,12 @@ by best wall time, which a busy machine disturbs less than the median wall time:
 
 `crates/hookbridge-runner/benches/dispatch.rs`. The floor is the raw cost of spawning the same
 `/bin/sh -c` commands with the standard library (piped stdin/stdout, payload written, stdout read
-to EOF, child waited for). The two diagnostic steps split the gap: `floor_same_command` builds the
-child exactly as the runner does (stderr piped too, own process group, the hook environment Claude
-Code gives — which makes the standard library copy this process's whole environment for the child —
-and the working directory) and drives it minimally; `run_process` is the runner's supervising loop
-without selection or merging. The spawn rows come from the
+to EOF, child waited for). The two diagnostic steps split the gap: `run_process` is the runner's
+own spawn (`posix_spawn` with the hook environment Claude Code gives laid over the inherited one by
+pointer, its own process group, the working directory, three pipes) and its supervising loop,
+without selection or merging; `std_command` builds that same child with the standard library's
+`Command` (which copies this process's whole environment for a child whose environment is changed)
+and drives it minimally, for comparison. The spawn rows come from the
 benchmark's `spawn_paired` pass: the four variants run interleaved, in a random order each round
 (1,000 rounds for K = 1, 250 for K = 8), and the ratio is the median of the per-round ratios to
 the floor, by wall time and by CPU time (this thread plus the children it reaped). The no-match

@@ -2,10 +2,13 @@
 //!
 //! - `spawn_k{1,8}`: the cost of running K matching `true` hooks. `floor` is the raw cost of
 //!   spawning the same commands with the standard library (piped stdin/stdout, payload written,
-//!   stdout read to EOF, child waited for); `dispatch` is the whole library path. Two steps in between split any gap: `floor_same_command` builds
-//!   the child exactly as the runner does (stderr piped too, own process group, hook environment,
-//!   working directory) but drives it minimally; `run_process` is the runner's per-child state
-//!   machine without selection and merging. Target: dispatch within 10 % of the floor per hook.
+//!   stdout read to EOF, child waited for); `dispatch` is the whole library path. Two steps in
+//!   between split any gap: `run_process` is the runner's own spawn (`posix_spawn` with the hook
+//!   environment, own process group, working directory, three pipes) and supervising loop, without
+//!   selection and merging; `std_command` builds that same child with the standard library's
+//!   `Command` and drives it minimally — what the runner's spawn would cost with std, which copies
+//!   this process's whole environment once a variable is added. Target: dispatch within 10 % of
+//!   the floor per hook.
 //!   On a shared machine, load drifts between two criterion benchmarks run one after the other,
 //!   so the verdict comes from `spawn_paired`, which runs the four variants **interleaved** (a
 //!   random order in every round) and takes the median of the per-round ratios to the floor. It
@@ -146,9 +149,9 @@ fn floor(commands: &[String], payload: &[u8]) {
     }
 }
 
-/// The floor, but each child is built exactly like the runner builds it: stderr piped and drained
-/// too, its own process group, the hook environment Claude Code gives, the payload's `cwd`.
-fn floor_same_command(commands: &[String], payload: &[u8], env: &[(String, String)], cwd: &Path) {
+/// The runner's child built with the standard library instead: stderr piped and drained too, its
+/// own process group, the hook environment Claude Code gives, the payload's `cwd`.
+fn std_command(commands: &[String], payload: &[u8], env: &[(String, String)], cwd: &Path) {
     let mut children = Vec::with_capacity(commands.len());
     for command in commands {
         let child = Command::new("/bin/sh")
@@ -180,8 +183,8 @@ fn floor_same_command(commands: &[String], payload: &[u8], env: &[(String, Strin
     }
 }
 
-/// The runner's supervising loop for all the commands at once, without selection, environment
-/// building, interpretation or merging.
+/// The runner's spawn and supervising loop for all the commands at once, without selection,
+/// environment building, interpretation or merging.
 fn run_processes(commands: &[String], payload: &Arc<[u8]>, env: &[(String, String)], cwd: &Path) {
     let specs = commands
         .iter()
@@ -263,9 +266,7 @@ impl SpawnFixture {
     fn run(&self, variant: Variant) {
         match variant {
             Variant::Floor => floor(&self.commands, &self.stdin),
-            Variant::FloorSameCommand => {
-                floor_same_command(&self.commands, &self.stdin, &self.env, self.project())
-            }
+            Variant::StdCommand => std_command(&self.commands, &self.stdin, &self.env, self.project()),
             Variant::RunProcess => run_processes(&self.commands, &self.stdin, &self.env, self.project()),
             Variant::Dispatch => {
                 let report = dispatch(&self.set, &self.payload, &self.options);
@@ -279,14 +280,14 @@ impl SpawnFixture {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Variant {
     Floor,
-    FloorSameCommand,
+    StdCommand,
     RunProcess,
     Dispatch,
 }
 
 const VARIANTS: [(Variant, &str); 4] = [
     (Variant::Floor, "floor"),
-    (Variant::FloorSameCommand, "floor_same_command"),
+    (Variant::StdCommand, "std_command"),
     (Variant::RunProcess, "run_process"),
     (Variant::Dispatch, "dispatch"),
 ];

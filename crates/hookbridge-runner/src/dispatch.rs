@@ -171,10 +171,7 @@ pub fn dispatch_selection(
     let cwd = options
         .cwd
         .clone()
-        .or_else(|| payload.cwd().map(PathBuf::from).filter(|p| p.is_dir()))
-        // Already there (the usual case: the host starts us in the session's cwd): no chdir in the
-        // child, which also keeps the standard library on its posix_spawn path in static builds.
-        .filter(|dir| std::env::current_dir().map_or(true, |here| here != *dir));
+        .or_else(|| payload.cwd().map(PathBuf::from).filter(|p| p.is_dir()));
     let session_id = payload.session_id().map(str::to_string);
 
     let output_cap = options.output_cap_for(selection.hooks.len());

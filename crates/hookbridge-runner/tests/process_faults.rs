@@ -194,6 +194,122 @@ fn env_is_layered_on_the_inherited_one_and_cwd_is_applied() {
 }
 
 #[test]
+fn a_variable_the_hook_sets_replaces_the_inherited_one_and_the_last_value_wins() {
+    // HOME is inherited; the child must see exactly one HOME, with the hook's value, and for a name
+    // given twice, the later value (as the standard library's `Command::env` does).
+    let mut spec = shell(r#"env | grep -c '^HOME='; env | grep -c '^HB_TWICE='; echo "$HOME $HB_TWICE""#);
+    spec.env = vec![
+        ("HB_TWICE".into(), "first".into()),
+        ("HOME".into(), "/hb-home".into()),
+        ("HB_TWICE".into(), "second".into()),
+    ];
+    let outcome = run_process(spec);
+    assert_eq!(
+        outcome.stdout.to_string_lossy(),
+        "1\n1\n/hb-home second\n",
+        "{outcome:?}"
+    );
+}
+
+#[test]
+fn a_bare_program_name_is_looked_up_in_the_path_the_hook_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("hb-only-here");
+    fs::write(&script, "#!/bin/sh\necho found \"$1\"\n").unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+    let mut spec = ProcessSpec::new(Program::exec("hb-only-here", ["arg"]));
+    spec.env = vec![(
+        "PATH".into(),
+        format!("/nonexistent-hb-dir:{}:/usr/bin:/bin", dir.path().display()).into(),
+    )];
+    let outcome = run_process(spec);
+    assert_eq!(outcome.status, ProcessStatus::Exited(0), "{outcome:?}");
+    assert_eq!(outcome.stdout.bytes, b"found arg\n");
+
+    // Without that PATH the name is not found.
+    let outcome = run_process(ProcessSpec::new(Program::exec("hb-only-here", ["arg"])));
+    match outcome.status {
+        ProcessStatus::SpawnFailed(failure) => assert_eq!(failure.kind, SpawnFailureKind::NotFound),
+        other => panic!("expected a spawn failure, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_nul_byte_in_the_command_or_environment_is_a_spawn_failure_that_says_so() {
+    let mut with_nul_value = shell("true");
+    with_nul_value.env = vec![("HB_BAD".into(), "a\0b".into())];
+    for spec in [shell("echo a\0b"), with_nul_value] {
+        match run_process(spec).status {
+            ProcessStatus::SpawnFailed(failure) => {
+                assert_eq!(failure.kind, SpawnFailureKind::Other);
+                assert!(failure.message.contains("NUL byte"), "{}", failure.message);
+            }
+            other => panic!("expected a spawn failure, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn the_hook_starts_with_no_blocked_signals_and_sigpipe_at_its_default() {
+    // This test process ignores SIGPIPE (the Rust runtime does, and so does Python); a hook must
+    // not inherit that, or `yes | head -1` in a hook would never end. Signal 13 is bit 12.
+    let outcome = run_process(shell("grep -E '^Sig(Blk|Ign):' /proc/self/status"));
+    let text = outcome.stdout.to_string_lossy().into_owned();
+    let mask = |name: &str| {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("{text}"));
+        u64::from_str_radix(line.split_whitespace().nth(1).unwrap(), 16).unwrap()
+    };
+    assert_eq!(mask("SigBlk:"), 0, "{text}");
+    assert_eq!(
+        mask("SigIgn:") & (1 << 12),
+        0,
+        "SIGPIPE ignored in the hook: {text}"
+    );
+    let outcome = run_process(shell("yes | head -n 1"));
+    assert_eq!(outcome.status, ProcessStatus::Exited(0));
+    assert_eq!(outcome.stdout.bytes, b"y\n");
+}
+
+#[test]
+fn the_hook_leads_its_own_process_group_and_holds_no_other_end_of_its_pipes() {
+    // The group: field 5 of /proc/PID/stat is the process group id.
+    let outcome = run_process(shell(
+        "echo $(( $(cut -d' ' -f5 /proc/$$/stat) == $$ )); ls -l /proc/$$/fd",
+    ));
+    let text = outcome.stdout.to_string_lossy().into_owned();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("1"), "not a group leader: {text}");
+    // Every descriptor of ours is close-on-exec: no pipe of the hook reaches it twice (a second
+    // write end of its stdout would keep it from ever seeing EOF, and so on). Descriptors the
+    // test process itself inherited without close-on-exec may show up, as with any spawn.
+    let links: Vec<(&str, &str)> = lines
+        .filter_map(|l| {
+            l.split_once(" -> ")
+                .map(|(left, target)| (left.rsplit(' ').next().unwrap(), target))
+        })
+        .collect();
+    let standard: Vec<&str> = ["0", "1", "2"]
+        .iter()
+        .map(|fd| {
+            links
+                .iter()
+                .find(|(n, _)| n == fd)
+                .unwrap_or_else(|| panic!("fd {fd}: {text}"))
+                .1
+        })
+        .collect();
+    assert!(standard.iter().all(|t| t.starts_with("pipe:")), "{text}");
+    let reaching = links
+        .iter()
+        .filter(|(_, target)| standard.contains(target))
+        .count();
+    assert_eq!(reaching, 3, "{text}");
+}
+
+#[test]
 fn closing_stdout_early_is_not_the_end_of_the_run() {
     // Completion is the child's exit, not EOF: output written after stdout is closed still counts.
     let outcome = run_process(shell("echo first; exec >&-; sleep 0.3; echo late >&2; exit 4"));

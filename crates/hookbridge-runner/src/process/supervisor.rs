@@ -7,18 +7,19 @@
 //! there is no pidfd, the loop also wakes every [`REAP_POLL`] to look for exited children. Deadlines
 //! (timeout, kill grace, leak grace) become the `poll` timeout, so nothing sleeps.
 
+use std::fs::File;
 use std::io::{self, ErrorKind, Read, Write};
 use std::os::fd::{AsFd, BorrowedFd, FromRawFd, OwnedFd};
-use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use nix::fcntl::{fcntl, FcntlArg, OFlag};
+use nix::fcntl::OFlag;
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
+use super::spawn::{self, Pid};
 use super::unix::{self as imp, ProcessGroup};
 use super::{
-    CapturedOutput, Flow, ProcessOutcome, ProcessSpec, ProcessStatus, Program, SpawnFailure, SpawnFailureKind,
+    CapturedOutput, Flow, ProcessOutcome, ProcessSpec, ProcessStatus, SpawnFailure, SpawnFailureKind,
 };
 
 /// How often the group is probed while waiting out `kill_grace` after the direct child has died.
@@ -215,18 +216,18 @@ enum Phase {
 /// One child and everything observed about it so far.
 struct Supervised {
     index: usize,
-    child: Child,
+    pid: Pid,
     group: ProcessGroup,
     /// Readable once the child has exited; `None` where the kernel has no pidfds.
     pidfd: Option<OwnedFd>,
     reaped: bool,
-    stdin: Option<ChildStdin>,
+    stdin: Option<File>,
     payload: Arc<[u8]>,
     written: usize,
     /// `None` while the payload is being written, then whether all of it went in.
     stdin_written: Option<bool>,
-    stdout: Capture<ChildStdout>,
-    stderr: Capture<ChildStderr>,
+    stdout: Capture<File>,
+    stderr: Capture<File>,
     phase: Phase,
     status: Option<ProcessStatus>,
     leaked: bool,
@@ -242,7 +243,7 @@ impl Supervised {
     /// that cannot be started is returned as its outcome.
     fn spawn(index: usize, spec: ProcessSpec) -> Result<Supervised, Box<ProcessOutcome>> {
         let started = Instant::now();
-        let mut child = match command(&spec).spawn() {
+        let child = match spawn::spawn(&spec) {
             Ok(child) => child,
             Err(err) => {
                 return Err(Box::new(ProcessOutcome {
@@ -255,24 +256,21 @@ impl Supervised {
                 }))
             }
         };
-        let group = ProcessGroup::of(&child);
-        let pidfd = pidfd_of(&child);
-        let stdin = child.stdin.take().filter(|s| set_nonblocking(s).is_ok());
-        let stdout = child.stdout.take().filter(|s| set_nonblocking(s).is_ok());
-        let stderr = child.stderr.take().filter(|s| set_nonblocking(s).is_ok());
+        let group = ProcessGroup::led_by(child.pid);
+        let pidfd = pidfd_of(child.pid);
         let mut supervised = Supervised {
             index,
-            child,
+            pid: child.pid,
             group,
             next_reap_poll: pidfd.is_none().then(|| started + REAP_POLL),
             pidfd,
             reaped: false,
-            stdin,
+            stdin: Some(child.stdin),
             payload: spec.stdin,
             written: 0,
             stdin_written: None,
-            stdout: Capture::new(stdout, spec.output_cap),
-            stderr: Capture::new(stderr, spec.output_cap),
+            stdout: Capture::new(child.stdout, spec.output_cap),
+            stderr: Capture::new(child.stderr, spec.output_cap),
             phase: Phase::Running {
                 deadline: started + spec.timeout,
             },
@@ -314,7 +312,7 @@ impl Supervised {
         if self.reaped {
             return;
         }
-        match self.child.try_wait() {
+        match self.pid.try_wait() {
             Ok(Some(status)) => self.reaped_with(Ok(status)),
             Ok(None) => {}
             Err(err) => self.reaped_with(Err(err)),
@@ -342,7 +340,7 @@ impl Supervised {
     fn kill_and_reap(&mut self) {
         self.group.kill();
         if !self.reaped {
-            let exit = self.child.wait();
+            let exit = self.pid.wait();
             self.reaped_with(exit);
         }
     }
@@ -479,9 +477,9 @@ struct Capture<R> {
 }
 
 impl<R: Read> Capture<R> {
-    fn new(pipe: Option<R>, cap: usize) -> Self {
+    fn new(pipe: R, cap: usize) -> Self {
         Capture {
-            pipe,
+            pipe: Some(pipe),
             captured: CapturedOutput::default(),
             cap,
         }
@@ -508,39 +506,10 @@ impl<R: Read> Capture<R> {
     }
 }
 
-fn command(spec: &ProcessSpec) -> Command {
-    let mut cmd = match &spec.program {
-        Program::Shell { command } => {
-            let mut cmd = Command::new("/bin/sh");
-            cmd.arg("-c").arg(command);
-            cmd
-        }
-        Program::Exec { program, args } => {
-            let mut cmd = Command::new(program);
-            cmd.args(args);
-            cmd
-        }
-    };
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .envs(spec.env.iter().map(|(key, value)| (key, value)));
-    if let Some(cwd) = &spec.cwd {
-        cmd.current_dir(cwd);
-    }
-    imp::configure(&mut cmd);
-    cmd
-}
-
-fn set_nonblocking(fd: &impl AsFd) -> nix::Result<()> {
-    let flags = OFlag::from_bits_truncate(fcntl(fd, FcntlArg::F_GETFL)?);
-    fcntl(fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK)).map(|_| ())
-}
-
 /// A pidfd for `child` (readable once it exits), on kernels that have them.
 #[cfg(target_os = "linux")]
-fn pidfd_of(child: &Child) -> Option<OwnedFd> {
-    let pid = libc::pid_t::try_from(child.id()).ok()?;
+fn pidfd_of(pid: Pid) -> Option<OwnedFd> {
+    let pid = pid.raw();
     // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1; the pid is our
     // unreaped child, so it cannot name another process.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
@@ -550,6 +519,6 @@ fn pidfd_of(child: &Child) -> Option<OwnedFd> {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn pidfd_of(_child: &Child) -> Option<OwnedFd> {
+fn pidfd_of(_pid: Pid) -> Option<OwnedFd> {
     None
 }

@@ -3,26 +3,20 @@
 //!
 //! The shaping decision: every signal goes to the **group** (`killpg`), never to the pid alone,
 //! because the child is usually `/bin/sh -c`, and what must stop on a timeout is everything it
-//! started. The group is requested with `Command::process_group(0)` rather than a `pre_exec`
-//! closure so that the standard library can keep spawning with `posix_spawn` (vfork-like) instead
-//! of fork + exec: spawn cost is what our benchmarks compare against a raw spawn.
+//! started. The group itself is made by `posix_spawn` (`POSIX_SPAWN_SETPGROUP`, in `spawn`), so
+//! that starting a hook never needs a fork + exec: spawn cost is what our benchmarks compare
+//! against a raw spawn.
 
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 
 use nix::errno::Errno;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
-use std::process::{Child, Command};
 
 use super::ProcessStatus;
 
-/// Makes the child the leader of a new process group whose id is its pid.
-pub(super) fn configure(cmd: &mut Command) {
-    cmd.process_group(0);
-}
-
-/// The process group of a child spawned with [`configure`].
+/// The process group of a child spawned by `spawn`, which leads it.
 ///
 /// Only signal it while the leader is unreaped, or just after reaping it while the group is known
 /// to have members: once the group is empty its id can be handed to an unrelated process.
@@ -31,8 +25,8 @@ pub(super) struct ProcessGroup(Pid);
 
 impl ProcessGroup {
     /// The group led by `child`, which must not have been waited for yet.
-    pub(super) fn of(child: &Child) -> Self {
-        let pid = i32::try_from(child.id()).expect("pids fit in pid_t");
+    pub(super) fn led_by(child: super::spawn::Pid) -> Self {
+        let pid = child.raw();
         // `killpg` with 0 or 1 would signal our own group or misbehave; a spawned child is never either.
         assert!(pid > 1, "unexpected child pid {pid}");
         ProcessGroup(Pid::from_raw(pid))

@@ -1,0 +1,411 @@
+//! Starting one hook process: `posix_spawn(3)` with three pipes, a process group of its own, the
+//! hook's working directory, and the hook's variables laid over the inherited environment; and
+//! collecting its exit status by pid.
+//!
+//! The shaping decision: **the inherited environment is passed on by pointer, never copied.** The
+//! standard library's `Command` copies the whole environment (owned strings, a sorted map, then a
+//! fresh C array) as soon as one variable is added: about a hundred allocations per spawn, which
+//! measured 5–6 % of the whole cost of starting a `true` hook (docs/benchmarks.md). Here the
+//! child's `envp` is the parent's `environ` pointers, minus the names the hook sets, plus the
+//! hook's own `NAME=value` strings. Reading `environ` is what `getenv(3)` does; like the standard
+//! library (whose lock another language's `setenv` does not take), this assumes that no thread
+//! rewrites the environment while a hook is being started.
+//!
+//! The rest follows the standard library's `posix_spawn` path, so hooks see what they saw before:
+//! the child starts with an empty signal mask and SIGPIPE at its default action; every descriptor
+//! of ours is close-on-exec; a program name without a slash is looked up in `PATH` (the hook's own
+//! `PATH` when it sets one); an exec failure comes back as this function's error. One difference:
+//! a working directory never forces a fork + exec, because `posix_spawn_file_actions_addchdir_np`
+//! is linked directly rather than looked up at run time (which fails in a static build).
+
+use std::ffi::{CStr, CString, OsStr};
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::ExitStatus;
+use std::ptr;
+
+use nix::fcntl::{fcntl, FcntlArg, OFlag};
+
+use super::{ProcessSpec, Program};
+
+/// A started child: its pid (unreaped until [`Pid::wait`] or [`Pid::try_wait`] returns a status)
+/// and our ends of its stdin, stdout and stderr, which are non-blocking (the child's are not).
+#[derive(Debug)]
+pub(super) struct SpawnedChild {
+    pub(super) pid: Pid,
+    pub(super) stdin: File,
+    pub(super) stdout: File,
+    pub(super) stderr: File,
+}
+
+/// The pid of a child we started and have not reaped yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Pid(libc::pid_t);
+
+impl Pid {
+    pub(super) fn raw(self) -> libc::pid_t {
+        self.0
+    }
+
+    /// The exit status if the child has ended; never blocks.
+    pub(super) fn try_wait(self) -> io::Result<Option<ExitStatus>> {
+        self.wait_with(libc::WNOHANG)
+    }
+
+    /// Blocks until the child has ended.
+    pub(super) fn wait(self) -> io::Result<ExitStatus> {
+        loop {
+            if let Some(status) = self.wait_with(0)? {
+                return Ok(status);
+            }
+        }
+    }
+
+    fn wait_with(self, flags: libc::c_int) -> io::Result<Option<ExitStatus>> {
+        let mut status: libc::c_int = 0;
+        loop {
+            // SAFETY: waitpid writes one int through a pointer to a live local.
+            let reaped = unsafe { libc::waitpid(self.0, &mut status, flags) };
+            match reaped {
+                0 => return Ok(None),
+                -1 => {
+                    let err = io::Error::last_os_error();
+                    if err.kind() != io::ErrorKind::Interrupted {
+                        return Err(err);
+                    }
+                }
+                _ => return Ok(Some(ExitStatus::from_raw(status))),
+            }
+        }
+    }
+}
+
+/// Starts `spec`'s program. The child leads a new process group whose id is its pid.
+pub(super) fn spawn(spec: &ProcessSpec) -> io::Result<SpawnedChild> {
+    let argv = Argv::of(&spec.program)?;
+    let env = Environment::with_overlay(&spec.env)?;
+    let program = resolve(&argv.program, &spec.env)?;
+    let cwd = spec.cwd.as_deref().map(c_string_of_path).transpose()?;
+
+    // Our ends stay with us; the child's ends are dup2'ed onto 0, 1 and 2. Every one of them is
+    // close-on-exec, and the child's are kept off 0–2 so that no dup2 can overwrite another.
+    let (stdin_child, stdin_ours) = pipe()?;
+    let (stdout_ours, stdout_child) = pipe()?;
+    let (stderr_ours, stderr_child) = pipe()?;
+    for ours in [&stdin_ours, &stdout_ours, &stderr_ours] {
+        // A new pipe end has no other status flag to keep, so no F_GETFL first.
+        fcntl(ours, FcntlArg::F_SETFL(OFlag::O_NONBLOCK))?;
+    }
+    let (stdin_child, stdout_child, stderr_child) = (
+        above_stdio(stdin_child)?,
+        above_stdio(stdout_child)?,
+        above_stdio(stderr_child)?,
+    );
+
+    let mut actions = FileActions::new()?;
+    if let Some(cwd) = &cwd {
+        actions.chdir(cwd)?;
+    }
+    actions.dup2(&stdin_child, libc::STDIN_FILENO)?;
+    actions.dup2(&stdout_child, libc::STDOUT_FILENO)?;
+    actions.dup2(&stderr_child, libc::STDERR_FILENO)?;
+    let attributes = Attributes::new_group_default_signals()?;
+
+    let mut pid: libc::pid_t = 0;
+    // SAFETY: every pointer is valid for the call: `argv.pointers` and `env.pointers` are
+    // NULL-terminated arrays of NUL-terminated strings that outlive it (the inherited ones are
+    // `environ`'s own, see the module documentation), and `actions`/`attributes` were initialized.
+    // posix_spawn does not write through argv or envp despite the `*mut` in its signature.
+    let error = unsafe {
+        libc::posix_spawn(
+            &mut pid,
+            program.as_ptr(),
+            actions.as_ptr(),
+            attributes.as_ptr(),
+            argv.pointers.as_ptr().cast(),
+            env.pointers.as_ptr().cast(),
+        )
+    };
+    if error != 0 {
+        return Err(io::Error::from_raw_os_error(error));
+    }
+    Ok(SpawnedChild {
+        pid: Pid(pid),
+        stdin: File::from(stdin_ours),
+        stdout: File::from(stdout_ours),
+        stderr: File::from(stderr_ours),
+    })
+}
+
+/// The program to exec and its NULL-terminated argument vector.
+struct Argv {
+    program: CString,
+    _strings: Vec<CString>,
+    pointers: Vec<*const libc::c_char>,
+}
+
+impl Argv {
+    fn of(program: &Program) -> io::Result<Argv> {
+        let strings: Vec<CString> = match program {
+            Program::Shell { command } => vec![
+                CString::from(c"/bin/sh"),
+                CString::from(c"-c"),
+                c_string(command.as_bytes(), "the command")?,
+            ],
+            Program::Exec { program, args } => std::iter::once(program)
+                .chain(args)
+                .map(|arg| c_string(arg.as_bytes(), "the command or one of its arguments"))
+                .collect::<io::Result<_>>()?,
+        };
+        let pointers = strings
+            .iter()
+            .map(|s| s.as_ptr())
+            .chain(std::iter::once(ptr::null()))
+            .collect();
+        Ok(Argv {
+            program: strings[0].clone(),
+            _strings: strings,
+            pointers,
+        })
+    }
+}
+
+/// The child's environment: the hook's variables (the last value of a name wins), then every
+/// inherited variable the hook does not set, by pointer.
+struct Environment {
+    /// The hook's own entries, which `pointers` points into.
+    _own: Vec<CString>,
+    pointers: Vec<*const libc::c_char>,
+}
+
+impl Environment {
+    fn with_overlay(overlay: &[(std::ffi::OsString, std::ffi::OsString)]) -> io::Result<Environment> {
+        let mut own: Vec<CString> = Vec::with_capacity(overlay.len());
+        for (name, value) in overlay {
+            let name = name.as_bytes();
+            let mut entry = Vec::with_capacity(name.len() + 1 + value.len() + 1);
+            entry.extend_from_slice(name);
+            entry.push(b'=');
+            entry.extend_from_slice(value.as_bytes());
+            let entry = c_string(&entry, "a hook environment variable")?;
+            match own.iter_mut().find(|e| name_of(e.to_bytes()) == name) {
+                Some(earlier) => *earlier = entry,
+                None => own.push(entry),
+            }
+        }
+        let names: Vec<&[u8]> = own.iter().map(|e| name_of(e.to_bytes())).collect();
+        let inherited = inherited_environment();
+        let mut pointers = Vec::with_capacity(own.len() + inherited.len() + 1);
+        pointers.extend(own.iter().map(|e| e.as_ptr()));
+        for &entry in &inherited {
+            // SAFETY: `environ` entries are NUL-terminated strings (see the module documentation);
+            // the name is read up to its `=` (or the NUL), never past the end.
+            let name = unsafe { inherited_name(entry) };
+            if !names.contains(&name) {
+                pointers.push(entry);
+            }
+        }
+        pointers.push(ptr::null());
+        Ok(Environment { _own: own, pointers })
+    }
+}
+
+/// The name part of a `NAME=value` entry (all of it when there is no `=`).
+fn name_of(entry: &[u8]) -> &[u8] {
+    match entry.iter().position(|&b| b == b'=') {
+        Some(at) => &entry[..at],
+        None => entry,
+    }
+}
+
+/// The name part of an inherited `NAME=value` entry, read only as far as the `=`.
+///
+/// # Safety
+/// `entry` must point to a NUL-terminated string that lives as long as the returned slice is used.
+unsafe fn inherited_name<'a>(entry: *const libc::c_char) -> &'a [u8] {
+    let mut len = 0;
+    while !matches!(*entry.add(len) as u8, b'=' | 0) {
+        len += 1;
+    }
+    std::slice::from_raw_parts(entry.cast::<u8>(), len)
+}
+
+/// The pointers of the process environment, copied (the strings are not).
+fn inherited_environment() -> Vec<*const libc::c_char> {
+    #[cfg(not(target_vendor = "apple"))]
+    extern "C" {
+        static environ: *const *const libc::c_char;
+    }
+    let mut entries = Vec::with_capacity(64);
+    // SAFETY: `environ` is NULL or a NULL-terminated array of string pointers; it is read the way
+    // getenv(3) reads it (see the module documentation for the one assumption).
+    unsafe {
+        #[cfg(not(target_vendor = "apple"))]
+        let mut at = environ;
+        // In a shared library on Apple platforms `environ` is reached through this call.
+        #[cfg(target_vendor = "apple")]
+        let mut at = *libc::_NSGetEnviron() as *const *const libc::c_char;
+        if !at.is_null() {
+            while !(*at).is_null() {
+                entries.push(*at);
+                at = at.add(1);
+            }
+        }
+    }
+    entries
+}
+
+/// The path to hand to `posix_spawn`: the program itself when it names a path (it has a slash),
+/// else the first executable file of that name in `PATH` — the hook's `PATH` if its variables set
+/// one, else ours (and `/bin:/usr/bin` when there is none, as `execvp` does).
+fn resolve(program: &CString, overlay: &[(std::ffi::OsString, std::ffi::OsString)]) -> io::Result<CString> {
+    let name = program.to_bytes();
+    if name.is_empty() {
+        return Err(io::Error::from_raw_os_error(libc::ENOENT));
+    }
+    if name.contains(&b'/') {
+        return Ok(program.clone());
+    }
+    let search = match overlay.iter().rev().find(|(n, _)| n == "PATH") {
+        Some((_, path)) => path.clone(),
+        None => std::env::var_os("PATH").unwrap_or_else(|| "/bin:/usr/bin".into()),
+    };
+    let mut denied = false;
+    for dir in search.as_bytes().split(|&b| b == b':') {
+        // An empty entry means the current directory, as in execvp.
+        let dir = if dir.is_empty() { b".".as_slice() } else { dir };
+        let candidate = Path::new(OsStr::from_bytes(dir)).join(OsStr::from_bytes(name));
+        let Ok(candidate) = c_string_of_path(&candidate) else {
+            continue;
+        };
+        // SAFETY: access(2) reads a NUL-terminated path.
+        if unsafe { libc::access(candidate.as_ptr(), libc::X_OK) } == 0 {
+            if std::fs::metadata(OsStr::from_bytes(candidate.to_bytes())).is_ok_and(|m| m.is_file()) {
+                return Ok(candidate);
+            }
+        } else if io::Error::last_os_error().raw_os_error() == Some(libc::EACCES) {
+            denied = true;
+        }
+    }
+    // As execvp: EACCES if some candidate existed but could not be run, else ENOENT.
+    Err(io::Error::from_raw_os_error(if denied {
+        libc::EACCES
+    } else {
+        libc::ENOENT
+    }))
+}
+
+fn c_string(bytes: &[u8], what: &str) -> io::Result<CString> {
+    CString::new(bytes)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, format!("{what} contains a NUL byte")))
+}
+
+fn c_string_of_path(path: &Path) -> io::Result<CString> {
+    c_string(path.as_os_str().as_bytes(), "the working directory")
+}
+
+/// A close-on-exec pipe: (read end, write end).
+fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    Ok(nix::unistd::pipe2(OFlag::O_CLOEXEC)?)
+}
+
+/// `fd`, moved to a descriptor number of 3 or more if it is one of 0–2 (possible when the host
+/// runs with a standard stream closed).
+fn above_stdio(fd: OwnedFd) -> io::Result<OwnedFd> {
+    if fd.as_raw_fd() > libc::STDERR_FILENO {
+        return Ok(fd);
+    }
+    Ok(fcntl(&fd, FcntlArg::F_DUPFD_CLOEXEC(libc::STDERR_FILENO + 1))
+        // SAFETY: F_DUPFD_CLOEXEC returned a new descriptor that nothing else owns.
+        .map(|raw| unsafe { std::os::fd::FromRawFd::from_raw_fd(raw) })?)
+}
+
+/// `posix_spawn_file_actions_t`, destroyed on drop.
+struct FileActions(libc::posix_spawn_file_actions_t);
+
+impl FileActions {
+    fn new() -> io::Result<FileActions> {
+        // SAFETY: zeroed storage, initialized by the call before any other use; it is wrapped (and
+        // so destroyed on drop) only once initialized. It holds no pointer to itself: it may move.
+        let mut raw = unsafe { std::mem::zeroed() };
+        check(unsafe { libc::posix_spawn_file_actions_init(&mut raw) })?;
+        Ok(FileActions(raw))
+    }
+
+    fn chdir(&mut self, dir: &CStr) -> io::Result<()> {
+        // SAFETY: initialized actions; glibc and musl copy the path.
+        check(unsafe { libc::posix_spawn_file_actions_addchdir_np(&mut self.0, dir.as_ptr()) })
+    }
+
+    fn dup2(&mut self, fd: &OwnedFd, onto: libc::c_int) -> io::Result<()> {
+        // SAFETY: initialized actions; `fd` stays open until the spawn has happened.
+        check(unsafe { libc::posix_spawn_file_actions_adddup2(&mut self.0, fd.as_raw_fd(), onto) })
+    }
+
+    fn as_ptr(&self) -> *const libc::posix_spawn_file_actions_t {
+        &self.0
+    }
+}
+
+impl Drop for FileActions {
+    fn drop(&mut self) {
+        // SAFETY: initialized in `new`, destroyed once.
+        unsafe { libc::posix_spawn_file_actions_destroy(&mut self.0) };
+    }
+}
+
+/// `posix_spawnattr_t`, destroyed on drop.
+struct Attributes(libc::posix_spawnattr_t);
+
+impl Attributes {
+    /// A new process group led by the child; no blocked signals; SIGPIPE (which Rust programs and
+    /// Python ignore) back at its default action.
+    fn new_group_default_signals() -> io::Result<Attributes> {
+        // SAFETY: zeroed storage, initialized by the call before any other use and wrapped (and so
+        // destroyed on drop) only once initialized; the sigset_t values are initialized by
+        // sigemptyset before they are read.
+        unsafe {
+            let mut raw = std::mem::zeroed();
+            check(libc::posix_spawnattr_init(&mut raw))?;
+            let mut attributes = Attributes(raw);
+            let mut empty: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut empty);
+            let mut defaults: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut defaults);
+            libc::sigaddset(&mut defaults, libc::SIGPIPE);
+            check(libc::posix_spawnattr_setpgroup(&mut attributes.0, 0))?;
+            check(libc::posix_spawnattr_setsigmask(&mut attributes.0, &empty))?;
+            check(libc::posix_spawnattr_setsigdefault(&mut attributes.0, &defaults))?;
+            let flags =
+                libc::POSIX_SPAWN_SETPGROUP | libc::POSIX_SPAWN_SETSIGMASK | libc::POSIX_SPAWN_SETSIGDEF;
+            check(libc::posix_spawnattr_setflags(
+                &mut attributes.0,
+                flags as libc::c_short,
+            ))?;
+            Ok(attributes)
+        }
+    }
+
+    fn as_ptr(&self) -> *const libc::posix_spawnattr_t {
+        &self.0
+    }
+}
+
+impl Drop for Attributes {
+    fn drop(&mut self) {
+        // SAFETY: initialized in `new_group_default_signals`, destroyed once.
+        unsafe { libc::posix_spawnattr_destroy(&mut self.0) };
+    }
+}
+
+/// posix_spawn functions return the error number instead of setting errno.
+fn check(code: libc::c_int) -> io::Result<()> {
+    match code {
+        0 => Ok(()),
+        code => Err(io::Error::from_raw_os_error(code)),
+    }
+}
