@@ -8,7 +8,7 @@
 //! (timeout, kill grace, leak grace) become the `poll` timeout, so nothing sleeps.
 
 use std::fs::File;
-use std::io::{self, ErrorKind, Read, Write};
+use std::io::{self, ErrorKind, Write};
 use std::os::fd::{AsFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -28,7 +28,9 @@ const GROUP_POLL: Duration = Duration::from_millis(10);
 /// Without a pidfd, how often unreaped children are checked for an exit that closed no pipe.
 const REAP_POLL: Duration = Duration::from_millis(10);
 
-/// Largest single read. One buffer serves every child: the loop reads one pipe at a time.
+/// Largest single read. One buffer serves every child: the loop reads one pipe at a time. It is
+/// read into without being zeroed first: in a fresh process (`hookbridge run`) each page zeroed
+/// is a page fault, 16 of them for nothing when a hook prints a few hundred bytes.
 const CHUNK: usize = 64 * 1024;
 
 /// Reads per pipe per wake-up, so that one flooding hook cannot hold the loop.
@@ -78,7 +80,7 @@ pub(super) fn run_all(
             }
         }
     }
-    let mut buffer = vec![0u8; CHUNK];
+    let mut buffer: Vec<u8> = Vec::with_capacity(CHUNK);
     while !stop && !children.is_empty() {
         let now = Instant::now();
         for child in children.iter_mut() {
@@ -127,7 +129,7 @@ enum Slot {
 
 /// One `poll` over every open descriptor, with the nearest deadline as the timeout; then the
 /// non-blocking work the readiness allows.
-fn wait(children: &mut [Supervised], cancel: Option<&Canceller>, buffer: &mut [u8]) -> Wake {
+fn wait(children: &mut [Supervised], cancel: Option<&Canceller>, buffer: &mut Vec<u8>) -> Wake {
     let now = Instant::now();
     let mut owners: Vec<(usize, Slot)> = Vec::with_capacity(children.len() * 4);
     let mut ready: Vec<(usize, Slot, PollFlags)> = Vec::new();
@@ -476,7 +478,7 @@ struct Capture<R> {
     cap: usize,
 }
 
-impl<R: Read> Capture<R> {
+impl<R: AsFd> Capture<R> {
     fn new(pipe: R, cap: usize) -> Self {
         Capture {
             pipe: Some(pipe),
@@ -490,16 +492,17 @@ impl<R: Read> Capture<R> {
     }
 
     /// Reads what the pipe holds now (at most a few chunks), keeping up to the cap.
-    fn read_available(&mut self, buffer: &mut [u8]) {
+    fn read_available(&mut self, buffer: &mut Vec<u8>) {
         for _ in 0..READS_PER_WAKE {
-            let Some(pipe) = self.pipe.as_mut() else {
+            let Some(pipe) = self.pipe.as_ref() else {
                 return;
             };
-            match pipe.read(buffer) {
+            buffer.clear();
+            match rustix::io::read(pipe, rustix::buffer::spare_capacity(buffer)) {
                 Ok(0) => self.pipe = None,
-                Ok(n) => self.captured.keep(self.cap, &buffer[..n]),
-                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                Ok(_) => self.captured.keep(self.cap, buffer),
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(rustix::io::Errno::AGAIN) => return,
                 Err(_) => self.pipe = None,
             }
         }
