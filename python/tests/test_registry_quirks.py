@@ -330,21 +330,34 @@ async def test_emit_and_collect_rules(registry_cls, caplog):
     assert await registry.emit_and_collect("c", None, timeout=0.25) == [{"a": 1}, {"b": 2}, {"m": 1}]
 
 
-async def test_emit_and_collect_zero_timeout_still_lets_quick_handlers_finish(registry_cls):
+async def test_emit_and_collect_zero_timeout_still_lets_quick_handlers_finish(registry_cls, caplog):
     registry = registry_cls()
+
+    async def immediate(event, data):
+        return HR(data={"i": 1})
 
     async def quick(event, data):
         await asyncio.sleep(0)
         return HR(data={"q": 1})
 
-    registry.register("t", quick)
-    registry.register("t", lambda e, d: HR(data={"s": 1}))
-    out = await registry.emit_and_collect("t", {}, timeout=0)
+    registry.register("t", immediate, name="immediate")
+    registry.register("t", quick, name="quick")
+    registry.register("t", lambda e, d: HR(data={"s": 1}), name="sync")
+    with caplog.at_level(logging.WARNING):
+        out = await registry.emit_and_collect("t", {}, timeout=0)
+    warnings = [r.getMessage() for r in caplog.records if "timed out" in r.getMessage()]
+    timed_out = {name for name in ("immediate", "quick") if any(name in w for w in warnings)}
+    # Both run a zero timeout on a 1 ms timer. A handler that yields to the event loop finishes
+    # unless the loop takes longer than that to come back to it, which a loaded machine does now and
+    # then (in amplifier-core too): then it is logged as timed out, never silently dropped.
+    expected = [{"i": 1}] + ([] if "quick" in timed_out else [{"q": 1}]) + [{"s": 1}]
     if registry_cls is hookbridge.HookRegistry:
-        assert out == [{"q": 1}, {"s": 1}]
+        # A coroutine that never yields cannot be interrupted: hookbridge always keeps its answer.
+        assert "immediate" not in timed_out
+        assert out == expected
     else:
-        # Measured on an idle machine: the same. Under load the kernel's 1 ms tokio timer may beat
-        # the event loop to the async handler, so only the sync one is certain.
+        # Measured: amplifier-core 2.0.2 may time out even the one that never yields (tokio's timer
+        # can fire before the handler is first polled), so only the sync handler is certain.
         assert {"s": 1} in out
 
 

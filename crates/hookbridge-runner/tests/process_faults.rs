@@ -235,6 +235,53 @@ fn a_bare_program_name_is_looked_up_in_the_path_the_hook_is_given() {
 }
 
 #[test]
+fn a_host_with_its_standard_streams_closed_still_gives_the_hook_its_own_pipes() {
+    // With 0, 1 and 2 closed in the host, new pipes get those numbers; the child's ends must not
+    // be overwritten while being put in place. Run in a child process of this test binary (this
+    // very test, in the mode the environment variable selects), since it closes our own streams.
+    const REPORT: &str = "HB_TEST_CLOSED_STDIO_REPORT";
+    if let Some(report) = std::env::var_os(REPORT) {
+        // SAFETY: closing the standard descriptors of this throwaway process; nothing else here
+        // uses them (the report goes to a file).
+        unsafe {
+            libc::close(0);
+            libc::close(1);
+            libc::close(2);
+        }
+        let mut spec = shell("cat; echo to-stderr >&2; exit 3");
+        spec.stdin = Arc::from(&b"the payload\n"[..]);
+        let outcome = run_process(spec);
+        let line = format!(
+            "{:?}|{}|{}",
+            outcome.status,
+            outcome.stdout.to_string_lossy(),
+            outcome.stderr.to_string_lossy()
+        );
+        fs::write(report, line).unwrap();
+        std::process::exit(0);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report");
+    let status = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "a_host_with_its_standard_streams_closed_still_gives_the_hook_its_own_pipes",
+            "--exact",
+            "--test-threads=1",
+        ])
+        .env(REPORT, &report)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "the closed-stdio run failed: {status}");
+    assert_eq!(
+        fs::read_to_string(&report).unwrap(),
+        "Exited(3)|the payload\n|to-stderr\n"
+    );
+}
+
+#[test]
 fn a_nul_byte_in_the_command_or_environment_is_a_spawn_failure_that_says_so() {
     let mut with_nul_value = shell("true");
     with_nul_value.env = vec![("HB_BAD".into(), "a\0b".into())];
