@@ -235,6 +235,25 @@ fn a_bare_program_name_is_looked_up_in_the_path_the_hook_is_given() {
 }
 
 #[test]
+fn a_relative_path_entry_is_searched_from_the_hooks_working_directory() {
+    // As execvp does in the child: `bin` in PATH means `<hook cwd>/bin`, not `<our cwd>/bin`.
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("bin")).unwrap();
+    let script = dir.path().join("bin/hb-relative-tool");
+    fs::write(&script, "#!/bin/sh\npwd -P\n").unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+    let mut spec = ProcessSpec::new(Program::exec("hb-relative-tool", Vec::<String>::new()));
+    spec.cwd = Some(dir.path().to_owned());
+    spec.env = vec![("PATH".into(), "bin:/usr/bin:/bin".into())];
+    let outcome = run_process(spec);
+    assert_eq!(outcome.status, ProcessStatus::Exited(0), "{outcome:?}");
+    assert_eq!(
+        outcome.stdout.to_string_lossy(),
+        format!("{}\n", dir.path().canonicalize().unwrap().display())
+    );
+}
+
+#[test]
 fn a_host_with_its_standard_streams_closed_still_gives_the_hook_its_own_pipes() {
     // With 0, 1 and 2 closed in the host, new pipes get those numbers; the child's ends must not
     // be overwritten while being put in place. Run in a child process of this test binary (this

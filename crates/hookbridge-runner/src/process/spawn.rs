@@ -88,7 +88,7 @@ impl Pid {
 pub(super) fn spawn(spec: &ProcessSpec) -> io::Result<SpawnedChild> {
     let argv = Argv::of(&spec.program)?;
     let env = Environment::with_overlay(&spec.env)?;
-    let program = resolve(&argv.program, &spec.env)?;
+    let program = resolve(&argv.program, &spec.env, spec.cwd.as_deref())?;
     let cwd = spec.cwd.as_deref().map(c_string_of_path).transpose()?;
 
     // Our ends stay with us; the child's ends are dup2'ed onto 0, 1 and 2. Every one of them is
@@ -261,8 +261,13 @@ fn inherited_environment() -> Vec<*const libc::c_char> {
 
 /// The path to hand to `posix_spawn`: the program itself when it names a path (it has a slash),
 /// else the first executable file of that name in `PATH` — the hook's `PATH` if its variables set
-/// one, else ours (and `/bin:/usr/bin` when there is none, as `execvp` does).
-fn resolve(program: &CString, overlay: &[(std::ffi::OsString, std::ffi::OsString)]) -> io::Result<CString> {
+/// one, else ours (and `/bin:/usr/bin` when there is none), searched as `execvp` searches it in the
+/// child: a relative entry (an empty one means `.`) is relative to the hook's working directory.
+fn resolve(
+    program: &CString,
+    overlay: &[(std::ffi::OsString, std::ffi::OsString)],
+    cwd: Option<&Path>,
+) -> io::Result<CString> {
     let name = program.to_bytes();
     if name.is_empty() {
         return Err(io::Error::from_raw_os_error(libc::ENOENT));
@@ -276,16 +281,21 @@ fn resolve(program: &CString, overlay: &[(std::ffi::OsString, std::ffi::OsString
     };
     let mut denied = false;
     for dir in search.as_bytes().split(|&b| b == b':') {
-        // An empty entry means the current directory, as in execvp.
-        let dir = if dir.is_empty() { b".".as_slice() } else { dir };
-        let candidate = Path::new(OsStr::from_bytes(dir)).join(OsStr::from_bytes(name));
-        let Ok(candidate) = c_string_of_path(&candidate) else {
+        let dir = Path::new(OsStr::from_bytes(if dir.is_empty() { b"." } else { dir }));
+        let candidate = dir.join(OsStr::from_bytes(name));
+        // Checked where the child will look; handed over as written, since the child resolves it
+        // after its chdir.
+        let seen_from_child = match cwd {
+            Some(cwd) if candidate.is_relative() => cwd.join(&candidate),
+            _ => candidate.clone(),
+        };
+        let Ok(seen) = c_string_of_path(&seen_from_child) else {
             continue;
         };
         // SAFETY: access(2) reads a NUL-terminated path.
-        if unsafe { libc::access(candidate.as_ptr(), libc::X_OK) } == 0 {
-            if std::fs::metadata(OsStr::from_bytes(candidate.to_bytes())).is_ok_and(|m| m.is_file()) {
-                return Ok(candidate);
+        if unsafe { libc::access(seen.as_ptr(), libc::X_OK) } == 0 {
+            if std::fs::metadata(&seen_from_child).is_ok_and(|m| m.is_file()) {
+                return c_string_of_path(&candidate);
             }
         } else if io::Error::last_os_error().raw_os_error() == Some(libc::EACCES) {
             denied = true;
