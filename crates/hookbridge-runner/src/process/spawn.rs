@@ -18,6 +18,7 @@
 //! a working directory never forces a fork + exec, because `posix_spawn_file_actions_addchdir_np`
 //! is linked directly rather than looked up at run time (which fails in a static build).
 
+use std::borrow::Cow;
 use std::ffi::{CStr, CString, OsStr};
 use std::fs::File;
 use std::io;
@@ -88,7 +89,7 @@ impl Pid {
 pub(super) fn spawn(spec: &ProcessSpec) -> io::Result<SpawnedChild> {
     let argv = Argv::of(&spec.program)?;
     let env = Environment::with_overlay(&spec.env)?;
-    let program = resolve(&argv.program, &spec.env, spec.cwd.as_deref())?;
+    let program = resolve(argv.program(), &spec.env, spec.cwd.as_deref())?;
     let cwd = spec.cwd.as_deref().map(c_string_of_path).transpose()?;
 
     // Our ends stay with us; the child's ends are dup2'ed onto 0, 1 and 2. Every one of them is
@@ -143,8 +144,7 @@ pub(super) fn spawn(spec: &ProcessSpec) -> io::Result<SpawnedChild> {
 
 /// The program to exec and its NULL-terminated argument vector.
 struct Argv {
-    program: CString,
-    _strings: Vec<CString>,
+    strings: Vec<CString>,
     pointers: Vec<*const libc::c_char>,
 }
 
@@ -166,11 +166,12 @@ impl Argv {
             .map(|s| s.as_ptr())
             .chain(std::iter::once(ptr::null()))
             .collect();
-        Ok(Argv {
-            program: strings[0].clone(),
-            _strings: strings,
-            pointers,
-        })
+        Ok(Argv { strings, pointers })
+    }
+
+    /// The program as written (argument 0).
+    fn program(&self) -> &CStr {
+        &self.strings[0]
     }
 }
 
@@ -263,17 +264,17 @@ fn inherited_environment() -> Vec<*const libc::c_char> {
 /// else the first executable file of that name in `PATH` — the hook's `PATH` if its variables set
 /// one, else ours (and `/bin:/usr/bin` when there is none), searched as `execvp` searches it in the
 /// child: a relative entry (an empty one means `.`) is relative to the hook's working directory.
-fn resolve(
-    program: &CString,
+fn resolve<'a>(
+    program: &'a CStr,
     overlay: &[(std::ffi::OsString, std::ffi::OsString)],
     cwd: Option<&Path>,
-) -> io::Result<CString> {
+) -> io::Result<Cow<'a, CStr>> {
     let name = program.to_bytes();
     if name.is_empty() {
         return Err(io::Error::from_raw_os_error(libc::ENOENT));
     }
     if name.contains(&b'/') {
-        return Ok(program.clone());
+        return Ok(Cow::Borrowed(program));
     }
     let search = match overlay.iter().rev().find(|(n, _)| n == "PATH") {
         Some((_, path)) => path.clone(),
@@ -295,7 +296,7 @@ fn resolve(
         // SAFETY: access(2) reads a NUL-terminated path.
         if unsafe { libc::access(seen.as_ptr(), libc::X_OK) } == 0 {
             if std::fs::metadata(&seen_from_child).is_ok_and(|m| m.is_file()) {
-                return c_string_of_path(&candidate);
+                return c_string_of_path(&candidate).map(Cow::Owned);
             }
         } else if io::Error::last_os_error().raw_os_error() == Some(libc::EACCES) {
             denied = true;

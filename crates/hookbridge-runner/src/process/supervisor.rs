@@ -228,8 +228,8 @@ struct Supervised {
     written: usize,
     /// `None` while the payload is being written, then whether all of it went in.
     stdin_written: Option<bool>,
-    stdout: Capture<File>,
-    stderr: Capture<File>,
+    stdout: Capture,
+    stderr: Capture,
     phase: Phase,
     status: Option<ProcessStatus>,
     leaked: bool,
@@ -471,15 +471,15 @@ impl Drop for Supervised {
 }
 
 /// One output pipe and what has been kept of it.
-struct Capture<R> {
+struct Capture {
     /// `None` once EOF (or a read error) was seen; dropping it closes our end.
-    pipe: Option<R>,
+    pipe: Option<File>,
     captured: CapturedOutput,
     cap: usize,
 }
 
-impl<R: AsFd> Capture<R> {
-    fn new(pipe: R, cap: usize) -> Self {
+impl Capture {
+    fn new(pipe: File, cap: usize) -> Self {
         Capture {
             pipe: Some(pipe),
             captured: CapturedOutput::default(),
