@@ -35,7 +35,7 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
                     "matcher_error": group.matcher.as_ref().err().map(ToString::to_string),
                     "type": hook.kind.type_name(),
                     "label": hook.kind.label(),
-                    "timeout_s": hook.timeout_secs,
+                    "timeout_s": hook.timeout.map(|t| t.as_secs_f64()),
                     "async": matches!(&hook.kind, HookKind::Command(c) if c.run_async),
                     "runnable": matches!(hook.kind, HookKind::Command(_)),
                     "source": hook.source.path,
@@ -84,7 +84,7 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
                 notes.push("async".into());
             }
         }
-        if let Some(t) = hook.timeout_secs {
+        if let Some(t) = hook.timeout.map(|t| t.as_secs_f64()) {
             notes.push(format!("timeout {t}s"));
         }
         if let Some(p) = &hook.source.plugin {

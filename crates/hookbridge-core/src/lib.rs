@@ -13,3 +13,4 @@ pub mod decision;
 pub mod diagnostics;
 pub mod event;
 pub mod matcher;
+pub mod timeout;

@@ -74,7 +74,7 @@ impl DispatchOptions {
 
     /// The timeout for `hook` on `event`: its own, else ours, else Claude Code's default; capped.
     pub fn timeout_for(&self, event: &EventName, hook: &HookSpec) -> Duration {
-        let own = hook.timeout_secs.map(Duration::from_secs_f64);
+        let own = hook.timeout;
         let default = self
             .default_timeout
             .unwrap_or(Duration::from_secs(event.traits().default_timeout_secs));

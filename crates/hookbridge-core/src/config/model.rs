@@ -160,8 +160,9 @@ impl HookKind {
 pub struct HookSpec {
     pub id: HookId,
     pub kind: HookKind,
-    /// Seconds, as written; `None` means the event's default.
-    pub timeout_secs: Option<f64>,
+    /// `timeout`, capped at [`MAX_TIMEOUT`](crate::timeout::MAX_TIMEOUT) when the file was read;
+    /// `None` means the event's default.
+    pub timeout: Option<std::time::Duration>,
     /// `if`: a permission rule such as `Bash(git *)`.
     pub condition: Option<Condition>,
     pub status_message: Option<String>,

@@ -316,7 +316,7 @@ mod tests {
         .unwrap();
         let sel = s.select(&post);
         assert_eq!(labels(&sel), vec!["same", "b"]);
-        assert_eq!(sel.hooks[0].timeout_secs, Some(30.0));
+        assert_eq!(sel.hooks[0].timeout, Some(std::time::Duration::from_secs(30)));
         assert!(matches!(&sel.hooks[0].kind, HookKind::Command(c) if c.run_async));
     }
 
@@ -341,8 +341,8 @@ mod tests {
         let sel = s.select(&post);
         assert_eq!(sel.hooks.len(), 1);
         assert_eq!(
-            sel.hooks[0].timeout_secs,
-            Some(30.0),
+            sel.hooks[0].timeout,
+            Some(std::time::Duration::from_secs(30)),
             "case 184: the project's timeout applies"
         );
     }

@@ -11,6 +11,8 @@ use crate::config::condition::Condition;
 use crate::config::model::*;
 use crate::diagnostics::{Diagnostic, Position};
 use crate::event::EventName;
+use crate::timeout::{Timeout, MAX_TIMEOUT};
+use std::time::Duration;
 
 use super::{describe, Reader, Step};
 
@@ -128,16 +130,23 @@ impl Reader<'_> {
         Ok(Slot { value, at })
     }
 
-    /// `timeout`: a positive number of seconds.
-    fn seconds(&mut self, name: &str, peek: Peek, at: usize) -> Step<Slot<f64>> {
+    /// `timeout`: a positive number of seconds, read into a capped `Duration` (a value past the
+    /// cap is warned about and capped, never carried on as a float).
+    fn seconds(&mut self, name: &str, peek: Peek, at: usize) -> Step<Slot<Duration>> {
         let value = if peek.is_num() {
             let v = self.json.known_float(peek)?;
-            if v.is_finite() && v > 0.0 {
-                Ok(Some(v))
-            } else {
-                Err(format!(
-                    "`{name}` must be a positive number of seconds, found {v}"
-                ))
+            match Timeout::from_secs(v) {
+                Ok(timeout) => {
+                    if timeout.capped {
+                        let d = Diagnostic::warning(format!(
+                            "`{name}` of {v} seconds is longer than hookbridge's longest timeout; {} seconds (24.8 days) applies",
+                            MAX_TIMEOUT.as_secs_f64()
+                        ));
+                        self.report_field(d, at, name);
+                    }
+                    Ok(Some(timeout.duration))
+                }
+                Err(e) => Err(format!("`{name}` {e}")),
             }
         } else if peek == Peek::Null {
             self.json.known_null()?;
@@ -320,7 +329,7 @@ impl Reader<'_> {
         // Every field this type uses is checked, and every wrong one reported, before the hook is
         // dropped for any of them.
         let mut usable = true;
-        let timeout_secs = self.take(&mut usable, "timeout", f.timeout);
+        let timeout = self.take(&mut usable, "timeout", f.timeout);
         let condition_at = f.condition.as_ref().map_or(at, |slot| slot.at);
         let condition_text = self.take(&mut usable, "if", f.condition);
         let status_message = self.take(&mut usable, "statusMessage", f.status_message);
@@ -423,7 +432,7 @@ impl Reader<'_> {
         Some(HookSpec {
             id,
             kind,
-            timeout_secs,
+            timeout,
             condition,
             status_message,
             once,
@@ -494,7 +503,7 @@ struct Slot<T> {
 #[derive(Default)]
 struct HookFields {
     type_name: Option<Slot<String>>,
-    timeout: Option<Slot<f64>>,
+    timeout: Option<Slot<Duration>>,
     condition: Option<Slot<String>>,
     status_message: Option<Slot<String>>,
     once: Option<Slot<bool>>,

@@ -620,7 +620,7 @@ mod tests {
         };
         // Outside a plugin the shell expands the variable from the environment (case 188).
         assert_eq!(c.resolved_command, "${AMPLIFIER_HOOKS_DIR}/v.sh");
-        assert_eq!(pre.hooks[0].timeout_secs, Some(5.0));
+        assert_eq!(pre.hooks[0].timeout, Some(std::time::Duration::from_secs(5)));
         assert_eq!(f.source.description.as_deref(), Some("d"));
         assert!(matches!(
             f.events[&EventName::Stop][0].hooks[0].kind,
@@ -712,7 +712,7 @@ mod tests {
         );
         let hook = &f.events[&EventName::PreToolUse][0].hooks[0];
         assert_eq!(hook.kind.label(), "a");
-        assert_eq!(hook.timeout_secs, Some(2.0));
+        assert_eq!(hook.timeout, Some(std::time::Duration::from_secs(2)));
         assert_eq!(f.diagnostics.len(), 1, "{:?}", f.diagnostics);
         assert_eq!(f.diagnostics[0].severity, Severity::Warning);
         assert_eq!(
