@@ -46,15 +46,19 @@ impl Position {
 }
 
 /// Positions of many offsets in one text, counted on from the last offset asked for. A parser asks
-/// for offsets mostly in increasing order, so each byte is scanned about once, where
-/// [`Position::of_offset`] scans from the start every time. Asking for an earlier offset is allowed
-/// (it starts over).
+/// for offsets mostly in increasing order, so each byte is scanned about once — the line *and the
+/// column* are carried forward, so a minified file (one line of megabytes) costs no more than a
+/// pretty-printed one — where [`Position::of_offset`] scans from the start every time. Asking for an
+/// earlier offset is allowed (it starts over).
 #[derive(Debug, Clone)]
 pub struct LineCursor<'a> {
     text: &'a str,
     offset: usize,
     line: usize,
-    line_start: usize,
+    /// The column of `offset` (1-based, in characters).
+    column: usize,
+    /// Bytes examined so far: tests hold loading linear with it.
+    scanned: usize,
 }
 
 impl<'a> LineCursor<'a> {
@@ -63,7 +67,8 @@ impl<'a> LineCursor<'a> {
             text,
             offset: 0,
             line: 1,
-            line_start: 0,
+            column: 1,
+            scanned: 0,
         }
     }
 
@@ -75,19 +80,32 @@ impl<'a> LineCursor<'a> {
             offset -= 1;
         }
         if offset < self.offset {
+            let scanned = self.scanned;
             *self = LineCursor::new(self.text);
+            self.scanned = scanned;
         }
         let skipped = &self.text.as_bytes()[self.offset..offset];
-        if let Some(last) = skipped.iter().rposition(|&b| b == b'\n') {
-            self.line += skipped.iter().filter(|&&b| b == b'\n').count();
-            self.line_start = self.offset + last + 1;
-        }
+        self.scanned += skipped.len();
+        let tail = match skipped.iter().rposition(|&b| b == b'\n') {
+            Some(last) => {
+                self.line += skipped.iter().filter(|&&b| b == b'\n').count();
+                self.column = 1;
+                &skipped[last + 1..]
+            }
+            None => skipped,
+        };
+        // Characters, not bytes: every byte that does not continue a UTF-8 sequence starts one.
+        self.column += tail.iter().filter(|&&b| (b as i8) >= -0x40).count();
         self.offset = offset;
-        let column = self.text[self.line_start..offset].chars().count() + 1;
         Position {
             line: self.line,
-            column,
+            column: self.column,
         }
+    }
+
+    /// How many bytes of the text the cursor has examined in all.
+    pub fn scanned(&self) -> usize {
+        self.scanned
     }
 }
 
@@ -185,6 +203,25 @@ mod tests {
                 "offset {offset}"
             );
         }
+    }
+
+    /// Issue 10: a minified file asks for positions along one long line; each must cost the
+    /// distance from the previous one, not the distance from the line's start.
+    #[test]
+    fn positions_along_one_long_line_are_counted_once() {
+        let line = "{\"a\": [1, 2, 3]}, ".repeat(20_000);
+        let mut cursor = LineCursor::new(&line);
+        let mut last = Position::default();
+        for offset in (0..line.len()).step_by(7) {
+            last = cursor.position(offset);
+        }
+        assert_eq!(last, Position::of_offset(&line, (line.len() - 1) / 7 * 7));
+        assert!(
+            cursor.scanned() <= 2 * line.len(),
+            "{} bytes examined for a {}-byte line",
+            cursor.scanned(),
+            line.len()
+        );
     }
 
     #[test]
