@@ -12,11 +12,11 @@
 #   python     .venv/bin/pytest python/tests (when python/ exists)
 #   examples   pytest tests/examples: the example project's hooks through `hookbridge run`
 #   demo       scripts/demo.sh with the debug binary (the README's first command, minus the release build)
-#   mux        ../shared/oracle/mux_diff.py (through scripts/mux_check.py when present, which only
-#              normalizes random file ids): every conformance case through the real Claude Code twice,
+#   mux        ../shared/oracle/mux_diff.py: every conformance case through the real Claude Code twice,
 #              hooks registered directly vs. `hookbridge run` as the only hook; any DIFF fails. The pinned
-#              Claude Code is installed with npm on first use; only when npm's registry is unreachable is
-#              this stage skipped, and the summary says so.
+#              Claude Code is installed with npm on first use. Outside CI, when npm's registry is
+#              unreachable, this stage is skipped and the summary says so; with CI=true it fails.
+#              Known gaps (cases hookbridge does not pass yet) are listed in MUX_KNOWN_GAPS below.
 #
 # Quick local runs: HOOKBRIDGE_TEST_SKIP_<STAGE>=1 skips a stage (RUST, PYTHON, EXAMPLES, DEMO, MUX),
 # e.g. HOOKBRIDGE_TEST_SKIP_MUX=1 bash scripts/test.sh. With CI=true these are ignored: CI runs everything.
@@ -149,6 +149,12 @@ stage_mux() {
     mkdir -p "$STATE"
     if ! claude=$(cd "$oracle" && python3 -B -c 'import claude_oracle; print(claude_oracle.claude_bin(None))' </dev/null 2>"$install_err"); then
         echo "installing the pinned Claude Code with npm failed: $(grep -v '^ ' "$install_err" | tail -n 1)"
+        if [ "${CI:-}" = true ]; then
+            # The only check against the real Claude Code: in CI it must run, never be skipped.
+            cat "$install_err" >&2
+            echo "${RED}CI=true: the Claude Code differential check could not run (Claude Code not installable)${RESET}" >&2
+            return 1
+        fi
         if ! timeout 60 npm ping </dev/null >/dev/null 2>&1; then
             loud "SKIPPED the Claude Code differential check: npm's registry is unreachable, so the pinned Claude Code cannot be installed"
             note "mux: SKIPPED — npm registry unreachable, Claude Code could not be installed"
@@ -168,16 +174,19 @@ stage_mux() {
         return 1
     }
     echo "${#cases[@]} cases (those marked \"mux\": false are skipped by mux_diff.py)"
-    # scripts/mux_check.py, when present, is mux_diff.py's comparison unchanged plus one normalization:
-    # the random ids in the names of files where Claude Code saves oversized hook output (two direct
-    # runs of the same case differ there too, e.g. cases 68 and 70).
     local runner="$oracle/mux_diff.py"
-    [ -f "$ROOT/scripts/mux_check.py" ] && runner="$ROOT/scripts/mux_check.py"
     echo "running $runner"
     local log="$STATE/mux.log"
     mkdir -p "$STATE"
     set +e
-    HOOKBRIDGE_ORACLE_DIR="$oracle" python3 -B "$runner" "$BIN" "${cases[@]}" </dev/null 2>&1 | tee "$log"
+    # Cases hookbridge knowingly does not pass yet, with why. mux_diff.py reports a listed case that
+    # differs as a gap and fails the run once it stops differing, so this list stays true.
+    #   83-prompt-hook-pre-ok-false, 86-prompt-hook-stop-ok-false: `type: prompt` hooks are not run
+    #   yet (issue "Every kind of Claude Code hook runs"); Claude Code blocks the tool / keeps the
+    #   Stop loop going on the prompt hook's answer, hookbridge reports the hook as skipped.
+    local known_gaps="83-prompt-hook-pre-ok-false,86-prompt-hook-stop-ok-false"
+    echo "known gaps: $known_gaps"
+    MUX_KNOWN_GAPS="$known_gaps" HOOKBRIDGE_ORACLE_DIR="$oracle" python3 -B "$runner" "$BIN" "${cases[@]}" </dev/null 2>&1 | tee "$log"
     local rc=${PIPESTATUS[0]}
     set -e
     note "mux: $(tail -n 1 "$log")"

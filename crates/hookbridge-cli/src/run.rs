@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use hookbridge_core::config::discover;
 use hookbridge_core::decision::{render_claude, ClaudeAnswer, RunStatus};
 use hookbridge_core::event::{EventName, EventPayload};
-use hookbridge_runner::{dispatch_selection, DispatchOptions, EventReport};
+use hookbridge_runner::{dispatch_selection, AsyncHooks, DispatchOptions, EventReport};
 
 use crate::{diagnostics_log, ProjectArgs, EXIT_USAGE};
 
@@ -173,8 +173,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             .hooks
             .iter()
             .all(|h| matches!(&h.kind, hookbridge_core::config::HookKind::Command(c) if c.run_async));
+    // A mix runs the async ones in a forked copy of this (single-threaded) process, which outlives
+    // the answer; an all-async event awaits them and answers through Claude Code's async channel.
+    options.async_hooks = AsyncHooks::ForkedSupervisor;
     if all_async {
-        options.detach_async_hooks = false;
+        options.async_hooks = AsyncHooks::Await;
         let mut out = std::io::stdout().lock();
         out.write_all(b"{\"async\": true}\n")?;
         out.flush()?;

@@ -18,6 +18,7 @@ use hookbridge_core::decision::{
 };
 use hookbridge_core::event::{EventName, EventPayload};
 
+pub use crate::detached::AsyncHooks;
 use crate::process::{run_all, Flow, ProcessOutcome, ProcessSpec, ProcessStatus, Program};
 
 /// Settings of one dispatch.
@@ -38,10 +39,10 @@ pub struct DispatchOptions {
     pub env_file: Option<PathBuf>,
     /// Extra environment for every hook.
     pub extra_env: Vec<(OsString, OsString)>,
-    /// `async: true` hooks are started detached (their answer cannot change this event). When the
-    /// host itself answers asynchronously — `hookbridge run` when every selected hook is async —
-    /// they are run and awaited like the others instead.
-    pub detach_async_hooks: bool,
+    /// What happens to `async: true` command hooks: by default they run in the background (their
+    /// answer cannot change this event). When the host itself answers asynchronously —
+    /// `hookbridge run` when every selected hook is async — they are awaited like the others.
+    pub async_hooks: AsyncHooks,
 }
 
 impl DispatchOptions {
@@ -68,7 +69,7 @@ impl DispatchOptions {
             output_cap: Self::DEFAULT_OUTPUT_CAP,
             env_file: None,
             extra_env: Vec::new(),
-            detach_async_hooks: true,
+            async_hooks: AsyncHooks::BackgroundThread,
         }
     }
 
@@ -178,6 +179,9 @@ pub fn dispatch_selection(
     // Specs to run, each with the index of its hook in the selection.
     let mut specs: Vec<ProcessSpec> = Vec::new();
     let mut spec_hooks: Vec<usize> = Vec::new();
+    // Async hooks run in the background, each with the index of its hook.
+    let mut background: Vec<ProcessSpec> = Vec::new();
+    let mut background_hooks: Vec<usize> = Vec::new();
     let mut executions: Vec<Option<HookExecution>> = vec![None; selection.hooks.len()];
     let mut timeouts = Vec::with_capacity(selection.hooks.len());
     let mut finished = 0usize;
@@ -220,17 +224,23 @@ pub fn dispatch_selection(
             kill_grace: ProcessSpec::DEFAULT_KILL_GRACE,
             leak_grace: ProcessSpec::DEFAULT_LEAK_GRACE,
         };
-        if command.run_async && options.detach_async_hooks {
-            let status = match crate::detached::spawn_detached(&spec) {
-                Ok(()) => RunStatus::Detached,
-                Err(e) => RunStatus::SpawnFailed(e.to_string()),
-            };
-            executions[index] = Some(HookExecution::without_output(status, finished));
-            finished += 1;
+        if command.run_async && options.async_hooks != AsyncHooks::Await {
+            background.push(spec);
+            background_hooks.push(index);
             continue;
         }
         specs.push(spec);
         spec_hooks.push(index);
+    }
+    if !background.is_empty() {
+        let status = match crate::detached::run_in_background(background, options.async_hooks) {
+            Ok(()) => RunStatus::Detached,
+            Err(e) => RunStatus::SpawnFailed(format!("could not start the async hooks' supervisor: {e}")),
+        };
+        for index in background_hooks {
+            executions[index] = Some(HookExecution::without_output(status.clone(), finished));
+            finished += 1;
+        }
     }
     let mut stopped_by: Option<&'static str> = None;
     run_all(specs, None, |spec_index, outcome| {

@@ -10,4 +10,6 @@ mod detached;
 pub mod dispatch;
 pub mod process;
 
-pub use dispatch::{dispatch, dispatch_selection, DispatchOptions, EventReport, HookReport, HookSummary};
+pub use dispatch::{
+    dispatch, dispatch_selection, AsyncHooks, DispatchOptions, EventReport, HookReport, HookSummary,
+};

@@ -367,12 +367,30 @@ fn the_hook_leads_its_own_process_group_and_holds_no_other_end_of_its_pipes() {
                 .1
         })
         .collect();
-    assert!(standard.iter().all(|t| t.starts_with("pipe:")), "{text}");
+    assert!(standard.iter().all(|t| t.starts_with("socket:")), "{text}");
     let reaching = links
         .iter()
         .filter(|(_, target)| standard.contains(target))
         .count();
     assert_eq!(reaching, 3, "{text}");
+}
+
+/// Claude Code (Node, libuv) gives a hook Unix socketpairs for stdin, stdout and stderr, and a
+/// hook can tell (`[ -p /dev/stdin ]`, shared conformance case 87): hookbridge gives the same.
+#[test]
+fn the_hooks_standard_streams_are_sockets_as_under_claude_code() {
+    let kinds = "for f in /dev/stdin /dev/stdout /dev/stderr; do \
+        if [ -S $f ]; then printf 'socket '; elif [ -p $f ]; then printf 'fifo '; else printf 'other '; fi; done";
+    let outcome = run_process(shell(kinds));
+    assert_eq!(outcome.status, ProcessStatus::Exited(0), "{outcome:?}");
+    assert_eq!(outcome.stdout.to_string_lossy(), "socket socket socket ");
+    // Through a socket the payload still arrives whole and then EOF, and both streams are read.
+    let mut spec = shell("wc -c; echo err >&2");
+    spec.stdin = payload(300_000);
+    let outcome = run_process(spec);
+    assert_eq!(outcome.stdout.to_string_lossy().trim(), "300000");
+    assert_eq!(outcome.stderr.to_string_lossy(), "err\n");
+    assert!(!outcome.stdin_unread);
 }
 
 #[test]

@@ -1,6 +1,11 @@
-//! Starting one hook process: `posix_spawn(3)` with three pipes, a process group of its own, the
-//! hook's working directory, and the hook's variables laid over the inherited environment; and
-//! collecting its exit status by pid.
+//! Starting one hook process: `posix_spawn(3)` with three Unix socketpairs for its standard
+//! streams, a process group of its own, the hook's working directory, and the hook's variables laid
+//! over the inherited environment; and collecting its exit status by pid.
+//!
+//! Why socketpairs and not pipes: Claude Code (Node, libuv) gives a hook's stdin, stdout and stderr
+//! as `socketpair(AF_UNIX, SOCK_STREAM)` ends, and hooks can tell (`[ -p /dev/stdin ]` is false for a
+//! socket; shared conformance case 87 prints the kinds). A hook must take the same branch under
+//! hookbridge as under Claude Code, so hookbridge hands out the same kind of file.
 //!
 //! The shaping decision: **the inherited environment is passed on by pointer, never copied.** The
 //! standard library's `Command` copies the whole environment (owned strings, a sorted map, then a
@@ -94,11 +99,11 @@ pub(super) fn spawn(spec: &ProcessSpec) -> io::Result<SpawnedChild> {
 
     // Our ends stay with us; the child's ends are dup2'ed onto 0, 1 and 2. Every one of them is
     // close-on-exec, and the child's are kept off 0–2 so that no dup2 can overwrite another.
-    let (stdin_child, stdin_ours) = pipe()?;
-    let (stdout_ours, stdout_child) = pipe()?;
-    let (stderr_ours, stderr_child) = pipe()?;
+    let (stdin_child, stdin_ours) = stream_pair()?;
+    let (stdout_ours, stdout_child) = stream_pair()?;
+    let (stderr_ours, stderr_child) = stream_pair()?;
     for ours in [&stdin_ours, &stdout_ours, &stderr_ours] {
-        // A new pipe end has no other status flag to keep, so no F_GETFL first.
+        // A new socket has no other status flag to keep, so no F_GETFL first.
         fcntl(ours, FcntlArg::F_SETFL(OFlag::O_NONBLOCK))?;
     }
     let (stdin_child, stdout_child, stderr_child) = (
@@ -114,6 +119,10 @@ pub(super) fn spawn(spec: &ProcessSpec) -> io::Result<SpawnedChild> {
     actions.dup2(&stdin_child, libc::STDIN_FILENO)?;
     actions.dup2(&stdout_child, libc::STDOUT_FILENO)?;
     actions.dup2(&stderr_child, libc::STDERR_FILENO)?;
+    // A hook gets its three streams and nothing else, as under Claude Code: descriptors the host
+    // left inheritable (a jobserver's, a Python host's sockets) are closed in the child.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    actions.close_from(libc::STDERR_FILENO + 1)?;
     let attributes = Attributes::new_group_default_signals()?;
 
     let mut pid: libc::pid_t = 0;
@@ -319,9 +328,31 @@ fn c_string_of_path(path: &Path) -> io::Result<CString> {
     c_string(path.as_os_str().as_bytes(), "the working directory")
 }
 
-/// A close-on-exec pipe: (read end, write end).
-fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
-    Ok(nix::unistd::pipe2(OFlag::O_CLOEXEC)?)
+/// A close-on-exec `socketpair(AF_UNIX, SOCK_STREAM)`, what Node gives a child for a piped stdio
+/// stream. Either end can read and write; by convention here the first is read from and the second
+/// written to. Closing the writer gives the reader EOF, as with a pipe; writing after the reader has
+/// gone fails with `EPIPE` (and SIGPIPE, which this process ignores), as with a pipe.
+fn stream_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [-1 as libc::c_int; 2];
+    // SAFETY: socketpair writes two descriptors into a live two-element array.
+    let done = unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+            0,
+            fds.as_mut_ptr(),
+        )
+    };
+    if done != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just created and nothing else owns them.
+    Ok(unsafe {
+        (
+            std::os::fd::FromRawFd::from_raw_fd(fds[0]),
+            std::os::fd::FromRawFd::from_raw_fd(fds[1]),
+        )
+    })
 }
 
 /// `fd`, moved to a descriptor number of 3 or more if it is one of 0–2 (possible when the host
@@ -355,6 +386,13 @@ impl FileActions {
     fn dup2(&mut self, fd: &OwnedFd, onto: libc::c_int) -> io::Result<()> {
         // SAFETY: initialized actions; `fd` stays open until the spawn has happened.
         check(unsafe { libc::posix_spawn_file_actions_adddup2(&mut self.0, fd.as_raw_fd(), onto) })
+    }
+
+    /// Closes every descriptor from `first` up in the child (glibc 2.34+, `close_range(2)`).
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    fn close_from(&mut self, first: libc::c_int) -> io::Result<()> {
+        // SAFETY: initialized actions.
+        check(unsafe { libc::posix_spawn_file_actions_addclosefrom_np(&mut self.0, first) })
     }
 
     fn as_ptr(&self) -> *const libc::posix_spawn_file_actions_t {

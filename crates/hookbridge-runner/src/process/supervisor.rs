@@ -8,8 +8,8 @@
 //! (timeout, kill grace, leak grace) become the `poll` timeout, so nothing sleeps.
 
 use std::fs::File;
-use std::io::{self, ErrorKind, Write};
-use std::os::fd::{AsFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::io::{self, ErrorKind};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -274,7 +274,7 @@ impl Supervised {
             stdout: Capture::new(child.stdout, spec.output_cap),
             stderr: Capture::new(child.stderr, spec.output_cap),
             phase: Phase::Running {
-                deadline: started + spec.timeout,
+                deadline: deadline_after(started, spec.timeout),
             },
             status: None,
             leaked: false,
@@ -286,14 +286,14 @@ impl Supervised {
         Ok(supervised)
     }
 
-    /// Writes as much of the payload as the pipe takes now; closes stdin when all is in, or when
+    /// Writes as much of the payload as the socket takes now; closes stdin when all is in, or when
     /// the hook closed its end (`EPIPE`).
     fn write_stdin(&mut self) {
         let Some(stdin) = self.stdin.as_mut() else {
             return;
         };
         while self.written < self.payload.len() {
-            match stdin.write(&self.payload[self.written..]) {
+            match send_without_sigpipe(stdin, &self.payload[self.written..]) {
                 Ok(0) => break,
                 Ok(n) => self.written += n,
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
@@ -367,7 +367,7 @@ impl Supervised {
                         } else {
                             self.group.terminate();
                             Phase::Terminating {
-                                grace_end: now + self.kill_grace,
+                                grace_end: deadline_after(now, self.kill_grace),
                                 next_probe: None,
                             }
                         }
@@ -421,7 +421,7 @@ impl Supervised {
     fn drain_for_leak_grace(&mut self, now: Instant) -> Phase {
         self.stdin = None;
         Phase::Draining {
-            until: now + self.leak_grace,
+            until: deadline_after(now, self.leak_grace),
         }
     }
 
@@ -511,6 +511,33 @@ impl Capture {
 
 /// A pidfd for `child` (readable once it exits), on kernels that have them.
 #[cfg(target_os = "linux")]
+/// `start + timeout`, or a deadline that never comes when that is past what `Instant` can hold
+/// (a timeout of `1e20` seconds is "never", not a panic).
+pub(super) fn deadline_after(start: Instant, timeout: Duration) -> Instant {
+    start
+        .checked_add(timeout)
+        .unwrap_or_else(|| start + Duration::from_secs(100 * 365 * 24 * 3600))
+}
+
+/// `send(2)` with `MSG_NOSIGNAL`: a hook that closed its stdin gives `EPIPE`, never a SIGPIPE, so
+/// this runner works the same in a host that leaves SIGPIPE at its default action.
+fn send_without_sigpipe(socket: &File, bytes: &[u8]) -> io::Result<usize> {
+    // SAFETY: send reads at most `bytes.len()` bytes from a live slice.
+    let sent = unsafe {
+        libc::send(
+            socket.as_raw_fd(),
+            bytes.as_ptr().cast(),
+            bytes.len(),
+            libc::MSG_NOSIGNAL,
+        )
+    };
+    if sent < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(sent as usize)
+    }
+}
+
 fn pidfd_of(pid: Pid) -> Option<OwnedFd> {
     let pid = pid.raw();
     // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1; the pid is our
