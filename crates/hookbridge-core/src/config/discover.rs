@@ -110,10 +110,10 @@ impl HooksFolder<'_> {
                 return;
             }
         };
+        // Probed by opening (a stat first would cost a system call): nothing there is no config;
+        // a directory, FIFO or device there is reported.
         let root_file = self.dir.join("hooks.json");
-        if root_file.is_file() {
-            self.load_file(set, &root_file, None);
-        }
+        self.load_file(set, OsStr::new("hooks.json"), &root_file, None, |_| {});
         // Plugin folders in name order. The entry's own type says "directory" without a stat;
         // only a symlink needs one (to see whether it leads to a directory).
         let mut plugin_dirs: Vec<PathBuf> = entries
@@ -137,10 +137,8 @@ impl HooksFolder<'_> {
     /// The plugin folder `plugin_dir`, named `folder_name` in this directory.
     fn load_plugin(&self, set: &mut HookSet, plugin_dir: &Path, folder_name: &OsStr) {
         let manifest_path = joined(plugin_dir, ".claude-plugin/plugin.json");
-        let manifest = match self
-            .files
-            .read(folder_name, ".claude-plugin/plugin.json", &manifest_path)
-        {
+        let manifest_name = relative_name(folder_name, ".claude-plugin/plugin.json");
+        let manifest = match self.files.read(&manifest_name, &manifest_path) {
             Ok(text) => text,
             Err(e) => {
                 set.diagnostics.push(
@@ -176,14 +174,16 @@ impl HooksFolder<'_> {
         let mut hooks_file: Option<PathBuf> = None;
         for candidate in candidates {
             let file = joined(plugin_dir, candidate);
-            let loaded = self.files.with_text(folder_name, candidate, &file, |text| {
-                let owner = if manifest.is_some() {
-                    plugin.clone()
-                } else {
-                    plugin.take()
-                };
-                self.load_text(set, text, &file, owner);
-            });
+            let loaded = self
+                .files
+                .with_text(&relative_name(folder_name, candidate), &file, |text| {
+                    let owner = if manifest.is_some() {
+                        plugin.clone()
+                    } else {
+                        plugin.take()
+                    };
+                    self.load_text(set, text, &file, owner);
+                });
             match loaded {
                 Ok(None) => continue,
                 Ok(Some(())) => {}
@@ -236,11 +236,17 @@ impl HooksFolder<'_> {
                 );
                 continue;
             };
-            let file = manifest.plugin_dir.join(path.trim_start_matches("./"));
+            let relative = path.trim_start_matches("./");
+            let file = manifest.plugin_dir.join(relative);
             if manifest.hooks_file.is_some_and(|f| same_file(f, &file)) {
                 continue; // hooks/hooks.json named again in the manifest: load it once
             }
-            if !file.is_file() {
+            // Opened relative to the hooks directory, like the plugin's other files.
+            let name = match manifest.plugin_dir.file_name() {
+                Some(folder) if !Path::new(relative).is_absolute() => relative_name(folder, relative),
+                _ => file.clone().into_os_string(),
+            };
+            self.load_file(set, &name, &file, Some(manifest.plugin.clone()), |set| {
                 set.diagnostics.push(
                     Diagnostic::error(format!(
                         "the manifest names hooks file `{path}`, which does not exist"
@@ -248,15 +254,26 @@ impl HooksFolder<'_> {
                     .in_file(manifest.path)
                     .key("hooks"),
                 );
-                continue;
-            }
-            self.load_file(set, &file, Some(manifest.plugin.clone()));
+            });
         }
     }
 
-    fn load_file(&self, set: &mut HookSet, path: &Path, plugin: Option<Plugin>) {
-        match fs::read_to_string(path) {
-            Ok(text) => self.load_text(set, &text, path, plugin),
+    /// Load the config at `path` (`name` relative to this hooks directory, or absolute); when there
+    /// is nothing there, call `absent`.
+    fn load_file(
+        &self,
+        set: &mut HookSet,
+        name: &OsStr,
+        path: &Path,
+        plugin: Option<Plugin>,
+        absent: impl FnOnce(&mut HookSet),
+    ) {
+        let loaded = self
+            .files
+            .with_text(name, path, |text| self.load_text(set, text, path, plugin));
+        match loaded {
+            Ok(Some(())) => {}
+            Ok(None) => absent(set),
             Err(e) => set
                 .diagnostics
                 .push(Diagnostic::error(format!("cannot read: {e}")).in_file(path)),
@@ -325,12 +342,93 @@ fn same_existing_path(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// Nothing there to read: no such file, a directory, or a path through a non-directory.
+/// Nothing there to read: no such file, or a path through a non-directory.
 fn is_absent(e: &std::io::Error) -> bool {
     matches!(
         e.kind(),
-        std::io::ErrorKind::NotFound | std::io::ErrorKind::IsADirectory | std::io::ErrorKind::NotADirectory
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
     )
+}
+
+/// `<plugin folder>/<relative>`, as a name relative to the hooks directory.
+fn relative_name(folder_name: &OsStr, relative: &str) -> std::ffi::OsString {
+    let mut name = std::ffi::OsString::with_capacity(folder_name.len() + 1 + relative.len());
+    name.push(folder_name);
+    name.push("/");
+    name.push(relative);
+    name
+}
+
+/// The largest config file hookbridge reads (16 MiB): far above any real hooks file (a thousand
+/// hooks take about 200 KiB), far below what would exhaust memory. An endless file (`/dev/zero`
+/// behind a symlink is stopped earlier, as a device) is read no further than this.
+pub const MAX_CONFIG_BYTES: u64 = 16 << 20;
+
+/// Why a config file that is there was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// A directory, FIFO, socket or device: never read (a FIFO would block, a device may not end).
+    #[error("not a regular file ({0}); ignored")]
+    NotAFile(&'static str),
+    #[error("larger than {} MiB, the most hookbridge reads from a config file; ignored", MAX_CONFIG_BYTES >> 20)]
+    TooLarge,
+    #[error("not valid UTF-8; ignored")]
+    NotUtf8,
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// What a file that is not a regular file is, for messages.
+fn file_kind(meta: &fs::Metadata) -> Option<&'static str> {
+    let t = meta.file_type();
+    if t.is_file() {
+        return None;
+    }
+    if t.is_dir() {
+        return Some("a directory");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return Some("a FIFO");
+        }
+        if t.is_socket() {
+            return Some("a socket");
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return Some("a device");
+        }
+    }
+    Some("not a file")
+}
+
+/// Read an opened config file into `buffer`: one `fstat` to see that it is a regular file of a
+/// sane size, then at most [`MAX_CONFIG_BYTES`] + 1 bytes (a file may grow while it is read).
+fn read_checked(file: fs::File, buffer: &mut Vec<u8>) -> Result<(), ReadError> {
+    let meta = file.metadata()?;
+    if let Some(kind) = file_kind(&meta) {
+        return Err(ReadError::NotAFile(kind));
+    }
+    if meta.len() > MAX_CONFIG_BYTES {
+        return Err(ReadError::TooLarge);
+    }
+    /// `File` without its size query (made above already): reads straight into the buffer.
+    struct Plain(fs::File);
+    impl std::io::Read for Plain {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.0.read(buf)
+        }
+    }
+    buffer.reserve(meta.len() as usize + 1);
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(Plain(file), MAX_CONFIG_BYTES + 1),
+        buffer,
+    )?;
+    if buffer.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(ReadError::TooLarge);
+    }
+    Ok(())
 }
 
 /// Reading the files of a hooks directory's plugin folders. Where the directory can be held
@@ -365,82 +463,53 @@ impl FolderFiles {
         }
     }
 
-    /// The text of `<plugin folder>/<relative>`, whose full path is `path`; `None` when there is
-    /// no file there (nothing, a directory, or a path through a non-directory). Other failures
-    /// (permissions, invalid UTF-8) are errors to report.
-    fn read(&self, folder_name: &OsStr, relative: &str, path: &Path) -> std::io::Result<Option<String>> {
-        let text = match self.open_relative(folder_name, relative) {
-            Some(file) => file.and_then(|mut file| {
-                let mut text = String::new();
-                std::io::Read::read_to_string(&mut file, &mut text).map(|_| text)
-            }),
-            None => fs::read_to_string(path),
-        };
-        match text {
-            Ok(text) => Ok(Some(text)),
-            Err(e) if is_absent(&e) => Ok(None),
-            Err(e) => Err(e),
-        }
+    /// The text of the file `name` (relative to the hooks directory, or absolute), whose full path
+    /// is `path`; `None` when there is no file there (nothing, or a path through a non-directory).
+    /// Anything else (a directory or FIFO, a file too large, permissions, invalid UTF-8) is an
+    /// error to report.
+    fn read(&self, name: &OsStr, path: &Path) -> Result<Option<String>, ReadError> {
+        Ok(self.with_text(name, path, str::to_string)?)
     }
 
-    /// Hand the text of `<plugin folder>/<relative>` (full path `path`) to `use_text`; `None` when
-    /// there is no file there, as for [`FolderFiles::read`].
+    /// Hand the text of the file `name` (full path `path`) to `use_text`; `None` when there is no
+    /// file there, as for [`FolderFiles::read`].
     fn with_text<R>(
         &self,
-        folder_name: &OsStr,
-        relative: &str,
+        name: &OsStr,
         path: &Path,
         use_text: impl FnOnce(&str) -> R,
-    ) -> std::io::Result<Option<R>> {
+    ) -> Result<Option<R>, ReadError> {
         let mut buffer = self.buffer.borrow_mut();
         buffer.clear();
-        let read = match self.open_relative(folder_name, relative) {
-            Some(file) => file.and_then(|file| {
-                /// `File` without its size query: reads straight into the buffer's spare room.
-                struct Plain(fs::File);
-                impl std::io::Read for Plain {
-                    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-                        self.0.read(buf)
-                    }
-                }
-                std::io::Read::read_to_end(&mut Plain(file), &mut buffer)
-            }),
-            None => fs::read(path).map(|bytes| *buffer = bytes).map(|()| buffer.len()),
+        let file = match self.open_file(name, path) {
+            Ok(file) => file,
+            Err(e) if is_absent(&e) => return Ok(None),
+            Err(e) => return Err(e.into()),
         };
-        match read {
-            Ok(_) => match std::str::from_utf8(&buffer) {
-                Ok(text) => Ok(Some(use_text(text))),
-                Err(_) => Err(std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    "stream did not contain valid UTF-8",
-                )),
-            },
-            Err(e) if is_absent(&e) => Ok(None),
-            Err(e) => Err(e),
+        read_checked(file, &mut buffer)?;
+        match std::str::from_utf8(&buffer) {
+            Ok(text) => Ok(Some(use_text(text))),
+            Err(_) => Err(ReadError::NotUtf8),
         }
     }
 
-    /// The file opened relative to the held directory, or `None` when there is no such directory.
+    /// Open for reading without blocking (a FIFO opened for reading would wait for a writer
+    /// forever) and without becoming the controlling terminal: relative to the held directory
+    /// where there is one (`name` may also be absolute), else by `path`.
     #[cfg(unix)]
-    fn open_relative(&self, folder_name: &OsStr, relative: &str) -> Option<std::io::Result<fs::File>> {
+    fn open_file(&self, name: &OsStr, path: &Path) -> std::io::Result<fs::File> {
         use rustix::fs::{Mode, OFlags};
-        let dir = self.dir.as_ref()?;
-        let mut name = std::ffi::OsString::with_capacity(folder_name.len() + 1 + relative.len());
-        name.push(folder_name);
-        name.push("/");
-        name.push(relative);
-        let opened = rustix::fs::openat(
-            dir,
-            name.as_os_str(),
-            OFlags::RDONLY | OFlags::CLOEXEC,
-            Mode::empty(),
-        );
-        Some(opened.map(fs::File::from).map_err(std::io::Error::from))
+        let flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK | OFlags::NOCTTY;
+        let opened = match self.dir.as_ref() {
+            Some(dir) => rustix::fs::openat(dir, name, flags, Mode::empty()),
+            None => rustix::fs::open(path, flags, Mode::empty()),
+        };
+        opened.map(fs::File::from).map_err(std::io::Error::from)
     }
 
     #[cfg(not(unix))]
-    fn open_relative(&self, _folder_name: &OsStr, _relative: &str) -> Option<std::io::Result<fs::File>> {
-        None
+    fn open(&self, _name: &OsStr, path: &Path) -> std::io::Result<fs::File> {
+        fs::File::open(path)
     }
 }
 
