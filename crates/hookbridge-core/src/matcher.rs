@@ -13,7 +13,15 @@
 //! would pay for every regex of every event on each `hookbridge run`, where one run evaluates only
 //! the groups of its own event that its literal shortcut does not rule out. The check at load
 //! uses regress's unoptimized compiler: the same parser, a third of the cost.
+//!
+//! regress parses and compiles recursively, one stack frame per alternative of an alternation and per
+//! group level: 100,000 alternatives (`A.|B.|…`, which Node compiles) overflowed the stack and took
+//! every other hook with it. Before regress sees a pattern, long alternations are regrouped into
+//! nested non-capturing groups of at most [`MAX_ALTERNATIVES`] (`(?:A|…)|(?:…)`: the same language,
+//! the same order of trying, the same capture numbers), and a pattern whose nesting would still be
+//! too deep is refused like an invalid one: reported, and its group never matches.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -36,6 +44,9 @@ pub enum Matcher {
     /// contain (`mcp__srv__` for `mcp__srv__.*`), checked before running the regex.
     Regex {
         source: String,
+        /// What regress compiles when it is not `source`: the pattern with long alternations
+        /// regrouped (see the module's documentation).
+        regrouped: Option<String>,
         /// Built on first use (the pattern is known to be valid).
         regex: OnceLock<Option<regress::Regex>>,
         required: Option<String>,
@@ -71,9 +82,18 @@ impl Matcher {
             no_opt: true,
             ..regress::Flags::default()
         };
-        match regress::Regex::with_flags(pattern, unoptimized) {
+        let error = |message: String| MatcherError {
+            pattern: pattern.to_string(),
+            message,
+        };
+        let program = regroup(pattern).map_err(error)?;
+        match regress::Regex::with_flags(&program, unoptimized) {
             Ok(_) => Ok(Matcher::Regex {
                 source: pattern.to_string(),
+                regrouped: match program {
+                    Cow::Owned(p) => Some(p),
+                    Cow::Borrowed(_) => None,
+                },
                 regex: OnceLock::new(),
                 required: required_literal(pattern),
             }),
@@ -102,12 +122,13 @@ impl Matcher {
             Matcher::Exact(names) => names.iter().any(|n| n == query),
             Matcher::Regex {
                 source,
+                regrouped,
                 regex,
                 required,
             } => {
                 required.as_deref().is_none_or(|lit| query.contains(lit))
                     && regex
-                        .get_or_init(|| build_regex(source))
+                        .get_or_init(|| build_regex(regrouped.as_deref().unwrap_or(source)))
                         .as_ref()
                         .is_some_and(|regex| regex.find(query).is_some())
             }
@@ -126,6 +147,143 @@ fn build_regex(source: &str) -> Option<regress::Regex> {
     regress::Regex::with_flags(source, regress::Flags::default())
         .or_else(|_| regress::Regex::with_flags(source, unoptimized))
         .ok()
+}
+
+/// The most alternatives one alternation is given to regress with; longer ones are regrouped.
+const MAX_ALTERNATIVES: usize = 32;
+
+/// The deepest a regrouped pattern may nest, counted as regress recurses: one per group plus one per
+/// alternative of each enclosing alternation. regress's debug build on a 2 MiB thread (a test
+/// thread, the smallest stack hookbridge runs on) handles about a thousand; release builds five
+/// times more.
+const MAX_NESTING: usize = 400;
+
+/// One group (or the whole pattern) being scanned by [`regroup`].
+struct Group {
+    /// Offset where the group's alternatives start (after `(`, `(?:`, `(?<name>`, …).
+    start: usize,
+    /// Offsets of its own top-level `|`s.
+    bars: Vec<usize>,
+    /// The deepest nesting among the groups inside it.
+    inner: usize,
+}
+
+/// `pattern` with every alternation of more than [`MAX_ALTERNATIVES`] alternatives regrouped into
+/// nested non-capturing groups, or why it nests too deep to compile safely. One pass, no recursion:
+/// escapes and character classes are stepped over, groups are tracked on a stack of their own.
+fn regroup(pattern: &str) -> Result<Cow<'_, str>, String> {
+    let bytes = pattern.as_bytes();
+    let mut stack = vec![Group {
+        start: 0,
+        bars: Vec::new(),
+        inner: 0,
+    }];
+    let mut inserts: Vec<(usize, &'static str)> = Vec::new();
+    let mut in_class = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 1, // the escaped character is skipped below
+            b']' if in_class => in_class = false,
+            _ if in_class => {}
+            b'[' => in_class = true,
+            b'(' => {
+                let start = group_start(bytes, i);
+                stack.push(Group {
+                    start,
+                    bars: Vec::new(),
+                    inner: 0,
+                });
+                i = start;
+                continue;
+            }
+            b'|' => stack
+                .last_mut()
+                .expect("the whole pattern is a group")
+                .bars
+                .push(i),
+            b')' if stack.len() > 1 => {
+                let group = stack.pop().expect("checked");
+                let depth = close_group(group, i, &mut inserts);
+                let parent = stack.last_mut().expect("checked");
+                parent.inner = parent.inner.max(depth);
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    // Unclosed groups are regress's to reject; the whole pattern closes at its end.
+    let mut depth = 0;
+    while let Some(group) = stack.pop() {
+        let mut group = group;
+        group.inner = group.inner.max(depth);
+        depth = close_group(group, bytes.len(), &mut inserts);
+    }
+    if depth > MAX_NESTING {
+        return Err(format!(
+            "it nests too deeply to compile safely ({depth} levels of groups and alternatives, at most {MAX_NESTING})"
+        ));
+    }
+    if inserts.is_empty() {
+        return Ok(Cow::Borrowed(pattern));
+    }
+    // At one offset (an empty last alternative), openings come before closings.
+    inserts.sort_by_key(|&(at, text)| (at, text == ")"));
+    let mut out = String::with_capacity(pattern.len() + inserts.len() * 3);
+    let mut copied = 0;
+    for (at, text) in inserts {
+        out.push_str(&pattern[copied..at]);
+        out.push_str(text);
+        copied = at;
+    }
+    out.push_str(&pattern[copied..]);
+    Ok(Cow::Owned(out))
+}
+
+/// Where the alternatives of the group opened at `open` start: after `(`, `(?:`, `(?=`, `(?!`,
+/// `(?<=`, `(?<!` or `(?<name>`.
+fn group_start(bytes: &[u8], open: usize) -> usize {
+    let after = open + 1;
+    if bytes.get(after) != Some(&b'?') {
+        return after;
+    }
+    match (bytes.get(after + 1), bytes.get(after + 2)) {
+        (Some(b':' | b'=' | b'!'), _) => after + 2,
+        (Some(b'<'), Some(b'=' | b'!')) => after + 3,
+        (Some(b'<'), _) => bytes[after..]
+            .iter()
+            .position(|&b| b == b'>' || b == b')')
+            .map_or(bytes.len(), |p| after + p + usize::from(bytes[after + p] == b'>')),
+        _ => after + 1,
+    }
+}
+
+/// Record the regrouping of a group whose alternatives end at `end`; its nesting depth.
+fn close_group(group: Group, end: usize, inserts: &mut Vec<(usize, &'static str)>) -> usize {
+    let n = group.bars.len() + 1;
+    let mut levels = 0u32;
+    let mut chunks = n;
+    while chunks > MAX_ALTERNATIVES {
+        chunks = chunks.div_ceil(MAX_ALTERNATIVES);
+        levels += 1;
+    }
+    let start_of = |j: usize| {
+        if j == 0 {
+            group.start
+        } else {
+            group.bars[j - 1] + 1
+        }
+    };
+    let end_of = |j: usize| if j + 1 == n { end } else { group.bars[j] };
+    for level in 1..=levels {
+        let size = MAX_ALTERNATIVES.pow(level);
+        for j in (0..n).step_by(size) {
+            inserts.push((start_of(j), "(?:"));
+            inserts.push((end_of((j + size).min(n) - 1), ")"));
+        }
+    }
+    let levels = levels as usize;
+    1 + group.inner + (levels + 1) * n.min(MAX_ALTERNATIVES) + levels
 }
 
 /// The literal run at the start of a regex that every match must contain, when that is certain: no
@@ -256,7 +414,67 @@ mod tests {
         assert!(narrow.is_match("xa-by"));
     }
 
+    /// Issue 10: 100,000 alternatives overflowed the stack in every command.
+    #[test]
+    fn a_hundred_thousand_alternatives_compile_and_match_on_a_small_stack() {
+        let alternatives: Vec<String> = (0..100_000).map(|i| format!("T{i}.x")).collect();
+        let pattern = alternatives.join("|");
+        // Test threads have 2 MiB of stack, a quarter of a main thread's.
+        let matcher = m(&pattern);
+        assert!(matcher.is_match("T0-x"));
+        assert!(matcher.is_match("__T54321yx__"));
+        assert!(matcher.is_match("T99999.x"));
+        assert!(!matcher.is_match("T100000"));
+        let grouped = m(&format!("^(?:{pattern})$"));
+        assert!(grouped.is_match("T77777.x"));
+        assert!(!grouped.is_match("T77777.xy"));
+    }
+
+    #[test]
+    fn patterns_too_deep_to_compile_are_errors_not_crashes() {
+        for pattern in [
+            format!("{}x.{}", "(?:a.|".repeat(5_000), ")".repeat(5_000)),
+            format!("{}x{}", "(".repeat(100_000), ")".repeat(100_000)),
+            format!("{}x", "(?:a|b|".repeat(100_000)),
+        ] {
+            let err = Matcher::compile(Some(&pattern), true).unwrap_err();
+            assert!(!err.message.is_empty());
+        }
+    }
+
+    #[test]
+    fn regrouping_keeps_escapes_classes_and_group_openers() {
+        let many = |body: &str| vec![body; 40].join("|");
+        for (pattern, query, expected) in [
+            (format!("(?<n>{})\\k<n>", many("a")), "aa", true),
+            (format!("[|(]{}", many("\\|")), "(|", true),
+            (format!("(?<=x)(?:{}|y)", many("z")), "xy", true),
+            (format!("(?!{})q", many("q")), "q", false),
+            (format!("({})", many("")), "", true),
+        ] {
+            let direct = regress::Regex::new(&pattern).unwrap();
+            let regrouped = regroup(&pattern).unwrap();
+            assert_ne!(regrouped, pattern, "regrouped");
+            let program = regress::Regex::new(&regrouped).unwrap();
+            assert_eq!(direct.find(query).is_some(), expected, "{pattern}");
+            assert_eq!(program.find(query).is_some(), expected, "{regrouped}");
+        }
+    }
+
     proptest! {
+        /// Regrouping never changes what a pattern matches, nor its captures.
+        #[test]
+        fn regrouping_is_invisible(alternatives in proptest::collection::vec("[ab]{0,2}(\\(a\\)|\\[b|\\]|b\\?)?", 30..120), q in "[ab|]{0,6}") {
+            let pattern = alternatives.join("|");
+            let Ok(direct) = regress::Regex::new(&pattern) else { return Ok(()) };
+            let regrouped = regroup(&pattern).unwrap();
+            let program = regress::Regex::new(&regrouped).unwrap();
+            let a = direct.find(&q).map(|m| (m.range(), m.groups().collect::<Vec<_>>()));
+            let b = program.find(&q).map(|m| (m.range(), m.groups().collect::<Vec<_>>()));
+            prop_assert_eq!(a, b);
+        }
+
+
         #[test]
         fn exact_names_match_themselves_and_nothing_else(name in "[A-Za-z][A-Za-z0-9_]{0,12}", other in "[A-Za-z][A-Za-z0-9_]{0,12}") {
             let matcher = m(&name);
