@@ -355,7 +355,7 @@ impl Engine {
 /// One line for each hook that gave no answer. They fail open, and these lines are what the user
 /// sees of it.
 fn report_warnings(report: &EventReport) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out = report.warnings.clone();
     for h in &report.hooks {
         let who = format!(
             "{} hook `{}` ({}:{})",

@@ -137,6 +137,9 @@ pub struct EventReport {
     pub hooks: Vec<HookReport>,
     /// Hooks passed over, with why.
     pub skipped: Vec<(HookSummary, SkipReason)>,
+    /// Problems of the dispatch itself, not of one hook (for the log): e.g. a payload value that
+    /// could not be given to hooks as an environment variable.
+    pub warnings: Vec<String>,
 }
 
 /// Dispatch `payload` to the hooks of `set` it reaches. Blocks the calling thread until every hook
@@ -166,6 +169,7 @@ pub fn dispatch_selection(
             decision: EventDecision::default(),
             hooks: Vec::new(),
             skipped,
+            warnings: Vec::new(),
         };
     }
     let stdin: Arc<[u8]> = Arc::from(payload.to_stdin_bytes());
@@ -173,7 +177,19 @@ pub fn dispatch_selection(
         .cwd
         .clone()
         .or_else(|| payload.cwd().map(PathBuf::from).filter(|p| p.is_dir()));
-    let session_id = payload.session_id().map(str::to_string);
+    let mut warnings = Vec::new();
+    let session_id = payload
+        .session_id()
+        .filter(|id| match unusable_in_environment(id) {
+            Some(why) => {
+                warnings.push(format!(
+                    "the payload's session_id {why}: hooks get no AMPLIFIER_SESSION_ID or CLAUDE_CODE_SESSION_ID (it is still in their stdin)"
+                ));
+                false
+            }
+            None => true,
+        })
+        .map(str::to_string);
 
     let output_cap = options.output_cap_for(selection.hooks.len());
     // Specs to run, each with the index of its hook in the selection.
@@ -290,6 +306,26 @@ pub fn dispatch_selection(
         decision,
         hooks,
         skipped,
+        warnings,
+    }
+}
+
+/// Longest value given to a hook as an environment variable taken from the payload. The kernel
+/// refuses to start a program with any one string past 128 KiB (`MAX_ARG_STRLEN`), so one
+/// oversized value would keep every hook from starting; session ids are UUIDs.
+const MAX_ENV_VALUE_FROM_PAYLOAD: usize = 4096;
+
+/// Why `value` cannot be an environment variable's value, if it cannot.
+fn unusable_in_environment(value: &str) -> Option<String> {
+    if value.contains('\0') {
+        Some("contains a NUL byte".into())
+    } else if value.len() > MAX_ENV_VALUE_FROM_PAYLOAD {
+        Some(format!(
+            "is {} bytes long (more than {MAX_ENV_VALUE_FROM_PAYLOAD})",
+            value.len()
+        ))
+    } else {
+        None
     }
 }
 
@@ -435,6 +471,7 @@ impl EventReport {
             "match_query": self.match_query,
             "hooks": hooks,
             "skipped": skipped,
+            "warnings": self.warnings,
         })
     }
 }

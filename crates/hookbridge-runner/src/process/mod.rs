@@ -268,6 +268,24 @@ pub enum Flow {
     StopTheRest,
 }
 
+/// Raises this process's soft limit on open files to its hard limit, so that an event with many
+/// hooks is not refused descriptors a shell's default `ulimit -n` (often 256 or 1024) would
+/// deny. For a process that lives for one event (`hookbridge run`); a library host decides for
+/// itself. Returns the soft limit in force afterwards. Whatever the limit, [`run_all`] starts no
+/// more processes at once than it allows.
+#[cfg(unix)]
+pub fn raise_open_file_limit() -> Option<u64> {
+    use nix::sys::resource::{getrlimit, setrlimit, Resource};
+    let (soft, hard) = getrlimit(Resource::RLIMIT_NOFILE).ok()?;
+    if soft >= hard {
+        return Some(soft);
+    }
+    match setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
+        Ok(()) => Some(hard),
+        Err(_) => Some(soft),
+    }
+}
+
 /// Runs one hook process to completion on the calling thread. See the module documentation for
 /// the phases.
 #[cfg(unix)]

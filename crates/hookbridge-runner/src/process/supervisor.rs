@@ -10,6 +10,7 @@
 use std::fs::File;
 use std::io::{self, ErrorKind};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -67,32 +68,50 @@ pub(super) fn run_all(
     cancel: Option<&Canceller>,
     mut on_finish: impl FnMut(usize, ProcessOutcome) -> Flow,
 ) {
-    let mut children: Vec<Supervised> = Vec::with_capacity(specs.len());
+    let slots = concurrent_process_limit();
+    let mut waiting: VecDeque<(usize, ProcessSpec)> = specs.into_iter().enumerate().collect();
+    let mut children: Vec<Supervised> = Vec::with_capacity(waiting.len().min(slots));
     let mut stop = false;
-    for (index, spec) in specs.into_iter().enumerate() {
-        match Supervised::spawn(index, spec) {
-            Ok(child) => children.push(child),
-            Err(outcome) => {
-                stop |= on_finish(index, *outcome) == Flow::StopTheRest;
-                if stop {
+    let mut buffer: Vec<u8> = Vec::with_capacity(CHUNK);
+    loop {
+        // Start what the slots allow. A spawn that fails for want of descriptors while others run
+        // waits for one of them to finish: a hook waiting for a slot is not a failed hook.
+        while !stop && children.len() < slots {
+            let Some((index, spec)) = waiting.pop_front() else {
+                break;
+            };
+            let started = Instant::now();
+            match Supervised::spawn(index, spec, started) {
+                Ok(child) => children.push(child),
+                Err((spec, err)) if out_of_descriptors(&err) && !children.is_empty() => {
+                    waiting.push_front((index, spec));
                     break;
+                }
+                Err((spec, err)) => {
+                    let outcome = spawn_failed(&spec, &err, started);
+                    stop |= on_finish(index, outcome) == Flow::StopTheRest;
                 }
             }
         }
-    }
-    let mut buffer: Vec<u8> = Vec::with_capacity(CHUNK);
-    while !stop && !children.is_empty() {
+        if stop || (children.is_empty() && waiting.is_empty()) {
+            break;
+        }
+        if children.is_empty() {
+            continue;
+        }
         let now = Instant::now();
         for child in children.iter_mut() {
             child.advance(now);
         }
         // Finished children leave in completion order (in spawn order when several finish on the
         // same wake-up).
+        let mut finished_any = false;
         let mut i = 0;
         while i < children.len() {
             if children[i].phase == Phase::Done {
                 let child = children.remove(i);
                 let (index, outcome) = child.into_outcome();
+                finished_any = true;
                 stop |= on_finish(index, outcome) == Flow::StopTheRest;
                 if stop {
                     break;
@@ -101,15 +120,50 @@ pub(super) fn run_all(
                 i += 1;
             }
         }
-        if stop || children.is_empty() {
+        if stop {
             break;
+        }
+        if finished_any && !waiting.is_empty() {
+            continue; // start the waiting ones first
+        }
+        if children.is_empty() {
+            continue;
         }
         if wait(&mut children, cancel, &mut buffer) == Wake::Cancelled {
             break;
         }
     }
-    // Whatever is left was stopped: dropping a supervised child kills its group.
+    // Whatever is left was stopped: dropping a supervised child kills its group. Hooks still
+    // waiting for a slot never started and get no call, like the others that were stopped.
     drop(children);
+}
+
+/// How many hook processes may run at once: each holds four descriptors of ours (three sockets
+/// and a pidfd) and briefly three more while it starts. Bounded by the open-file limit, less a
+/// reserve for everything else this process has open.
+fn concurrent_process_limit() -> usize {
+    let soft = match nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE) {
+        Ok((soft, _)) if soft != nix::sys::resource::RLIM_INFINITY => soft,
+        _ => u64::MAX,
+    };
+    let usable = soft.saturating_sub(64) / 8;
+    usize::try_from(usable).unwrap_or(usize::MAX).max(1)
+}
+
+fn out_of_descriptors(err: &io::Error) -> bool {
+    matches!(err.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
+}
+
+/// The outcome of a process that could not be started.
+fn spawn_failed(spec: &ProcessSpec, err: &io::Error, started: Instant) -> ProcessOutcome {
+    ProcessOutcome {
+        status: ProcessStatus::SpawnFailed(SpawnFailure::new(spec, err)),
+        stdout: CapturedOutput::default(),
+        stderr: CapturedOutput::default(),
+        leaked: false,
+        stdin_unread: !spec.stdin.is_empty(),
+        duration: started.elapsed(),
+    }
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -241,22 +295,16 @@ struct Supervised {
 }
 
 impl Supervised {
-    /// Starts `spec`'s process and writes what of the payload the pipe takes at once. A process
-    /// that cannot be started is returned as its outcome.
-    fn spawn(index: usize, spec: ProcessSpec) -> Result<Supervised, Box<ProcessOutcome>> {
-        let started = Instant::now();
+    /// Starts `spec`'s process and writes what of the payload the socket takes at once. A process
+    /// that cannot be started gives its spec back with the error.
+    fn spawn(
+        index: usize,
+        spec: ProcessSpec,
+        started: Instant,
+    ) -> Result<Supervised, (ProcessSpec, io::Error)> {
         let child = match spawn::spawn(&spec) {
             Ok(child) => child,
-            Err(err) => {
-                return Err(Box::new(ProcessOutcome {
-                    status: ProcessStatus::SpawnFailed(SpawnFailure::new(&spec, &err)),
-                    stdout: CapturedOutput::default(),
-                    stderr: CapturedOutput::default(),
-                    leaked: false,
-                    stdin_unread: !spec.stdin.is_empty(),
-                    duration: started.elapsed(),
-                }))
-            }
+            Err(err) => return Err((spec, err)),
         };
         let group = ProcessGroup::led_by(child.pid);
         let pidfd = pidfd_of(child.pid);
