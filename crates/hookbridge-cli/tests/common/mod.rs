@@ -185,3 +185,4 @@ pub fn hookbridge_run(event: &str, project: &Path, home: &Path, log: &Path, form
 pub mod claude_view;
 pub mod golden;
 pub mod normalize;
+pub mod project;
