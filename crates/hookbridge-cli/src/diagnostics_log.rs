@@ -2,13 +2,24 @@
 //! agent host.
 //!
 //! Location: `$HOOKBRIDGE_LOG` if set, else `~/.amplifier/hookbridge/diagnostics.log`. One line per
-//! problem, prefixed with a UTC timestamp and the event. The file is rotated to `.1` past 10 MiB.
-//! Writing it must never fail the run: a log that cannot be written is ignored.
+//! problem, prefixed with a UTC timestamp and the event. The file is rotated to `<log>.1` past
+//! 10 MiB.
+//!
+//! The log must never fail or delay the run: every error is ignored, and nothing here waits. The
+//! file is opened with `O_NONBLOCK` (a FIFO nobody reads fails at once instead of blocking the
+//! answer; a reader's full pipe drops the lines), and rotation takes its lock without waiting.
+//! Rotation is the one step that concurrent runs can race on — two that see the same full file
+//! both rename, and the second renames the first one's fresh log over the rotated one — so it
+//! happens under an exclusive `flock` of the file being rotated, and only if the path still names
+//! that file once the lock is held (see [`rotate`]).
 
-use std::fs::{self, OpenOptions};
-use std::io::Write;
-use std::path::PathBuf;
+use std::fs::{self, File, Metadata, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
+
+use rustix::fs::{FlockOperation, OFlags};
 
 const ROTATE_AT: u64 = 10 * 1024 * 1024;
 
@@ -31,15 +42,10 @@ pub fn append(context: &str, lines: &[String]) {
         return;
     }
     let Some(path) = path() else { return };
-    if let Some(parent) = path.parent() {
-        let _ = fs::create_dir_all(parent);
-    }
-    if fs::metadata(&path).map(|m| m.len() > ROTATE_AT).unwrap_or(false) {
-        let _ = fs::rename(&path, path.with_extension("log.1"));
-    }
-    let Ok(mut file) = OpenOptions::new().create(true).append(true).open(&path) else {
-        return;
-    };
+    let _ = write(&path, render(context, lines).as_bytes());
+}
+
+fn render(context: &str, lines: &[String]) -> String {
     let stamp = timestamp();
     let mut text = String::new();
     for line in lines {
@@ -52,18 +58,92 @@ pub fn append(context: &str, lines: &[String]) {
             text.push('\n');
         }
     }
-    let _ = file.write_all(text.as_bytes());
+    text
 }
 
-/// Write to the controlling terminal, if there is one (never to stdout/stderr, which the host reads).
+fn write(path: &Path, text: &[u8]) -> io::Result<()> {
+    let mut file = open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        // A FIFO somebody reads, a terminal, /dev/null: one write that does not wait.
+        return file.write(text).map(drop);
+    }
+    if meta.len() > ROTATE_AT {
+        file = rotate(path, file, &meta)?;
+    }
+    // One `write` with O_APPEND: lines of concurrent runs do not interleave.
+    file.write_all(text)
+}
+
+/// Open for appending without ever blocking, creating the log's folder if needed.
+fn open(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options
+        .create(true)
+        .append(true)
+        .custom_flags(OFlags::NONBLOCK.bits() as i32);
+    match options.open(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            if let Some(parent) = path.parent() {
+                fs::create_dir_all(parent)?;
+            }
+            options.open(path)
+        }
+        other => other,
+    }
+}
+
+/// Rotate the full log `file` (opened from `path`, `meta` its metadata) to `<path>.1` and return
+/// the file to append to.
+///
+/// The lock is taken without waiting: a run that does not get it appends to the old file, which
+/// the holder is renaming (its lines land in `.1`, not lost). Once locked, the path must still name
+/// the file we opened: if it does not, another run rotated it between our open and our lock, and
+/// we append to the fresh log instead of rotating that one over the rotated file.
+fn rotate(path: &Path, file: File, meta: &Metadata) -> io::Result<File> {
+    #[cfg(debug_assertions)]
+    test_stall();
+    if rustix::fs::flock(&file, FlockOperation::NonBlockingLockExclusive).is_err() {
+        return Ok(file);
+    }
+    let still_ours = fs::metadata(path).is_ok_and(|m| m.dev() == meta.dev() && m.ino() == meta.ino());
+    if still_ours {
+        let mut rotated = path.as_os_str().to_owned();
+        rotated.push(".1");
+        if fs::rename(path, &rotated).is_err() {
+            return Ok(file);
+        }
+    }
+    // `file`, and with it the lock, is released once the fresh log is open.
+    open(path)
+}
+
+/// Test hook (debug builds only): the rotation race needs a stall between the size check and the
+/// rename. With `HOOKBRIDGE_TEST_ROTATION_STALL` naming a FIFO, a rotating run opens it for reading,
+/// which waits until the test opens the writing end, and reads until the test closes it
+/// (tests/cli_failsafe.rs, `concurrent_rotation_loses_nothing`).
+#[cfg(debug_assertions)]
+fn test_stall() {
+    if let Some(fifo) = std::env::var_os("HOOKBRIDGE_TEST_ROTATION_STALL") {
+        if let Ok(mut f) = File::open(fifo) {
+            let _ = io::copy(&mut f, &mut io::sink());
+        }
+    }
+}
+
+/// Write to the controlling terminal, if there is one (never to stdout/stderr, which the host
+/// reads), without waiting on a stopped terminal.
 pub fn to_terminal(lines: &[String]) {
     if lines.is_empty() {
         return;
     }
-    if let Ok(mut tty) = OpenOptions::new().write(true).open("/dev/tty") {
-        for line in lines {
-            let _ = writeln!(tty, "hookbridge: {line}");
-        }
+    let tty = OpenOptions::new()
+        .write(true)
+        .custom_flags(OFlags::NONBLOCK.bits() as i32)
+        .open("/dev/tty");
+    if let Ok(mut tty) = tty {
+        let text: String = lines.iter().map(|l| format!("hookbridge: {l}\n")).collect();
+        let _ = tty.write(text.as_bytes());
     }
 }
 
