@@ -1,12 +1,17 @@
 //! `hookbridge list` and `hookbridge validate`: what is configured, and what is wrong with it.
+//!
+//! Output goes through `writeln!` on a locked, buffered stdout, never `println!`: a reader that
+//! leaves early (`hookbridge list | head -1`) makes the write fail with a broken pipe, which `main`
+//! turns into a quiet exit instead of a panic.
 
+use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 use clap::Args;
 use hookbridge_core::config::{discover, HookKind};
 use hookbridge_core::diagnostics::Severity;
 
-use crate::ProjectArgs;
+use crate::{say, ProjectArgs};
 
 #[derive(Args, Debug)]
 pub struct ListArgs {
@@ -23,8 +28,18 @@ pub struct ValidateArgs {
     project: ProjectArgs,
 }
 
+/// Discover the hooks `args` name; warnings about where the project came from go to stderr.
+fn load(args: &ProjectArgs) -> anyhow::Result<hookbridge_core::config::HookSet> {
+    let project = args.resolve()?;
+    for warning in &project.warnings {
+        say(format_args!("warning: {warning}"));
+    }
+    Ok(discover(&args.discovery(&project.dir)))
+}
+
 pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
-    let set = discover(&args.project.discovery()?);
+    let set = load(&args.project)?;
+    let mut out = BufWriter::new(std::io::stdout().lock());
     if args.json {
         let hooks: Vec<_> = set
             .hooks()
@@ -47,21 +62,26 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
             })
             .collect();
         let diagnostics: Vec<_> = set.diagnostics.iter().map(ToString::to_string).collect();
-        let out = serde_json::json!({
+        let json = serde_json::json!({
             "hooks": hooks,
             "disabled_by": set.disabled_by,
             "diagnostics": diagnostics,
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
+        out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(by) = &set.disabled_by {
-        println!("ALL HOOKS DISABLED by {} (disableAllHooks: true)\n", by.display());
+        writeln!(
+            out,
+            "ALL HOOKS DISABLED by {} (disableAllHooks: true)\n",
+            by.display()
+        )?;
     }
     let mut current = None;
     for (event, group, hook) in set.hooks() {
         if current != Some(event) {
-            println!("{event}");
+            writeln!(out, "{event}")?;
             current = Some(event);
         }
         let matcher = group
@@ -95,7 +115,8 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
         } else {
             format!("  [{}]", notes.join(", "))
         };
-        println!(
+        writeln!(
+            out,
             "  {matcher:<16} {:<8} {}{notes}\n  {:<16} {:<8} ↳ {}:{}:{} ({})",
             hook.kind.type_name(),
             hook.kind.label(),
@@ -105,34 +126,38 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
             hook.position.line,
             hook.position.column,
             hook.source.scope.as_str()
-        );
+        )?;
     }
     if set.hooks().next().is_none() {
-        println!("no hooks found");
+        writeln!(out, "no hooks found")?;
     }
     if !set.diagnostics.is_empty() {
-        println!("\nproblems:");
+        writeln!(out, "\nproblems:")?;
         for d in &set.diagnostics {
-            println!("  {d}");
+            writeln!(out, "  {d}")?;
         }
     }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
-    let set = discover(&args.project.discovery()?);
+    let set = load(&args.project)?;
+    // Problems go to stderr; one that cannot be written is not a reason to fail differently.
+    let mut err = BufWriter::new(std::io::stderr().lock());
     let mut errors = set
         .diagnostics
         .iter()
         .filter(|d| d.severity == Severity::Error)
         .count();
     for d in &set.diagnostics {
-        eprintln!("{d}");
+        let _ = writeln!(err, "{d}");
     }
     for (event, _, hook) in set.hooks() {
         if !matches!(hook.kind, HookKind::Command(_)) {
             errors += 1;
-            eprintln!(
+            let _ = writeln!(
+                err,
                 "{}:{}:{}: error: `{}`: {event} `{}` hooks are not supported by this version of hookbridge; it will be skipped",
                 hook.source.path.display(),
                 hook.position.line,
@@ -142,9 +167,13 @@ pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
+    let _ = err.flush();
+    drop(err);
     let files = set.sources.len();
     let hooks = set.hooks().count();
-    println!(
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
         "{files} file(s), {hooks} hook(s), {errors} error(s), {} warning(s)",
         set.diagnostics.len()
             - set
@@ -152,7 +181,13 @@ pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
                 .iter()
                 .filter(|d| d.severity == Severity::Error)
                 .count()
-    );
+    )
+    .and_then(|()| out.flush())
+    .or_else(|e| match e.kind() {
+        // The reader left: the exit code still says whether the hooks are usable.
+        std::io::ErrorKind::BrokenPipe => Ok(()),
+        _ => Err(e),
+    })?;
     Ok(if errors == 0 {
         ExitCode::SUCCESS
     } else {

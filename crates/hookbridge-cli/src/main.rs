@@ -5,18 +5,43 @@
 //! with 64 (never 2, which Claude Code would take as a block), internal failures exit 1 (a
 //! non-blocking error: the agent carries on, as it does when a hook fails), and diagnostics never go
 //! to stdout or stderr — they go to the diagnostics log and, with `--verbose`, to the terminal.
+//!
+//! Nothing may reach the host as a crash. The release build aborts on panic (`panic = "abort"`), so
+//! unwinding cannot be caught; instead a panic hook, installed first thing, logs the panic and exits
+//! 1 — the documented internal error — in every build profile alike, before the abort could happen.
 
 mod diagnostics_log;
 mod inspect;
 mod run;
 
-use std::path::PathBuf;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
 /// Exit code for a command line hookbridge cannot understand (BSD `EX_USAGE`).
 pub const EXIT_USAGE: u8 = 64;
+/// Exit code for an internal error, a panic included: a non-blocking error to Claude Code.
+pub const EXIT_INTERNAL: u8 = 1;
+
+/// A command line (or path in it) that cannot be used: exits [`EXIT_USAGE`] with the message.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// Write a line to stderr, ignoring failure: stderr that cannot be written (`2>/dev/full`, a closed
+/// pipe) must not turn a message into a panic, which `eprintln!` would.
+pub fn say(line: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stderr().lock(), "hookbridge: {line}");
+}
 
 #[derive(Parser, Debug)]
 #[command(
@@ -70,6 +95,7 @@ struct RunCli {
 }
 
 fn main() -> ExitCode {
+    install_panic_hook();
     let mut argv = std::env::args_os();
     let program = argv.next().unwrap_or_else(|| "hookbridge".into());
     let rest: Vec<std::ffi::OsString> = argv.collect();
@@ -95,43 +121,142 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    let result = match command {
-        Command::Run(args) => run::run(args),
-        Command::List(args) => inspect::list(args),
-        Command::Validate(args) => inspect::validate(args),
-    };
-    match result {
-        Ok(code) => code,
-        Err(err) => {
-            eprintln!("hookbridge: {err:#}");
-            ExitCode::from(1)
+    match command {
+        Command::Run(args) => {
+            // Many hooks on one event must not be refused descriptors by a low `ulimit -n`.
+            hookbridge_runner::process::raise_open_file_limit();
+            run::run(args)
         }
+        .unwrap_or_else(|err| {
+            // The host sees exit 64 or 1 and (if it can be written) one line on stderr; the log
+            // keeps the line whatever happens to stderr.
+            diagnostics_log::append("run", &[format!("{err:#}")]);
+            failure(&err)
+        }),
+        Command::List(args) => inspect::list(args).unwrap_or_else(|err| quiet_on_broken_pipe(&err)),
+        Command::Validate(args) => inspect::validate(args).unwrap_or_else(|err| quiet_on_broken_pipe(&err)),
     }
 }
 
+/// The exit code of a failed command, its message on stderr.
+fn failure(err: &anyhow::Error) -> ExitCode {
+    say(format_args!("{err:#}"));
+    if err.downcast_ref::<UsageError>().is_some() {
+        ExitCode::from(EXIT_USAGE)
+    } else {
+        ExitCode::from(EXIT_INTERNAL)
+    }
+}
+
+/// `hookbridge list | head -1`: the reader left, so there is nobody to tell; end quietly, as
+/// `cat` or ripgrep do.
+fn quiet_on_broken_pipe(err: &anyhow::Error) -> ExitCode {
+    let broken_pipe = err
+        .chain()
+        .filter_map(|e| e.downcast_ref::<std::io::Error>())
+        .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe);
+    if broken_pipe {
+        ExitCode::SUCCESS
+    } else {
+        failure(err)
+    }
+}
+
+/// Log a panic and exit [`EXIT_INTERNAL`] from the hook itself, before the release profile's abort
+/// (exit 134) or the unwinding of a debug build (exit 101) could reach the host.
+fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let message = info
+            .payload()
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| info.payload().downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("(no message)");
+        let place = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let command: Vec<String> = std::env::args_os()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        diagnostics_log::append(
+            "hookbridge",
+            &[format!(
+                "internal error (panic{place}) in `{}`: {message}",
+                command.join(" ")
+            )],
+        );
+        say(format_args!("internal error (panic{place}): {message}"));
+        std::process::exit(i32::from(EXIT_INTERNAL));
+    }));
+}
+
+/// The project directory as resolved for one command, absolute.
+pub struct Project {
+    pub dir: PathBuf,
+    /// Problems with where it came from that do not stop the command (an environment variable
+    /// naming a folder that does not exist).
+    pub warnings: Vec<String>,
+}
+
 impl ProjectArgs {
-    /// The project directory, resolved as documented.
-    pub fn project_dir(&self) -> anyhow::Result<PathBuf> {
+    /// The project directory, resolved as documented and made absolute: hooks run in the payload's
+    /// `cwd`, so a relative path handed to them (`CLAUDE_PROJECT_DIR`, `${CLAUDE_PLUGIN_ROOT}`, …)
+    /// would name another folder there. An explicit `--project-dir` that is not a directory is a
+    /// [`UsageError`]; one from the environment is a warning (the user's hooks still run).
+    pub fn resolve(&self) -> anyhow::Result<Project> {
         if let Some(dir) = &self.project_dir {
-            return Ok(dir.clone());
+            let usage = |why: &str| UsageError(format!("--project-dir {}: {why}", dir.display()));
+            let abs = std::path::absolute(dir).map_err(|e| usage(&e.to_string()))?;
+            if let Some(why) = not_a_directory(&abs) {
+                return Err(usage(&why).into());
+            }
+            return Ok(Project {
+                dir: abs,
+                warnings: Vec::new(),
+            });
         }
         for var in ["AMPLIFIER_PROJECT_DIR", "CLAUDE_PROJECT_DIR"] {
             if let Some(dir) = std::env::var_os(var).filter(|v| !v.is_empty()) {
-                return Ok(PathBuf::from(dir));
+                let abs = std::path::absolute(&dir)?;
+                let warnings = not_a_directory(&abs)
+                    .map(|why| {
+                        format!(
+                            "{var}={} {why}; no project hooks were loaded",
+                            Path::new(&dir).display()
+                        )
+                    })
+                    .into_iter()
+                    .collect();
+                return Ok(Project { dir: abs, warnings });
             }
         }
-        Ok(std::env::current_dir()?)
+        Ok(Project {
+            dir: std::env::current_dir()?,
+            warnings: Vec::new(),
+        })
     }
 
-    pub fn discovery(&self) -> anyhow::Result<hookbridge_core::config::DiscoveryOptions> {
+    /// Where to look for hooks of `project_dir` (from [`ProjectArgs::resolve`]). A relative `HOME`
+    /// is made absolute for the same reason as the project.
+    pub fn discovery(&self, project_dir: &Path) -> hookbridge_core::config::DiscoveryOptions {
         let home = std::env::var_os("HOME")
             .filter(|h| !h.is_empty())
-            .map(PathBuf::from);
-        let mut options =
-            hookbridge_core::config::DiscoveryOptions::new(self.project_dir()?, home.as_deref());
+            .and_then(|h| std::path::absolute(h).ok());
+        let mut options = hookbridge_core::config::DiscoveryOptions::new(project_dir, home.as_deref());
         options.include_user = !self.no_user_hooks;
         options.include_project = !self.no_project_hooks;
-        Ok(options)
+        options
+    }
+}
+
+/// Why `dir` cannot be a project directory, if it cannot (one `stat`).
+fn not_a_directory(dir: &Path) -> Option<String> {
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => None,
+        Ok(_) => Some("is not a directory".into()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some("does not exist".into()),
+        Err(e) => Some(format!("cannot be read: {e}")),
     }
 }
 
@@ -179,6 +304,12 @@ mod tests {
             &["--event", "X", "--default-timeout", "abc"],
             &["--event", "X", "--default-timeout", "-1"],
             &["--event", "X", "--max-timeout=inf"],
+            &["--event", "X", "--max-timeout", "inf"],
+            &["--event", "X", "--max-timeout", "1e20"],
+            &["--event", "X", "--default-timeout", "nan"],
+            &["--event", "X", "--default-timeout", "0"],
+            &["--event", "X", "--default-timeout=-5"],
+            &["--event", "X", "--default-timeout", "0.001"],
             &["--event", "X", "--format", "Claude"],
             &["--event", "X", "--format=report", "--format", "claude"],
             &["--event", "X", "--"],

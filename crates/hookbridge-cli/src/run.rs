@@ -10,9 +10,10 @@ use clap::{Args, ValueEnum};
 use hookbridge_core::config::discover;
 use hookbridge_core::decision::{render_claude, ClaudeAnswer, RunStatus};
 use hookbridge_core::event::{EventName, EventPayload};
+use hookbridge_core::timeout::parse_timeout;
 use hookbridge_runner::{dispatch_selection, AsyncHooks, DispatchOptions, EventReport};
 
-use crate::{diagnostics_log, ProjectArgs, EXIT_USAGE};
+use crate::{diagnostics_log, say, ProjectArgs, UsageError};
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
@@ -27,38 +28,32 @@ pub struct RunArgs {
     /// Also show problems on the terminal (never on stdout/stderr, which the host reads).
     #[arg(long, short)]
     verbose: bool,
-    /// Timeout in seconds for hooks that set none (default: Claude Code's, 600 s; 30 s for
-    /// UserPromptSubmit).
-    #[arg(long, value_name = "SECONDS", env = "HOOKBRIDGE_DEFAULT_TIMEOUT")]
-    default_timeout: Option<f64>,
-    /// No hook runs longer than this many seconds.
-    #[arg(long, value_name = "SECONDS", env = "HOOKBRIDGE_MAX_TIMEOUT")]
-    max_timeout: Option<f64>,
+    /// Timeout in seconds for hooks that set none (default: $HOOKBRIDGE_DEFAULT_TIMEOUT, else
+    /// Claude Code's: 600 s; 30 s for UserPromptSubmit). Positive; capped at 24.8 days.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
+    default_timeout: Option<Duration>,
+    /// No hook runs longer than this many seconds (default: $HOOKBRIDGE_MAX_TIMEOUT, else 24.8 days).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
+    max_timeout: Option<Duration>,
 }
 
 impl RunArgs {
     /// `run`'s arguments read without clap, for the plain command lines a host registers
     /// (`--event X --project-dir D`, …). `run` starts once per agent event and clap's cold start is
     /// a measurable share of a hook's latency (docs/benchmarks.md). Anything else — help, a
-    /// repeated or unknown option, an empty value or one that looks like an option, an invalid value, the
-    /// `HOOKBRIDGE_*_TIMEOUT` variables — returns `None` and is left to clap, which stays the one
-    /// definition of what `run` accepts and how its errors read (a test holds the two together).
+    /// repeated or unknown option, an empty value or one that looks like an option, an invalid
+    /// value — returns `None` and is left to clap, which stays the one definition of what `run`
+    /// accepts and how its errors read (a test holds the two together).
     pub fn parse_fast(args: impl IntoIterator<Item = std::ffi::OsString>) -> Option<RunArgs> {
         use lexopt::prelude::*;
-        if ["HOOKBRIDGE_DEFAULT_TIMEOUT", "HOOKBRIDGE_MAX_TIMEOUT"]
-            .iter()
-            .any(|v| std::env::var_os(v).is_some())
-        {
-            return None;
-        }
         fn value(parser: &mut lexopt::Parser) -> Option<std::ffi::OsString> {
             parser
                 .value()
                 .ok()
                 .filter(|v| !v.is_empty() && !v.as_encoded_bytes().starts_with(b"-"))
         }
-        fn seconds(parser: &mut lexopt::Parser) -> Option<f64> {
-            value(parser)?.to_str()?.parse().ok()
+        fn seconds(parser: &mut lexopt::Parser) -> Option<Duration> {
+            parse_timeout(value(parser)?.to_str()?).ok()
         }
         let mut parser = lexopt::Parser::from_args(args);
         let (mut event, mut project_dir, mut format) = (None, None, None);
@@ -114,32 +109,34 @@ enum Format {
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let event = match EventName::parse(&args.event) {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("hookbridge: {e}");
-            return Ok(ExitCode::from(EXIT_USAGE));
-        }
-    };
-    let context = format!("run {event}");
+    let flag_event = EventName::parse(&args.event).map_err(|e| {
+        let hint = did_you_mean(&args.event)
+            .map(|k| format!("; did you mean `{k}`?"))
+            .unwrap_or_default();
+        UsageError(format!("{e}{hint}"))
+    })?;
+    let project = args.project.resolve()?;
+    let mut problems = project.warnings;
     let mut input = Vec::new();
     std::io::stdin()
         .read_to_end(&mut input)
         .context("reading the event payload from stdin")?;
+    let event = choose_event(flag_event, declared_event(&input), &mut problems);
     let mut payload = match EventPayload::parse(event.clone(), &input) {
         Ok(p) => p,
         Err(e) => {
             // Not our answer to give: a non-blocking error, reported like any failed hook.
-            let line = format!("payload refused, no hook ran: {e}");
-            diagnostics_log::append(&context, std::slice::from_ref(&line));
+            problems.push(format!("payload refused, no hook ran: {e}"));
+            diagnostics_log::append(&format!("run {event}"), &problems);
             if args.verbose {
-                diagnostics_log::to_terminal(std::slice::from_ref(&line));
+                diagnostics_log::to_terminal(&problems);
             }
-            eprintln!("hookbridge: {e}");
-            return Ok(ExitCode::from(1));
+            say(format_args!("{e}"));
+            return Ok(ExitCode::from(crate::EXIT_INTERNAL));
         }
     };
-    let project_dir = args.project.project_dir()?;
+    let context = format!("run {}", payload.event());
+    let project_dir = project.dir;
     if payload.cwd().is_none() {
         if let Ok(cwd) = std::env::current_dir() {
             payload.set(
@@ -150,16 +147,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     // Never dropped: the process exits right after answering, and freeing every loaded hook one
     // by one (thousands with many plugins) would only delay the answer the agent is waiting for.
-    let set = std::mem::ManuallyDrop::new(discover(&args.project.discovery()?));
-    let mut problems: Vec<String> = set.diagnostics.iter().map(ToString::to_string).collect();
+    let set = std::mem::ManuallyDrop::new(discover(&args.project.discovery(&project_dir)));
+    problems.extend(set.diagnostics.iter().map(ToString::to_string));
 
     let mut options = DispatchOptions::new(&project_dir);
-    options.default_timeout = seconds(args.default_timeout, "--default-timeout")?;
-    options.max_timeout = seconds(args.max_timeout, "--max-timeout")?;
+    options.default_timeout =
+        timeout_setting(args.default_timeout, "HOOKBRIDGE_DEFAULT_TIMEOUT", &mut problems);
+    options.max_timeout = timeout_setting(args.max_timeout, "HOOKBRIDGE_MAX_TIMEOUT", &mut problems);
     options.env_file = ["AMPLIFIER_ENV_FILE", "CLAUDE_ENV_FILE"]
         .iter()
         .find_map(|v| std::env::var_os(v).filter(|p| !p.is_empty()))
-        .map(PathBuf::from);
+        .map(|p| std::path::absolute(&p).unwrap_or_else(|_| PathBuf::from(p)));
 
     // Claude Code backgrounds a hook whose first stdout line is `{"async": true}` and hands its later
     // JSON to the model on a later request (measured, cases 81 and 190–191). When every hook this
@@ -178,11 +176,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     options.async_hooks = AsyncHooks::ForkedSupervisor;
     if all_async {
         options.async_hooks = AsyncHooks::Await;
-        let mut out = std::io::stdout().lock();
-        out.write_all(b"{\"async\": true}\n")?;
-        out.flush()?;
+        write_channel(std::io::stdout(), b"{\"async\": true}\n", "stdout", &mut problems);
     }
     let report = dispatch_selection(selection, &payload, &options);
+    // Test hook (debug builds only): a panic after the hooks ran (tests/cli_failsafe.rs).
+    #[cfg(debug_assertions)]
+    if std::env::var_os("HOOKBRIDGE_TEST_PANIC").is_some() {
+        panic!("HOOKBRIDGE_TEST_PANIC is set");
+    }
     problems.extend(report_problems(&report));
     diagnostics_log::append(&context, &problems);
     if args.verbose {
@@ -191,8 +192,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 
     if all_async {
         let answer = async_answer(&report);
-        diagnostics_log::append(&context, &problems_after_async(&report));
-        print_answer(&answer)?;
+        let mut lines = problems_after_async(&report);
+        print_answer(&answer, &mut lines);
+        diagnostics_log::append(&context, &lines);
         return Ok(ExitCode::SUCCESS);
     }
     let answer = render_claude(
@@ -203,7 +205,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     );
     match args.format {
         Format::Claude => {
-            print_answer(&answer)?;
+            let mut lost = Vec::new();
+            print_answer(&answer, &mut lost);
+            diagnostics_log::append(&context, &lost);
             Ok(ExitCode::from(exit_byte(answer.exit_code)))
         }
         Format::Report => {
@@ -218,7 +222,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 .iter()
                 .map(ToString::to_string)
                 .collect::<Vec<_>>());
-            println!("{}", serde_json::to_string_pretty(&json)?);
+            print_json(&serde_json::to_string_pretty(&json)?)?;
             Ok(ExitCode::SUCCESS)
         }
         Format::Amplifier => {
@@ -232,28 +236,127 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 &payload,
                 &report.decision,
             );
-            println!("{}", serde_json::to_string(&result)?);
+            print_json(&serde_json::to_string(&result)?)?;
             Ok(ExitCode::SUCCESS)
         }
     }
 }
 
-fn seconds(value: Option<f64>, flag: &str) -> anyhow::Result<Option<Duration>> {
-    match value {
-        None => Ok(None),
-        Some(s) if s.is_finite() && s > 0.0 => Ok(Some(Duration::from_secs_f64(s))),
-        Some(s) => anyhow::bail!("{flag} must be a positive number of seconds, not {s}"),
+/// A timeout from its flag, else from `var`; a bad value of the variable is a logged warning and
+/// the default (the flag's own values were checked by the parser: a bad one is a usage error).
+fn timeout_setting(flag: Option<Duration>, var: &str, problems: &mut Vec<String>) -> Option<Duration> {
+    if flag.is_some() {
+        return flag;
+    }
+    let raw = std::env::var_os(var).filter(|v| !v.is_empty())?;
+    let parsed = raw
+        .to_str()
+        .ok_or_else(|| "not UTF-8".to_string())
+        .and_then(|text| parse_timeout(text).map_err(|e| e.to_string()));
+    match parsed {
+        Ok(timeout) => Some(timeout),
+        Err(why) => {
+            problems.push(format!(
+                "{var}=`{}` ignored: {why}; the default applies",
+                raw.to_string_lossy()
+            ));
+            None
+        }
     }
 }
 
-fn print_answer(answer: &ClaudeAnswer) -> anyhow::Result<()> {
+/// The payload's own `hook_event_name` (or `hookEventName`), read before the payload is parsed
+/// for the event it settles: one pass that skips every other value without building it. `None`
+/// if absent, not a string, or unreadable here — [`EventPayload::parse`] stays the one judge of
+/// the payload, and reports what is wrong with it.
+fn declared_event(bytes: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Declared {
+        #[serde(alias = "hookEventName")]
+        hook_event_name: Option<String>,
+    }
+    serde_json::from_slice::<Declared>(bytes).ok()?.hook_event_name
+}
+
+/// The event this run is for. The payload says what is happening: when its `hook_event_name` is an
+/// event name and disagrees with `--event`, the payload's wins, and the disagreement is logged. An
+/// unknown event stays valid (Claude Code adds events), but one that looks like a misspelt known
+/// event gets a "did you mean" in the log.
+fn choose_event(flag: EventName, declared: Option<String>, problems: &mut Vec<String>) -> EventName {
+    let event = match declared.as_deref() {
+        Some(name) if name != flag.as_str() => match EventName::parse(name) {
+            Ok(from_payload) => {
+                problems.push(format!(
+                    "--event {flag} disagrees with the payload's hook_event_name {name}; the hooks of {name} ran (the payload says what is happening)"
+                ));
+                from_payload
+            }
+            Err(_) => {
+                problems.push(format!(
+                    "the payload's hook_event_name `{name}` is not an event name; the hooks of --event {flag} ran"
+                ));
+                flag
+            }
+        },
+        _ => flag,
+    };
+    if let Some(known) = did_you_mean(event.as_str()) {
+        problems.push(format!(
+            "`{event}` is not an event Claude Code fires; its hooks ran, if any: did you mean `{known}`?"
+        ));
+    }
+    event
+}
+
+/// The known event `name` is probably a misspelling of: equal but for case, else at most two
+/// edits away. `None` for a known name.
+fn did_you_mean(name: &str) -> Option<&'static str> {
+    let known = EventName::KNOWN.iter().map(EventName::as_str);
+    if known.clone().any(|k| k == name) {
+        return None;
+    }
+    if let Some(k) = known.clone().find(|k| k.eq_ignore_ascii_case(name)) {
+        return Some(k);
+    }
+    known
+        .map(|k| (strsim::levenshtein(k, name), k))
+        .filter(|(d, _)| *d <= 2)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// Write the answer: stdout, then stderr. The exit code is the answer's whatever happens here: a
+/// channel the host closed or that cannot take it (`2>/dev/full`) loses what was meant for it, and
+/// `lost` gets a line saying so for the log.
+fn print_answer(answer: &ClaudeAnswer, lost: &mut Vec<String>) {
+    write_channel(std::io::stdout(), answer.stdout.as_bytes(), "stdout", lost);
+    write_channel(std::io::stderr(), answer.stderr.as_bytes(), "stderr", lost);
+    if !lost.is_empty() {
+        lost.push(format!(
+            "the answer's exit code {} was given all the same",
+            answer.exit_code
+        ));
+    }
+}
+
+fn write_channel(mut channel: impl Write, bytes: &[u8], name: &str, lost: &mut Vec<String>) {
+    if bytes.is_empty() {
+        return;
+    }
+    if let Err(e) = channel.write_all(bytes).and_then(|()| channel.flush()) {
+        lost.push(format!(
+            "could not write the answer to {name} ({e}); {} bytes lost",
+            bytes.len()
+        ));
+    }
+}
+
+/// `--format report`/`amplifier` output; a failure is an error of the run (exit 1, logged).
+fn print_json(text: &str) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
-    out.write_all(answer.stdout.as_bytes())?;
-    out.flush()?;
-    let mut err = std::io::stderr().lock();
-    err.write_all(answer.stderr.as_bytes())?;
-    err.flush()?;
-    Ok(())
+    writeln!(out, "{text}")
+        .and_then(|()| out.flush())
+        .context("writing the JSON answer to stdout")
 }
 
 fn exit_byte(code: i32) -> u8 {
@@ -262,7 +365,7 @@ fn exit_byte(code: i32) -> u8 {
 
 /// One line per hook that did not give a clean answer, and per skipped hook.
 fn report_problems(report: &EventReport) -> Vec<String> {
-    let mut lines = Vec::new();
+    let mut lines = report.warnings.clone();
     for h in &report.hooks {
         let who = format!(
             "{} hook `{}` ({}:{}:{})",
@@ -311,7 +414,8 @@ fn report_problems(report: &EventReport) -> Vec<String> {
 /// The command line that started hookbridge, quoted as a shell would need it (Python's
 /// `shlex.quote` rules). Claude Code names a hook by its command string; this reconstructs ours.
 fn own_command() -> String {
-    std::env::args()
+    std::env::args_os()
+        .map(|arg| arg.to_string_lossy().into_owned())
         .map(|arg| {
             let safe = !arg.is_empty()
                 && arg
