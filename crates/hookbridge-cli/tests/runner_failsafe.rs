@@ -78,3 +78,21 @@ fn two_hundred_hooks_under_a_low_open_file_limit_all_run_and_the_block_holds() {
         );
     }
 }
+
+/// Nine hooks share the event's output budget, so each one's cap is 1 MiB; the one that denies
+/// prints a 1.5 MB reason. Its answer must be read whole and the deny must hold (measured cases
+/// 192 and 193 show Claude Code reading 5 MB answers whole).
+#[test]
+fn a_deny_larger_than_its_share_of_the_output_budget_still_denies() {
+    let mut hooks: Vec<serde_json::Value> = (0..8)
+        .map(|n| json!({"type": "command", "command": format!("echo quiet-{n} > /dev/null")}))
+        .collect();
+    hooks.push(json!({"type": "command", "command":
+        "python3 -c \"import json; print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse', 'permissionDecision': 'deny', 'permissionDecisionReason': 'BIG ' + 'r' * 1500000}}))\""}));
+    let project = TestProject::pre_tool_use(json!(hooks));
+    let done = project.run("PreToolUse", &project.pre_bash());
+    assert_denied(&done);
+    let answer: serde_json::Value = serde_json::from_slice(&done.stdout).unwrap();
+    let reason = answer["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap();
+    assert_eq!(reason.len(), 1_500_004);
+}

@@ -237,6 +237,7 @@ pub fn dispatch_selection(
             stdin: stdin.clone(),
             timeout,
             output_cap,
+            stdout_spill_limit: ProcessSpec::DEFAULT_STDOUT_SPILL_LIMIT,
             kill_grace: ProcessSpec::DEFAULT_KILL_GRACE,
             leak_grace: ProcessSpec::DEFAULT_LEAK_GRACE,
         };

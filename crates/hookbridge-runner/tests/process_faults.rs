@@ -405,8 +405,40 @@ fn closing_stdout_early_is_not_the_end_of_the_run() {
 
 // ---- bounded output -----------------------------------------------------------------------------
 
+/// Set in the copy of this test binary that the flood test below starts: it runs the flood there.
+const FLOOD_CHILD: &str = "HOOKBRIDGE_TEST_FLOOD_CHILD";
+const FLOOD_PEAK: &str = "flood child VmHWM kB: ";
+
+/// 100 MB on each stream is counted but not kept, and memory stays far below one buffered stream.
+/// The peak is read in a process that runs this test alone: the test starts its own binary again,
+/// filtered to itself, and that child prints its `VmHWM`. Under plain `cargo test` every test of a
+/// binary shares one process, so this process's own peak would be the peak of all of them.
 #[test]
 fn a_100_mb_flood_on_both_streams_is_counted_but_not_kept() {
+    if std::env::var_os(FLOOD_CHILD).is_some() {
+        flood_100_mb_and_print_peak();
+        return;
+    }
+    let name = "a_100_mb_flood_on_both_streams_is_counted_but_not_kept";
+    let child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .env(FLOOD_CHILD, "1")
+        .output()
+        .expect("starting this test binary again");
+    let stdout = String::from_utf8_lossy(&child.stdout);
+    let stderr = String::from_utf8_lossy(&child.stderr);
+    assert!(child.status.success(), "the flood run failed:\n{stdout}\n{stderr}");
+    let peak_kib: u64 = stdout
+        .lines()
+        .find_map(|line| line.split_once(FLOOD_PEAK).map(|(_, kib)| kib))
+        .unwrap_or_else(|| panic!("the flood run printed no peak (did the filter match no test?):\n{stdout}"))
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(peak_kib < 64 * 1024, "peak RSS of the flood run {peak_kib} KiB");
+}
+
+fn flood_100_mb_and_print_peak() {
     const FLOOD: u64 = 100_000_000;
     let mut spec = shell("head -c 100000000 /dev/zero >&2 & head -c 100000000 /dev/zero; wait");
     spec.output_cap = 100_000;
@@ -418,15 +450,12 @@ fn a_100_mb_flood_on_both_streams_is_counted_but_not_kept() {
         assert_eq!(stream.bytes.len(), 100_000, "{name}");
         assert!(stream.bytes.iter().all(|&b| b == 0), "{name}");
     }
-    // Peak memory of this test process stays far below one buffered stream (nextest runs each
-    // test in its own process, so the figure is this test's).
     let status = fs::read_to_string("/proc/self/status").unwrap();
-    let peak_kib: u64 = status
+    let peak = status
         .lines()
         .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap();
-    assert!(peak_kib < 64 * 1024, "peak RSS {peak_kib} KiB");
+        .expect("no VmHWM in /proc/self/status");
+    println!("{FLOOD_PEAK}{}", peak.trim().trim_end_matches("kB").trim());
 }
 
 // ---- stdin --------------------------------------------------------------------------------------
@@ -775,4 +804,31 @@ fn stopping_the_rest_kills_their_process_groups_and_reports_only_the_finished() 
     assert_eq!(survivors(&pids), Vec::<i32>::new(), "recorded pids {pids:?}");
     let leader = *pids.last().unwrap();
     assert_eq!(live_members_of_group(leader), Vec::<i32>::new(), "group {leader}");
+}
+
+/// A JSON answer larger than the cap is read whole (the part past the cap waits on disk), so a
+/// deny is never cut into invalid JSON; plain-text floods stay cut at the cap.
+#[test]
+fn stdout_past_the_cap_is_kept_whole_only_when_it_is_a_json_answer() {
+    let big_json = "python3 -c \"import sys; sys.stdout.write('  {\\\"reason\\\": \\\"' + 'r' * 300000 + '\\\"}')\"";
+    let mut spec = shell(big_json);
+    spec.output_cap = 100_000;
+    let outcome = run_process(spec);
+    assert_eq!(outcome.stdout.bytes.len(), 300_000 + 16, "{:?}", outcome.status);
+    assert!(!outcome.stdout.truncated);
+    assert!(outcome.stdout.to_string_lossy().ends_with("rrr\"}"));
+
+    let mut spec = shell("head -c 300000 /dev/zero | tr '\\0' x");
+    spec.output_cap = 100_000;
+    let outcome = run_process(spec);
+    assert_eq!(outcome.stdout.bytes.len(), 100_000);
+    assert!(outcome.stdout.truncated);
+    assert_eq!(outcome.stdout.total_len, 300_000);
+
+    let mut spec = shell(big_json);
+    spec.output_cap = 100_000;
+    spec.stdout_spill_limit = 50_000;
+    let outcome = run_process(spec);
+    assert_eq!(outcome.stdout.bytes.len(), 150_000, "the spill limit bounds it");
+    assert!(outcome.stdout.truncated);
 }

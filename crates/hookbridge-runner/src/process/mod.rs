@@ -100,8 +100,12 @@ pub struct ProcessSpec {
     pub stdin: Arc<[u8]>,
     /// How long the direct child may run before the group is terminated.
     pub timeout: Duration,
-    /// Bytes kept per stream; the pipe keeps being drained (and counted) past it.
+    /// Bytes kept in memory per stream; the socket keeps being drained (and counted) past it.
     pub output_cap: usize,
+    /// Bytes of stdout past `output_cap` kept in an unnamed temporary file, and read back when the
+    /// output is a JSON answer (whitespace, then `{`): an answer larger than the cap is then read
+    /// whole instead of being cut into invalid JSON. 0 keeps nothing past the cap.
+    pub stdout_spill_limit: u64,
     /// After SIGTERM to the group on timeout, how long to wait before SIGKILL.
     pub kill_grace: Duration,
     /// After the direct child exits, how long to wait for EOF on stdout and stderr.
@@ -113,6 +117,9 @@ impl ProcessSpec {
     pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
     /// Bytes kept per stream unless the caller says otherwise.
     pub const DEFAULT_OUTPUT_CAP: usize = 1024 * 1024;
+    /// 64 MiB of stdout past the cap on disk: far above any answer Claude Code can use (a 5 MB
+    /// deny reason already overflows its context), and bounded.
+    pub const DEFAULT_STDOUT_SPILL_LIMIT: u64 = 64 * 1024 * 1024;
     pub const DEFAULT_KILL_GRACE: Duration = Duration::from_millis(500);
     pub const DEFAULT_LEAK_GRACE: Duration = Duration::from_millis(50);
 
@@ -125,6 +132,7 @@ impl ProcessSpec {
             stdin: Arc::from(&[][..]),
             timeout: Self::DEFAULT_TIMEOUT,
             output_cap: Self::DEFAULT_OUTPUT_CAP,
+            stdout_spill_limit: Self::DEFAULT_STDOUT_SPILL_LIMIT,
             kill_grace: Self::DEFAULT_KILL_GRACE,
             leak_grace: Self::DEFAULT_LEAK_GRACE,
         }

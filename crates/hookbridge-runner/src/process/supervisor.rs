@@ -8,7 +8,7 @@
 //! (timeout, kill grace, leak grace) become the `poll` timeout, so nothing sleeps.
 
 use std::fs::File;
-use std::io::{self, ErrorKind};
+use std::io::{self, ErrorKind, Read, Seek, SeekFrom, Write};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -319,8 +319,8 @@ impl Supervised {
             payload: spec.stdin,
             written: 0,
             stdin_written: None,
-            stdout: Capture::new(child.stdout, spec.output_cap),
-            stderr: Capture::new(child.stderr, spec.output_cap),
+            stdout: Capture::new(child.stdout, spec.output_cap, spec.stdout_spill_limit),
+            stderr: Capture::new(child.stderr, spec.output_cap, 0),
             phase: Phase::Running {
                 deadline: deadline_after(started, spec.timeout),
             },
@@ -498,8 +498,8 @@ impl Supervised {
     fn into_outcome(mut self) -> (usize, ProcessOutcome) {
         let outcome = ProcessOutcome {
             status: self.status.take().unwrap_or(ProcessStatus::TimedOut),
-            stdout: std::mem::take(&mut self.stdout.captured),
-            stderr: std::mem::take(&mut self.stderr.captured),
+            stdout: std::mem::replace(&mut self.stdout, Capture::closed()).into_captured(),
+            stderr: std::mem::replace(&mut self.stderr, Capture::closed()).into_captured(),
             leaked: self.leaked,
             stdin_unread: self.stdin_written != Some(true),
             duration: self.started.elapsed(),
@@ -524,14 +524,28 @@ struct Capture {
     pipe: Option<File>,
     captured: CapturedOutput,
     cap: usize,
+    /// Bytes past the cap that may be kept on disk (0: none).
+    spill_limit: u64,
+    /// Where they are, once the cap was passed.
+    spill: Option<Spill>,
+}
+
+/// Output past the cap, in an unnamed temporary file: the page cache holds it, not our memory.
+struct Spill {
+    file: File,
+    len: u64,
+    /// Writing failed (a full disk): what was kept so far is all there is.
+    broken: bool,
 }
 
 impl Capture {
-    fn new(pipe: File, cap: usize) -> Self {
+    fn new(pipe: File, cap: usize, spill_limit: u64) -> Self {
         Capture {
             pipe: Some(pipe),
             captured: CapturedOutput::default(),
             cap,
+            spill_limit,
+            spill: None,
         }
     }
 
@@ -539,7 +553,19 @@ impl Capture {
         self.pipe.is_some()
     }
 
-    /// Reads what the pipe holds now (at most a few chunks), keeping up to the cap.
+    /// A capture with nothing left to read, to take another's place.
+    fn closed() -> Self {
+        Capture {
+            pipe: None,
+            captured: CapturedOutput::default(),
+            cap: 0,
+            spill_limit: 0,
+            spill: None,
+        }
+    }
+
+    /// Reads what the pipe holds now (at most a few chunks), keeping up to the cap and spilling
+    /// what comes after it, up to the spill limit.
     fn read_available(&mut self, buffer: &mut Vec<u8>) {
         for _ in 0..READS_PER_WAKE {
             let Some(pipe) = self.pipe.as_ref() else {
@@ -548,17 +574,77 @@ impl Capture {
             buffer.clear();
             match rustix::io::read(pipe, rustix::buffer::spare_capacity(buffer)) {
                 Ok(0) => self.pipe = None,
-                Ok(_) => self.captured.keep(self.cap, buffer),
+                Ok(_) => {
+                    let room = self.cap.saturating_sub(self.captured.bytes.len());
+                    self.captured.keep(self.cap, buffer);
+                    if buffer.len() > room {
+                        self.spill_over(&buffer[room..]);
+                    }
+                }
                 Err(rustix::io::Errno::INTR) => continue,
                 Err(rustix::io::Errno::AGAIN) => return,
                 Err(_) => self.pipe = None,
             }
         }
     }
+
+    fn spill_over(&mut self, bytes: &[u8]) {
+        if self.spill_limit == 0 {
+            return;
+        }
+        if self.spill.is_none() {
+            self.spill = Some(match tempfile::tempfile() {
+                Ok(file) => Spill {
+                    file,
+                    len: 0,
+                    broken: false,
+                },
+                Err(_) => {
+                    self.spill_limit = 0;
+                    return;
+                }
+            });
+        }
+        let Some(spill) = self.spill.as_mut().filter(|s| !s.broken) else {
+            return;
+        };
+        let take = bytes.len().min(self.spill_limit.saturating_sub(spill.len) as usize);
+        if take > 0 {
+            match (&spill.file).write_all(&bytes[..take]) {
+                Ok(()) => spill.len += take as u64,
+                Err(_) => spill.broken = true,
+            }
+        }
+    }
+
+    /// What was captured. When the kept part is (the start of) a JSON answer — whitespace, then
+    /// `{`, or whitespace only — the spilled rest is read back, so that an answer larger than the
+    /// cap is still read whole: a cap bounds memory, it must not cut a deny into invalid JSON.
+    fn into_captured(mut self) -> CapturedOutput {
+        let mut captured = std::mem::take(&mut self.captured);
+        let Some(mut spill) = self.spill.take() else {
+            return captured;
+        };
+        let answer_shaped = matches!(
+            captured.bytes.iter().find(|b| !b.is_ascii_whitespace()),
+            None | Some(b'{')
+        );
+        if answer_shaped && spill.len > 0 {
+            let kept = captured.bytes.len();
+            captured.bytes.reserve_exact(spill.len as usize);
+            let read_back = spill
+                .file
+                .seek(SeekFrom::Start(0))
+                .and_then(|_| (&spill.file).take(spill.len).read_to_end(&mut captured.bytes));
+            if read_back.is_err() {
+                captured.bytes.truncate(kept);
+            }
+            captured.truncated = captured.total_len > captured.bytes.len() as u64;
+        }
+        captured
+    }
 }
 
-/// A pidfd for `child` (readable once it exits), on kernels that have them.
-#[cfg(target_os = "linux")]
 /// `start + timeout`, or a deadline that never comes when that is past what `Instant` can hold
 /// (a timeout of `1e20` seconds is "never", not a panic).
 pub(super) fn deadline_after(start: Instant, timeout: Duration) -> Instant {
@@ -586,6 +672,8 @@ fn send_without_sigpipe(socket: &File, bytes: &[u8]) -> io::Result<usize> {
     }
 }
 
+/// A pidfd for `child` (readable once it exits), on kernels that have them.
+#[cfg(target_os = "linux")]
 fn pidfd_of(pid: Pid) -> Option<OwnedFd> {
     let pid = pid.raw();
     // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1; the pid is our
