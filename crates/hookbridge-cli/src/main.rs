@@ -125,6 +125,9 @@ fn main() -> ExitCode {
         Command::Run(args) => {
             // Many hooks on one event must not be refused descriptors by a low `ulimit -n`.
             hookbridge_runner::process::raise_open_file_limit();
+            // A hook's process that outlives its parent stays in hookbridge's tree, where a
+            // timeout can still find and kill it.
+            hookbridge_runner::process::become_child_subreaper();
             run::run(args)
         }
         .unwrap_or_else(|err| {

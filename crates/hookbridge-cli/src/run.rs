@@ -178,7 +178,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         options.async_hooks = AsyncHooks::Await;
         write_channel(std::io::stdout(), b"{\"async\": true}\n", "stdout", &mut problems);
     }
+    // The host stopping us (SIGTERM at its timeout, SIGINT, SIGHUP) stops every hook with us.
+    options.canceller = hookbridge_runner::process::cancel_on_termination_signals();
     let report = dispatch_selection(selection, &payload, &options);
+    if let Some(signal) = hookbridge_runner::process::termination_signal_received() {
+        problems.push(format!(
+            "hookbridge was stopped by signal {signal} while its hooks ran; every hook still running was killed with its process group, and no answer was given"
+        ));
+        problems.extend(report_problems(&report));
+        diagnostics_log::append(&context, &problems);
+        return Ok(ExitCode::from(128u8.saturating_add(signal as u8)));
+    }
     // Test hook (debug builds only): a panic after the hooks ran (tests/cli_failsafe.rs).
     #[cfg(debug_assertions)]
     if std::env::var_os("HOOKBRIDGE_TEST_PANIC").is_some() {

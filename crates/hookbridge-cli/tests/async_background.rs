@@ -65,8 +65,13 @@ fn an_async_hook_beside_a_sync_one_is_killed_with_its_tree_at_its_timeout() {
     let gone = wait_until(SETTLE, || !pid_alive(leader) && !pid_alive(child));
     for pid in [leader, child] {
         if pid_alive(pid) {
-            let _ = std::process::Command::new("kill").args(["-9", &pid.to_string()]).status();
+            let _ = std::process::Command::new("kill")
+                .args(["-9", &pid.to_string()])
+                .status();
         }
     }
-    assert!(gone, "the async hook's tree outlived its 1 s timeout by {SETTLE:?}");
+    assert!(
+        gone,
+        "the async hook's tree outlived its 1 s timeout by {SETTLE:?}"
+    );
 }

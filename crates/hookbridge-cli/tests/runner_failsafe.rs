@@ -51,7 +51,10 @@ fn two_hundred_hooks_under_a_low_open_file_limit_all_run_and_the_block_holds() {
     let mut hooks: Vec<serde_json::Value> = (0..199)
         .map(|n| json!({"type": "command", "command": format!("cat > /dev/null; echo {n} >> ran.txt")}))
         .collect();
-    hooks.insert(150, json!({"type": "command", "command": format!("{DENY}; echo deny >> ran.txt")}));
+    hooks.insert(
+        150,
+        json!({"type": "command", "command": format!("{DENY}; echo deny >> ran.txt")}),
+    );
     for limits in ["-S -n 256; ulimit -H -n 256", "-S -n 64"] {
         let project = TestProject::pre_tool_use(json!(hooks));
         let inner = project.command("PreToolUse", "claude");
@@ -93,6 +96,97 @@ fn a_deny_larger_than_its_share_of_the_output_budget_still_denies() {
     let done = project.run("PreToolUse", &project.pre_bash());
     assert_denied(&done);
     let answer: serde_json::Value = serde_json::from_slice(&done.stdout).unwrap();
-    let reason = answer["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap();
+    let reason = answer["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap();
     assert_eq!(reason.len(), 1_500_004);
+}
+
+fn pid_in(project: &TestProject, name: &str) -> Option<u32> {
+    project.file(name)?.trim().parse().ok()
+}
+
+fn kill_now(pids: &[u32]) {
+    for pid in pids {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status();
+    }
+}
+
+/// Claude Code sends SIGTERM to a hook that outlives its own timeout. hookbridge's hooks used to
+/// run on, reparented to init, with no timeout at all; now they die with it.
+#[test]
+fn sigterm_sigint_or_sighup_to_hookbridge_kills_every_running_hook() {
+    use std::io::Write;
+    use std::time::Duration;
+    for signal in ["TERM", "INT", "HUP"] {
+        let project = TestProject::pre_tool_use(json!([
+            {"type": "command", "command": "echo $$ > leader.pid; sleep 300 & echo $! > child.pid; wait"},
+        ]));
+        let mut cmd = project.command("PreToolUse", "claude");
+        cmd.stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        let mut hookbridge = cmd.spawn().unwrap();
+        hookbridge
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(&serde_json::to_vec(&project.pre_bash()).unwrap())
+            .unwrap();
+        let started = common::wait_until(Duration::from_secs(20), || {
+            pid_in(&project, "leader.pid").is_some() && pid_in(&project, "child.pid").is_some()
+        });
+        if !started {
+            let _ = hookbridge.kill();
+            panic!("SIG{signal}: the hook never started");
+        }
+        let pids = [
+            pid_in(&project, "leader.pid").unwrap(),
+            pid_in(&project, "child.pid").unwrap(),
+        ];
+        std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &hookbridge.id().to_string()])
+            .status()
+            .unwrap();
+        let exited = common::wait_until(Duration::from_secs(20), || {
+            hookbridge.try_wait().unwrap().is_some()
+        });
+        let gone = common::wait_until(Duration::from_secs(20), || {
+            pids.iter().all(|p| !common::pid_alive(*p))
+        });
+        kill_now(&pids);
+        if !exited {
+            let _ = hookbridge.kill();
+        }
+        assert!(exited, "SIG{signal}: hookbridge did not exit");
+        assert!(gone, "SIG{signal}: its hook's processes outlived it");
+        assert!(
+            project.log_text().contains("stopped by signal"),
+            "SIG{signal}: not logged: {}",
+            project.log_text()
+        );
+    }
+}
+
+/// A hook whose child calls `setsid` (a daemon's double fork, a `setsid` command) leaves the
+/// hook's process group, so killing the group at the timeout did not reach it, while the log said
+/// the tree was killed. It is found by parentage and killed by pid with the group.
+#[test]
+fn a_descendant_that_left_the_hooks_group_is_killed_at_the_timeout() {
+    use std::time::Duration;
+    let project = TestProject::pre_tool_use(json!([
+        {"type": "command", "timeout": 1,
+         "command": "setsid sh -c 'echo $$ > escaped.pid; exec sleep 300' & sleep 300"},
+    ]));
+    let done = project.run("PreToolUse", &project.pre_bash());
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    let escaped = pid_in(&project, "escaped.pid").expect("the escaping process never started");
+    let gone = common::wait_until(Duration::from_secs(20), || !common::pid_alive(escaped));
+    kill_now(&[escaped]);
+    assert!(
+        gone,
+        "the process that left the hook's group outlived the timeout"
+    );
 }

@@ -54,8 +54,10 @@ fn fork_supervisor(specs: Vec<ProcessSpec>) -> io::Result<()> {
     match unsafe { libc::fork() } {
         -1 => Err(io::Error::last_os_error()),
         0 => {
-            // The host reads our stdout and stderr: the copy must not hold them.
+            // The host reads our stdout and stderr: the copy must not hold them. Nor may a
+            // signal to the copy wake the parent's supervisor through their shared pipe.
             detach_standard_streams();
+            crate::process::restore_default_termination_signals();
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| supervise(specs)));
             // SAFETY: leaving the forked copy without running the parent's exit handlers.
             unsafe { libc::_exit(if outcome.is_ok() { 0 } else { 1 }) }

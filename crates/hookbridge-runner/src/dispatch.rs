@@ -43,6 +43,9 @@ pub struct DispatchOptions {
     /// answer cannot change this event). When the host itself answers asynchronously —
     /// `hookbridge run` when every selected hook is async — they are awaited like the others.
     pub async_hooks: AsyncHooks,
+    /// Stops the run from elsewhere (another thread, a signal handler): every hook still running
+    /// is killed with its process group, and gets no answer.
+    pub canceller: Option<crate::process::Canceller>,
 }
 
 impl DispatchOptions {
@@ -70,6 +73,7 @@ impl DispatchOptions {
             env_file: None,
             extra_env: Vec::new(),
             async_hooks: AsyncHooks::BackgroundThread,
+            canceller: None,
         }
     }
 
@@ -260,7 +264,7 @@ pub fn dispatch_selection(
         }
     }
     let mut stopped_by: Option<&'static str> = None;
-    run_all(specs, None, |spec_index, outcome| {
+    run_all(specs, options.canceller.as_ref(), |spec_index, outcome| {
         let index = spec_hooks[spec_index];
         let execution = execution_of(outcome, finished);
         finished += 1;
@@ -274,14 +278,14 @@ pub fn dispatch_selection(
         executions[index] = Some(execution);
         flow
     });
-    if let Some(why) = stopped_by {
-        // The process groups of the others were killed when the run stopped.
-        for slot in executions.iter_mut().filter(|slot| slot.is_none()) {
-            *slot = Some(HookExecution::without_output(
-                RunStatus::Cancelled(why.to_string()),
-                usize::MAX,
-            ));
-        }
+    // The process groups of hooks that did not finish were killed when the run stopped: by an
+    // early decision, or by the canceller.
+    let why = stopped_by.unwrap_or("cancelled: the run was stopped before this hook finished");
+    for slot in executions.iter_mut().filter(|slot| slot.is_none()) {
+        *slot = Some(HookExecution::without_output(
+            RunStatus::Cancelled(why.to_string()),
+            usize::MAX,
+        ));
     }
     let mut hooks = Vec::with_capacity(executions.len());
     let mut answered = Vec::with_capacity(executions.len());

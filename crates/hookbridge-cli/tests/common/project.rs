@@ -78,7 +78,10 @@ impl TestProject {
 
     /// Runs `event` with `payload` and Claude Code's answer format.
     pub fn run(&self, event: &str, payload: &Value) -> Finished {
-        self.finish(self.command(event, "claude"), &serde_json::to_vec(payload).unwrap())
+        self.finish(
+            self.command(event, "claude"),
+            &serde_json::to_vec(payload).unwrap(),
+        )
     }
 
     pub fn file(&self, name: &str) -> Option<String> {

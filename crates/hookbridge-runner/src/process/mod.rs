@@ -29,6 +29,8 @@
 //! that restores the default SIGPIPE disposition must not use this module.
 
 #[cfg(unix)]
+mod signals;
+#[cfg(unix)]
 mod spawn;
 #[cfg(unix)]
 mod supervisor;
@@ -43,7 +45,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 #[cfg(unix)]
+pub(crate) use signals::restore_default_termination_signals;
+#[cfg(unix)]
+pub use signals::{cancel_on_termination_signals, termination_signal_received};
+#[cfg(unix)]
 pub use supervisor::Canceller;
+#[cfg(unix)]
+pub use unix::become_child_subreaper;
 
 /// What to run.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,10 +7,10 @@
 //! there is no pidfd, the loop also wakes every [`REAP_POLL`] to look for exited children. Deadlines
 //! (timeout, kill grace, leak grace) become the `poll` timeout, so nothing sleeps.
 
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, ErrorKind, Read, Seek, SeekFrom, Write};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
-use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -60,6 +60,11 @@ impl Canceller {
 
     fn fd(&self) -> BorrowedFd<'_> {
         self.wake.0.as_fd()
+    }
+
+    /// The write end, for a signal handler (which may only call write(2)).
+    pub(super) fn write_fd(&self) -> std::os::fd::RawFd {
+        self.wake.1.as_raw_fd()
     }
 }
 
@@ -287,6 +292,8 @@ struct Supervised {
     phase: Phase,
     status: Option<ProcessStatus>,
     leaked: bool,
+    /// On timeout: descendants that had left the group, killed by pid along with it.
+    escaped: Vec<imp::Escapee>,
     kill_grace: Duration,
     leak_grace: Duration,
     started: Instant,
@@ -326,6 +333,7 @@ impl Supervised {
             },
             status: None,
             leaked: false,
+            escaped: Vec::new(),
             kill_grace: spec.kill_grace,
             leak_grace: spec.leak_grace,
             started,
@@ -389,6 +397,17 @@ impl Supervised {
     /// as soon as the kernel has torn the child down.
     fn kill_and_reap(&mut self) {
         self.group.kill();
+        if !self.escaped.is_empty() {
+            // Descendants the escaped ones started since they were found escape with them.
+            let roots: Vec<i32> = self.escaped.iter().map(|e| e.pid()).collect();
+            let more = imp::escaped_descendants(&roots, self.group);
+            for escapee in more {
+                if !self.escaped.contains(&escapee) {
+                    self.escaped.push(escapee);
+                }
+            }
+            imp::kill_all(&self.escaped);
+        }
         if !self.reaped {
             let exit = self.pid.wait();
             self.reaped_with(exit);
@@ -409,11 +428,15 @@ impl Supervised {
                         self.drain_for_leak_grace(now)
                     } else if now >= deadline {
                         self.status = Some(ProcessStatus::TimedOut);
+                        // Found while the tree is whole: processes that left the group (setsid)
+                        // are not reached by killpg and are signalled by pid with it.
+                        self.escaped = imp::escaped_descendants(&[self.pid.raw()], self.group);
                         if self.kill_grace.is_zero() {
                             self.kill_and_reap();
                             self.drain_for_leak_grace(now)
                         } else {
                             self.group.terminate();
+                            imp::terminate_all(&self.escaped);
                             Phase::Terminating {
                                 grace_end: deadline_after(now, self.kill_grace),
                                 next_probe: None,
@@ -434,7 +457,7 @@ impl Supervised {
                     } else if self.reaped && next_probe.is_none_or(|at| now >= at) {
                         // The group is probed only once the direct child is reaped: until then
                         // the child (even as a zombie) keeps its id from being reused.
-                        if self.group.is_empty() {
+                        if self.group.is_empty() && !self.escaped.iter().any(|e| e.is_alive()) {
                             self.drain_for_leak_grace(now)
                         } else {
                             Phase::Terminating {
@@ -608,7 +631,9 @@ impl Capture {
         let Some(spill) = self.spill.as_mut().filter(|s| !s.broken) else {
             return;
         };
-        let take = bytes.len().min(self.spill_limit.saturating_sub(spill.len) as usize);
+        let take = bytes
+            .len()
+            .min(self.spill_limit.saturating_sub(spill.len) as usize);
         if take > 0 {
             match (&spill.file).write_all(&bytes[..take]) {
                 Ok(()) => spill.len += take as u64,

@@ -54,6 +54,114 @@ impl ProcessGroup {
     }
 }
 
+/// A process that left the hook's group (`setsid`, `setpgid`) while descending from it: a
+/// `killpg` of the group does not reach it, so it is signalled by pid. Its start time (in clock
+/// ticks since boot, `/proc/PID/stat` field 22) tells it from a later process given the same pid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Escapee {
+    pid: i32,
+    start_time: u64,
+}
+
+impl Escapee {
+    pub(super) fn pid(self) -> i32 {
+        self.pid
+    }
+
+    /// Signals it if it is still the process that was seen.
+    fn signal(self, signal: Signal) {
+        if start_time_of(self.pid) == Some(self.start_time) {
+            let _ = nix::sys::signal::kill(Pid::from_raw(self.pid), signal);
+        }
+    }
+
+    /// Still the process that was seen, and not a zombie.
+    pub(super) fn is_alive(self) -> bool {
+        proc_stat(self.pid).is_some_and(|s| s.state != 'Z' && s.start_time == self.start_time)
+    }
+}
+
+/// `/proc/PID/stat`, the fields used here.
+struct ProcStat {
+    state: char,
+    ppid: i32,
+    pgrp: i32,
+    start_time: u64,
+}
+
+fn proc_stat(pid: i32) -> Option<ProcStat> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may itself hold spaces and parentheses.
+    let rest = &text[text.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split(' ').collect();
+    // Fields from 3 on: state(3) ppid(4) pgrp(5) ... starttime(22).
+    Some(ProcStat {
+        state: fields.first()?.chars().next()?,
+        ppid: fields.get(1)?.parse().ok()?,
+        pgrp: fields.get(2)?.parse().ok()?,
+        start_time: fields.get(19)?.parse().ok()?,
+    })
+}
+
+fn start_time_of(pid: i32) -> Option<u64> {
+    proc_stat(pid).map(|s| s.start_time)
+}
+
+/// Every live descendant of `roots` (by parent links in `/proc`) that is not in `group`. One pass
+/// over `/proc`; only called when a hook is being killed.
+pub(super) fn escaped_descendants(roots: &[i32], group: ProcessGroup) -> Vec<Escapee> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let all: Vec<(i32, ProcStat)> = dir
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(|pid| Some((pid, proc_stat(pid)?)))
+        .collect();
+    let mut tree: Vec<i32> = roots.to_vec();
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < tree.len() {
+        let parent = tree[at];
+        at += 1;
+        for (pid, stat) in &all {
+            if stat.ppid == parent && !tree.contains(pid) {
+                tree.push(*pid);
+                if stat.pgrp != group.0.as_raw() && stat.state != 'Z' {
+                    out.push(Escapee {
+                        pid: *pid,
+                        start_time: stat.start_time,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Asks each to stop (SIGTERM).
+pub(super) fn terminate_all(escapees: &[Escapee]) {
+    escapees.iter().for_each(|e| e.signal(Signal::SIGTERM));
+}
+
+/// Stops each now (SIGKILL).
+pub(super) fn kill_all(escapees: &[Escapee]) {
+    escapees.iter().for_each(|e| e.signal(Signal::SIGKILL));
+}
+
+/// Makes this process the reaper of its orphaned descendants (Linux), so that a hook's process
+/// that outlives its parent stays linked to hookbridge's tree instead of moving to init. For a
+/// process that lives for one event (`hookbridge run`): a long-lived host would collect zombies.
+pub fn become_child_subreaper() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: prctl with an integer argument.
+        unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 }
+    }
+    #[cfg(not(target_os = "linux"))]
+    false
+}
+
 /// How the direct child ended, from its wait status.
 pub(super) fn status_of(status: ExitStatus) -> ProcessStatus {
     match (status.code(), status.signal()) {
