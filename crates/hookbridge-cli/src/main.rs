@@ -128,6 +128,9 @@ fn main() -> ExitCode {
             // A hook's process that outlives its parent stays in hookbridge's tree, where a
             // timeout can still find and kill it.
             hookbridge_runner::process::become_child_subreaper();
+            // And hooks still running when hookbridge is killed outright (SIGKILL) are stopped by
+            // a guardian process (runs that last past 100 ms get one).
+            hookbridge_runner::process::guard_hooks_against_sigkill();
             run::run(args)
         }
         .unwrap_or_else(|err| {

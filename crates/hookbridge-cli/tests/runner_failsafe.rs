@@ -190,3 +190,45 @@ fn a_descendant_that_left_the_hooks_group_is_killed_at_the_timeout() {
         "the process that left the hook's group outlived the timeout"
     );
 }
+
+/// SIGKILL leaves hookbridge no chance to act: a guardian process, which every run that lasts
+/// past 100 ms gets, stops the hooks' process groups when hookbridge is gone.
+#[test]
+fn sigkill_to_hookbridge_still_stops_every_running_hook() {
+    use std::io::Write;
+    use std::time::Duration;
+    let project = TestProject::pre_tool_use(json!([
+        {"type": "command", "command": "echo $$ > leader.pid; sleep 300 & echo $! > child.pid; wait"},
+        {"type": "command", "command": "echo $$ > other.pid; exec sleep 300"},
+    ]));
+    let mut cmd = project.command("PreToolUse", "claude");
+    cmd.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut hookbridge = cmd.spawn().unwrap();
+    hookbridge
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&serde_json::to_vec(&project.pre_bash()).unwrap())
+        .unwrap();
+    let names = ["leader.pid", "child.pid", "other.pid"];
+    let started = common::wait_until(Duration::from_secs(20), || {
+        names.iter().all(|n| pid_in(&project, n).is_some())
+    });
+    if !started {
+        let _ = hookbridge.kill();
+        panic!("the hooks never started");
+    }
+    // Not a timing assertion: the guardian exists once the run has lasted 100 ms; this only
+    // makes sure the run has.
+    std::thread::sleep(Duration::from_secs(1));
+    let pids: Vec<u32> = names.iter().map(|n| pid_in(&project, n).unwrap()).collect();
+    hookbridge.kill().unwrap(); // SIGKILL
+    hookbridge.wait().unwrap();
+    let gone = common::wait_until(Duration::from_secs(20), || {
+        pids.iter().all(|p| !common::pid_alive(*p))
+    });
+    kill_now(&pids);
+    assert!(gone, "hooks outlived a SIGKILLed hookbridge");
+}

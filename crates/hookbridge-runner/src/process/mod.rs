@@ -28,6 +28,8 @@
 //! the write fails with `EPIPE`, which is reported as [`ProcessOutcome::stdin_unread`]. A host
 //! that restores the default SIGPIPE disposition must not use this module.
 
+#[cfg(target_os = "linux")]
+mod guardian;
 #[cfg(unix)]
 mod signals;
 #[cfg(unix)]
@@ -44,6 +46,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+#[cfg(target_os = "linux")]
+pub use guardian::guard_hooks_against_sigkill;
 #[cfg(unix)]
 pub(crate) use signals::restore_default_termination_signals;
 #[cfg(unix)]

@@ -78,6 +78,7 @@ pub(super) fn run_all(
     let mut children: Vec<Supervised> = Vec::with_capacity(waiting.len().min(slots));
     let mut stop = false;
     let mut buffer: Vec<u8> = Vec::with_capacity(CHUNK);
+    let mut guard = Guard::new();
     loop {
         // Start what the slots allow. A spawn that fails for want of descriptors while others run
         // waits for one of them to finish: a hook waiting for a slot is not a failed hook.
@@ -87,7 +88,10 @@ pub(super) fn run_all(
             };
             let started = Instant::now();
             match Supervised::spawn(index, spec, started) {
-                Ok(child) => children.push(child),
+                Ok(child) => {
+                    guard.started(&child);
+                    children.push(child);
+                }
                 Err((spec, err)) if out_of_descriptors(&err) && !children.is_empty() => {
                     waiting.push_front((index, spec));
                     break;
@@ -115,6 +119,7 @@ pub(super) fn run_all(
         while i < children.len() {
             if children[i].phase == Phase::Done {
                 let child = children.remove(i);
+                guard.finished(&child);
                 let (index, outcome) = child.into_outcome();
                 finished_any = true;
                 stop |= on_finish(index, outcome) == Flow::StopTheRest;
@@ -134,13 +139,72 @@ pub(super) fn run_all(
         if children.is_empty() {
             continue;
         }
-        if wait(&mut children, cancel, &mut buffer) == Wake::Cancelled {
+        guard.start_if_due(Instant::now(), &children);
+        if wait(&mut children, cancel, guard.due(), &mut buffer) == Wake::Cancelled {
             break;
         }
     }
     // Whatever is left was stopped: dropping a supervised child kills its group. Hooks still
     // waiting for a slot never started and get no call, like the others that were stopped.
     drop(children);
+    // Then the guardian, if the run got one, is told the run is over.
+    drop(guard);
+}
+
+/// The guardian of a run (see `guardian`): due once the run has lasted `GUARDIAN_DELAY`, where
+/// the process asked for one.
+struct Guard {
+    due: Option<Instant>,
+    #[cfg(target_os = "linux")]
+    guardian: Option<super::guardian::Guardian>,
+}
+
+impl Guard {
+    #[cfg(target_os = "linux")]
+    fn new() -> Guard {
+        Guard {
+            due: super::guardian::enabled().then(|| Instant::now() + super::guardian::GUARDIAN_DELAY),
+            guardian: None,
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn new() -> Guard {
+        Guard { due: None }
+    }
+
+    fn due(&self) -> Option<Instant> {
+        self.due
+    }
+
+    fn start_if_due(&mut self, now: Instant, children: &[Supervised]) {
+        if self.due.is_none_or(|due| now < due) {
+            return;
+        }
+        self.due = None;
+        #[cfg(target_os = "linux")]
+        {
+            let groups = children.iter().filter(|c| !c.reaped).map(|c| c.group.raw());
+            // A guardian that cannot be forked leaves the run as it was before guardians existed.
+            self.guardian = super::guardian::Guardian::start(groups).ok();
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = children;
+    }
+
+    fn started(&mut self, _child: &Supervised) {
+        #[cfg(target_os = "linux")]
+        if let Some(guardian) = &mut self.guardian {
+            guardian.watch(_child.group.raw());
+        }
+    }
+
+    fn finished(&mut self, _child: &Supervised) {
+        #[cfg(target_os = "linux")]
+        if let Some(guardian) = &mut self.guardian {
+            guardian.release(_child.group.raw());
+        }
+    }
 }
 
 /// How many hook processes may run at once: each holds four descriptors of ours (three sockets
@@ -188,7 +252,12 @@ enum Slot {
 
 /// One `poll` over every open descriptor, with the nearest deadline as the timeout; then the
 /// non-blocking work the readiness allows.
-fn wait(children: &mut [Supervised], cancel: Option<&Canceller>, buffer: &mut Vec<u8>) -> Wake {
+fn wait(
+    children: &mut [Supervised],
+    cancel: Option<&Canceller>,
+    also_wake_at: Option<Instant>,
+    buffer: &mut Vec<u8>,
+) -> Wake {
     let now = Instant::now();
     let mut owners: Vec<(usize, Slot)> = Vec::with_capacity(children.len() * 4);
     let mut ready: Vec<(usize, Slot, PollFlags)> = Vec::new();
@@ -216,7 +285,11 @@ fn wait(children: &mut [Supervised], cancel: Option<&Canceller>, buffer: &mut Ve
         if let Some(cancel) = cancel {
             fds.push(PollFd::new(cancel.fd(), PollFlags::POLLIN));
         }
-        let next = children.iter().filter_map(Supervised::next_wake).min();
+        let next = children
+            .iter()
+            .filter_map(Supervised::next_wake)
+            .chain(also_wake_at)
+            .min();
         let timeout = match next {
             None => PollTimeout::NONE,
             Some(at) => {

@@ -32,6 +32,10 @@ impl ProcessGroup {
         ProcessGroup(Pid::from_raw(pid))
     }
 
+    pub(super) fn raw(self) -> i32 {
+        self.0.as_raw()
+    }
+
     /// Asks every member to stop (SIGTERM).
     pub(super) fn terminate(self) {
         self.signal(Signal::SIGTERM);
