@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shlex
 import shutil
 import time
 from pathlib import Path
@@ -312,23 +313,33 @@ async def test_a_hook_timeout_fails_open_with_a_visible_warning(project: Project
 
 
 async def test_the_event_loop_keeps_running_while_hooks_run(project: Project) -> None:
-    project.plugin("slowish", {"UserPromptSubmit": [group(command_hook("sleep 1"))]})
-    ticks = 0
-    stop = asyncio.Event()
+    """While a hook runs, other tasks on the session's event loop run too. Proved by overlap, not
+    by counting ticks: the hook cannot finish until a coroutine on the same loop has seen it start
+    and released it. A blocked loop leaves the hook waiting until its timeout kills it, and then
+    it never writes ``hook-finished``."""
+    started, release, finished = (project.root / name for name in ("hook-started", "release", "hook-finished"))
+    waiting = (f"touch {shlex.quote(str(started))}; "
+               f"while [ ! -e {shlex.quote(str(release))} ]; do sleep 0.02; done; "
+               f"touch {shlex.quote(str(finished))}")
+    project.plugin("waits", {"UserPromptSubmit": [group(command_hook(waiting, timeout=30))]})
+    hook_was_running = None
 
-    async def ticker() -> None:
-        nonlocal ticks
-        while not stop.is_set():
-            ticks += 1
-            await asyncio.sleep(0.02)
+    async def releaser() -> None:
+        nonlocal hook_was_running
+        while not started.exists():
+            await asyncio.sleep(0.01)
+        hook_was_running = not finished.exists()
+        release.touch()
 
-    task = asyncio.create_task(ticker())
+    task = asyncio.create_task(releaser())
     try:
         await run_session(project, "hi", [{"text": "ok"}])
-    finally:
-        stop.set()
+        assert task.done(), "the hook never started (no hook-started file): nothing to observe"
         await task
-    assert ticks >= 25, f"the loop was blocked: only {ticks} ticks during a 1 s hook"
+    finally:
+        task.cancel()
+    assert hook_was_running, "the hook had already finished when the loop first ran the releaser"
+    assert finished.exists(), "the hook was not released while it ran: the event loop was blocked"
 
 
 def _scope_hooks(project: Project) -> None:

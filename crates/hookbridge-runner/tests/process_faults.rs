@@ -427,7 +427,10 @@ fn a_100_mb_flood_on_both_streams_is_counted_but_not_kept() {
         .expect("starting this test binary again");
     let stdout = String::from_utf8_lossy(&child.stdout);
     let stderr = String::from_utf8_lossy(&child.stderr);
-    assert!(child.status.success(), "the flood run failed:\n{stdout}\n{stderr}");
+    assert!(
+        child.status.success(),
+        "the flood run failed:\n{stdout}\n{stderr}"
+    );
     let peak_kib: u64 = stdout
         .lines()
         .find_map(|line| line.split_once(FLOOD_PEAK).map(|(_, kib)| kib))
