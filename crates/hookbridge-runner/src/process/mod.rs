@@ -1,5 +1,5 @@
 //! Running hook processes: spawn each in its own process group, feed it the payload, capture its
-//! output within a cap, and turn every way it can end — exit, signal, timeout, spawn failure, a
+//! output within a cap (a JSON answer past the cap waits on disk and is read whole), and turn every way it can end — exit, signal, timeout, spawn failure, a
 //! grandchild left holding its pipes — into a [`ProcessOutcome`], never an `Err`.
 //!
 //! The shaping decision: **one `poll(2)` loop on the calling thread supervises every process of
@@ -24,9 +24,16 @@
 //! answer, a [`Canceller`], a panic) SIGKILLs its whole group; after a normal exit, background
 //! processes the hook started are left alone, because hooks may legitimately start daemons.
 //!
-//! Writing to a pipe whose reader is gone raises SIGPIPE; Rust binaries and Python ignore it, so
-//! the write fails with `EPIPE`, which is reported as [`ProcessOutcome::stdin_unread`]. A host
-//! that restores the default SIGPIPE disposition must not use this module.
+//! A hook's standard streams are Unix socketpairs, as Claude Code (Node) gives them. The payload is
+//! written with `send(MSG_NOSIGNAL)`: a hook that closed its stdin gives `EPIPE` (reported as
+//! [`ProcessOutcome::stdin_unread`]), never a SIGPIPE, whatever the host's SIGPIPE disposition.
+//!
+//! What a host process can add (`hookbridge run` does all four): [`raise_open_file_limit`];
+//! [`cancel_on_termination_signals`], so SIGTERM/SIGINT/SIGHUP stop every hook with it;
+//! [`guard_hooks_against_sigkill`], a guardian process that stops them if it is killed outright;
+//! and [`become_child_subreaper`]. Whatever the host does, at most as many hooks run at once as
+//! the open-file limit allows, and a hook's descendants that left its process group (`setsid`)
+//! are killed with it at its timeout.
 
 #[cfg(target_os = "linux")]
 mod guardian;
