@@ -12,7 +12,7 @@ use std::fs;
 use std::path::Path;
 use std::time::Duration;
 
-use common::project::TestProject;
+use common::project::{on, Project};
 use common::{pid_alive, wait_until};
 use serde_json::{json, Value};
 
@@ -28,33 +28,39 @@ fn an_async_hook_beside_a_sync_one_gets_sockets_and_the_payload() {
     // `$$` is the hook's shell even inside the subshell whose output goes to the file.
     let kinds = "for n in 0 1 2; do f=/proc/$$/fd/$n; \
         if [ -S $f ]; then printf 'socket '; elif [ -p $f ]; then printf 'fifo '; else printf 'other '; fi; done";
-    let project = TestProject::pre_tool_use(json!([
-        {"type": "command", "command": "echo sync-ran > sync.txt"},
-        {"type": "command", "async": true,
-         "command": format!("cat > async_stdin.json; ({kinds}) > kinds.tmp; mv kinds.tmp kinds.txt")},
-    ]));
-    let done = project.run("PreToolUse", &project.pre_bash());
+    let project = Project::new(on(
+        "PreToolUse",
+        json!([
+            {"type": "command", "command": "echo sync-ran > sync.txt"},
+            {"type": "command", "async": true,
+             "command": format!("cat > async_stdin.json; ({kinds}) > kinds.tmp; mv kinds.tmp kinds.txt")},
+        ]),
+    ));
+    let done = project.run("PreToolUse", "claude", &project.payload("PreToolUse"));
     assert_eq!(done.code, Some(0), "stderr: {}", done.stderr_str());
-    assert_eq!(project.file("sync.txt").as_deref(), Some("sync-ran\n"));
+    assert_eq!(project.read("sync.txt").as_deref(), Some("sync-ran\n"));
     assert!(
-        wait_until(SETTLE, || project.file("kinds.txt").is_some()),
+        wait_until(SETTLE, || project.read("kinds.txt").is_some()),
         "the async hook never finished; log: {}",
         fs::read_to_string(&project.log).unwrap_or_default()
     );
-    assert_eq!(project.file("kinds.txt").unwrap(), "socket socket socket ");
-    let stdin: Value = serde_json::from_str(&project.file("async_stdin.json").unwrap()).unwrap();
-    assert_eq!(stdin["tool_use_id"], "toolu_test");
+    assert_eq!(project.read("kinds.txt").unwrap(), "socket socket socket ");
+    let stdin: Value = serde_json::from_str(&project.read("async_stdin.json").unwrap()).unwrap();
+    assert_eq!(stdin["tool_use_id"], "toolu_contract");
     assert_eq!(stdin["hook_event_name"], "PreToolUse");
 }
 
 #[test]
 fn an_async_hook_beside_a_sync_one_is_killed_with_its_tree_at_its_timeout() {
-    let project = TestProject::pre_tool_use(json!([
-        {"type": "command", "command": "true"},
-        {"type": "command", "async": true, "timeout": 1,
-         "command": "echo $$ > leader.pid; sleep 300 & echo $! > child.pid; wait"},
-    ]));
-    let done = project.run("PreToolUse", &project.pre_bash());
+    let project = Project::new(on(
+        "PreToolUse",
+        json!([
+            {"type": "command", "command": "true"},
+            {"type": "command", "async": true, "timeout": 1,
+             "command": "echo $$ > leader.pid; sleep 300 & echo $! > child.pid; wait"},
+        ]),
+    ));
+    let done = project.run("PreToolUse", "claude", &project.payload("PreToolUse"));
     assert_eq!(done.code, Some(0), "stderr: {}", done.stderr_str());
     let (leader, child) = (project.dir.join("leader.pid"), project.dir.join("child.pid"));
     assert!(

@@ -10,7 +10,6 @@
 //! an implementation that waited for the hooks first would hang, and the watchdog fails the test.
 
 mod common;
-mod hook_project;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -19,8 +18,8 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
+use common::project::{on, sh_quote, Project, WATCHDOG};
 use common::{require_program, wait_until};
-use hook_project::{on, sh_quote, Project, WATCHDOG};
 use serde_json::{json, Value};
 
 /// An async hook's own timeout: longer than [`WATCHDOG`], so a hookbridge that waits for its hooks

@@ -7,11 +7,10 @@
 //! first shows that the marker does appear when the same project is run correctly.
 
 mod common;
-mod hook_project;
 
 use std::path::PathBuf;
 
-use hook_project::{sh_quote, Project};
+use common::project::{sh_quote, Project};
 use serde_json::{json, Value};
 
 /// A project whose PreToolUse, UserPromptSubmit and Stop hooks each create `hook-ran`.
@@ -299,7 +298,7 @@ fn run_exits_with_the_hooks_answer() {
     let p = Project::new(json!({}));
     let payload: Value = p.payload("PreToolUse");
     for (command, claude_code) in [("exit 0", 0), ("echo no >&2; exit 2", 2), ("exit 3", 3)] {
-        p.write_hooks(&hook_project::on(
+        p.write_hooks(&common::project::on(
             "PreToolUse",
             json!([{"type": "command", "command": command}]),
         ));

@@ -6,12 +6,11 @@
 //! status, the number of bytes kept, which file holds which line), never on how long anything took.
 
 mod common;
-mod hook_project;
 
 use std::fs;
 
+use common::project::{on, Project};
 use common::require_program;
-use hook_project::{on, Project};
 use serde_json::{json, Value};
 
 const MIB: usize = 1024 * 1024;

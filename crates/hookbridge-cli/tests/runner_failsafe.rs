@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::project::TestProject;
+use common::project::{on, Project};
 use serde_json::json;
 
 const DENY: &str = r#"echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"guarded"}}'"#;
@@ -25,15 +25,18 @@ fn assert_denied(done: &common::Finished) {
 #[test]
 fn a_session_id_that_cannot_be_an_environment_variable_is_left_out_and_logged() {
     for (what, id) in [("NUL", "a\u{0}b".to_string()), ("200 KB", "x".repeat(200_000))] {
-        let project = TestProject::pre_tool_use(json!([
-            {"type": "command", "command": DENY},
-            {"type": "command", "command": "printf '%s' \"${AMPLIFIER_SESSION_ID-unset}\" > sid.txt"},
-        ]));
-        let mut payload = project.pre_bash();
+        let project = Project::new(on(
+            "PreToolUse",
+            json!([
+                {"type": "command", "command": DENY},
+                {"type": "command", "command": "printf '%s' \"${AMPLIFIER_SESSION_ID-unset}\" > sid.txt"},
+            ]),
+        ));
+        let mut payload = project.payload("PreToolUse");
         payload["session_id"] = json!(id);
-        let done = project.run("PreToolUse", &payload);
+        let done = project.run("PreToolUse", "claude", &payload);
         assert_denied(&done);
-        assert_eq!(project.file("sid.txt").as_deref(), Some("unset"), "{what}");
+        assert_eq!(project.read("sid.txt").as_deref(), Some("unset"), "{what}");
         assert!(
             project.log_text().contains("session_id"),
             "{what}: not logged: {}",
@@ -56,7 +59,7 @@ fn two_hundred_hooks_under_a_low_open_file_limit_all_run_and_the_block_holds() {
         json!({"type": "command", "command": format!("{DENY}; echo deny >> ran.txt")}),
     );
     for limits in ["-S -n 256; ulimit -H -n 256", "-S -n 64"] {
-        let project = TestProject::pre_tool_use(json!(hooks));
+        let project = Project::new(on("PreToolUse", json!(hooks)));
         let inner = project.command("PreToolUse", "claude");
         let mut cmd = std::process::Command::new("/bin/sh");
         cmd.arg("-c")
@@ -70,9 +73,9 @@ fn two_hundred_hooks_under_a_low_open_file_limit_all_run_and_the_block_holds() {
             };
         }
         cmd.current_dir(&project.dir);
-        let done = project.finish(cmd, &serde_json::to_vec(&project.pre_bash()).unwrap());
+        let done = project.finish(cmd, &serde_json::to_vec(&project.payload("PreToolUse")).unwrap());
         assert_denied(&done);
-        let ran = project.file("ran.txt").unwrap_or_default();
+        let ran = project.read("ran.txt").unwrap_or_default();
         assert_eq!(ran.lines().count(), 200, "ulimit {limits}: not every hook ran");
         assert!(
             !project.log_text().contains("could not start"),
@@ -92,8 +95,8 @@ fn a_deny_larger_than_its_share_of_the_output_budget_still_denies() {
         .collect();
     hooks.push(json!({"type": "command", "command":
         "python3 -c \"import json; print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse', 'permissionDecision': 'deny', 'permissionDecisionReason': 'BIG ' + 'r' * 1500000}}))\""}));
-    let project = TestProject::pre_tool_use(json!(hooks));
-    let done = project.run("PreToolUse", &project.pre_bash());
+    let project = Project::new(on("PreToolUse", json!(hooks)));
+    let done = project.run("PreToolUse", "claude", &project.payload("PreToolUse"));
     assert_denied(&done);
     let answer: serde_json::Value = serde_json::from_slice(&done.stdout).unwrap();
     let reason = answer["hookSpecificOutput"]["permissionDecisionReason"]
@@ -102,8 +105,8 @@ fn a_deny_larger_than_its_share_of_the_output_budget_still_denies() {
     assert_eq!(reason.len(), 1_500_004);
 }
 
-fn pid_in(project: &TestProject, name: &str) -> Option<u32> {
-    project.file(name)?.trim().parse().ok()
+fn pid_in(project: &Project, name: &str) -> Option<u32> {
+    project.read(name)?.trim().parse().ok()
 }
 
 fn kill_now(pids: &[u32]) {
@@ -121,9 +124,12 @@ fn sigterm_sigint_or_sighup_to_hookbridge_kills_every_running_hook() {
     use std::io::Write;
     use std::time::Duration;
     for signal in ["TERM", "INT", "HUP"] {
-        let project = TestProject::pre_tool_use(json!([
-            {"type": "command", "command": "echo $$ > leader.pid; sleep 300 & echo $! > child.pid; wait"},
-        ]));
+        let project = Project::new(on(
+            "PreToolUse",
+            json!([
+                {"type": "command", "command": "echo $$ > leader.pid; sleep 300 & echo $! > child.pid; wait"},
+            ]),
+        ));
         let mut cmd = project.command("PreToolUse", "claude");
         cmd.stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::null())
@@ -133,7 +139,7 @@ fn sigterm_sigint_or_sighup_to_hookbridge_kills_every_running_hook() {
             .stdin
             .take()
             .unwrap()
-            .write_all(&serde_json::to_vec(&project.pre_bash()).unwrap())
+            .write_all(&serde_json::to_vec(&project.payload("PreToolUse")).unwrap())
             .unwrap();
         let started = common::wait_until(Duration::from_secs(20), || {
             pid_in(&project, "leader.pid").is_some() && pid_in(&project, "child.pid").is_some()
@@ -176,11 +182,14 @@ fn sigterm_sigint_or_sighup_to_hookbridge_kills_every_running_hook() {
 #[test]
 fn a_descendant_that_left_the_hooks_group_is_killed_at_the_timeout() {
     use std::time::Duration;
-    let project = TestProject::pre_tool_use(json!([
-        {"type": "command", "timeout": 1,
-         "command": "setsid sh -c 'echo $$ > escaped.pid; exec sleep 300' & sleep 300"},
-    ]));
-    let done = project.run("PreToolUse", &project.pre_bash());
+    let project = Project::new(on(
+        "PreToolUse",
+        json!([
+            {"type": "command", "timeout": 1,
+             "command": "setsid sh -c 'echo $$ > escaped.pid; exec sleep 300' & sleep 300"},
+        ]),
+    ));
+    let done = project.run("PreToolUse", "claude", &project.payload("PreToolUse"));
     assert_eq!(done.code, Some(0), "{}", done.stderr_str());
     let escaped = pid_in(&project, "escaped.pid").expect("the escaping process never started");
     let gone = common::wait_until(Duration::from_secs(20), || !common::pid_alive(escaped));
@@ -197,10 +206,13 @@ fn a_descendant_that_left_the_hooks_group_is_killed_at_the_timeout() {
 fn sigkill_to_hookbridge_still_stops_every_running_hook() {
     use std::io::Write;
     use std::time::Duration;
-    let project = TestProject::pre_tool_use(json!([
-        {"type": "command", "command": "echo $$ > leader.pid; sleep 300 & echo $! > child.pid; wait"},
-        {"type": "command", "command": "echo $$ > other.pid; exec sleep 300"},
-    ]));
+    let project = Project::new(on(
+        "PreToolUse",
+        json!([
+            {"type": "command", "command": "echo $$ > leader.pid; sleep 300 & echo $! > child.pid; wait"},
+            {"type": "command", "command": "echo $$ > other.pid; exec sleep 300"},
+        ]),
+    ));
     let mut cmd = project.command("PreToolUse", "claude");
     cmd.stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
@@ -210,7 +222,7 @@ fn sigkill_to_hookbridge_still_stops_every_running_hook() {
         .stdin
         .take()
         .unwrap()
-        .write_all(&serde_json::to_vec(&project.pre_bash()).unwrap())
+        .write_all(&serde_json::to_vec(&project.payload("PreToolUse")).unwrap())
         .unwrap();
     let names = ["leader.pid", "child.pid", "other.pid"];
     let started = common::wait_until(Duration::from_secs(20), || {
