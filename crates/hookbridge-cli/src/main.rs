@@ -122,18 +122,7 @@ fn main() -> ExitCode {
         }
     };
     match command {
-        Command::Run(args) => {
-            // Many hooks on one event must not be refused descriptors by a low `ulimit -n`.
-            hookbridge_runner::process::raise_open_file_limit();
-            // A hook's process that outlives its parent stays in hookbridge's tree, where a
-            // timeout can still find and kill it.
-            hookbridge_runner::process::become_child_subreaper();
-            // And hooks still running when hookbridge is killed outright (SIGKILL) are stopped by
-            // a guardian process (runs that last past 100 ms get one).
-            hookbridge_runner::process::guard_hooks_against_sigkill();
-            run::run(args)
-        }
-        .unwrap_or_else(|err| {
+        Command::Run(args) => run::run(args).unwrap_or_else(|err| {
             // The host sees exit 64 or 1 and (if it can be written) one line on stderr; the log
             // keeps the line whatever happens to stderr.
             diagnostics_log::append("run", &[format!("{err:#}")]);

@@ -178,8 +178,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         options.async_hooks = AsyncHooks::Await;
         write_channel(std::io::stdout(), b"{\"async\": true}\n", "stdout", &mut problems);
     }
-    // The host stopping us (SIGTERM at its timeout, SIGINT, SIGHUP) stops every hook with us.
-    options.canceller = hookbridge_runner::process::cancel_on_termination_signals();
+    if !selection.hooks.is_empty() {
+        options.canceller = prepare_to_run_hooks();
+    }
     let report = dispatch_selection(selection, &payload, &options);
     if let Some(signal) = hookbridge_runner::process::termination_signal_received() {
         problems.push(format!(
@@ -374,6 +375,22 @@ fn exit_byte(code: i32) -> u8 {
 }
 
 /// One line per hook that did not give a clean answer, and per skipped hook.
+/// What this process does before it runs hooks (only then: an event with nothing to run pays for
+/// none of it). Returns the canceller the termination signals trigger.
+fn prepare_to_run_hooks() -> Option<hookbridge_runner::process::Canceller> {
+    use hookbridge_runner::process;
+    // Many hooks on one event must not be refused descriptors by a low `ulimit -n`.
+    process::raise_open_file_limit();
+    // A hook's process that outlives its parent stays in hookbridge's tree, where a timeout can
+    // still find and kill it.
+    process::become_child_subreaper();
+    // Hooks still running when hookbridge is killed outright (SIGKILL) are stopped by a guardian
+    // process (runs that last past 100 ms get one).
+    process::guard_hooks_against_sigkill();
+    // The host stopping us (SIGTERM at its timeout, SIGINT, SIGHUP) stops every hook with us.
+    process::cancel_on_termination_signals()
+}
+
 fn report_problems(report: &EventReport) -> Vec<String> {
     let mut lines = report.warnings.clone();
     for h in &report.hooks {
