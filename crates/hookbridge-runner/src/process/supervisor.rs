@@ -92,12 +92,12 @@ pub(super) fn run_all(
                     guard.started(&child);
                     children.push(child);
                 }
-                Err((spec, err)) if out_of_descriptors(&err) && !children.is_empty() => {
-                    waiting.push_front((index, spec));
+                Err(failed) if out_of_descriptors(&failed.1) && !children.is_empty() => {
+                    waiting.push_front((index, failed.0));
                     break;
                 }
-                Err((spec, err)) => {
-                    let outcome = spawn_failed(&spec, &err, started);
+                Err(failed) => {
+                    let outcome = spawn_failed(&failed.0, &failed.1, started);
                     stop |= on_finish(index, outcome) == Flow::StopTheRest;
                 }
             }
@@ -381,10 +381,10 @@ impl Supervised {
         index: usize,
         spec: ProcessSpec,
         started: Instant,
-    ) -> Result<Supervised, (ProcessSpec, io::Error)> {
+    ) -> Result<Supervised, Box<(ProcessSpec, io::Error)>> {
         let child = match spawn::spawn(&spec) {
             Ok(child) => child,
-            Err(err) => return Err((spec, err)),
+            Err(err) => return Err(Box::new((spec, err))),
         };
         let group = ProcessGroup::led_by(child.pid);
         let pidfd = pidfd_of(child.pid);
