@@ -11,6 +11,7 @@
 //! 1 — the documented internal error — in every build profile alike, before the abort could happen.
 
 mod diagnostics_log;
+mod dry_run;
 mod inspect;
 mod run;
 
@@ -78,6 +79,9 @@ enum Command {
     List(inspect::ListArgs),
     /// Check hook configs; exits 1 if any hook or file cannot be used.
     Validate(inspect::ValidateArgs),
+    /// Try one event against the real hooks (they run) and trace it: which hooks run and why the
+    /// others do not, what each printed and returned, and the answer `run` would give.
+    Test(dry_run::TestArgs),
 }
 
 /// `hookbridge run` alone. The agent starts `run` once per event, so its start-up time is hook
@@ -130,6 +134,7 @@ fn main() -> ExitCode {
         }),
         Command::List(args) => inspect::list(args).unwrap_or_else(|err| quiet_on_broken_pipe(&err)),
         Command::Validate(args) => inspect::validate(args).unwrap_or_else(|err| quiet_on_broken_pipe(&err)),
+        Command::Test(args) => dry_run::test(args).unwrap_or_else(|err| failure(&err)),
     }
 }
 

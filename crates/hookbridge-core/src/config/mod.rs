@@ -8,11 +8,13 @@
 
 mod condition;
 mod discover;
+mod explain;
 mod model;
 mod parse;
 mod select;
 
 pub use condition::{Condition, ConditionError};
+pub use explain::{Explained, Verdict};
 pub use discover::{discover, DiscoveryOptions, HOOKS_DIR_NAME};
 pub use model::{
     CommandHook, ConfigSource, HookId, HookKind, HookSet, HookSpec, HttpHook, MatcherGroup, McpToolHook,

@@ -1,0 +1,260 @@
+//! `hookbridge test`: one event, tried against the real hooks, with a trace for people — the
+//! answer to "why didn't my hook fire?".
+//!
+//! It loads the hooks exactly as `run` does, builds (or reads) the event's payload, says for every
+//! hook registered for the event whether it runs and, if not, why (matcher, `if` rule, duplicate,
+//! disabled, …), then runs the ones that run — for real: a hook that writes a file writes it — and
+//! shows what each received, printed, returned and how long it took, a timeline, and the one answer
+//! `hookbridge run` would give Claude Code. `--json` gives the same for tools.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::Args;
+use hookbridge_core::config::{discover, Verdict};
+use hookbridge_core::decision::render_claude;
+use hookbridge_core::event::{EventName, EventPayload};
+use hookbridge_runner::{dispatch_selection, AsyncHooks, DispatchOptions};
+use serde_json::{json, Map, Value};
+
+use crate::{ProjectArgs, UsageError};
+
+#[derive(Args, Debug)]
+pub struct TestArgs {
+    /// The Claude Code event name (`PreToolUse`, `Stop`, …).
+    #[arg(long, value_name = "NAME")]
+    event: String,
+    #[command(flatten)]
+    project: ProjectArgs,
+    /// The event's JSON payload, from this file (`-`: stdin). Default: one built from the options
+    /// below, with the project as `cwd`.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["tool", "input", "prompt"])]
+    payload: Option<PathBuf>,
+    /// The tool of a tool event (`Bash`, `Write`, `mcp__server__tool`, …).
+    #[arg(long, value_name = "NAME")]
+    tool: Option<String>,
+    /// The tool's input, as a JSON object (default `{}`).
+    #[arg(long, value_name = "JSON", requires = "tool")]
+    input: Option<String>,
+    /// The prompt of a UserPromptSubmit event.
+    #[arg(long, value_name = "TEXT")]
+    prompt: Option<String>,
+    /// The trace as JSON on stdout, for tools.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Width of a timeline bar, in characters.
+const BAR: usize = 30;
+
+pub fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
+    let event = EventName::parse(&args.event).map_err(|e| UsageError(e.to_string()))?;
+    let project = args.project.resolve()?;
+    let bytes = payload_bytes(&args, &event, &project.dir)?;
+    let payload =
+        EventPayload::parse(event.clone(), &bytes).map_err(|e| UsageError(format!("the payload: {e}")))?;
+    let set = discover(&args.project.discovery(&project.dir));
+
+    let explained = set.explain(&payload);
+    let mut options = DispatchOptions::new(&project.dir);
+    // Async hooks are awaited too: a dry run shows what every hook does.
+    options.async_hooks = AsyncHooks::Await;
+    let report = dispatch_selection(set.select(&payload), &payload, &options);
+    let answer = render_claude(
+        &report.event,
+        report.match_query.as_deref(),
+        &report.decision,
+        "hookbridge run",
+    );
+    let runs = report.to_json();
+    let run_of = |label: &str, line: usize, column: usize| {
+        runs["hooks"].as_array().and_then(|hooks| {
+            hooks.iter().find(|h| {
+                h["hook"]["label"] == label && h["hook"]["line"] == line && h["hook"]["column"] == column
+            })
+        })
+    };
+    let hooks: Vec<Value> = explained
+        .iter()
+        .map(|e| {
+            let (label, line, column) = (e.hook.kind.label(), e.hook.position.line, e.hook.position.column);
+            json!({
+                "type": e.hook.kind.type_name(),
+                "label": label,
+                "source": e.hook.source.path,
+                "line": line,
+                "column": column,
+                "matcher": e.group.matcher_text,
+                "if": e.hook.condition.as_ref().map(|c| c.text.clone()),
+                "runs": e.verdict == Verdict::Runs,
+                "verdict": e.verdict.to_string(),
+                "run": run_of(label, line, column),
+            })
+        })
+        .collect();
+    let trace = json!({
+        "event": event.as_str(),
+        "project_dir": project.dir,
+        "match_target": report.match_query,
+        "payload": Value::Object(payload.fields().clone()),
+        "hooks": hooks,
+        "warnings": report.warnings,
+        "diagnostics": set.diagnostics.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "answer": {"exit_code": answer.exit_code, "stdout": answer.stdout, "stderr": answer.stderr},
+    });
+    let mut out = std::io::stdout().lock();
+    let written = if args.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&trace)?)
+    } else {
+        out.write_all(human(&trace).as_bytes())
+    };
+    match written.and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        other => other.context("writing the trace").map(|()| ExitCode::SUCCESS),
+    }
+}
+
+/// The payload: read from `--payload`, or built for `event` from `--tool`/`--input`/`--prompt`.
+fn payload_bytes(args: &TestArgs, event: &EventName, project: &std::path::Path) -> anyhow::Result<Vec<u8>> {
+    if let Some(path) = &args.payload {
+        return if path.as_os_str() == "-" {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
+                .context("reading the payload from stdin")?;
+            Ok(bytes)
+        } else {
+            std::fs::read(path).with_context(|| format!("reading the payload {}", path.display()))
+        };
+    }
+    let mut fields = Map::new();
+    fields.insert("session_id".into(), json!("hookbridge-test"));
+    fields.insert("transcript_path".into(), json!(""));
+    fields.insert("cwd".into(), json!(project));
+    fields.insert("permission_mode".into(), json!("default"));
+    fields.insert("hook_event_name".into(), json!(event.as_str()));
+    if let Some(tool) = &args.tool {
+        let input: Value = match &args.input {
+            Some(text) => {
+                serde_json::from_str(text).map_err(|e| UsageError(format!("--input is not JSON: {e}")))?
+            }
+            None => json!({}),
+        };
+        if !input.is_object() {
+            return Err(UsageError("--input must be a JSON object".into()).into());
+        }
+        fields.insert("tool_name".into(), json!(tool));
+        fields.insert("tool_input".into(), input);
+        fields.insert("tool_use_id".into(), json!("toolu_hookbridge_test"));
+    }
+    if let Some(prompt) = &args.prompt {
+        fields.insert("prompt".into(), json!(prompt));
+    }
+    Ok(serde_json::to_vec(&Value::Object(fields))?)
+}
+
+/// The trace for a terminal: every hook with its verdict and run, a timeline, the answer.
+fn human(trace: &Value) -> String {
+    let mut s = String::new();
+    let hooks = trace["hooks"].as_array().cloned().unwrap_or_default();
+    let running = hooks.iter().filter(|h| h["runs"] == true).count();
+    let target = trace["match_target"]
+        .as_str()
+        .map(|t| format!(" (match target `{t}`)"))
+        .unwrap_or_default();
+    s += &format!(
+        "hookbridge test: {}{target} in {}\n{} hook(s) registered for the event, {running} run\n\n",
+        trace["event"].as_str().unwrap_or(""),
+        trace["project_dir"].as_str().unwrap_or(""),
+        hooks.len()
+    );
+    for h in &hooks {
+        let mark = if h["runs"] == true { "runs   " } else { "no     " };
+        s += &format!(
+            "  {mark} {} `{}`  {}:{}:{}\n",
+            h["type"].as_str().unwrap_or(""),
+            h["label"].as_str().unwrap_or(""),
+            h["source"].as_str().unwrap_or(""),
+            h["line"],
+            h["column"]
+        );
+        if h["runs"] != true {
+            s += &format!("          why: {}\n", h["verdict"].as_str().unwrap_or(""));
+            continue;
+        }
+        let run = &h["run"];
+        let status = match (run["status"].as_str(), run["code"].as_i64()) {
+            (Some("exited"), Some(code)) => format!("exit {code}"),
+            (Some("signaled"), Some(sig)) => format!("killed by signal {sig}"),
+            (Some(other), _) => other.replace('_', " "),
+            (None, _) => "no run recorded".into(),
+        };
+        s += &format!(
+            "          {status} after {:.0} ms{}\n",
+            run["duration_ms"].as_f64().unwrap_or(0.0),
+            run["detail"]
+                .as_str()
+                .map(|d| format!(": {d}"))
+                .unwrap_or_default()
+        );
+        for stream in ["stdout", "stderr"] {
+            if let Some(text) = run[stream].as_str().filter(|t| !t.trim().is_empty()) {
+                s += &format!("          {stream}: {}\n", one_line(text, 100));
+            }
+        }
+    }
+    let ran: Vec<&Value> = hooks.iter().filter(|h| h["run"].is_object()).collect();
+    let longest = ran
+        .iter()
+        .filter_map(|h| h["run"]["duration_ms"].as_f64())
+        .fold(0.0_f64, f64::max);
+    if !ran.is_empty() {
+        s += &format!("\ntimeline (all start together; 0 – {longest:.0} ms)\n");
+        for h in ran {
+            let ms = h["run"]["duration_ms"].as_f64().unwrap_or(0.0);
+            let filled = if longest > 0.0 {
+                ((ms / longest) * BAR as f64).round() as usize
+            } else {
+                0
+            }
+            .clamp(1, BAR);
+            s += &format!(
+                "  {:<28} |{}{}| {ms:>6.0} ms\n",
+                one_line(h["label"].as_str().unwrap_or(""), 28),
+                "█".repeat(filled),
+                " ".repeat(BAR - filled)
+            );
+        }
+    }
+    let answer = &trace["answer"];
+    s += &format!(
+        "\nanswer to Claude Code (as `hookbridge run` gives it): exit {}\n",
+        answer["exit_code"]
+    );
+    for stream in ["stdout", "stderr"] {
+        if let Some(text) = answer[stream].as_str().filter(|t| !t.is_empty()) {
+            s += &format!("  {stream}: {}\n", one_line(text, 400));
+        }
+    }
+    for w in trace["warnings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .chain(trace["diagnostics"].as_array().into_iter().flatten())
+    {
+        s += &format!("warning: {}\n", w.as_str().unwrap_or(""));
+    }
+    s
+}
+
+/// `text` on one line, at most `max` characters.
+fn one_line(text: &str, max: usize) -> String {
+    let flat: String = text.trim().replace('\n', "⏎");
+    if flat.chars().count() <= max {
+        flat
+    } else {
+        let cut: String = flat.chars().take(max.saturating_sub(1)).collect();
+        format!("{cut}…")
+    }
+}

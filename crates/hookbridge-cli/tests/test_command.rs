@@ -1,0 +1,128 @@
+//! `hookbridge test`: the dry run with a trace. Every hook registered for the event is listed
+//! with why it runs or not, the running ones really run, and the answer is the one `run` gives.
+
+mod common;
+
+use common::project::Project;
+use serde_json::{json, Value};
+
+fn project() -> Project {
+    Project::new(json!({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "cat > got.json; echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"deny\", \"permissionDecisionReason\": \"no rm\"}}'"},
+            {"type": "command", "command": "echo git-only", "if": "Bash(git *)"}
+        ]},
+        {"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "echo writes"}]}
+    ]}}))
+}
+
+fn test_command(p: &Project, extra: &[&str]) -> std::process::Command {
+    let dir = p.dir.to_string_lossy().into_owned();
+    let mut args = vec![
+        "test",
+        "--event",
+        "PreToolUse",
+        "--project-dir",
+        &dir,
+        "--tool",
+        "Bash",
+    ];
+    args.extend_from_slice(extra);
+    p.hookbridge(&args)
+}
+
+#[test]
+fn the_trace_says_why_each_hook_runs_or_not_and_gives_runs_answer() {
+    let p = project();
+    let done = p.finish(
+        test_command(&p, &["--input", r#"{"command": "rm -rf /"}"#, "--json"]),
+        b"",
+    );
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    let trace: Value = serde_json::from_slice(&done.stdout).unwrap();
+    let hooks = trace["hooks"].as_array().unwrap();
+    assert_eq!(hooks.len(), 3, "{trace:#}");
+    assert_eq!(hooks[0]["runs"], true);
+    assert_eq!(hooks[0]["run"]["status"], "exited");
+    assert_eq!(hooks[0]["run"]["code"], 0);
+    assert_eq!(hooks[1]["runs"], false);
+    assert_eq!(
+        hooks[1]["verdict"],
+        "`if` rule `Bash(git *)` does not match this tool call"
+    );
+    assert_eq!(hooks[2]["verdict"], "matcher `Write|Edit` does not match `Bash`");
+    assert!(hooks[2]["run"].is_null());
+    // The hook really ran, with the payload built from the options.
+    let got: Value = serde_json::from_str(&p.read("got.json").unwrap()).unwrap();
+    assert_eq!(got["tool_input"]["command"], "rm -rf /");
+    assert_eq!(got["hook_event_name"], "PreToolUse");
+    // The answer is run's: exit 0 with the deny on stdout.
+    assert_eq!(trace["answer"]["exit_code"], 0);
+    let answer: Value = serde_json::from_str(trace["answer"]["stdout"].as_str().unwrap()).unwrap();
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
+}
+
+#[test]
+fn the_human_trace_names_the_reasons_and_the_answer() {
+    let p = project();
+    let done = p.finish(
+        test_command(&p, &["--input", r#"{"command": "git status"}"#]),
+        b"",
+    );
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    let text = done.stdout_str();
+    assert!(
+        text.contains("3 hook(s) registered for the event, 2 run"),
+        "{text}"
+    );
+    assert!(
+        text.contains("why: matcher `Write|Edit` does not match `Bash`"),
+        "{text}"
+    );
+    assert!(text.contains("stdout: git-only"), "{text}");
+    assert!(
+        text.contains("answer to Claude Code (as `hookbridge run` gives it): exit 0"),
+        "{text}"
+    );
+    assert!(text.contains("timeline"), "{text}");
+}
+
+#[test]
+fn a_payload_file_is_used_as_given_and_bad_input_is_a_usage_error() {
+    let p = project();
+    let payload = p.file(
+        "payload.json",
+        &json!({"session_id": "s", "cwd": p.dir, "hook_event_name": "PreToolUse",
+                "tool_name": "Write", "tool_input": {"file_path": "x", "content": "y"}})
+        .to_string(),
+    );
+    let dir = p.dir.to_string_lossy().into_owned();
+    let path = payload.to_string_lossy().into_owned();
+    let done = p.finish(
+        p.hookbridge(&[
+            "test",
+            "--event",
+            "PreToolUse",
+            "--project-dir",
+            &dir,
+            "--payload",
+            &path,
+            "--json",
+        ]),
+        b"",
+    );
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    let trace: Value = serde_json::from_slice(&done.stdout).unwrap();
+    let runs: Vec<&str> = trace["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["runs"] == true)
+        .map(|h| h["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(runs, ["echo writes"]);
+    let done = p.finish(test_command(&p, &["--input", "[1, 2]"]), b"");
+    assert_eq!(done.code, Some(64), "{}", done.stderr_str());
+    let done = p.finish(test_command(&p, &["--input", "not json"]), b"");
+    assert_eq!(done.code, Some(64), "{}", done.stderr_str());
+}
