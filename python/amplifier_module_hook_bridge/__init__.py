@@ -298,6 +298,8 @@ class HookBridge:
             logger.warning("hook-bridge: %s", warning)
             await self.show(event, warning, "warning")
         result = HookResult.model_validate(out["result"])
+        if out.get("stop_turn") is not None:
+            await self.stop_turn(event, out["stop_turn"])
         if event in SELF_APPLIED_EVENTS:
             if result.action != "continue" or result.user_message:
                 result = await self.coordinator.process_hook_result(result, event, f"{MODULE_ID}:{event}")
@@ -305,6 +307,22 @@ class HookBridge:
         if result.user_message and result.action in ("continue", "modify", "ask_user"):
             await self.show(event, result.user_message, result.user_message_level, result.user_message_source)
         return result
+
+    async def stop_turn(self, event: str, reason: str) -> None:
+        """``continue: false`` on a tool event: as in Claude Code, the operation goes on (the tool
+        runs unless a hook denied it) and the turn ends after it. A graceful cancel does that with
+        the published orchestrators: they finish the current tool, then stop before the next model
+        request or tool."""
+        logger.info("hook-bridge: %s: continue: false, the turn ends: %s", event, reason)
+        request_cancel = getattr(self.coordinator, "request_cancel", None)
+        if request_cancel is None:
+            await self.show(event, f"a hook asked to stop ({reason}), but this session cannot be cancelled", "warning")
+            return
+        try:
+            await request_cancel(False)
+        except Exception as e:
+            logger.warning("hook-bridge: could not stop the turn", exc_info=True)
+            await self.show(event, f"a hook asked to stop ({reason}), but cancelling failed: {e}", "warning")
 
     async def show(self, event: str, message: str, level: str = "info", source: str | None = None) -> None:
         """Show ``message`` to the user through the kernel (display system, else the log)."""

@@ -316,6 +316,7 @@ impl Engine {
         let mut reports = Vec::new();
         let mut notes = Vec::new();
         let mut warnings = Vec::new();
+        let mut stop_turn: Option<String> = None;
         for claude in claude_events_for(event, data) {
             if !set.events.contains_key(&claude) {
                 continue;
@@ -332,6 +333,7 @@ impl Engine {
             warnings.extend(report_warnings(&report));
             let outcome = translate::translate_outcome(event, data, &payload, &report.decision);
             notes.extend(outcome.notes);
+            stop_turn = stop_turn.or(outcome.stop_turn);
             let mut json_report = report.to_json();
             json_report["hook_result"] = outcome.result.to_value();
             reports.push(json_report);
@@ -348,6 +350,7 @@ impl Engine {
             "reports": reports,
             "notes": notes,
             "warnings": warnings,
+            "stop_turn": stop_turn,
         })
     }
 }

@@ -18,7 +18,7 @@
 //!
 //! | # | Claude Code outcome (after [`crate::decision::merge`]) | HookResult |
 //! |---|---|---|
-//! | 1 | `continue: false` (+ `stopReason`) on an event where Claude Code honors it | `deny`, reason = `stopReason` (or a default), message = `stopReason` + row 9, level `warning`. Amplifier has no "stop the session" action; `deny` is the only one that halts the current operation (the tool does not run, the turn ends). On Stop/SubagentStop it means "do stop": it cancels a block and the result is built from rows 6–9. Ignored where Claude Code discards it (Notification, PreCompact, PostCompact, SessionEnd, StopFailure, MessageDisplay). |
+//! | 1 | `continue: false` (+ `stopReason`) on an event where Claude Code honors it | On PreToolUse/PostToolUse/PostToolUseFailure the operation goes on as the other rows say (the tool runs unless a hook also denies it) and the turn ends after it, as in Claude Code (cases 44, 45, 128): the outcome's `stop_turn` asks the host to cancel gracefully (Amplifier: `coordinator.request_cancel(False)`), and `stopReason` is shown as a warning message. On UserPromptSubmit (case 46) and the other honoring events: `deny`, reason = `stopReason` (or a default), message = `stopReason` + row 9. On Stop/SubagentStop it means "do stop": it cancels a block and the result is built from rows 6–9. Ignored where Claude Code discards it (SessionStart — case 47 —, Notification, PreCompact, PostCompact, SessionEnd, StopFailure, MessageDisplay, …). |
 //! | 2 | a block — exit 2 (stderr), `decision: "block"` (`reason`), PreToolUse `permissionDecision: "deny"`, `onFailure: "block"` — on `tool:post` (PostToolUse, PostToolUseFailure, SubagentStop) | no `deny` (the tool has run; the orchestrators ignore it and it would skip later handlers): the message becomes model feedback, `"<Event>:<tool> hook blocking error: <message>"`, injected as in row 6 — where Claude Code shows it too |
 //! | 3 | a block on any other event (only events where Claude Code blocks: exit 2 elsewhere is a notice, row 9) | `deny`, reason = stderr / `reason` (trailing newline trimmed; a default if empty), message from row 9 with level `warning` |
 //! | 4 | PermissionRequest `decision.behavior: "deny"` | `deny`, reason = `decision.message` (or a default); `"allow"` → rows 6–9 (+ `updatedInput`, row 7). `interrupt` has no Amplifier equivalent (noted) |
@@ -424,11 +424,16 @@ fn classify_provider_error(d: &Map<String, Value>) -> (&'static str, Option<Stri
     (by_status.unwrap_or(by_type), message)
 }
 
-/// A translated outcome: the result, and what the host should log because it had no effect.
+/// A translated outcome: the result, what the host should log because it had no effect, and
+/// whether the turn must end after this operation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
     pub result: HookResult,
     pub notes: Vec<String>,
+    /// `continue: false` on a tool event: the operation goes on as `result` says, then the turn
+    /// ends (the host cancels gracefully: Amplifier's `coordinator.request_cancel(False)`). The
+    /// text is the stop reason, for the user.
+    pub stop_turn: Option<String>,
 }
 
 /// The [`HookResult`] for one Claude Code event's merged decision (see the module table).
@@ -453,12 +458,22 @@ pub fn translate_outcome(
     Translator::new(amplifier_event, data, payload).translate(decision)
 }
 
-/// Claude Code discards `continue: false` on these events (spec §2.3).
+/// `continue: false` on these lets the operation run and ends the turn after it (cases 44, 45).
+fn ends_the_turn_after_the_tool(e: &EventName) -> bool {
+    matches!(
+        e,
+        EventName::PreToolUse | EventName::PostToolUse | EventName::PostToolUseFailure
+    )
+}
+
+/// Claude Code discards `continue: false` on these events (spec §2.3; SessionStart measured,
+/// case 47: the session runs normally).
 fn continue_honored(e: &EventName) -> bool {
     use EventName::*;
     !matches!(
         e,
-        Notification
+        SessionStart
+            | Notification
             | PreCompact
             | PostCompact
             | SessionEnd
@@ -504,6 +519,8 @@ struct Translator<'a> {
     label: String,
     after_the_fact: bool,
     notes: Vec<String>,
+    /// Set by row 1 on a tool event.
+    stop_turn: Option<String>,
 }
 
 impl<'a> Translator<'a> {
@@ -520,6 +537,7 @@ impl<'a> Translator<'a> {
             label,
             after_the_fact: amp == TOOL_POST,
             notes: Vec::new(),
+            stop_turn: None,
         }
     }
 
@@ -559,6 +577,19 @@ impl<'a> Translator<'a> {
                 blocking = None;
                 if let Some(r) = stop_reason {
                     messages.insert(0, r.clone());
+                }
+            } else if ends_the_turn_after_the_tool(self.event) {
+                // Claude Code lets the tool run (unless another answer denies it) and ends the
+                // turn there (cases 44, 45, 128): the rest of the result is built as usual, and the
+                // host is asked to stop the turn gracefully.
+                self.stop_turn = Some(
+                    stop_reason
+                        .clone()
+                        .unwrap_or_else(|| "a hook stopped processing (continue: false)".into()),
+                );
+                if let Some(r) = stop_reason {
+                    messages.insert(0, r.clone());
+                    warning = true;
                 }
             } else {
                 let reason = stop_reason
@@ -719,6 +750,7 @@ impl<'a> Translator<'a> {
         Outcome {
             result,
             notes: self.notes,
+            stop_turn: self.stop_turn,
         }
     }
 
@@ -1053,24 +1085,48 @@ mod tests {
     // ---- Row 1: continue: false ----
 
     #[test]
-    fn row1_continue_false_denies_with_the_stop_reason() {
+    fn row1_continue_false_on_a_tool_event_lets_the_tool_run_and_ends_the_turn() {
+        // Cases 44 and 45: the tool runs, then the turn ends; the stop reason is shown.
         let out = r#"{"continue": false, "stopReason": "Build is red; stopping", "systemMessage": "see CI"}"#;
-        let r = result(
+        for (amp, data, claude) in [
+            (TOOL_PRE, bash_pre("make deploy"), EventName::PreToolUse),
+            (TOOL_POST, bash_post(), EventName::PostToolUse),
+        ] {
+            let o = outcome(amp, &data, claude.clone(), &[(0, out, "")]);
+            assert_ne!(o.result.action, HookAction::Deny, "{claude}: the tool must run");
+            assert_eq!(o.stop_turn.as_deref(), Some("Build is red; stopping"), "{claude}");
+            assert_eq!(
+                message(&o.result),
+                (
+                    Some("Build is red; stopping\nsee CI"),
+                    MessageLevel::Warning,
+                    Some("hookbridge")
+                ),
+                "{claude}"
+            );
+        }
+        // Case 128: with a deny as well, the tool does not run and the turn still ends.
+        let both = r#"{"continue": false, "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "deny-and-halt"}}"#;
+        let o = outcome(
             TOOL_PRE,
             &bash_pre("make deploy"),
             EventName::PreToolUse,
-            &[(0, out, "")],
+            &[(0, both, "")],
         );
-        assert_eq!(r.action, HookAction::Deny);
-        assert_eq!(r.reason.as_deref(), Some("Build is red; stopping"));
+        assert_eq!(o.result.action, HookAction::Deny);
+        assert_eq!(o.result.reason.as_deref(), Some("deny-and-halt"));
         assert_eq!(
-            message(&r),
-            (
-                Some("Build is red; stopping\nsee CI"),
-                MessageLevel::Warning,
-                Some("hookbridge")
-            )
+            o.stop_turn.as_deref(),
+            Some("a hook stopped processing (continue: false)")
         );
+        // Without continue: false, no stop.
+        let plain = outcome(TOOL_PRE, &bash_pre("ls"), EventName::PreToolUse, &[(0, "", "")]);
+        assert_eq!(plain.stop_turn, None);
+    }
+
+    #[test]
+    fn row1_continue_false_on_a_prompt_denies_it() {
+        // Case 46: the prompt is not sent.
         let bare = result(
             PROMPT_SUBMIT,
             &prompt(),
@@ -1112,6 +1168,15 @@ mod tests {
             o.notes,
             vec!["continue: false is ignored on PreCompact, as Claude Code ignores it"]
         );
+        // Case 47: on SessionStart too — the session runs normally.
+        let o = outcome(
+            SESSION_START,
+            &with_defaults(json!({})),
+            EventName::SessionStart,
+            &[(0, r#"{"continue": false, "stopReason": "no"}"#, "")],
+        );
+        assert_eq!(o.result, HookResult::default());
+        assert_eq!(o.stop_turn, None);
     }
 
     // ---- Row 2: blocks after the fact (tool:post) ----

@@ -15,6 +15,10 @@ well-behaved orchestrator should:
   ``ToolResult`` (hooks get ``str(ToolResult)``, as with loop-basic on 2.0.2): processed; ephemeral injections go into the next request; a changed
   ``data["result"]`` replaces the output.
 - ``tool:error`` when a tool raises; ``prompt:complete`` and ``orchestrator:complete`` at the end.
+- Cancellation, as loop-basic and loop-streaming check it: ``coordinator.cancellation.is_cancelled``
+  before each model request and before each tool; a graceful cancel (``request_cancel(False)``, what
+  hook-bridge asks for on ``continue: false``) lets the running tool finish, then no further tool
+  runs and no further request is made; the turn ends with ``status: "cancelled"``.
 
 Tool calls run one after another (loop-basic runs them in parallel; sequential keeps the tests
 deterministic). Ephemeral injections that ask for ``append_to_last_tool_result`` are appended to
@@ -49,7 +53,11 @@ class MiniLoop:
         specs = [ToolSpec(name=t.name, description=t.description, parameters=t.input_schema) for t in tools.values()]
         ephemeral: list[dict[str, Any]] = []
         text = ""
+        status = "success"
         for turn in range(1, self.max_turns + 1):
+            if self._cancelled(coordinator):
+                status = "cancelled"
+                break
             messages = [dict(m) for m in await context.get_messages_for_request(provider=provider)]
             for injection in ephemeral:
                 if injection["append_to_last_tool_result"] and messages and messages[-1].get("role") == "tool":
@@ -70,13 +78,21 @@ class MiniLoop:
                 "tool_calls": [{"id": c.id, "tool": c.name, "arguments": c.arguments} for c in calls],
             })
             for call in calls:
-                output = await self._run_tool(call, tools, hooks, coordinator, ephemeral)
+                if self._cancelled(coordinator):
+                    output = "Cancelled: the turn was stopped before this tool ran"
+                else:
+                    output = await self._run_tool(call, tools, hooks, coordinator, ephemeral)
                 await context.add_message({"role": "tool", "tool_call_id": call.id, "content": output})
         else:
             turn = self.max_turns
         await hooks.emit("prompt:complete", {"response_preview": text[:200], "length": len(text)})
-        await hooks.emit("orchestrator:complete", {"orchestrator": NAME, "turn_count": turn, "status": "success"})
+        await hooks.emit("orchestrator:complete", {"orchestrator": NAME, "turn_count": turn, "status": status})
         return text
+
+    @staticmethod
+    def _cancelled(coordinator: Any) -> bool:
+        token = getattr(coordinator, "cancellation", None)
+        return bool(token is not None and token.is_cancelled)
 
     async def _run_tool(self, call: Any, tools: dict[str, Any], hooks: Any, coordinator: Any,
                         ephemeral: list[dict[str, Any]]) -> str:
