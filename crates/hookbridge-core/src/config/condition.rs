@@ -394,36 +394,67 @@ fn file_rule_matches(pattern: &str, path: &str, cwd: Option<&str>) -> bool {
 
 /// Glob match: `*` (any run; within one path segment when `paths`), `**` (any run, across `/`;
 /// `**/` also matches nothing), `?` (one character).
+///
+/// Run as the set of active pattern positions advanced one character of `text` at a time: time is
+/// at most the product of the text's length and the number of active positions (one, for a
+/// literal pattern), and the stack does not grow with either (a backtracking matcher recursed once
+/// per character, and overflowed on a long rule against a long command, or took exponential time
+/// on `*a*a*a…`).
 fn glob(pattern: &str, text: &str, paths: bool) -> bool {
     let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    fn go(p: &[char], t: &[char], paths: bool) -> bool {
-        match p.first() {
-            None => t.is_empty(),
-            Some('*') => {
-                let double = p.get(1) == Some(&'*');
-                if double {
-                    let rest = &p[2..];
-                    if rest.first() == Some(&'/') && go(&rest[1..], t, paths) {
-                        return true; // `**/` matching no folder
-                    }
-                    return (0..=t.len()).any(|i| go(rest, &t[i..], paths));
-                }
-                for i in 0..=t.len() {
-                    if go(&p[1..], &t[i..], paths) {
-                        return true;
-                    }
-                    if i < t.len() && paths && t[i] == '/' {
-                        return false;
-                    }
-                }
-                false
+    let n = p.len();
+    let is_double = |k: usize| p.get(k) == Some(&'*') && p.get(k + 1) == Some(&'*');
+    // The active pattern positions, as a list (only those, so a literal pattern costs one step per
+    // character) and a generation stamp per position (no clearing between characters).
+    let mut current: Vec<usize> = Vec::new();
+    let mut next: Vec<usize> = Vec::new();
+    let mut seen = vec![usize::MAX; n + 1];
+    // Adds position `k` and what follows it without consuming a character: past a `*`, past a
+    // `**`, and — only when the `**` is entered, not while it repeats — past a `**/` (no folder).
+    let add = |set: &mut Vec<usize>, seen: &mut Vec<usize>, generation: usize, k: usize, entering: bool| {
+        let mut todo = vec![(k, entering)];
+        while let Some((k, entering)) = todo.pop() {
+            if seen[k] != generation {
+                seen[k] = generation;
+                set.push(k);
+            } else if !entering {
+                continue;
             }
-            Some('?') => !t.is_empty() && (!paths || t[0] != '/') && go(&p[1..], &t[1..], paths),
-            Some(c) => t.first() == Some(c) && go(&p[1..], &t[1..], paths),
+            if k < n && p[k] == '*' {
+                if is_double(k) {
+                    if seen[k + 2] != generation {
+                        todo.push((k + 2, true));
+                    }
+                    if entering && p.get(k + 2) == Some(&'/') && seen[k + 3] != generation {
+                        todo.push((k + 3, true));
+                    }
+                } else if seen[k + 1] != generation {
+                    todo.push((k + 1, true));
+                }
+            }
         }
+    };
+    add(&mut current, &mut seen, 0, 0, true);
+    for (i, c) in text.chars().enumerate() {
+        let generation = i + 1;
+        next.clear();
+        for &k in &current {
+            if k == n {
+                continue;
+            }
+            if p[k] == '*' && (is_double(k) || !(paths && c == '/')) {
+                // The star takes this character and stays.
+                add(&mut next, &mut seen, generation, k, false);
+            } else if (p[k] == '?' && !(paths && c == '/')) || (p[k] != '*' && p[k] != '?' && p[k] == c) {
+                add(&mut next, &mut seen, generation, k + 1, true);
+            }
+        }
+        if next.is_empty() {
+            return false;
+        }
+        std::mem::swap(&mut current, &mut next);
     }
-    go(&p, &t, paths)
+    current.contains(&n)
 }
 
 #[cfg(test)]
@@ -549,5 +580,48 @@ mod tests {
             .matches("Edit", &Map::new(), None));
         assert!(Condition::parse("Bash(git *").is_err());
         assert!(Condition::parse("").is_err());
+    }
+
+    /// Issue 10: the glob recursed once per character (a long rule against a long command
+    /// overflowed the stack) and backtracked exponentially on `*a*a*a…`.
+    #[test]
+    fn long_and_pathological_globs_neither_overflow_nor_explode() {
+        let long = "a".repeat(200_000);
+        assert!(glob(&long, &long, false));
+        assert!(!glob(&format!("{long}b"), &long, true));
+        let stars = "*a".repeat(40) + "b";
+        assert!(!glob(&stars, &"a".repeat(200), false));
+        assert!(glob(&stars, &("a".repeat(200) + "b"), true));
+    }
+
+    /// The set-of-positions matcher agrees with the rules it replaced.
+    #[test]
+    fn glob_rules() {
+        let cases = [
+            ("*.ts", "a.ts", true, true),
+            ("*.ts", "d/a.ts", true, false),
+            ("**/a.ts", "a.ts", true, true),
+            ("**/a.ts", "x/y/a.ts", true, true),
+            ("src/**", "src/x/y", true, true),
+            ("s?c", "s/c", true, false),
+            ("s?c", "s/c", false, true),
+            ("a**b", "a/x/b", true, true),
+            ("ls*", "lsof", false, true),
+            ("", "", true, true),
+            ("*", "", true, true),
+            ("a*", "b", false, false),
+            // `**/` matches no folder only where the `**` starts, never after it took characters.
+            ("**/.env", "config.env", true, false),
+            ("**/.env", ".env", true, true),
+            ("**/.env", "a/b/.env", true, true),
+            ("x**/.env", "xconfig.env", true, false),
+        ];
+        for (pattern, text, paths, expected) in cases {
+            assert_eq!(
+                glob(pattern, text, paths),
+                expected,
+                "{pattern} vs {text} (paths: {paths})"
+            );
+        }
     }
 }
