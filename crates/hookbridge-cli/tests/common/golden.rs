@@ -996,7 +996,9 @@ fn run_invocation(ctx: &Ctx, inv: &Invocation, deadline: Duration) -> Result<Ran
         let _ = fs::create_dir_all(Path::new(&file).parent().unwrap());
         cmd.env("CLAUDE_ENV_FILE", file);
     }
-    let stdin = serde_json::to_vec(&payload).unwrap();
+    // As Claude Code writes it to a hook: compact JSON and a newline (cases 71, 189).
+    let mut stdin = serde_json::to_vec(&payload).unwrap();
+    stdin.push(b'\n');
     let done = run_with_deadline(cmd, &stdin, deadline);
     if done.timed_out {
         return Err(format!("hookbridge did not answer within {deadline:?} (killed)"));

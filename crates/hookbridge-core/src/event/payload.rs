@@ -1,11 +1,22 @@
 //! The JSON payload of one event: parsed, normalized to Claude Code's snake_case wire names, and
 //! checked where Claude Code's contract is strict.
 //!
+//! What hooks receive is what the host sent, byte for byte, whenever hookbridge changed nothing in
+//! it (the usual case under Claude Code): the payload's own bytes are kept and passed on. That also
+//! covers what Node's `JSON.parse` accepts and serde_json does not — a lone surrogate escape
+//! (`"\ud800"`, which `JSON.stringify` writes) and nesting deeper than serde_json's 128 levels
+//! (MCP tool arguments): for reading the fields hookbridge needs, such a payload is parsed from a
+//! copy where lone surrogates are U+FFFD and values nested past [`MAX_READ_DEPTH`] are `null`,
+//! while the hooks get the original.
+//!
 //! Hosts differ in spelling (amplihack's contract accepts `toolName` for `tool_name`), but every
 //! published hook reads Claude Code's snake_case names, so the payload is normalized once here and
 //! forwarded to hooks in that form. Unknown fields are kept untouched: hooks may read fields newer
 //! than hookbridge. Tool events are strict (`tool_name` and `tool_input` are required), because a
 //! guard hook that silently receives an empty command would let a dangerous command through.
+
+use std::borrow::Cow;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -44,7 +55,12 @@ pub struct ToolCall<'a> {
 pub struct EventPayload {
     event: EventName,
     fields: Map<String, Value>,
+    /// The bytes the host sent, while `fields` still says exactly what they say.
+    original: Option<Arc<[u8]>>,
 }
+
+/// Values nested deeper than this are read as `null` (the hooks still get them whole).
+pub const MAX_READ_DEPTH: usize = 100;
 
 /// camelCase spellings accepted for Claude Code's snake_case fields, beyond the mechanical
 /// conversion. `user_prompt`/`userPrompt` is amplihack's name for `prompt`.
@@ -53,16 +69,23 @@ const ALIASES: &[(&str, &str)] = &[("user_prompt", "prompt"), ("tool_result", "t
 impl EventPayload {
     /// Parse a payload for `event` from raw bytes (a hook host's stdin).
     pub fn parse(event: EventName, bytes: &[u8]) -> Result<EventPayload, PayloadError> {
+        let utf8 = std::str::from_utf8(bytes).is_ok();
         let text = String::from_utf8_lossy(bytes);
         let trimmed = text.trim();
         if trimmed.is_empty() {
             return EventPayload::from_value(event, Value::Object(Map::new()));
         }
-        let value: Value = serde_json::from_str(trimmed).map_err(|e| PayloadError::InvalidJson {
+        let readable = readable_copy(trimmed);
+        let value: Value = serde_json::from_str(&readable).map_err(|e| PayloadError::InvalidJson {
             event: event.to_string(),
             message: e.to_string(),
         })?;
-        EventPayload::from_value(event, value)
+        let unchanged = utf8 && is_wire_form(&event, &value);
+        let mut payload = EventPayload::from_value(event, value)?;
+        if unchanged {
+            payload.original = Some(Arc::from(bytes));
+        }
+        Ok(payload)
     }
 
     /// Build from a JSON value: normalize names, fill `hook_event_name`, check required fields.
@@ -90,7 +113,11 @@ impl EventPayload {
             }
         }
         fields.insert("hook_event_name".into(), Value::String(event.to_string()));
-        let payload = EventPayload { event, fields };
+        let payload = EventPayload {
+            event,
+            fields,
+            original: None,
+        };
         payload.check()?;
         Ok(payload)
     }
@@ -162,12 +189,14 @@ impl EventPayload {
 
     /// Set or replace a field (hosts add `session_id`, `cwd`, … when they know them).
     pub fn set(&mut self, key: &str, value: Value) {
+        self.original = None;
         self.fields.insert(key.to_string(), value);
     }
 
     /// Set a field only if the payload does not carry it yet.
     pub fn set_default(&mut self, key: &str, value: Value) {
         if !self.fields.contains_key(key) {
+            self.original = None;
             self.fields.insert(key.to_string(), value);
         }
     }
@@ -219,9 +248,122 @@ impl EventPayload {
 
     /// Compact one-line JSON, as Claude Code writes it to a hook's stdin.
     pub fn to_stdin_bytes(&self) -> Vec<u8> {
+        if let Some(original) = &self.original {
+            return original.to_vec();
+        }
         let mut out = serde_json::to_vec(&self.fields).expect("a JSON map always serializes");
         out.push(b'\n');
         out
+    }
+}
+
+/// True if normalizing `value` for `event` changes nothing: an object already in Claude Code's
+/// snake_case wire form that names `event` itself (so its bytes can go to hooks as they are).
+fn is_wire_form(event: &EventName, value: &Value) -> bool {
+    let Value::Object(map) = value else {
+        return false;
+    };
+    map.get("hook_event_name").and_then(Value::as_str) == Some(event.as_str())
+        && map.keys().all(|k| to_snake_case(k) == *k)
+        && ALIASES
+            .iter()
+            .all(|(alias, canonical)| !map.contains_key(*alias) || map.contains_key(*canonical))
+}
+
+/// `text`, or a copy serde_json can read when it holds what Node's `JSON.parse` accepts and
+/// serde_json does not: lone surrogate escapes become `\ufffd` (same length), and values nested
+/// past [`MAX_READ_DEPTH`] become `null`. Only ASCII delimiters are looked at, so multi-byte
+/// characters pass through untouched.
+fn readable_copy(text: &str) -> Cow<'_, str> {
+    let b = text.as_bytes();
+    let mut out: Option<Vec<u8>> = None;
+    let mut copied = 0; // b[..copied] is in `out` (when there is one)
+    let (mut i, mut depth, mut in_string) = (0usize, 0usize, false);
+    let hex = |at: usize| -> Option<u16> {
+        let digits = b.get(at..at + 4)?;
+        u16::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+    };
+    macro_rules! replace {
+        ($from:expr, $to:expr, $with:expr) => {{
+            let o = out.get_or_insert_with(|| Vec::with_capacity(b.len()));
+            o.extend_from_slice(&b[copied..$from]);
+            o.extend_from_slice($with);
+            copied = $to;
+        }};
+    }
+    while i < b.len() {
+        let c = b[i];
+        if in_string {
+            match c {
+                b'"' => in_string = false,
+                b'\\' if b.get(i + 1) == Some(&b'u') => {
+                    if let Some(unit) = hex(i + 2) {
+                        let pair = (0xD800..0xDC00).contains(&unit)
+                            && b.get(i + 6) == Some(&b'\\')
+                            && b.get(i + 7) == Some(&b'u')
+                            && hex(i + 8).is_some_and(|low| (0xDC00..0xE000).contains(&low));
+                        if pair {
+                            i += 12;
+                            continue;
+                        }
+                        if (0xD800..0xE000).contains(&unit) {
+                            replace!(i, i + 6, b"\\ufffd");
+                        }
+                        i += 6;
+                        continue;
+                    }
+                    i += 2;
+                    continue;
+                }
+                b'\\' => {
+                    i += 2;
+                    continue;
+                }
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        match c {
+            b'"' => in_string = true,
+            b'[' | b'{' if depth == MAX_READ_DEPTH => {
+                // Skip the whole value, strings and all, and read it as null.
+                let start = i;
+                let (mut level, mut in_str) = (0usize, false);
+                while i < b.len() {
+                    match (in_str, b[i]) {
+                        (true, b'\\') => i += 1,
+                        (true, b'"') => in_str = false,
+                        (false, b'"') => in_str = true,
+                        (false, b'[' | b'{') => level += 1,
+                        (false, b']' | b'}') => {
+                            level -= 1;
+                            if level == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                let end = (i + 1).min(b.len());
+                replace!(start, end, b"null");
+                i = end;
+                continue;
+            }
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    match out {
+        None => Cow::Borrowed(text),
+        Some(mut o) => {
+            o.extend_from_slice(&b[copied..]);
+            // Only ASCII was replaced, at ASCII boundaries, in valid UTF-8.
+            Cow::Owned(String::from_utf8(o).expect("replacements keep UTF-8 valid"))
+        }
     }
 }
 
@@ -376,5 +518,45 @@ mod tests {
         assert_eq!(fc.match_query().as_deref(), Some(".env"));
         let ups = EventPayload::from_value(EventName::UserPromptSubmit, json!({"prompt": "x"})).unwrap();
         assert_eq!(ups.match_query(), None);
+    }
+}
+
+#[cfg(test)]
+mod readable_copy_tests {
+    use super::*;
+
+    #[test]
+    fn lone_surrogates_and_deep_values_are_made_readable_and_nothing_else_changes() {
+        let plain = r#"{"a": "é \ud83d\ude00 \\ud800 \" x"}"#;
+        assert!(matches!(readable_copy(plain), Cow::Borrowed(_)));
+        assert_eq!(
+            readable_copy(r#"{"a": "\ud800 \udc00x \ud83d\ude00"}"#),
+            r#"{"a": "\ufffd \ufffdx \ud83d\ude00"}"#
+        );
+        let deep = format!(r#"{{"a": {}1{}, "b": "]"}}"#, "[".repeat(300), "]".repeat(300));
+        let copy = readable_copy(&deep);
+        let value: Value = serde_json::from_str(&copy).unwrap();
+        assert_eq!(value["b"], "]");
+        let mut at = &value["a"];
+        for _ in 0..MAX_READ_DEPTH - 1 {
+            at = &at[0];
+        }
+        assert_eq!(at[0], Value::Null);
+    }
+
+    #[test]
+    fn the_hosts_bytes_reach_hooks_unchanged_unless_hookbridge_changed_the_payload() {
+        let wire = b"{\"session_id\":\"s\",\"hook_event_name\":\"Stop\",\"x\":\"\\ud800\"}\n";
+        let p = EventPayload::parse(EventName::Stop, wire).unwrap();
+        assert_eq!(p.to_stdin_bytes(), wire);
+        let camel = br#"{"sessionId":"s","hook_event_name":"Stop"}"#;
+        let p = EventPayload::parse(EventName::Stop, camel).unwrap();
+        assert_eq!(
+            p.to_stdin_bytes(),
+            b"{\"session_id\":\"s\",\"hook_event_name\":\"Stop\"}\n"
+        );
+        let mut p = EventPayload::parse(EventName::Stop, wire).unwrap();
+        p.set("cwd", Value::String("/".into()));
+        assert_ne!(p.to_stdin_bytes(), wire);
     }
 }
