@@ -9,6 +9,8 @@
 #   pyenv      the Python venv (.venv) from scripts/python-env.sh
 #   build      cargo build -p hookbridge-cli (the binary the later stages run)
 #   rust       cargo nextest run --workspace
+#   fuzz       scripts/fuzz.sh: every cargo-fuzz target for 15 s from the corpus in fuzz/corpus
+#              (cargo-fuzz is installed with `cargo install` if missing)
 #   python     .venv/bin/pytest python/tests (when python/ exists)
 #   examples   pytest tests/examples: the example project's hooks through `hookbridge run`
 #   demo       scripts/demo.sh with the debug binary (the README's first command, minus the release build)
@@ -18,7 +20,7 @@
 #              unreachable, this stage is skipped and the summary says so; with CI=true it fails.
 #              Known gaps (cases hookbridge does not pass yet) are listed in MUX_KNOWN_GAPS below.
 #
-# Quick local runs: HOOKBRIDGE_TEST_SKIP_<STAGE>=1 skips a stage (RUST, PYTHON, EXAMPLES, DEMO, MUX),
+# Quick local runs: HOOKBRIDGE_TEST_SKIP_<STAGE>=1 skips a stage (RUST, FUZZ, PYTHON, EXAMPLES, DEMO, MUX),
 # e.g. HOOKBRIDGE_TEST_SKIP_MUX=1 bash scripts/test.sh. With CI=true these are ignored: CI runs everything.
 set -euo pipefail
 
@@ -105,6 +107,12 @@ stage_rust() {
         loud "cargo-nextest is not available: running 'cargo test --workspace' instead"
         cargo test --workspace --no-fail-fast
     fi
+}
+
+stage_fuzz() {
+    # The cargo-fuzz targets (fuzz/): payload parser, config reader, matcher compiler, hook-output
+    # reading; each for a fixed time from the corpus in the repository; any crash fails.
+    FUZZ_SECONDS="${FUZZ_SECONDS:-15}" bash "$ROOT/scripts/fuzz.sh" </dev/null
 }
 
 stage_python() {
@@ -204,18 +212,19 @@ if [ "${1:-}" = "__stage" ]; then
 fi
 
 # --- the driver ------------------------------------------------------------------------------------------
-STAGES=(tools pyenv build rust python examples demo mux)
+STAGES=(tools pyenv build rust fuzz python examples demo mux)
 declare -A TITLE=(
     [tools]="Tools"
     [pyenv]="Python environment (scripts/python-env.sh)"
     [build]="Build (cargo build -p hookbridge-cli)"
     [rust]="Rust tests (cargo nextest run --workspace)"
+    [fuzz]="Fuzz targets (scripts/fuzz.sh, 15 s each)"
     [python]="Python tests (pytest python/tests)"
     [examples]="Example hooks (pytest tests/examples)"
     [demo]="Demo on the example project (scripts/demo.sh)"
     [mux]="Claude Code differential check (mux_diff.py)"
 )
-declare -A NEEDS=([pyenv]=tools [build]=tools [rust]=tools [python]=pyenv [examples]=build [demo]=build [mux]=build)
+declare -A NEEDS=([pyenv]=tools [build]=tools [rust]=tools [fuzz]=tools [python]=pyenv [examples]=build [demo]=build [mux]=build)
 declare -A RESULT=()
 
 rm -rf "$STATE"

@@ -1,6 +1,6 @@
 //! Property tests: every parser that reads untrusted text (configs, payloads, hook output) returns a
-//! value or a diagnostic for any input — it never panics. (cargo-fuzz needs a nightly toolchain,
-//! which this project's machines do not have; these properties run on stable in every test run.)
+//! value or a diagnostic for any input — it never panics. (The coverage-guided twins of these are
+//! the cargo-fuzz targets in fuzz/, run by scripts/fuzz.sh; these run in every cargo test.)
 
 use std::path::PathBuf;
 use std::time::Duration;
