@@ -142,7 +142,10 @@ fn check_dir(rel: &str, origin: &'static str) {
                     o.failures.len()
                 ));
             } else {
-                summary.push(format!("FAIL {origin} {}: the known gap differs otherwise than pinned", case.name));
+                summary.push(format!(
+                    "FAIL {origin} {}: the known gap differs otherwise than pinned",
+                    case.name
+                ));
                 details.push(format!(
                     "=== {} (known gap) ===\n{}\n--- every difference ---\n{}",
                     case.name,
@@ -382,8 +385,14 @@ fn golden_copy_equals_the_shared_catalog() {
     let shared_files = files_under(&shared);
     let mut golden_files = files_under(&golden);
     golden_files.retain(|f| f != std::path::Path::new("README.md"));
-    let missing: Vec<_> = shared_files.iter().filter(|f| !golden_files.contains(f)).collect();
-    let extra: Vec<_> = golden_files.iter().filter(|f| !shared_files.contains(f)).collect();
+    let missing: Vec<_> = shared_files
+        .iter()
+        .filter(|f| !golden_files.contains(f))
+        .collect();
+    let extra: Vec<_> = golden_files
+        .iter()
+        .filter(|f| !shared_files.contains(f))
+        .collect();
     let differing: Vec<_> = shared_files
         .iter()
         .filter(|f| golden_files.contains(f))

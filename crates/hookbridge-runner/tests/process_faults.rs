@@ -813,7 +813,8 @@ fn stopping_the_rest_kills_their_process_groups_and_reports_only_the_finished() 
 /// deny is never cut into invalid JSON; plain-text floods stay cut at the cap.
 #[test]
 fn stdout_past_the_cap_is_kept_whole_only_when_it_is_a_json_answer() {
-    let big_json = "python3 -c \"import sys; sys.stdout.write('  {\\\"reason\\\": \\\"' + 'r' * 300000 + '\\\"}')\"";
+    let big_json =
+        "python3 -c \"import sys; sys.stdout.write('  {\\\"reason\\\": \\\"' + 'r' * 300000 + '\\\"}')\"";
     let mut spec = shell(big_json);
     spec.output_cap = 100_000;
     let outcome = run_process(spec);

@@ -14,8 +14,8 @@ mod parse;
 mod select;
 
 pub use condition::{Condition, ConditionError};
-pub use explain::{Explained, Verdict};
 pub use discover::{discover, DiscoveryOptions, HOOKS_DIR_NAME};
+pub use explain::{Explained, Verdict};
 pub use model::{
     CommandHook, ConfigSource, HookId, HookKind, HookSet, HookSpec, HttpHook, MatcherGroup, McpToolHook,
     OnFailure, Plugin, PromptHook, Scope, Shell,
