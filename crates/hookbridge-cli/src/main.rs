@@ -11,6 +11,7 @@
 //! 1 — the documented internal error — in every build profile alike, before the abort could happen.
 
 mod diagnostics_log;
+mod docs;
 mod dry_run;
 mod inspect;
 mod run;
@@ -82,6 +83,10 @@ enum Command {
     /// Try one event against the real hooks (they run) and trace it: which hooks run and why the
     /// others do not, what each printed and returned, and the answer `run` would give.
     Test(dry_run::TestArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(docs::CompletionsArgs),
+    /// Print the man page (roff): `hookbridge man > hookbridge.1`.
+    Man,
 }
 
 /// `hookbridge run` alone. The agent starts `run` once per event, so its start-up time is hook
@@ -135,6 +140,11 @@ fn main() -> ExitCode {
         Command::List(args) => inspect::list(args).unwrap_or_else(|err| quiet_on_broken_pipe(&err)),
         Command::Validate(args) => inspect::validate(args).unwrap_or_else(|err| quiet_on_broken_pipe(&err)),
         Command::Test(args) => dry_run::test(args).unwrap_or_else(|err| failure(&err)),
+        Command::Completions(args) => docs::completions(args, <Cli as clap::CommandFactory>::command())
+            .unwrap_or_else(|err| failure(&err)),
+        Command::Man => {
+            docs::man(<Cli as clap::CommandFactory>::command()).unwrap_or_else(|err| failure(&err))
+        }
     }
 }
 
