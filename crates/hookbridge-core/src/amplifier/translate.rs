@@ -23,7 +23,7 @@
 //! | 3 | a block on any other event (only events where Claude Code blocks: exit 2 elsewhere is a notice, row 9) | `deny`, reason = stderr / `reason` (trailing newline trimmed; a default if empty), message from row 9 with level `warning` |
 //! | 4 | PermissionRequest `decision.behavior: "deny"` | `deny`, reason = `decision.message` (or a default); `"allow"` → rows 6–9 (+ `updatedInput`, row 7). `interrupt` has no Amplifier equivalent (noted) |
 //! | 5 | PreToolUse `permissionDecision: "ask"` | `ask_user`: `approval_prompt` = `permissionDecisionReason` (or "A hook asks for approval before `<tool>` runs."), then the row-9 messages (ask_user's own `user_message` is never shown); `approval_options = ["Allow", "Deny"]` (the only answers `process_hook_result` grants besides "Allow once/always", which imply a cache the kernel does not keep); `approval_default = deny`; `data` = row 7's change if any. `"allow"`, legacy `decision: "approve"` and `"defer"` (no Amplifier equivalent, noted) → rows 6–9 |
-//! | 6 | context: `hookSpecificOutput.additionalContext` (on the events where Claude Code reads it: SessionStart, SubagentStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, Stop, SubagentStop; elsewhere noted and dropped), plain stdout (SessionStart, UserPromptSubmit — the events where Claude Code uses it), the seed's `contextInjection` (any event), row-2 feedback | `inject_context`, role `system`, pieces in completion order joined by a blank line. Claude Code's own fields carry Claude Code's labels (`PostToolUse:Bash hook additional context: …`, `SessionStart:startup hook success: …`, `Stop hook feedback: …`) so the model reads what it would read there; `contextInjection` is injected verbatim. On `tool:post`: `ephemeral` + `append_to_last_tool_result` — the orchestrators queue exactly such injections and append them to the tool result on the next model call, which keeps tool call/result pairs intact (a persisted system message would land between them); the price is that the feedback is not kept in history. Elsewhere persisted (`process_hook_result` adds it to the context) |
+//! | 6 | context: `hookSpecificOutput.additionalContext` (on the events where Claude Code reads it: SessionStart, SubagentStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, Stop, SubagentStop; elsewhere noted and dropped), plain stdout (SessionStart, UserPromptSubmit — the events where Claude Code uses it), the seed's `contextInjection` (any event), row-2 feedback | `inject_context`, role `system`, pieces in completion order joined by a blank line. Claude Code's own fields carry Claude Code's labels (`PostToolUse:Bash hook additional context: …`, `SessionStart hook additional context: …`, `SessionStart:startup hook success: …`, `Stop hook additional context: …` — measured, golden case 53 — from the one definition in `decision/claude.rs`) so the model reads what it would read there; `contextInjection` is injected verbatim. On `tool:post`: `ephemeral` + `append_to_last_tool_result` — the orchestrators queue exactly such injections and append them to the tool result on the next model call, which keeps tool call/result pairs intact (a persisted system message would land between them); the price is that the feedback is not kept in history. Elsewhere persisted (`process_hook_result` adds it to the context) |
 //! | 7 | a data change: `updatedInput` (PreToolUse; PermissionRequest `decision.updatedInput`), PostToolUse `updatedToolOutput`, the seed's `newContent` | `modify` of one field, never a wholesale replacement: `data` = the event data as received (defaults, `timestamp`, `parallel_group_id` kept, because the registry chains `data` wholesale) with **`tool_input`** = the input mapped back to the Amplifier tool's fields ([`super::tools::to_amplifier_input`]), or **`result`** = `updatedToolOutput`/`newContent` on `tool:post` (what loop-basic/loop-streaming read back), or **`prompt`** = a string `newContent` on `prompt:submit`; `newContent` on `tool:pre` is the new input when an object, the new `content` of `write_file` / `new_string` of `edit_file` when a string. `updatedInput` wins over `newContent`, `updatedToolOutput` over `newContent`. With something to show (rows 6, 8, 9) the change rides on that `inject_context` (the registry returns a lone injection with its `data`; merged with other handlers' injections the change is lost). Note: loop-basic and loop-streaming ignore a modified `tool_input` |
 //! | 8 | `suppressOutput: true` | `suppress_output: true` (kept by the registry on `deny`/`ask_user`/`inject_context` only) |
 //! | 9 | `systemMessage`s (completion order), exit-2 notices on non-blocking events (`"<Event> hook error: <stderr>"`, which Claude Code shows the user) | message, one per line; level `warning` with rows 1–3 or a notice, else `info`. Alone (nothing else to do), it rides on `inject_context` with empty text: the registry keeps a lone injection intact and `process_hook_result` injects nothing for empty text but shows the message — a `continue` would lose it. With a plain `modify` (no row 6) it rides the same way, carrying the `data` |
@@ -517,6 +517,8 @@ struct Translator<'a> {
     event: &'a EventName,
     /// Claude Code's label prefix: `PostToolUse:Bash`, `SessionStart:startup`, `Stop`.
     label: String,
+    /// The event's match target (tool name, SessionStart source, …).
+    query: Option<String>,
     after_the_fact: bool,
     notes: Vec<String>,
     /// Set by row 1 on a tool event.
@@ -526,7 +528,8 @@ struct Translator<'a> {
 impl<'a> Translator<'a> {
     fn new(amp: &'a str, data: &'a Value, payload: &'a EventPayload) -> Self {
         let event = payload.event();
-        let label = match payload.match_query().filter(|q| !q.is_empty()) {
+        let query = payload.match_query();
+        let label = match query.as_deref().filter(|q| !q.is_empty()) {
             Some(q) => format!("{event}:{q}"),
             None => event.to_string(),
         };
@@ -535,6 +538,7 @@ impl<'a> Translator<'a> {
             data: data.as_object(),
             event,
             label,
+            query,
             after_the_fact: amp == TOOL_POST,
             notes: Vec::new(),
             stop_turn: None,
@@ -696,18 +700,14 @@ impl<'a> Translator<'a> {
         for c in &d.contexts {
             match c.kind {
                 ContextKind::ContextInjection => pieces.push(c.text.clone()),
+                // Claude Code's own labels, from the one definition its renderer uses.
                 ContextKind::PlainStdout => pieces.push(format!(
-                    "{} hook success: {}",
-                    self.label,
+                    "{}{}",
+                    crate::decision::claude::success_label(self.event, self.query.as_deref()),
                     c.text.trim_end_matches(['\n', '\r'])
                 )),
                 ContextKind::AdditionalContext if takes_additional_context(self.event) => {
-                    let label = match self.event {
-                        EventName::Stop | EventName::SubagentStop => {
-                            format!("{} hook feedback: ", self.event)
-                        }
-                        _ => format!("{} hook additional context: ", self.label),
-                    };
+                    let label = crate::decision::claude::context_label(self.event, self.query.as_deref());
                     pieces.push(format!("{label}{}", c.text));
                 }
                 ContextKind::AdditionalContext => self.notes.push(format!(
@@ -1577,18 +1577,18 @@ mod tests {
         );
         assert_eq!(
             r.context_injection.as_deref(),
-            Some("SessionStart:startup hook success: B\n\nSessionStart:startup hook additional context: A")
+            Some("SessionStart:startup hook success: B\n\nSessionStart hook additional context: A")
         );
     }
 
     #[test]
-    fn row6_stop_additional_context_is_feedback() {
+    fn row6_stop_additional_context_carries_claude_codes_label() {
         let data = with_defaults(json!({"orchestrator": "loop-basic", "turn_count": 1, "status": "success"}));
         let out = r#"{"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "remember to update CHANGELOG"}}"#;
         let r = result(ORCHESTRATOR_COMPLETE, &data, EventName::Stop, &[(0, out, "")]);
         assert_eq!(
             r.context_injection.as_deref(),
-            Some("Stop hook feedback: remember to update CHANGELOG")
+            Some("Stop hook additional context: remember to update CHANGELOG")
         );
     }
 
@@ -1889,7 +1889,7 @@ mod tests {
         let r = combine([post.result, stop.result]);
         assert_eq!(
             r.context_injection.as_deref(),
-            Some("PostToolUse:Agent hook additional context: P\n\nSubagentStop hook feedback: S")
+            Some("PostToolUse:Agent hook additional context: P\n\nSubagentStop hook additional context: S")
         );
         assert!(r.append_to_last_tool_result);
     }

@@ -27,7 +27,8 @@ pub struct ClaudeAnswer {
 }
 
 /// Claude Code's label for a hook's plain-stdout context: `SessionStart:startup hook success: `.
-fn success_label(event: &EventName, match_query: Option<&str>) -> String {
+/// The one definition, also used by the Amplifier translation.
+pub(crate) fn success_label(event: &EventName, match_query: Option<&str>) -> String {
     match match_query.filter(|q| !q.is_empty()) {
         Some(q) => format!("{event}:{q} hook success: "),
         None => format!("{event} hook success: "),
@@ -43,8 +44,9 @@ fn display_name(event: &EventName, match_query: Option<&str>) -> String {
 }
 
 /// Claude Code's label for `additionalContext`: `PostToolUse:Bash hook additional context: ` on tool
-/// events, `SessionStart hook additional context: ` elsewhere.
-fn context_label(event: &EventName, match_query: Option<&str>) -> String {
+/// events, `SessionStart hook additional context: ` elsewhere (measured: golden cases with
+/// SessionStart and Stop contexts). The one definition, also used by the Amplifier translation.
+pub(crate) fn context_label(event: &EventName, match_query: Option<&str>) -> String {
     format!("{} hook additional context: ", display_name(event, match_query))
 }
 

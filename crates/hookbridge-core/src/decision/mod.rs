@@ -12,7 +12,7 @@
 //!    act exactly as if each hook had answered it directly.
 
 mod answer;
-mod claude;
+pub(crate) mod claude;
 mod execution;
 mod merge;
 
