@@ -468,7 +468,7 @@ impl FolderFiles {
     /// Anything else (a directory or FIFO, a file too large, permissions, invalid UTF-8) is an
     /// error to report.
     fn read(&self, name: &OsStr, path: &Path) -> Result<Option<String>, ReadError> {
-        Ok(self.with_text(name, path, str::to_string)?)
+        self.with_text(name, path, str::to_string)
     }
 
     /// Hand the text of the file `name` (full path `path`) to `use_text`; `None` when there is no
