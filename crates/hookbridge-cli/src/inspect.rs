@@ -153,6 +153,50 @@ pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
     for d in &set.diagnostics {
         let _ = writeln!(err, "{d}");
     }
+    let project = args.project.resolve()?.dir;
+    let home = std::env::var_os("HOME")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_default();
+    let mut warnings = 0;
+    for (_, _, hook) in set.hooks() {
+        let HookKind::Command(c) = &hook.kind else {
+            continue;
+        };
+        let mut vars: Vec<(&str, &std::path::Path)> = vec![
+            ("CLAUDE_PROJECT_DIR", &project),
+            ("AMPLIFIER_PROJECT_DIR", &project),
+            ("AMPLIFIER_HOOKS_DIR", &hook.source.hooks_dir),
+            ("HOME", &home),
+        ];
+        if let Some(p) = &hook.source.plugin {
+            vars.push(("CLAUDE_PLUGIN_ROOT", &p.root));
+            vars.push(("CLAUDE_PLUGIN_DATA", &p.data_dir));
+        }
+        let problems = match &c.args {
+            Some(args) => crate::preflight::check_exec(&c.resolved_command, args, &project),
+            None => crate::preflight::check(&c.resolved_command, &vars, &project),
+        };
+        for problem in problems {
+            let severity = match problem {
+                crate::preflight::Problem::Missing(_) => {
+                    errors += 1;
+                    "error"
+                }
+                crate::preflight::Problem::NotOnPath(_) => {
+                    warnings += 1;
+                    "warning"
+                }
+            };
+            let _ = writeln!(
+                err,
+                "{}:{}:{}: {severity}: `{}`: {problem}",
+                hook.source.path.display(),
+                hook.position.line,
+                hook.position.column,
+                hook.key
+            );
+        }
+    }
     for (event, _, hook) in set.hooks() {
         if !matches!(hook.kind, HookKind::Command(_)) {
             errors += 1;
@@ -175,7 +219,7 @@ pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
     writeln!(
         out,
         "{files} file(s), {hooks} hook(s), {errors} error(s), {} warning(s)",
-        set.diagnostics.len()
+        warnings + set.diagnostics.len()
             - set
                 .diagnostics
                 .iter()

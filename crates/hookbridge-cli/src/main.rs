@@ -14,6 +14,7 @@ mod diagnostics_log;
 mod docs;
 mod dry_run;
 mod inspect;
+mod preflight;
 mod run;
 
 use std::io::Write as _;

@@ -126,3 +126,47 @@ fn a_payload_file_is_used_as_given_and_bad_input_is_a_usage_error() {
     let done = p.finish(test_command(&p, &["--input", "not json"]), b"");
     assert_eq!(done.code, Some(64), "{}", done.stderr_str());
 }
+
+/// `validate` finds what a hook will fail to start: a missing script is an error (the hook would
+/// exit 127 every time, a guard guarding nothing), a program not on PATH a warning.
+#[test]
+fn validate_reports_a_missing_script_and_a_program_not_on_path() {
+    let p = Project::new(json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "bash \"$CLAUDE_PROJECT_DIR/hooks/guard.sh\""},
+        {"type": "command", "command": "no-such-program-for-hookbridge --check"},
+        {"type": "command", "command": "python3 -c 'import sys; sys.exit(0)'"}
+    ]}]}}));
+    let dir = p.dir.to_string_lossy().into_owned();
+    let done = p.finish(
+        p.hookbridge(&["validate", "--project-dir", &dir, "--no-user-hooks"]),
+        b"",
+    );
+    let stderr = done.stderr_str();
+    assert_eq!(done.code, Some(1), "{stderr}");
+    // Named at the hook's file:line:col, with its key.
+    assert!(
+        stderr.contains(&format!(
+            "hooks.json:7:11: error: `hooks.PreToolUse[0].hooks[0]`: `{dir}/hooks/guard.sh` does not exist"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("hooks.json:11:11: warning: `hooks.PreToolUse[0].hooks[1]`: `no-such-program-for-hookbridge` is not on PATH"),
+        "{stderr}"
+    );
+    assert!(
+        done.stdout_str().contains("1 error(s), 1 warning(s)"),
+        "{}",
+        done.stdout_str()
+    );
+    // Once the script exists and the program is gone, the config is valid.
+    p.file("hooks/guard.sh", "exit 0\n");
+    p.write_hooks(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "bash \"$CLAUDE_PROJECT_DIR/hooks/guard.sh\""}
+    ]}]}}));
+    let done = p.finish(
+        p.hookbridge(&["validate", "--project-dir", &dir, "--no-user-hooks"]),
+        b"",
+    );
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+}
