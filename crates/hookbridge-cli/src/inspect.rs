@@ -50,6 +50,15 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
                     "matcher_error": group.matcher.as_ref().err().map(ToString::to_string),
                     "type": hook.kind.type_name(),
                     "label": hook.kind.label(),
+                    "if": hook.condition.as_ref().map(|c| c.text.clone()),
+                    "args": match &hook.kind {
+                        HookKind::Command(c) => c.args.clone(),
+                        _ => None,
+                    },
+                    "resolved_command": match &hook.kind {
+                        HookKind::Command(c) if c.resolved_command != c.command => Some(c.resolved_command.clone()),
+                        _ => None,
+                    },
                     "timeout_s": hook.timeout.map(|t| t.as_secs_f64()),
                     "async": matches!(&hook.kind, HookKind::Command(c) if c.run_async),
                     "runnable": matches!(hook.kind, HookKind::Command(_)),

@@ -170,3 +170,22 @@ fn validate_reports_a_missing_script_and_a_program_not_on_path() {
     );
     assert_eq!(done.code, Some(0), "{}", done.stderr_str());
 }
+
+/// `list --json` shows a hook's `if` rule and an exec-form hook's `args` (why a hook does or does
+/// not fire depends on both).
+#[test]
+fn list_json_shows_if_and_args() {
+    let p = Project::new(json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "echo", "args": ["a b", "c"], "if": "Bash(git *)"}
+    ]}]}}));
+    let dir = p.dir.to_string_lossy().into_owned();
+    let done = p.finish(
+        p.hookbridge(&["list", "--json", "--project-dir", &dir, "--no-user-hooks"]),
+        b"",
+    );
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    let listed: Value = serde_json::from_slice(&done.stdout).unwrap();
+    let hook = &listed["hooks"][0];
+    assert_eq!(hook["if"], "Bash(git *)");
+    assert_eq!(hook["args"], json!(["a b", "c"]));
+}
