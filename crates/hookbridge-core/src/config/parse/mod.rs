@@ -333,7 +333,15 @@ impl<'t> Reader<'t> {
                 }
                 TopKey::Description | TopKey::NotAboutHooks => self.json.known_skip(peek)?,
                 TopKey::Unknown(name) => {
-                    let d = Diagnostic::warning(format!("unknown top-level key `{name}`; ignored"));
+                    // settings.json's shape without its `hooks` wrapper loads nothing: say why.
+                    let is_event = crate::event::EventName::KNOWN.iter().any(|e| e.as_str() == name);
+                    let d = if is_event {
+                        Diagnostic::error(format!(
+                            "`{name}` is an event, but events belong under `hooks` (`{{\"hooks\": {{\"{name}\": [...]}}}}`); its hooks were not loaded"
+                        ))
+                    } else {
+                        Diagnostic::warning(format!("unknown top-level key `{name}`; ignored"))
+                    };
                     self.report(d, at, name);
                     self.json.known_skip(peek)?;
                 }
@@ -665,6 +673,30 @@ mod tests {
             .diagnostics
             .iter()
             .any(|d| d.key.as_deref() == Some("hooks.FooBar[0].hooks[0].colour")));
+    }
+
+    #[test]
+    fn events_at_the_top_level_are_an_error_that_names_the_fix() {
+        // settings.json's shape without its `hooks` wrapper: nothing would load.
+        let f = parse(r#"{"PreToolUse": [{"hooks": [{"type": "command", "command": "x"}]}], "colour": 1}"#);
+        assert!(f.events.is_empty());
+        let event = f
+            .diagnostics
+            .iter()
+            .find(|d| d.key.as_deref() == Some("PreToolUse"))
+            .unwrap();
+        assert_eq!(event.severity, Severity::Error);
+        assert!(
+            event.message.contains("events belong under `hooks`"),
+            "{}",
+            event.message
+        );
+        let other = f
+            .diagnostics
+            .iter()
+            .find(|d| d.key.as_deref() == Some("colour"))
+            .unwrap();
+        assert_eq!(other.severity, Severity::Warning);
     }
 
     #[test]
