@@ -8,6 +8,9 @@
 //! (`Python::detach`) and supervises the hook processes from that worker thread (one poll loop
 //! per dispatch), so several events (parallel tool calls) dispatch at once, each on its own worker
 //! thread, and the event loop keeps running while hooks do. The answer comes back as one JSON document, parsed by Python's `json`.
+//! A daemon thread may still be in here when the interpreter ends: the Python code it calls
+//! (`json.dumps`, `json.loads`) goes through [`exit_safe::call`], and pyo3 parks it at the end of
+//! `detach`, so neither unwinds through Rust (see `exit_safe`).
 //!
 //! One dispatch: the Amplifier event and its data fire zero or more Claude Code events
 //! ([`hookbridge_core::amplifier::events::claude_events_for`]); each one that has hooks gets its
@@ -31,7 +34,7 @@ use std::time::Duration;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyDict, PyString, PyTuple};
 use serde_json::{json, Value};
 
 use hookbridge_core::amplifier::events::{claude_events_for, ROUTES};
@@ -40,6 +43,8 @@ use hookbridge_core::amplifier::translate::{self, SessionContext};
 use hookbridge_core::config::{discover, DiscoveryOptions, HookSet};
 use hookbridge_core::decision::{HookAnswer, RunStatus};
 use hookbridge_runner::{dispatch, DispatchOptions, EventReport};
+
+use crate::exit_safe;
 
 /// The Amplifier events that fire at least one Claude Code event, without duplicates, in the
 /// order of the mapping table: the events hook-bridge subscribes to.
@@ -244,11 +249,11 @@ impl Engine {
         } else if data.is_none() {
             "{}".to_owned()
         } else {
+            // Python code (`default=str` may call a `__str__`): see `exit_safe`.
             let kwargs = PyDict::new(py);
             kwargs.set_item("default", py.import("builtins")?.getattr("str")?)?;
-            json_module
-                .call_method("dumps", (data,), Some(&kwargs))?
-                .extract()?
+            let args = PyTuple::new(py, [data])?;
+            exit_safe::call(&json_module.getattr("dumps")?, &args, Some(&kwargs))?.extract()?
         };
         let mut extra_env: Vec<(String, String)> = extra_env.unwrap_or_default().into_iter().collect();
         extra_env.sort();
@@ -280,7 +285,8 @@ impl Engine {
             };
             Ok(self.run(&set, &event, &data, &host).to_string())
         });
-        json_module.call_method1("loads", (out.map_err(PyValueError::new_err)?,))
+        let args = PyTuple::new(py, [out.map_err(PyValueError::new_err)?])?;
+        exit_safe::call(&json_module.getattr("loads")?, &args, None)
     }
 
     fn __repr__(&self) -> String {

@@ -10,6 +10,7 @@
 //! without re-implementing any of them.
 
 mod engine;
+mod exit_safe;
 mod registry;
 
 /// The extension module. Each `#[pymodule_export]` line is one Python-visible item.
