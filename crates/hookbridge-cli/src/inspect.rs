@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use clap::Args;
 use hookbridge_core::config::{discover, HookKind};
 use hookbridge_core::diagnostics::Severity;
+use hookbridge_runner::hook_kinds::readiness;
 
 use crate::{say, ProjectArgs};
 
@@ -61,7 +62,8 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
                     },
                     "timeout_s": hook.timeout.map(|t| t.as_secs_f64()),
                     "async": matches!(&hook.kind, HookKind::Command(c) if c.run_async),
-                    "runnable": matches!(hook.kind, HookKind::Command(_)),
+                    "runnable": readiness(hook, &set.http_policy).is_ok(),
+                    "not_runnable_because": readiness(hook, &set.http_policy).err(),
                     "source": hook.source.path,
                     "scope": hook.source.scope.as_str(),
                     "plugin": hook.source.plugin.as_ref().map(|p| &p.name),
@@ -102,11 +104,8 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
         if let Err(e) = &group.matcher {
             notes.push(format!("NEVER RUNS: {e}"));
         }
-        if !matches!(hook.kind, HookKind::Command(_)) {
-            notes.push(format!(
-                "SKIPPED: `{}` hooks are not supported yet",
-                hook.kind.type_name()
-            ));
+        if let Err(why) = readiness(hook, &set.http_policy) {
+            notes.push(format!("SKIPPED: {why}"));
         }
         if let HookKind::Command(c) = &hook.kind {
             if c.run_async {
@@ -207,16 +206,15 @@ pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
         }
     }
     for (event, _, hook) in set.hooks() {
-        if !matches!(hook.kind, HookKind::Command(_)) {
+        if let Err(why) = readiness(hook, &set.http_policy) {
             errors += 1;
             let _ = writeln!(
                 err,
-                "{}:{}:{}: error: `{}`: {event} `{}` hooks are not supported by this version of hookbridge; it will be skipped",
+                "{}:{}:{}: error: `{}`: this {event} hook will be skipped: {why}",
                 hook.source.path.display(),
                 hook.position.line,
                 hook.position.column,
                 hook.key,
-                hook.kind.type_name()
             );
         }
     }

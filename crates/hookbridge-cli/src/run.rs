@@ -415,6 +415,9 @@ fn report_problems(report: &EventReport) -> Vec<String> {
             RunStatus::SpawnFailed(why) => lines.push(format!("{who} could not start: {why}")),
             RunStatus::NotRun(why) => lines.push(format!("{who} skipped: {why}")),
             RunStatus::Cancelled(why) => lines.push(format!("{who} {why}")),
+            RunStatus::Responded(200..=299) | RunStatus::Judged(_) => {}
+            RunStatus::Responded(status) => lines.push(format!("{who} answered HTTP {status}")),
+            RunStatus::Failed(why) => lines.push(format!("{who} failed: {why}")),
         }
         if h.execution.leaked {
             lines.push(format!("{who} left a background process holding its output open; its answer was taken when it exited"));

@@ -225,11 +225,11 @@ fn validate_exits_1_and_names_positions() {
         ".amplifier/hooks/hooks.json",
         "{\n  \"hooks\": {\n    \"PreToolUse\": [,]\n  }\n}\n",
     );
-    // A `prompt` hook (not supported: an error) at line 6, column 11; an unknown key (a
+    // An `mcp_tool` hook (not supported: an error) at line 6, column 11; an unknown key (a
     // warning) at line 7, column 62.
     let plugin = p.file(
         ".amplifier/hooks/plug/hooks.json",
-        "{\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"hooks\": [\n          {\"type\": \"prompt\", \"prompt\": \"x\"},\n          {\"type\": \"command\", \"command\": \"true\", \"bogusKey\": 1}\n        ]\n      }\n    ]\n  }\n}\n",
+        "{\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"hooks\": [\n          {\"type\": \"mcp_tool\", \"server\": \"s\", \"tool\": \"t\"},\n          {\"type\": \"command\", \"command\": \"true\", \"bogusKey\": 1}\n        ]\n      }\n    ]\n  }\n}\n",
     );
     let dir = p.dir.display().to_string();
     let done = p.finish(p.hookbridge(&["validate", "--project-dir", &dir]), b"");
@@ -244,7 +244,7 @@ fn validate_exits_1_and_names_positions() {
         (format!("{}:3:20: error:", broken.display()), "the syntax error"),
         (
             format!("{}:6:11: error:", plugin.display()),
-            "the unsupported prompt hook",
+            "the unsupported mcp_tool hook",
         ),
         (format!("{}:7:62: warning:", plugin.display()), "the unknown key"),
     ] {
@@ -272,7 +272,7 @@ fn validate_exits_1_and_names_positions() {
     let plugin_text = std::fs::read_to_string(&plugin).unwrap();
     std::fs::write(
         &plugin,
-        plugin_text.replace(r#"{"type": "prompt", "prompt": "x"},"#, ""),
+        plugin_text.replace(r#"{"type": "mcp_tool", "server": "s", "tool": "t"},"#, ""),
     )
     .unwrap();
     let done = p.finish(p.hookbridge(&["validate", "--project-dir", &dir]), b"");

@@ -404,6 +404,11 @@ fn report_warnings(report: &EventReport) -> Vec<String> {
             RunStatus::NotRun(why) => out.push(format!("{who} was not run: {why}")),
             // Stopped on purpose: another hook already decided the event.
             RunStatus::Cancelled(_) => {}
+            RunStatus::Responded(200..=299) | RunStatus::Judged(_) => {}
+            RunStatus::Responded(status) => {
+                out.push(format!("{who} answered HTTP {status}; the operation continues"))
+            }
+            RunStatus::Failed(why) => out.push(format!("{who} failed: {why}; the operation continues")),
         }
     }
     out

@@ -12,14 +12,17 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hookbridge_core::config::{HookId, HookKind, HookSet, HookSpec, OnFailure, Selection, Shell, SkipReason};
+use hookbridge_core::config::{
+    HookId, HookKind, HookSet, HookSpec, HttpPolicy, OnFailure, Selection, SkipReason,
+};
 use hookbridge_core::decision::{
-    interpret, merge, AnsweredHook, EventDecision, HookAnswer, HookExecution, HookOutput, RunStatus,
+    interpret_hook, merge, AnsweredHook, EventDecision, HookAnswer, HookExecution, HookOutput, RunStatus,
 };
 use hookbridge_core::event::{EventName, EventPayload};
 
 pub use crate::detached::AsyncHooks;
-use crate::process::{run_all, Flow, ProcessOutcome, ProcessSpec, ProcessStatus, Program};
+use crate::hook_kinds::{self, JobContext};
+use crate::process::{run_jobs, Flow, Job, JobOutcome, ProcessSpec, ProcessStatus};
 
 /// Settings of one dispatch.
 #[derive(Debug, Clone)]
@@ -77,12 +80,18 @@ impl DispatchOptions {
         }
     }
 
-    /// The timeout for `hook` on `event`: its own, else ours, else Claude Code's default; capped.
+    /// The timeout for `hook` on `event`: its own, else ours, else Claude Code's default for its
+    /// kind (prompt 30 s, agent 60 s) or event; capped.
     pub fn timeout_for(&self, event: &EventName, hook: &HookSpec) -> Duration {
         let own = hook.timeout;
+        let claude_default = match hook.kind {
+            HookKind::Prompt(_) => 30,
+            HookKind::Agent(_) => 60,
+            _ => event.traits().default_timeout_secs,
+        };
         let default = self
             .default_timeout
-            .unwrap_or(Duration::from_secs(event.traits().default_timeout_secs));
+            .unwrap_or(Duration::from_secs(claude_default));
         let timeout = own.unwrap_or(default);
         match self.max_timeout {
             Some(max) => timeout.min(max),
@@ -196,9 +205,9 @@ pub fn dispatch_selection(
         .map(str::to_string);
 
     let output_cap = options.output_cap_for(selection.hooks.len());
-    // Specs to run, each with the index of its hook in the selection.
-    let mut specs: Vec<ProcessSpec> = Vec::new();
-    let mut spec_hooks: Vec<usize> = Vec::new();
+    // Jobs to run, each with the index of its hook in the selection.
+    let mut jobs: Vec<Job> = Vec::new();
+    let mut job_hooks: Vec<usize> = Vec::new();
     // Async hooks run in the background, each with the index of its hook.
     let mut background: Vec<ProcessSpec> = Vec::new();
     let mut background_hooks: Vec<usize> = Vec::new();
@@ -208,50 +217,32 @@ pub fn dispatch_selection(
     for (index, hook) in selection.hooks.iter().enumerate() {
         let timeout = options.timeout_for(&event, hook);
         timeouts.push(timeout);
-        let HookKind::Command(command) = &hook.kind else {
-            let why = format!(
-                "`{}` hooks are not supported by this version of hookbridge; only `command` hooks run",
-                hook.kind.type_name()
-            );
-            executions[index] = Some(HookExecution::without_output(RunStatus::NotRun(why), finished));
-            finished += 1;
-            continue;
-        };
-        let program = match (&command.args, command.shell) {
-            (Some(args), _) => Program::Exec {
-                program: command.resolved_command.clone(),
-                args: args.clone(),
-            },
-            (None, Shell::Default) => Program::Shell {
-                command: command.resolved_command.clone(),
-            },
-            (None, Shell::PowerShell) => Program::Exec {
-                program: "pwsh".into(),
-                args: vec![
-                    "-NoProfile".into(),
-                    "-Command".into(),
-                    command.resolved_command.clone(),
-                ],
-            },
-        };
-        let spec = ProcessSpec {
-            program,
+        let context = JobContext {
+            stdin: stdin.clone(),
             cwd: cwd.clone(),
             env: hook_env(hook, &event, options, session_id.as_deref()),
-            stdin: stdin.clone(),
             timeout,
             output_cap,
-            stdout_spill_limit: ProcessSpec::DEFAULT_STDOUT_SPILL_LIMIT,
-            kill_grace: ProcessSpec::DEFAULT_KILL_GRACE,
-            leak_grace: ProcessSpec::DEFAULT_LEAK_GRACE,
+            policy: selection.http_policy.unwrap_or(&HttpPolicy::NONE),
         };
-        if command.run_async && options.async_hooks != AsyncHooks::Await {
-            background.push(spec);
-            background_hooks.push(index);
-            continue;
+        let job = match hook_kinds::job_for(hook, context) {
+            Ok(job) => job,
+            Err(why) => {
+                executions[index] = Some(HookExecution::without_output(RunStatus::NotRun(why), finished));
+                finished += 1;
+                continue;
+            }
+        };
+        match job {
+            Job::Process(spec) if is_async(hook) && options.async_hooks != AsyncHooks::Await => {
+                background.push(spec);
+                background_hooks.push(index);
+            }
+            job => {
+                jobs.push(job);
+                job_hooks.push(index);
+            }
         }
-        specs.push(spec);
-        spec_hooks.push(index);
     }
     if !background.is_empty() {
         let status = match crate::detached::run_in_background(background, options.async_hooks) {
@@ -264,11 +255,11 @@ pub fn dispatch_selection(
         }
     }
     let mut stopped_by: Option<&'static str> = None;
-    run_all(specs, options.canceller.as_ref(), |spec_index, outcome| {
-        let index = spec_hooks[spec_index];
+    run_jobs(jobs, options.canceller.as_ref(), |job_index, outcome| {
+        let index = job_hooks[job_index];
         let execution = execution_of(outcome, finished);
         finished += 1;
-        let flow = match decided_early(&event, &execution) {
+        let flow = match decided_early(&event, selection.hooks[index], &execution) {
             Some(why) => {
                 stopped_by = Some(why);
                 Flow::StopTheRest
@@ -291,7 +282,7 @@ pub fn dispatch_selection(
     let mut answered = Vec::with_capacity(executions.len());
     for ((hook, execution), timeout) in selection.hooks.iter().zip(executions).zip(timeouts) {
         let execution = execution.expect("every selected hook has an execution");
-        let answer = interpret(&event, &execution);
+        let answer = interpret_hook(&event, hook, &execution);
         answered.push(AnsweredHook {
             answer: answer.clone(),
             finish_order: execution.finish_order,
@@ -336,9 +327,9 @@ fn unusable_in_environment(value: &str) -> Option<String> {
 
 /// Claude Code stops waiting once some answers are in: a UserPromptSubmit block kills the other
 /// hooks (case 134); the first PermissionRequest decision wins (cases 119–120).
-fn decided_early(event: &EventName, execution: &HookExecution) -> Option<&'static str> {
-    match (event, interpret(event, execution)) {
-        (EventName::UserPromptSubmit, HookAnswer::Blocking { .. }) => {
+fn decided_early(event: &EventName, hook: &HookSpec, execution: &HookExecution) -> Option<&'static str> {
+    match (event, interpret_hook(event, hook, execution)) {
+        (EventName::UserPromptSubmit, HookAnswer::Blocking { .. } | HookAnswer::Rejected { .. }) => {
             Some("cancelled: another UserPromptSubmit hook blocked the prompt")
         }
         (EventName::UserPromptSubmit, HookAnswer::Output(HookOutput::Json(j)))
@@ -358,7 +349,27 @@ fn decided_early(event: &EventName, execution: &HookExecution) -> Option<&'stati
     }
 }
 
-fn execution_of(outcome: ProcessOutcome, finish_order: usize) -> HookExecution {
+/// `async: true` command hooks: started in the background unless the host awaits them.
+fn is_async(hook: &HookSpec) -> bool {
+    matches!(&hook.kind, HookKind::Command(c) if c.run_async)
+}
+
+fn execution_of(outcome: JobOutcome, finish_order: usize) -> HookExecution {
+    let outcome = match outcome {
+        JobOutcome::Process(outcome) => outcome,
+        JobOutcome::InProcess(outcome) => {
+            return HookExecution {
+                status: outcome.status,
+                stdout: outcome.stdout,
+                stderr: outcome.stderr,
+                stdout_truncated: outcome.stdout_truncated,
+                stderr_truncated: false,
+                leaked: false,
+                duration: outcome.duration,
+                finish_order,
+            }
+        }
+    };
     let status = match outcome.status {
         ProcessStatus::Exited(code) => RunStatus::Exited(code),
         ProcessStatus::Signaled(sig) => RunStatus::Signaled(sig),
@@ -443,11 +454,17 @@ impl EventReport {
                     RunStatus::Detached => ("detached", None),
                     RunStatus::NotRun(_) => ("not_run", None),
                     RunStatus::Cancelled(_) => ("cancelled", None),
+                    RunStatus::Responded(s) => ("responded", Some(i32::from(*s))),
+                    RunStatus::Judged(v) if v.ok => ("judged_ok", None),
+                    RunStatus::Judged(_) => ("judged_not_ok", None),
+                    RunStatus::Failed(_) => ("failed", None),
                 };
                 let detail = match &h.execution.status {
-                    RunStatus::SpawnFailed(m) | RunStatus::NotRun(m) | RunStatus::Cancelled(m) => {
-                        Some(m.clone())
-                    }
+                    RunStatus::SpawnFailed(m)
+                    | RunStatus::NotRun(m)
+                    | RunStatus::Cancelled(m)
+                    | RunStatus::Failed(m) => Some(m.clone()),
+                    RunStatus::Judged(v) => v.reason.clone(),
                     _ => None,
                 };
                 json!({

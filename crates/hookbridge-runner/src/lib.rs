@@ -8,6 +8,8 @@
 
 mod detached;
 pub mod dispatch;
+pub mod hook_kinds;
+pub mod model_api;
 pub mod process;
 
 pub use dispatch::{

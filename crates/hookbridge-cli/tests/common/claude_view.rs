@@ -23,6 +23,9 @@
 //!   without reason `Hook PreToolUse:T denied this tool` [146]; ask → bare reason [32, 63];
 //!   additionalContext → system `PreToolUse:T hook additional context: <ctx>`, also beside a deny
 //!   [37, 144]; allow / defer / continue:false / updatedInput are effects, not text [31, 38, 44, 33].
+//! - continue:false on PreToolUse/PostToolUse ends the run: system texts of the same answer are never
+//!   sent (a block or context beside it shows nowhere [198, 202]); a tool_result is recorded as
+//!   never sent [83, 128].
 //! - PostToolUse / PostToolUseFailure: one system message; exit 2 → `E:T hook blocking error from
 //!   command: "CMD": [CMD]: <stderr>` [16, 19]; decision block → `… from command: "CMD": <reason>`
 //!   [39]; additionalContext → `E:T hook additional context: <ctx>` [40, 53]; a block and a context
@@ -453,6 +456,11 @@ pub fn claude_view(event: &str, payload: &Value, answer: &Answer) -> Result<View
                 ));
             }
         }
+    }
+    if v.effects.contains(&Effect::HookStopped) {
+        // The run ends after this event: a system message meant for the next request is never
+        // sent (198: a block; 202: a context), while a tool_result is recorded as never sent.
+        v.shown.retain(|s| s.channel != Channel::System);
     }
     Ok(v)
 }

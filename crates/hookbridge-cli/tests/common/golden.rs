@@ -72,6 +72,7 @@ const PRE_BASH: &str = r#"{"session_id":"$SESSION","transcript_path":"$HOME/.cla
 const PRE_WRITE_1: &str = r#"{"session_id":"$SESSION","transcript_path":"$HOME/.claude/projects/$PROJECT_SLUG/$SESSION.jsonl","cwd":"$PROJECT","prompt_id":"$PROMPT_ID","permission_mode":"default","effort":{"level":"medium"},"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"$PROJECT/w.txt","content":"x"},"tool_use_id":"$TOOLU_1"}"#;
 const PRE_BASH_TRUE: &str = r#"{"session_id":"$SESSION","transcript_path":"$HOME/.claude/projects/$PROJECT_SLUG/$SESSION.jsonl","cwd":"$PROJECT","prompt_id":"$PROMPT_ID","permission_mode":"default","effort":{"level":"medium"},"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"true","description":"d"},"tool_use_id":"$TOOLU_1"}"#;
 const POST_BASH_TRUE: &str = r#"{"session_id":"$SESSION","transcript_path":"$HOME/.claude/projects/$PROJECT_SLUG/$SESSION.jsonl","cwd":"$PROJECT","prompt_id":"$PROMPT_ID","permission_mode":"default","effort":{"level":"medium"},"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"true","description":"d"},"tool_response":{"stdout":"","stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false},"tool_use_id":"$TOOLU_1","duration_ms":0}"#;
+const POST_BASH: &str = r#"{"session_id":"$SESSION","transcript_path":"$HOME/.claude/projects/$PROJECT_SLUG/$SESSION.jsonl","cwd":"$PROJECT","prompt_id":"$PROMPT_ID","permission_mode":"default","effort":{"level":"medium"},"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"touch ran_bash","description":"d"},"tool_response":{"stdout":"","stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false},"tool_use_id":"$TOOLU_1","duration_ms":0}"#;
 const PRE_BASH_SLEEP4: &str = r#"{"session_id":"$SESSION","transcript_path":"$HOME/.claude/projects/$PROJECT_SLUG/$SESSION.jsonl","cwd":"$PROJECT","prompt_id":"$PROMPT_ID","permission_mode":"default","effort":{"level":"medium"},"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"sleep 4; touch ran_bash","description":"d"},"tool_use_id":"$TOOLU_1"}"#;
 const UPS_GO: &str = r#"{"session_id":"$SESSION","transcript_path":"$HOME/.claude/projects/$PROJECT_SLUG/$SESSION.jsonl","cwd":"$PROJECT","prompt_id":"$PROMPT_ID","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"go"}"#;
 const STOP_FIRST: &str = r#"{"session_id":"$SESSION","transcript_path":"$HOME/.claude/projects/$PROJECT_SLUG/$SESSION.jsonl","cwd":"$PROJECT","prompt_id":"$PROMPT_ID","permission_mode":"default","effort":{"level":"medium"},"hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"fin","background_tasks":[],"session_crons":[]}"#;
@@ -123,6 +124,23 @@ pub const SYNTHESIZED: &[Synth] = &[
         evidence: "other_api_request_count 9: one prompt-hook evaluation per Stop" },
     Synth { case: "86-prompt-hook-stop-ok-false", event: "Stop", payload: STOP_AGAIN, hooks: &["Is the work finished? $ARGUMENTS"], expect: Expect::Selected, times: 8,
         evidence: "other_api_request_count 9; 9 'Stop hook feedback' messages in the stream" },
+    // Measured prompt-hook cases (194-202): the prompt hook's evaluation is in other_api_requests.
+    Synth { case: "194-prompt-hook-no-arguments-model", event: "PreToolUse", payload: PRE_BASH, hooks: &["Is this safe?"], expect: Expect::Selected, times: 1,
+        evidence: "other_api_requests[0] is the prompt hook's evaluation of this PreToolUse (model claude-haiku-4-5)" },
+    Synth { case: "195-prompt-hook-escaped-dollar", event: "PreToolUse", payload: PRE_BASH, hooks: &["Literal \\$ARGUMENTS then input: $ARGUMENTS and again $ARGUMENTS"], expect: Expect::Selected, times: 1,
+        evidence: "other_api_requests[0] is the prompt hook's evaluation of this PreToolUse" },
+    Synth { case: "196-prompt-hook-pre-continue-on-block", event: "PreToolUse", payload: PRE_BASH, hooks: &["Check $ARGUMENTS"], expect: Expect::Selected, times: 1,
+        evidence: "other_api_requests[0] is the prompt hook's evaluation; its block is the tool_result" },
+    Synth { case: "197-prompt-hook-ups-ok-false", event: "UserPromptSubmit", payload: UPS_GO, hooks: &["Check prompt $ARGUMENTS"], expect: Expect::Selected, times: 1,
+        evidence: "other_api_requests[0] is the prompt hook's evaluation of the prompt; result 'Operation stopped by hook'" },
+    Synth { case: "198-prompt-hook-post-ok-false", event: "PostToolUse", payload: POST_BASH, hooks: &["Check result $ARGUMENTS"], expect: Expect::Selected, times: 1,
+        evidence: "other_api_requests[0] is the prompt hook's evaluation of the PostToolUse" },
+    Synth { case: "199-prompt-hook-garbage-answer", event: "PreToolUse", payload: PRE_BASH, hooks: &["Check $ARGUMENTS"], expect: Expect::Selected, times: 1,
+        evidence: "other_api_requests[0] is the prompt hook's evaluation; stream hook_no_verdict for $TOOLU_1" },
+    Synth { case: "200-prompt-hook-stop-impossible", event: "Stop", payload: STOP_FIRST, hooks: &["Done? $ARGUMENTS"], expect: Expect::Selected, times: 1,
+        evidence: "other_api_requests[0] is the Stop prompt hook's evaluation" },
+    Synth { case: "201-prompt-hook-post-continue-on-block", event: "PostToolUse", payload: POST_BASH, hooks: &["Check result $ARGUMENTS"], expect: Expect::Selected, times: 1,
+        evidence: "other_api_requests[0] is the prompt hook's evaluation; its block is the system message" },
 ];
 
 /// A hook that ran in recorded invocations without being recorded.
@@ -143,6 +161,14 @@ const ASYNC_81_EVIDENCE: &str =
      session ended (3rd call `true`, then fin) before they finished, so the recorder never wrote them";
 
 pub const UNRECORDED: &[Unrecorded] = &[
+    Unrecorded {
+        case: "202-prompt-hook-and-command-pre",
+        event: "PreToolUse",
+        tool_use_ids: &[],
+        command: "Check $ARGUMENTS",
+        expect: Expect::Selected,
+        evidence: "other_api_requests[0] is the prompt hook's evaluation; its block is in tool_results_never_sent_to_model",
+    },
     Unrecorded {
         case: "74-settings-local",
         event: "PreToolUse",
@@ -399,6 +425,29 @@ impl Case {
 
     pub fn is_mux_false(&self) -> bool {
         self.mux_false()
+    }
+
+    /// Whether the case configures a hook that is not a command (prompt, agent, http, mcp_tool).
+    pub fn has_hooks_of_other_kinds(&self) -> bool {
+        let settings = [
+            self.spec.get("settings").cloned(),
+            self.spec.get("user_settings").cloned(),
+        ];
+        settings
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.get("hooks").cloned())
+            .filter_map(|h| h.as_object().cloned())
+            .flat_map(|events| events.into_iter().map(|(_, groups)| groups))
+            .filter_map(|groups| groups.as_array().cloned())
+            .flatten()
+            .filter_map(|g| g.get("hooks").and_then(Value::as_array).cloned())
+            .flatten()
+            .any(|h| {
+                h.get("type")
+                    .and_then(Value::as_str)
+                    .is_some_and(|t| t != "command")
+            })
     }
 
     /// Every hook command and prompt the case configures (for masking `[command]`).
@@ -805,6 +854,9 @@ struct Ctx<'a> {
     home: PathBuf,
     ph: Placeholders,
     mask: CommandMask,
+    /// The oracle's fake API, for cases with prompt hooks: it answers every model call with the
+    /// case's `fake_toolless_text`, as the oracle's did.
+    model: Option<super::fake_model::FakeServer>,
 }
 
 impl Ctx<'_> {
@@ -912,8 +964,17 @@ fn setup<'a>(case: &'a Case, work: &Path) -> Result<Ctx<'a>, String> {
         own.push(ph.normalize(&line));
         own.push(line);
     }
+    let toolless = case
+        .spec
+        .get("toolless_text")
+        .or_else(|| case.spec.get("fake_toolless_text"))
+        .and_then(Value::as_str);
+    let model = toolless.map(|text| {
+        super::fake_model::FakeServer::start(super::fake_model::Reply::ModelText(text.to_string()))
+    });
     Ok(Ctx {
         case,
+        model,
         mask: case.mask_with(own),
         ph,
         work: work.to_path_buf(),
@@ -975,6 +1036,11 @@ fn run_invocation(ctx: &Ctx, inv: &Invocation, deadline: Duration) -> Result<Ran
     let log = ctx.work.join("diagnostics.log");
     let mut cmd = hookbridge_run(&inv.event, &ctx.project, &ctx.home, &log, "report");
     cmd.current_dir(if cwd.is_dir() { &cwd } else { &ctx.project });
+    // The oracle ran Claude Code against its fake API; hookbridge inherits that address (83, 86).
+    if let Some(model) = &ctx.model {
+        cmd.env("ANTHROPIC_BASE_URL", &model.url)
+            .env("ANTHROPIC_API_KEY", "sk-ant-oracle");
+    }
     // What Claude Code gives every hook (71), hookbridge included.
     cmd.env("CLAUDECODE", "1")
         .env("CLAUDE_PROJECT_DIR", &ctx.project)

@@ -28,6 +28,16 @@ pub const HOSTILE_ENV: &[&str] = &[
     "HOOKBRIDGE_MAX_TIMEOUT",
     "HOOKBRIDGE_LOG",
     "CLAUDE_CODE_SESSION_ID",
+    // Where prompt hooks send their model calls.
+    "HOOKBRIDGE_MODEL_PROVIDER",
+    "HOOKBRIDGE_PROMPT_MODEL",
+    "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_SMALL_FAST_MODEL",
+    "ANTHROPIC_DEFAULT_HAIKU_MODEL",
+    "OPENAI_BASE_URL",
+    "OPENAI_API_KEY",
 ];
 
 /// What a finished (or killed) process left behind.
@@ -183,6 +193,7 @@ pub fn hookbridge_run(event: &str, project: &Path, home: &Path, log: &Path, form
 }
 
 pub mod claude_view;
+pub mod fake_model;
 pub mod golden;
 pub mod normalize;
 pub mod project;

@@ -17,8 +17,8 @@ pub use condition::{Condition, ConditionError};
 pub use discover::{discover, DiscoveryOptions, HOOKS_DIR_NAME};
 pub use explain::{Explained, Verdict};
 pub use model::{
-    CommandHook, ConfigSource, HookId, HookKind, HookSet, HookSpec, HttpHook, MatcherGroup, McpToolHook,
-    OnFailure, Plugin, PromptHook, Scope, Shell,
+    CommandHook, ConfigSource, HookId, HookKind, HookSet, HookSpec, HttpHook, HttpPolicy, MatcherGroup,
+    McpToolHook, OnFailure, Plugin, PromptHook, Scope, Shell,
 };
 pub use parse::{parse_hooks_file, ParsedFile, Placeholders};
 pub use select::{Selection, SkipReason, SkippedHook};

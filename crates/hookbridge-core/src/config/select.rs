@@ -56,12 +56,17 @@ pub struct SkippedHook<'a> {
 pub struct Selection<'a> {
     pub hooks: Vec<&'a HookSpec>,
     pub skipped: Vec<SkippedHook<'a>>,
+    /// The set's limits on http hooks (`None`: a selection made by hand, no limits).
+    pub http_policy: Option<&'a super::HttpPolicy>,
 }
 
 impl HookSet {
     /// Select the hooks `payload`'s event reaches.
     pub fn select<'a>(&'a self, payload: &EventPayload) -> Selection<'a> {
-        let mut selection = Selection::default();
+        let mut selection = Selection {
+            http_policy: Some(&self.http_policy),
+            ..Selection::default()
+        };
         let Some(groups) = self.events.get(payload.event()) else {
             return selection;
         };

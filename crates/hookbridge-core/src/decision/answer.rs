@@ -4,7 +4,10 @@ use serde_json::{Map, Value};
 
 use crate::event::EventName;
 
+use crate::config::{HookKind, HookSpec};
+
 use super::execution::{HookExecution, RunStatus};
+use super::verdict::{verdict_answer, Judge};
 
 /// A hook's JSON answer (stdout that starts with `{` and parses as an object).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -136,9 +139,42 @@ pub enum HookAnswer {
     NonBlockingError { code: Option<i32>, stderr: String },
     /// No answer at all (timed out, could not start, not run, running in the background).
     NoVerdict { why: String },
+    /// A `prompt` or `agent` hook's `ok: false` where it blocks: Claude Code shows it as a blocking
+    /// error `[<label>]: <reason>`, like an exit-2 block; `stops_turn` where it also ends the turn
+    /// (see [`verdict_answer`](super::verdict_answer)).
+    Rejected {
+        label: String,
+        reason: String,
+        stops_turn: bool,
+    },
+    /// `continue: false` with this reason, from a judge (a prompt hook's `ok: false` on TeammateIdle).
+    Stopped { reason: String },
+    /// A hook that is not a process could not answer (unreachable endpoint, HTTP error status,
+    /// unreadable model reply, MCP `isError`): a non-blocking error.
+    Failed { message: String },
 }
 
-/// Read one execution with Claude Code's rules.
+/// Read one execution of `hook` with Claude Code's rules for its kind: a process's exit status and
+/// output, an http endpoint's status and body, a model's verdict.
+pub fn interpret_hook(event: &EventName, hook: &HookSpec, execution: &HookExecution) -> HookAnswer {
+    match (&execution.status, &hook.kind) {
+        (RunStatus::Judged(verdict), HookKind::Prompt(p)) => verdict_answer(
+            event,
+            verdict,
+            &p.prompt,
+            Judge::Prompt {
+                continue_on_block: p.continue_on_block,
+            },
+        ),
+        (RunStatus::Judged(verdict), HookKind::Agent(p)) => {
+            verdict_answer(event, verdict, &p.prompt, Judge::Agent)
+        }
+        _ => interpret(event, execution),
+    }
+}
+
+/// Read one execution with Claude Code's rules (a verdict is read as for a prompt hook labelled
+/// `prompt`; use [`interpret_hook`] to read it as its hook's).
 pub fn interpret(event: &EventName, execution: &HookExecution) -> HookAnswer {
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     match &execution.status {
@@ -177,7 +213,38 @@ pub fn interpret(event: &EventName, execution: &HookExecution) -> HookAnswer {
             why: "running in the background (async)".into(),
         },
         RunStatus::NotRun(why) | RunStatus::Cancelled(why) => HookAnswer::NoVerdict { why: why.clone() },
+        // An http hook's body is read like a command's stdout on success.
+        RunStatus::Responded(200..=299) => HookAnswer::Output(parse_stdout(event, &text(&execution.stdout))),
+        RunStatus::Responded(status) => HookAnswer::Failed {
+            message: format!(
+                "the endpoint answered HTTP {status}{}",
+                first_line_of(&text(&execution.stdout))
+                    .map(|l| format!(": {l}"))
+                    .unwrap_or_default()
+            ),
+        },
+        RunStatus::Judged(verdict) => verdict_answer(
+            event,
+            verdict,
+            "prompt",
+            Judge::Prompt {
+                continue_on_block: false,
+            },
+        ),
+        RunStatus::Failed(message) => HookAnswer::Failed {
+            message: message.clone(),
+        },
     }
+}
+
+/// The first non-empty line of an error body, shortened, for a message.
+fn first_line_of(body: &str) -> Option<String> {
+    let line = body.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let mut end = line.len().min(300);
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    Some(line[..end].to_string())
 }
 
 /// Claude Code 2.1.328's reading of stdout (measured, cases 48, 125–127, 135, 136): trimmed text

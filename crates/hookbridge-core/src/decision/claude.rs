@@ -245,6 +245,19 @@ impl Renderer<'_> {
                 self.json_block(permission_event, Some(message));
                 self.finish(None)
             }
+            // A judge's `ok: false` reads like an exit-2 block; where it also ends the turn, exit 2
+            // cannot carry `continue: false`, so it becomes a JSON block naming the judge as
+            // Claude Code does (`[<prompt>]: <reason>`, cases 83, 202).
+            BlockingSource::Verdict { label, reason } => {
+                if self.decision.stop.is_some() {
+                    let reason = format!("[{label}]: {reason}");
+                    self.json_block(permission_event, Some(&reason));
+                    self.finish(None)
+                } else {
+                    let reason = reason.clone();
+                    self.finish(Some(&reason))
+                }
+            }
         }
     }
 
@@ -314,11 +327,21 @@ impl Renderer<'_> {
                     let full = format!("{header}[{cmd}]: {body}");
                     (First::Exit, body, full)
                 }
+                // Claude Code names a judge by its prompt, in the header too (case 201).
+                BlockingSource::Verdict { label, reason } => {
+                    let full =
+                        format!("{name} hook blocking error from command: \"{label}\": [{label}]: {reason}");
+                    if self.decision.stop.is_some() {
+                        (First::Json, format!("[{label}]: {reason}"), full)
+                    } else {
+                        (First::Exit, reason.clone(), full)
+                    }
+                }
                 other => {
                     let reason = match other {
                         BlockingSource::Decision { reason } => reason.clone().unwrap_or_default(),
                         BlockingSource::Failure { message } => message.clone(),
-                        BlockingSource::ExitCode { .. } => unreachable!(),
+                        BlockingSource::ExitCode { .. } | BlockingSource::Verdict { .. } => unreachable!(),
                     };
                     (First::Json, reason.clone(), format!("{header}{reason}"))
                 }

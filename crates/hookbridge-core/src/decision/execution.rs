@@ -2,7 +2,9 @@
 
 use std::time::Duration;
 
-/// How a hook run ended.
+use super::verdict::Verdict;
+
+/// How a hook run ended (a process's exit, an endpoint's response, a model's verdict).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RunStatus {
     /// The process exited with this code.
@@ -21,6 +23,13 @@ pub enum RunStatus {
     /// kills the other UserPromptSubmit hooks once one blocks, case 134, and stops waiting for
     /// PermissionRequest hooks once one decides, cases 119–120).
     Cancelled(String),
+    /// An `http` hook's endpoint answered with this HTTP status; its body is `stdout`.
+    Responded(u16),
+    /// A `prompt` or `agent` hook's model gave this verdict.
+    Judged(Verdict),
+    /// A hook that is not a process could not answer: the endpoint, model or MCP server was
+    /// unreachable, refused, or answered with something that cannot be read.
+    Failed(String),
 }
 
 /// One hook's run, as the runner reports it.

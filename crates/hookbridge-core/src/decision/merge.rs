@@ -46,6 +46,9 @@ pub enum BlockingSource {
     Decision { reason: Option<String> },
     /// A hook with `onFailure: "block"` gave no usable answer.
     Failure { message: String },
+    /// A `prompt` or `agent` hook's `ok: false`: shown as `[<label>]: <reason>`, like an exit-2
+    /// block whose command is the prompt.
+    Verdict { label: String, reason: String },
 }
 
 /// One hook's block.
@@ -64,6 +67,7 @@ impl Blocking {
             BlockingSource::ExitCode { stderr } => stderr,
             BlockingSource::Decision { reason } => reason.as_deref().unwrap_or(""),
             BlockingSource::Failure { message } => message,
+            BlockingSource::Verdict { reason, .. } => reason,
         }
     }
 }
@@ -223,6 +227,33 @@ pub fn merge(event: &EventName, answers: &[AnsweredHook]) -> EventDecision {
                     m.d.problems.push(Problem {
                         hook: i,
                         message: why.clone(),
+                    });
+                }
+            }
+            HookAnswer::Rejected {
+                label,
+                reason,
+                stops_turn,
+            } => {
+                let source = BlockingSource::Verdict {
+                    label: label.clone(),
+                    reason: reason.clone(),
+                };
+                m.block(source, i, fo);
+                if *stops_turn {
+                    m.d.stop = Some(Some(reason.clone()));
+                }
+            }
+            HookAnswer::Stopped { reason } => m.d.stop = Some(Some(reason.clone())),
+            HookAnswer::Failed { message } => {
+                if a.block_on_failure && traits.exit2_blocks {
+                    let message = format!("hook failed (onFailure: block): {message}");
+                    m.block(BlockingSource::Failure { message }, i, fo);
+                } else {
+                    m.d.last_error_code = Some(1);
+                    m.d.problems.push(Problem {
+                        hook: i,
+                        message: message.clone(),
                     });
                 }
             }

@@ -15,11 +15,15 @@ mod answer;
 pub(crate) mod claude;
 mod execution;
 mod merge;
+mod verdict;
 
-pub use answer::{interpret, HookAnswer, HookJson, HookOutput};
+pub use answer::{interpret, interpret_hook, HookAnswer, HookJson, HookOutput};
 pub use claude::{render_claude, ClaudeAnswer};
 pub use execution::{HookExecution, RunStatus};
 pub use merge::{
     merge, AnsweredHook, Blocking, BlockingSource, Context, ContextKind, EventDecision, PermissionDecision,
     Problem,
+};
+pub use verdict::{
+    judge_prompt, verdict_answer, verdict_schema, Judge, Verdict, VerdictError, JUDGE_SYSTEM_PROMPT,
 };

@@ -38,6 +38,8 @@
 #[cfg(target_os = "linux")]
 mod guardian;
 #[cfg(unix)]
+mod in_process;
+#[cfg(unix)]
 mod signals;
 #[cfg(unix)]
 mod spawn;
@@ -55,6 +57,8 @@ use std::time::Duration;
 
 #[cfg(target_os = "linux")]
 pub use guardian::guard_hooks_against_sigkill;
+#[cfg(unix)]
+pub use in_process::{InProcessJob, InProcessOutcome};
 #[cfg(unix)]
 pub(crate) use signals::restore_default_termination_signals;
 #[cfg(unix)]
@@ -325,6 +329,35 @@ pub fn run_process(spec: ProcessSpec) -> ProcessOutcome {
     result.expect("a run that nobody stops ends with an outcome")
 }
 
+/// One hook's work for [`run_jobs`]: a child process, or work done in this process on a thread
+/// of its own (an http request, a model call).
+#[cfg(unix)]
+#[derive(Debug)]
+pub enum Job {
+    Process(ProcessSpec),
+    InProcess(InProcessJob),
+}
+
+/// How one [`Job`] ended.
+#[cfg(unix)]
+#[derive(Debug)]
+pub enum JobOutcome {
+    Process(ProcessOutcome),
+    InProcess(InProcessOutcome),
+}
+
+/// Runs every job at once, processes supervised on the calling thread and in-process jobs on
+/// threads of their own, until all have ended. As [`run_all`], with both kinds in one completion
+/// order.
+#[cfg(unix)]
+pub fn run_jobs(
+    jobs: Vec<Job>,
+    cancel: Option<&Canceller>,
+    on_finish: impl FnMut(usize, JobOutcome) -> Flow,
+) {
+    supervisor::run_all(jobs, cancel, on_finish)
+}
+
 /// Runs every process of `specs` at once, on the calling thread, until all have ended.
 ///
 /// `on_finish` receives each process's index and outcome, in completion order; answering
@@ -335,9 +368,13 @@ pub fn run_process(spec: ProcessSpec) -> ProcessOutcome {
 pub fn run_all(
     specs: Vec<ProcessSpec>,
     cancel: Option<&Canceller>,
-    on_finish: impl FnMut(usize, ProcessOutcome) -> Flow,
+    mut on_finish: impl FnMut(usize, ProcessOutcome) -> Flow,
 ) {
-    supervisor::run_all(specs, cancel, on_finish)
+    let jobs = specs.into_iter().map(Job::Process).collect();
+    supervisor::run_all(jobs, cancel, |index, outcome| match outcome {
+        JobOutcome::Process(outcome) => on_finish(index, outcome),
+        JobOutcome::InProcess(_) => unreachable!("only processes were given"),
+    })
 }
 
 #[cfg(test)]

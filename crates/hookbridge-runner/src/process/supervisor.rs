@@ -17,10 +17,12 @@ use std::time::{Duration, Instant};
 use nix::fcntl::OFlag;
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
+use super::in_process::InProcessJobs;
 use super::spawn::{self, Pid};
 use super::unix::{self as imp, ProcessGroup};
 use super::{
-    CapturedOutput, Flow, ProcessOutcome, ProcessSpec, ProcessStatus, SpawnFailure, SpawnFailureKind,
+    CapturedOutput, Flow, Job, JobOutcome, ProcessOutcome, ProcessSpec, ProcessStatus, SpawnFailure,
+    SpawnFailureKind,
 };
 
 /// How often the group is probed while waiting out `kill_grace` after the direct child has died.
@@ -69,17 +71,37 @@ impl Canceller {
 }
 
 pub(super) fn run_all(
-    specs: Vec<ProcessSpec>,
+    jobs: Vec<Job>,
     cancel: Option<&Canceller>,
-    mut on_finish: impl FnMut(usize, ProcessOutcome) -> Flow,
+    mut on_finish: impl FnMut(usize, JobOutcome) -> Flow,
 ) {
     let slots = concurrent_process_limit();
-    let mut waiting: VecDeque<(usize, ProcessSpec)> = specs.into_iter().enumerate().collect();
+    let mut waiting: VecDeque<(usize, ProcessSpec)> = VecDeque::with_capacity(jobs.len());
+    let mut in_process = Vec::new();
+    for (index, job) in jobs.into_iter().enumerate() {
+        match job {
+            Job::Process(spec) => waiting.push_back((index, spec)),
+            Job::InProcess(job) => in_process.push((index, job)),
+        }
+    }
+    let mut guard = Guard::new();
+    if !in_process.is_empty() {
+        // The guardian is forked mid-run on the assumption that this process has one thread; a
+        // run with in-process jobs has more, so it goes without one.
+        guard.due = None;
+    }
+    let mut tasks = InProcessJobs::start(in_process);
     let mut children: Vec<Supervised> = Vec::with_capacity(waiting.len().min(slots));
     let mut stop = false;
     let mut buffer: Vec<u8> = Vec::with_capacity(CHUNK);
-    let mut guard = Guard::new();
     loop {
+        // In-process jobs that finished (or ran out of time) since the last wake-up.
+        for (index, outcome) in tasks.collect(Instant::now()) {
+            stop |= on_finish(index, JobOutcome::InProcess(outcome)) == Flow::StopTheRest;
+            if stop {
+                break;
+            }
+        }
         // Start what the slots allow. A spawn that fails for want of descriptors while others run
         // waits for one of them to finish: a hook waiting for a slot is not a failed hook.
         while !stop && children.len() < slots {
@@ -98,14 +120,14 @@ pub(super) fn run_all(
                 }
                 Err(failed) => {
                     let outcome = spawn_failed(&failed.0, &failed.1, started);
-                    stop |= on_finish(index, outcome) == Flow::StopTheRest;
+                    stop |= on_finish(index, JobOutcome::Process(outcome)) == Flow::StopTheRest;
                 }
             }
         }
-        if stop || (children.is_empty() && waiting.is_empty()) {
+        if stop || (children.is_empty() && waiting.is_empty() && tasks.is_empty()) {
             break;
         }
-        if children.is_empty() {
+        if children.is_empty() && tasks.is_empty() {
             continue;
         }
         let now = Instant::now();
@@ -122,7 +144,7 @@ pub(super) fn run_all(
                 guard.finished(&child);
                 let (index, outcome) = child.into_outcome();
                 finished_any = true;
-                stop |= on_finish(index, outcome) == Flow::StopTheRest;
+                stop |= on_finish(index, JobOutcome::Process(outcome)) == Flow::StopTheRest;
                 if stop {
                     break;
                 }
@@ -136,11 +158,11 @@ pub(super) fn run_all(
         if finished_any && !waiting.is_empty() {
             continue; // start the waiting ones first
         }
-        if children.is_empty() {
+        if children.is_empty() && tasks.is_empty() {
             continue;
         }
         guard.start_if_due(Instant::now(), &children);
-        if wait(&mut children, cancel, guard.due(), &mut buffer) == Wake::Cancelled {
+        if wait(&mut children, &tasks, cancel, guard.due(), &mut buffer) == Wake::Cancelled {
             break;
         }
     }
@@ -254,6 +276,7 @@ enum Slot {
 /// non-blocking work the readiness allows.
 fn wait(
     children: &mut [Supervised],
+    tasks: &InProcessJobs,
     cancel: Option<&Canceller>,
     also_wake_at: Option<Instant>,
     buffer: &mut Vec<u8>,
@@ -282,6 +305,12 @@ fn wait(
                 owners.push((i, Slot::Exit));
             }
         }
+        // After the children's entries: a finished in-process job (collected by the caller),
+        // then the canceller.
+        let tasks_entry = tasks.wake_fd().map(|fd| {
+            fds.push(PollFd::new(fd, PollFlags::POLLIN));
+            fds.len() - 1
+        });
         if let Some(cancel) = cancel {
             fds.push(PollFd::new(cancel.fd(), PollFlags::POLLIN));
         }
@@ -289,6 +318,7 @@ fn wait(
             .iter()
             .filter_map(Supervised::next_wake)
             .chain(also_wake_at)
+            .chain(tasks.next_deadline())
             .min();
         let timeout = match next {
             None => PollTimeout::NONE,
@@ -310,6 +340,7 @@ fn wait(
             };
             match owners.get(n) {
                 Some(&(i, slot)) => ready.push((i, slot, events)),
+                None if Some(n) == tasks_entry => {}
                 None => cancelled = true,
             }
         }

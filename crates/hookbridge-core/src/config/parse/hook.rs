@@ -158,7 +158,7 @@ impl Reader<'_> {
     }
 
     /// A list of strings (`args`, `allowedEnvVars`).
-    fn strings(&mut self, name: &str, peek: Peek, at: usize) -> Step<Slot<Vec<String>>> {
+    pub(super) fn strings(&mut self, name: &str, peek: Peek, at: usize) -> Step<Slot<Vec<String>>> {
         let value = match peek {
             Peek::Array => {
                 let mut list = Vec::new();
@@ -494,9 +494,9 @@ struct CommandFields {
 }
 
 /// A field as read: its value (`None` for `null`) or why it cannot be used, and where it starts.
-struct Slot<T> {
-    value: Result<Option<T>, String>,
-    at: usize,
+pub(super) struct Slot<T> {
+    pub(super) value: Result<Option<T>, String>,
+    pub(super) at: usize,
 }
 
 /// Every field a hook object can have, read before its `type` is known (it may come last).

@@ -32,6 +32,8 @@ pub struct ParsedFile {
     pub events: IndexMap<EventName, Vec<MatcherGroup>>,
     pub diagnostics: Vec<Diagnostic>,
     pub disable_all_hooks: bool,
+    /// The file's `allowedHttpHookUrls` / `httpHookAllowedEnvVars`.
+    pub http_policy: HttpPolicy,
 }
 
 /// What the placeholders of this file resolve to. Borrowed: every file of a folder shares them.
@@ -118,6 +120,7 @@ pub fn parse_hooks_file(
     let mut content = FileContent {
         events: IndexMap::new(),
         disable_all_hooks: false,
+        http_policy: HttpPolicy::default(),
     };
     let problem = match reader.file(&mut content) {
         Ok(()) => None,
@@ -138,6 +141,7 @@ pub fn parse_hooks_file(
             events: IndexMap::new(),
             diagnostics: vec![d],
             disable_all_hooks: false,
+            http_policy: HttpPolicy::default(),
         };
     }
     let mut diagnostics = reader.diagnostics;
@@ -147,6 +151,7 @@ pub fn parse_hooks_file(
         events: content.events,
         diagnostics,
         disable_all_hooks: content.disable_all_hooks,
+        http_policy: content.http_policy,
     }
 }
 
@@ -174,6 +179,7 @@ fn top_level_description(text: &str) -> Option<String> {
 struct FileContent {
     events: IndexMap<EventName, Vec<MatcherGroup>>,
     disable_all_hooks: bool,
+    http_policy: HttpPolicy,
 }
 
 /// Why nothing of a file can be used.
@@ -253,6 +259,8 @@ enum TopKey {
     Hooks,
     Description,
     DisableAllHooks,
+    AllowedHttpHookUrls,
+    HttpHookAllowedEnvVars,
     /// Keys of Claude Code settings files and plugin manifests that are not about hooks.
     NotAboutHooks,
     Unknown(String),
@@ -264,6 +272,8 @@ impl TopKey {
             "hooks" => TopKey::Hooks,
             "description" => TopKey::Description,
             "disableAllHooks" => TopKey::DisableAllHooks,
+            "allowedHttpHookUrls" => TopKey::AllowedHttpHookUrls,
+            "httpHookAllowedEnvVars" => TopKey::HttpHookAllowedEnvVars,
             "$schema" | "name" | "version" | "author" | "homepage" | "repository" | "license"
             | "keywords" | "permissions" | "env" | "model" | "statusLine" | "enabledPlugins" | "commands"
             | "agents" | "skills" | "mcpServers" | "outputStyles" | "lspServers" | "userConfig" => {
@@ -330,6 +340,30 @@ impl<'t> Reader<'t> {
                     let d = Diagnostic::error("must be true or false; ignored");
                     self.report(d, at, "disableAllHooks".to_string());
                     self.json.known_skip(peek)?;
+                }
+                TopKey::AllowedHttpHookUrls | TopKey::HttpHookAllowedEnvVars => {
+                    let name = match top_key {
+                        TopKey::AllowedHttpHookUrls => "allowedHttpHookUrls",
+                        _ => "httpHookAllowedEnvVars",
+                    };
+                    let slot = self.strings(name, peek, at)?;
+                    match slot.value {
+                        Ok(list) => {
+                            let target = match top_key {
+                                TopKey::AllowedHttpHookUrls => &mut content.http_policy.allowed_urls,
+                                _ => &mut content.http_policy.allowed_env_vars,
+                            };
+                            *target = list;
+                        }
+                        Err(message) => {
+                            // A policy that cannot be read must not silently allow everything.
+                            let d = Diagnostic::error(format!(
+                                "{message}; no http hook of this file's hooks set may run until it is fixed"
+                            ));
+                            self.report(d, at, name.to_string());
+                            content.http_policy.allowed_urls = Some(Vec::new());
+                        }
+                    }
                 }
                 TopKey::Description | TopKey::NotAboutHooks => self.json.known_skip(peek)?,
                 TopKey::Unknown(name) => {

@@ -1,0 +1,378 @@
+//! `prompt` and `http` hooks through `hookbridge run`, against loopback endpoints written here
+//! (`common/fake_model.rs`): the request each provider gets, what each answer does, and every way
+//! the call can fail — a reply that is no verdict, a refusal, an HTTP error, an unreachable
+//! endpoint, a slow one — reported and contained, never a silent allow where Claude Code blocks,
+//! and never a secret in a report or the log.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::fake_model::{FakeServer, Reply};
+use common::project::{on, Project};
+use serde_json::{json, Value};
+
+const KEY: &str = "sk-ant-test-KEY-never-printed";
+
+fn prompt_hook(prompt: &str) -> Value {
+    json!([{"type": "prompt", "prompt": prompt}])
+}
+
+/// `hookbridge run` for `event` with the Anthropic provider pointed at `server`.
+fn run_anthropic(p: &Project, server: &FakeServer, event: &str, format: &str) -> common::Finished {
+    let mut cmd = p.command(event, format);
+    cmd.env("ANTHROPIC_BASE_URL", &server.url)
+        .env("ANTHROPIC_API_KEY", KEY);
+    p.finish(cmd, &serde_json::to_vec(&p.payload(event)).unwrap())
+}
+
+fn json_of(done: &common::Finished) -> Value {
+    serde_json::from_slice(&done.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", done.stdout_str()))
+}
+
+#[test]
+fn a_prompt_hook_asks_the_anthropic_api_as_claude_code_does() {
+    let server = FakeServer::start(Reply::ModelText(r#"{"ok": true, "reason": "fine"}"#.into()));
+    let p = Project::new(on(
+        "PreToolUse",
+        json!([{"type": "prompt", "prompt": "Safe? $ARGUMENTS", "model": "claude-test-model"}]),
+    ));
+    let done = run_anthropic(&p, &server, "PreToolUse", "claude");
+    assert_eq!(done.code, Some(0), "stderr: {}", done.stderr_str());
+    assert_eq!(done.stdout_str(), "", "ok: true changes nothing");
+    let got = server.received();
+    assert_eq!(got.len(), 1, "one request per hook per event");
+    let r = &got[0];
+    assert_eq!(r.path, "/v1/messages");
+    assert_eq!(r.header("x-api-key"), Some(KEY));
+    assert_eq!(r.header("anthropic-version"), Some("2023-06-01"));
+    assert_eq!(r.body["model"], "claude-test-model");
+    assert_eq!(
+        r.body["system"][0]["text"].as_str().unwrap(),
+        hookbridge_core::decision::JUDGE_SYSTEM_PROMPT
+    );
+    assert_eq!(r.body["output_config"]["format"]["type"], "json_schema");
+    assert_eq!(
+        r.body["output_config"]["format"]["schema"]["required"],
+        json!(["ok", "reason"])
+    );
+    let user = r.body["messages"][0]["content"][0]["text"].as_str().unwrap();
+    let input = user.strip_prefix("Safe? ").expect("the prompt, then the input");
+    let input: Value = serde_json::from_str(input).expect("$ARGUMENTS is the hook input JSON");
+    assert_eq!(input, p.payload("PreToolUse"));
+}
+
+#[test]
+fn ok_false_on_pre_tool_use_denies_and_ends_the_turn() {
+    let server = FakeServer::start(Reply::ModelText(r#"{"ok": false, "reason": "NOPE"}"#.into()));
+    let p = Project::new(on("PreToolUse", prompt_hook("Check $ARGUMENTS")));
+    let done = run_anthropic(&p, &server, "PreToolUse", "claude");
+    assert_eq!(done.code, Some(0));
+    let answer = json_of(&done);
+    assert_eq!(answer["continue"], false);
+    assert_eq!(answer["stopReason"], "NOPE");
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecisionReason"],
+        "[Check $ARGUMENTS]: NOPE"
+    );
+}
+
+#[test]
+fn ok_false_with_continue_on_block_denies_and_goes_on() {
+    let server = FakeServer::start(Reply::ModelText(r#"{"ok": false, "reason": "NOPE"}"#.into()));
+    let p = Project::new(on(
+        "PreToolUse",
+        json!([{"type": "prompt", "prompt": "Check", "continueOnBlock": true}]),
+    ));
+    let done = run_anthropic(&p, &server, "PreToolUse", "claude");
+    assert_eq!((done.code, done.stderr_str().as_str()), (Some(2), "NOPE"));
+    let user = server.received()[0].body["messages"][0]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        user.starts_with("Check\n\nARGUMENTS: {"),
+        "the input is appended when the prompt never names it: {user}"
+    );
+}
+
+#[test]
+fn ok_false_on_stop_keeps_the_agent_working_unless_impossible() {
+    let server = FakeServer::start(Reply::ModelText(
+        r#"{"ok": false, "reason": "TESTS FAIL"}"#.into(),
+    ));
+    let p = Project::new(on("Stop", prompt_hook("Done? $ARGUMENTS")));
+    let done = run_anthropic(&p, &server, "Stop", "claude");
+    assert_eq!((done.code, done.stderr_str().as_str()), (Some(2), "TESTS FAIL"));
+
+    let server = FakeServer::start(Reply::ModelText(
+        r#"{"ok": false, "reason": "cannot", "impossible": true}"#.into(),
+    ));
+    let done = run_anthropic(&p, &server, "Stop", "claude");
+    assert_eq!((done.code, done.stdout_str().as_str()), (Some(0), ""));
+}
+
+#[test]
+fn ok_false_on_user_prompt_submit_stops_the_prompt() {
+    let server = FakeServer::start(Reply::ModelText(r#"{"ok": false, "reason": "NOT NOW"}"#.into()));
+    let p = Project::new(on("UserPromptSubmit", prompt_hook("Allowed? $ARGUMENTS")));
+    let mut payload = p.payload("UserPromptSubmit");
+    payload["prompt"] = json!("do it");
+    let mut cmd = p.command("UserPromptSubmit", "claude");
+    cmd.env("ANTHROPIC_BASE_URL", &server.url)
+        .env("ANTHROPIC_API_KEY", KEY);
+    let done = p.finish(cmd, &serde_json::to_vec(&payload).unwrap());
+    let answer = json_of(&done);
+    assert_eq!(
+        (answer["continue"].clone(), answer["stopReason"].clone()),
+        (json!(false), json!("NOT NOW"))
+    );
+}
+
+#[test]
+fn the_openai_provider_is_chosen_by_configuration() {
+    let server = FakeServer::start(Reply::ModelText(
+        r#"{"ok": false, "reason": "FROM-OPENAI"}"#.into(),
+    ));
+    let p = Project::new(on("Stop", prompt_hook("Done? $ARGUMENTS")));
+    let mut cmd = p.command("Stop", "claude");
+    cmd.env("HOOKBRIDGE_MODEL_PROVIDER", "openai")
+        .env("OPENAI_BASE_URL", format!("{}/v1", server.url))
+        .env("OPENAI_API_KEY", "sk-openai-secret")
+        .env("HOOKBRIDGE_PROMPT_MODEL", "small-model");
+    let done = p.finish(cmd, &serde_json::to_vec(&p.payload("Stop")).unwrap());
+    assert_eq!((done.code, done.stderr_str().as_str()), (Some(2), "FROM-OPENAI"));
+    let r = &server.received()[0];
+    assert_eq!(r.path, "/v1/chat/completions");
+    assert_eq!(r.header("authorization"), Some("Bearer sk-openai-secret"));
+    assert_eq!(r.body["model"], "small-model");
+    assert_eq!(r.body["messages"][0]["role"], "system");
+    assert_eq!(r.body["response_format"]["type"], "json_schema");
+}
+
+/// Every way a model call can fail is a reported non-blocking error: the tool goes on (as in
+/// Claude Code, case 199), the report says why, and no key is printed anywhere.
+#[test]
+fn a_model_call_that_fails_is_reported_and_contained() {
+    let cases: Vec<(&str, Reply, &str)> = vec![
+        (
+            "not a verdict",
+            Reply::ModelText("I think it is fine.".into()),
+            "no usable verdict",
+        ),
+        ("refusal", Reply::Refusal, "refused"),
+        (
+            "HTTP 500",
+            Reply::Raw {
+                status: 500,
+                body: r#"{"error": {"message": "overloaded"}}"#.into(),
+            },
+            "HTTP 500: overloaded",
+        ),
+        (
+            "not JSON",
+            Reply::Raw {
+                status: 200,
+                body: "<html>".into(),
+            },
+            "cannot be read",
+        ),
+    ];
+    for (what, reply, detail) in cases {
+        let server = FakeServer::start(reply);
+        let p = Project::new(on("PreToolUse", prompt_hook("Check $ARGUMENTS")));
+        let claude = run_anthropic(&p, &server, "PreToolUse", "claude");
+        assert_eq!(
+            claude.code,
+            Some(1),
+            "{what}: a non-blocking error; stderr {}",
+            claude.stderr_str()
+        );
+        assert!(claude.stdout.is_empty(), "{what}: no decision");
+        let report = json_of(&run_anthropic(&p, &server, "PreToolUse", "report"));
+        let hook = &report["hooks"][0];
+        assert_eq!(hook["status"], "failed", "{what}: {report}");
+        let shown = hook["detail"].as_str().unwrap();
+        assert!(shown.contains(detail), "{what}: {shown:?} should say {detail:?}");
+        let everything = format!("{report}{}{}", claude.stderr_str(), p.log_text());
+        assert!(!everything.contains(KEY), "{what}: the API key leaked");
+    }
+}
+
+#[test]
+fn an_unreachable_or_slow_model_gives_no_verdict_in_time() {
+    // Nothing listens on a port that was just closed.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let p = Project::new(on("PreToolUse", prompt_hook("Check $ARGUMENTS")));
+    let mut cmd = p.command("PreToolUse", "report");
+    cmd.env("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{port}"));
+    let report = p.report(cmd, &p.payload("PreToolUse"));
+    assert_eq!(report["hooks"][0]["status"], "failed", "{report}");
+    assert!(report["hooks"][0]["detail"]
+        .as_str()
+        .unwrap()
+        .contains("could not reach"));
+
+    let server = FakeServer::start(Reply::Slow(Duration::from_secs(30), r#"{"ok": false}"#.into()));
+    p.write_hooks(&on(
+        "PreToolUse",
+        json!([{"type": "prompt", "prompt": "Check", "timeout": 1}]),
+    ));
+    let started = Instant::now();
+    let done = run_anthropic(&p, &server, "PreToolUse", "report");
+    let elapsed = started.elapsed();
+    let report = json_of(&done);
+    assert_eq!(report["hooks"][0]["status"], "timed_out", "{report}");
+    assert!(
+        elapsed < Duration::from_secs(20),
+        "the hook's timeout bounds the call: {elapsed:?}"
+    );
+}
+
+/// A prompt hook and a command hook of one event run side by side and merge as usual.
+#[test]
+fn prompt_and_command_hooks_merge() {
+    let server = FakeServer::start(Reply::ModelText(r#"{"ok": false, "reason": "MODEL-NO"}"#.into()));
+    let p = Project::new(on(
+        "PostToolUse",
+        json!([
+            {"type": "prompt", "prompt": "Check $ARGUMENTS", "continueOnBlock": true},
+            {"type": "command", "command": "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolUse\", \"additionalContext\": \"CMD-CTX\"}}'"}
+        ]),
+    ));
+    let report = json_of(&run_anthropic(&p, &server, "PostToolUse", "report"));
+    let statuses: Vec<&str> = report["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["judged_not_ok", "exited"]);
+    let done = run_anthropic(&p, &server, "PostToolUse", "claude");
+    let text = format!("{}{}", done.stdout_str(), done.stderr_str());
+    assert!(text.contains("MODEL-NO") && text.contains("CMD-CTX"), "{text}");
+}
+
+// ------------------------------------------------------------------------------------------------
+// http hooks.
+
+#[test]
+fn an_http_hook_posts_the_input_and_its_answer_decides() {
+    let server = FakeServer::start(Reply::Raw {
+        status: 200,
+        body: r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "HTTP-SAYS-NO"}}"#.into(),
+    });
+    let p = Project::new(on(
+        "PreToolUse",
+        json!([{
+            "type": "http",
+            "url": format!("{}/hook", server.url),
+            "headers": {"Authorization": "Bearer ${HOOK_TOKEN}", "X-Other": "[$SECRET_NOT_ALLOWED]"},
+            "allowedEnvVars": ["HOOK_TOKEN"]
+        }]),
+    ));
+    let mut cmd = p.command("PreToolUse", "claude");
+    cmd.env("HOOK_TOKEN", "tok-123").env("SECRET_NOT_ALLOWED", "leak");
+    let done = p.finish(cmd, &serde_json::to_vec(&p.payload("PreToolUse")).unwrap());
+    let answer = json_of(&done);
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecisionReason"],
+        "HTTP-SAYS-NO"
+    );
+    let r = &server.received()[0];
+    assert_eq!(r.path, "/hook");
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    assert_eq!(r.header("authorization"), Some("Bearer tok-123"));
+    assert_eq!(
+        r.header("x-other"),
+        Some("[]"),
+        "a variable not allowed becomes empty"
+    );
+    assert_eq!(r.body, p.payload("PreToolUse"));
+
+    let mut cmd = p.command("PreToolUse", "report");
+    cmd.env("HOOK_TOKEN", "tok-123");
+    let report = p.report(cmd, &p.payload("PreToolUse"));
+    assert!(
+        !report.to_string().contains("tok-123"),
+        "an interpolated header leaked: {report}"
+    );
+    assert!(
+        !p.log_text().contains("tok-123"),
+        "an interpolated header leaked into the log"
+    );
+}
+
+#[test]
+fn an_http_error_or_unreachable_endpoint_is_a_non_blocking_error() {
+    let server = FakeServer::start(Reply::Raw {
+        status: 503,
+        body: "busy".into(),
+    });
+    let p = Project::new(on(
+        "PreToolUse",
+        json!([{"type": "http", "url": format!("{}/h", server.url)}]),
+    ));
+    let done = p.run("PreToolUse", "claude", &p.payload("PreToolUse"));
+    assert_eq!(done.code, Some(1), "stderr {}", done.stderr_str());
+    assert!(done.stderr_str().contains("HTTP 503"), "{}", done.stderr_str());
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    p.write_hooks(&on(
+        "PreToolUse",
+        json!([{"type": "http", "url": format!("http://127.0.0.1:{port}/h"), "onFailure": "block"}]),
+    ));
+    let done = p.run("PreToolUse", "claude", &p.payload("PreToolUse"));
+    let answer = json_of(&done);
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"], "deny",
+        "onFailure: block turns an unreachable endpoint into a block"
+    );
+}
+
+#[test]
+fn the_url_allow_list_keeps_http_hooks_from_running() {
+    let server = FakeServer::start(Reply::Raw {
+        status: 200,
+        body: "{}".into(),
+    });
+    let mut hooks = on(
+        "PreToolUse",
+        json!([{"type": "http", "url": format!("{}/h", server.url)}]),
+    );
+    hooks["allowedHttpHookUrls"] = json!(["https://hooks.example.com/*"]);
+    let p = Project::new(hooks.clone());
+    let report = p.report(p.command("PreToolUse", "report"), &p.payload("PreToolUse"));
+    assert_eq!(report["hooks"][0]["status"], "not_run", "{report}");
+    assert!(report["hooks"][0]["detail"]
+        .as_str()
+        .unwrap()
+        .contains("allowedHttpHookUrls"));
+    assert!(server.received().is_empty(), "nothing was sent");
+    let validate = p.finish(
+        p.hookbridge(&["validate", "--project-dir", p.dir.to_str().unwrap()]),
+        b"",
+    );
+    assert_eq!(validate.code, Some(1), "validate names the blocked hook");
+    assert!(
+        validate.stderr_str().contains("allowedHttpHookUrls"),
+        "{}",
+        validate.stderr_str()
+    );
+
+    hooks["allowedHttpHookUrls"] = json!(["http://127.0.0.1:*/*"]);
+    p.write_hooks(&hooks);
+    let report = p.report(p.command("PreToolUse", "report"), &p.payload("PreToolUse"));
+    assert_eq!(report["hooks"][0]["status"], "responded", "{report}");
+    assert_eq!(server.received().len(), 1);
+}

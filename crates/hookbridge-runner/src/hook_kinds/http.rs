@@ -1,0 +1,101 @@
+//! `http` hooks: the hook input POSTed as JSON to `url`; the response body is read like a command's
+//! stdout. A non-2xx status or an unreachable endpoint is a non-blocking error; running out of time
+//! is a timeout (no answer).
+//!
+//! Header values may name environment variables (`$VAR`, `${VAR}`), but only those the hook lists
+//! in `allowedEnvVars` (and the policy's `httpHookAllowedEnvVars` allows): any other reference
+//! becomes empty, so a config cannot leak a secret it was not given. Interpolated values never
+//! appear in reports.
+
+use hookbridge_core::config::{HttpHook, HttpPolicy};
+use hookbridge_core::decision::RunStatus;
+
+use super::JobContext;
+use crate::model_api::{post_json, PostError};
+use crate::process::{InProcessJob, InProcessOutcome};
+
+/// The job that calls `hook`'s endpoint.
+pub(crate) fn job(hook: &HttpHook, ctx: JobContext<'_>) -> InProcessJob {
+    let url = hook.url.clone();
+    let headers: Vec<(String, String)> = hook
+        .headers
+        .iter()
+        .map(|(name, value)| {
+            let value = interpolate(value, |var| {
+                allowed(hook, ctx.policy, var).then(|| ctx.var(var)).flatten()
+            });
+            (name.clone(), value)
+        })
+        .collect();
+    let body = ctx.payload_text().into_bytes();
+    let cap = ctx.output_cap as u64;
+    InProcessJob {
+        kind: "http",
+        timeout: ctx.timeout,
+        work: Box::new(
+            move |deadline| match post_json(&url, &headers, &body, deadline, cap) {
+                Ok(response) => InProcessOutcome {
+                    status: RunStatus::Responded(response.status),
+                    stdout: response.body,
+                    stdout_truncated: response.truncated,
+                    stderr: Vec::new(),
+                    duration: Default::default(),
+                },
+                Err(PostError::TimedOut) => InProcessOutcome::of(RunStatus::TimedOut),
+                Err(PostError::Unreachable(cause)) => {
+                    InProcessOutcome::of(RunStatus::Failed(format!("could not reach {url}: {cause}")))
+                }
+            },
+        ),
+    }
+}
+
+fn allowed(hook: &HttpHook, policy: &HttpPolicy, var: &str) -> bool {
+    hook.allowed_env_vars.iter().any(|v| v == var) && policy.allows_env_var(var)
+}
+
+/// `$VAR` and `${VAR}` in `value` replaced by `lookup(VAR)`, empty where it gives nothing.
+fn interpolate(value: &str, lookup: impl Fn(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(i) = rest.find('$') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let (name, tail) = if let Some(braced) = after.strip_prefix('{') {
+            match braced.find('}') {
+                Some(end) => (&braced[..end], &braced[end + 1..]),
+                None => ("", after),
+            }
+        } else {
+            let end = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            (&after[..end], &after[end..])
+        };
+        if name.is_empty() {
+            out.push('$');
+            rest = after;
+            continue;
+        }
+        out.push_str(&lookup(name).unwrap_or_default());
+        rest = tail;
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_allowed_variables_are_interpolated() {
+        let lookup = |name: &str| (name == "TOKEN").then(|| "s3cret".to_string());
+        assert_eq!(interpolate("Bearer $TOKEN", lookup), "Bearer s3cret");
+        assert_eq!(interpolate("Bearer ${TOKEN}!", lookup), "Bearer s3cret!");
+        assert_eq!(interpolate("x-$HOME-y", lookup), "x--y");
+        assert_eq!(interpolate("cost: $5", lookup), "cost: ");
+        assert_eq!(interpolate("just $", lookup), "just $");
+        assert_eq!(interpolate("${unclosed", lookup), "${unclosed");
+    }
+}

@@ -1,0 +1,82 @@
+//! The hook-kind seam: every kind of Claude Code hook becomes a [`Job`] the supervisor runs, and
+//! every job ends as the same [`HookExecution`] that the core reads with
+//! [`interpret_hook`](hookbridge_core::decision::interpret_hook). Merging, rendering and the
+//! Amplifier translation therefore never depend on the kind.
+//!
+//! | kind | runs as | reads like stdout | fails as |
+//! |---|---|---|---|
+//! | `command` ([`command`]) | a child process | its stdout | exit codes, signals |
+//! | `http` ([`http`]) | a POST on a thread of ours | the response body | non-2xx, unreachable |
+//! | `prompt` ([`prompt`]) | one model call on a thread of ours | the model's verdict | unreadable reply, HTTP error |
+//!
+//! Whether a hook can run here at all is decided in one place, [`readiness`], which dispatch,
+//! `list`, `validate` and `test` all ask.
+
+pub mod command;
+pub mod http;
+pub mod prompt;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hookbridge_core::config::{HookKind, HookSpec, HttpPolicy};
+
+use crate::process::Job;
+
+/// Why a configured hook cannot run, if it cannot: the one answer to "can this hook run here?".
+pub fn readiness(hook: &HookSpec, policy: &HttpPolicy) -> Result<(), String> {
+    match &hook.kind {
+        HookKind::Command(_) | HookKind::Prompt(_) => Ok(()),
+        HookKind::Http(h) => match policy.refuses_url(&h.url) {
+            Some(why) => Err(format!("blocked by the http hook policy: {why}")),
+            None => Ok(()),
+        },
+        HookKind::Agent(_) | HookKind::McpTool(_) => Err(format!(
+            "`{}` hooks are not supported by this version of hookbridge",
+            hook.kind.type_name()
+        )),
+    }
+}
+
+/// Everything a hook's job is built from.
+pub(crate) struct JobContext<'a> {
+    /// The payload exactly as a command hook reads it on stdin.
+    pub stdin: Arc<[u8]>,
+    pub cwd: Option<PathBuf>,
+    /// The variables hookbridge sets for this hook, on top of its own environment.
+    pub env: Vec<(OsString, OsString)>,
+    pub timeout: Duration,
+    pub output_cap: usize,
+    pub policy: &'a HttpPolicy,
+}
+
+impl JobContext<'_> {
+    /// A variable as the hook would see it: hookbridge's own for it first, then the process's.
+    pub(crate) fn var(&self, name: &str) -> Option<String> {
+        self.env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.to_string_lossy().into_owned())
+            .or_else(|| std::env::var(name).ok())
+    }
+
+    /// The payload JSON as text, without the newline that ends it on stdin.
+    pub(crate) fn payload_text(&self) -> String {
+        let text = String::from_utf8_lossy(&self.stdin);
+        text.strip_suffix('\n').unwrap_or(&text).to_string()
+    }
+}
+
+/// The job that runs `hook`, or why it cannot run.
+pub(crate) fn job_for(hook: &HookSpec, ctx: JobContext<'_>) -> Result<Job, String> {
+    readiness(hook, ctx.policy)?;
+    match &hook.kind {
+        HookKind::Command(c) => Ok(Job::Process(command::process_spec(c, ctx))),
+        HookKind::Http(h) => Ok(Job::InProcess(http::job(h, ctx))),
+        HookKind::Prompt(p) => Ok(Job::InProcess(prompt::job(p, ctx))),
+        HookKind::Agent(_) | HookKind::McpTool(_) => unreachable!("readiness refused them"),
+    }
+}

@@ -1,0 +1,57 @@
+//! `prompt` hooks: one model call with Claude Code's judge prompt, the hook's `prompt` (its
+//! `$ARGUMENTS` replaced by the hook input), and the verdict schema. The reply becomes a
+//! [`RunStatus::Judged`] verdict; a reply that is not one, a refusal or an HTTP error is a
+//! non-blocking error, as in Claude Code (case 199: "A hook gave no usable answer").
+//!
+//! One request per hook per event, bounded by the hook's timeout (Claude Code's default for prompt
+//! hooks: 30 s) and [`MAX_TOKENS`]. The model's reply text is kept where a command's stdout would
+//! be, for reports.
+
+use hookbridge_core::config::PromptHook;
+use hookbridge_core::decision::{judge_prompt, verdict_schema, RunStatus, Verdict, JUDGE_SYSTEM_PROMPT};
+
+use super::JobContext;
+use crate::model_api::{JudgeRequest, ModelCallError, Provider};
+use crate::process::{InProcessJob, InProcessOutcome};
+
+/// Output tokens allowed for a verdict: a JSON object with a one-sentence reason.
+pub const MAX_TOKENS: u32 = 1024;
+
+/// The job that asks the model about `hook`.
+pub(crate) fn job(hook: &PromptHook, ctx: JobContext<'_>) -> InProcessJob {
+    let provider = Provider::from_env(|name| ctx.var(name));
+    let request = JudgeRequest {
+        system: JUDGE_SYSTEM_PROMPT.to_string(),
+        user: judge_prompt(&hook.prompt, &ctx.payload_text()),
+        model: hook.model.clone(),
+        max_tokens: MAX_TOKENS,
+        schema: verdict_schema(),
+    };
+    InProcessJob {
+        kind: "prompt",
+        timeout: ctx.timeout,
+        work: Box::new(move |deadline| {
+            let provider = match provider {
+                Ok(p) => p,
+                Err(why) => return InProcessOutcome::of(RunStatus::Failed(why)),
+            };
+            match provider.judge(&request, deadline) {
+                Ok(reply) => {
+                    let status = match Verdict::parse(&reply) {
+                        Ok(verdict) => RunStatus::Judged(verdict),
+                        Err(e) => RunStatus::Failed(format!("no usable verdict: {e}")),
+                    };
+                    InProcessOutcome {
+                        status,
+                        stdout: reply.into_bytes(),
+                        stdout_truncated: false,
+                        stderr: Vec::new(),
+                        duration: Default::default(),
+                    }
+                }
+                Err(ModelCallError::TimedOut) => InProcessOutcome::of(RunStatus::TimedOut),
+                Err(e) => InProcessOutcome::of(RunStatus::Failed(format!("no usable verdict: {e}"))),
+            }
+        }),
+    }
+}
