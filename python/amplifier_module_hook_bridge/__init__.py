@@ -18,6 +18,12 @@ Config (all optional)::
     max_timeout: 300           # seconds; no hook runs longer, whatever it asks for
     project_dir: null          # default: the session.working_dir capability, else the process cwd
     priority: 20               # handler priority (lower runs first), as hook-shell used
+    prompt_hooks:              # who answers `type: "prompt"` hooks
+      provider: session        # session: the session's own mounted provider (no second API key);
+                               # environment: the Anthropic / OpenAI-compatible API configured by
+                               # ANTHROPIC_* / OPENAI_* / HOOKBRIDGE_MODEL_PROVIDER (as `hookbridge run`)
+      name: null               # with `session`: which mounted provider (default: the first)
+      model: null              # a model for every prompt hook that names none
 
 Bad config (unknown keys, wrong types, non-positive timeouts, default_timeout > max_timeout, a
 project_dir that is not a directory) raises :class:`ConfigError` from ``mount``.
@@ -88,7 +94,10 @@ DEFAULTS: dict[str, Any] = {
     "max_timeout": 300,
     "project_dir": None,
     "priority": 20,
+    "prompt_hooks": None,
 }
+
+PROMPT_HOOK_DEFAULTS: dict[str, Any] = {"provider": "session", "name": None, "model": None}
 
 
 class ConfigError(ValueError):
@@ -136,6 +145,29 @@ def parse_config(config: dict[str, Any] | None) -> dict[str, Any]:
     project_dir = out["project_dir"]
     if project_dir is not None and not isinstance(project_dir, (str, os.PathLike)):
         raise ConfigError(f"hook-bridge: `project_dir` must be a path, got {project_dir!r} ({_type_name(project_dir)})")
+    out["prompt_hooks"] = _parse_prompt_hooks(out["prompt_hooks"])
+    return out
+
+
+def _parse_prompt_hooks(value: Any) -> dict[str, Any]:
+    if value is None:
+        return dict(PROMPT_HOOK_DEFAULTS)
+    if not isinstance(value, dict):
+        raise ConfigError(f"hook-bridge: `prompt_hooks` must be a mapping, got {value!r} ({_type_name(value)})")
+    unknown = [k for k in value if k not in PROMPT_HOOK_DEFAULTS]
+    if unknown:
+        raise ConfigError(
+            f"hook-bridge: unknown key(s) in `prompt_hooks`: {', '.join(map(str, unknown))}; "
+            f"known keys: {', '.join(PROMPT_HOOK_DEFAULTS)}"
+        )
+    out = {**PROMPT_HOOK_DEFAULTS, **value}
+    if out["provider"] not in ("session", "environment"):
+        raise ConfigError(
+            f"hook-bridge: `prompt_hooks.provider` must be \"session\" or \"environment\", got {out['provider']!r}"
+        )
+    for key in ("name", "model"):
+        if out[key] is not None and not isinstance(out[key], str):
+            raise ConfigError(f"hook-bridge: `prompt_hooks.{key}` must be a string, got {out[key]!r} ({_type_name(out[key])})")
     return out
 
 
@@ -206,7 +238,10 @@ class HookBridge:
         self._env_stat: tuple[int, int] | None = None
         self.session_env: dict[str, str] = {}
         self._transcript: str | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.closed = False
+        if config["prompt_hooks"]["provider"] == "session":
+            self.engine.set_model(self._ask_session_provider)
 
     # -- session context -------------------------------------------------------------------------
 
@@ -260,6 +295,49 @@ class HookBridge:
             self._transcript = str(candidate)
         return self._transcript
 
+    # -- prompt hooks ----------------------------------------------------------------------------
+
+    def _ask_session_provider(self, system: str, user: str, model: str | None, max_tokens: int,
+                              schema_json: str, timeout: float) -> str:
+        """The engine's judge for prompt hooks: called on the hook's own thread while the event
+        loop awaits the dispatch, it runs the provider call on that loop and waits for the text."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            raise RuntimeError("hook-bridge: no event loop to ask the session's provider on")
+        future = asyncio.run_coroutine_threadsafe(
+            self._complete(system, user, model, max_tokens, json.loads(schema_json)), loop
+        )
+        try:
+            return future.result(timeout)
+        except BaseException:
+            future.cancel()
+            raise
+
+    async def _complete(self, system: str, user: str, model: str | None, max_tokens: int,
+                        schema: dict[str, Any]) -> str:
+        from amplifier_core.message_models import ChatRequest, Message, ResponseFormatJsonSchema
+
+        providers = self.coordinator.get("providers") or {}
+        wanted = self.config["prompt_hooks"]["name"]
+        if wanted is not None:
+            provider = providers.get(wanted)
+            if provider is None:
+                raise RuntimeError(
+                    f"prompt_hooks.name is {wanted!r}, but the session's providers are {sorted(providers) or 'none'}"
+                )
+        elif providers:
+            provider = next(iter(providers.values()))
+        else:
+            raise RuntimeError("the session has no provider mounted to answer prompt hooks")
+        request = ChatRequest(
+            messages=[Message(role="system", content=system), Message(role="user", content=user)],
+            max_output_tokens=max_tokens,
+            model=model or self.config["prompt_hooks"]["model"],
+            response_format=ResponseFormatJsonSchema(json_schema=schema),
+        )
+        response = await provider.complete(request)
+        return "".join(getattr(block, "text", "") or "" for block in response.content or [])
+
     # -- dispatch --------------------------------------------------------------------------------
 
     def _dispatch_blocking(self, event: str, payload: str, session_id: str | None) -> dict[str, Any]:
@@ -282,6 +360,7 @@ class HookBridge:
             return HookResult()
         data = data if isinstance(data, dict) else {}
         session_id = self.session_id(data)
+        self._loop = asyncio.get_running_loop()
         try:
             payload = json.dumps(data, default=str)
             out = await asyncio.to_thread(self._dispatch_blocking, event, payload, session_id)

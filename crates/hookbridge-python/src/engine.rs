@@ -30,7 +30,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -42,6 +42,7 @@ use hookbridge_core::amplifier::hook_result::HookResult;
 use hookbridge_core::amplifier::translate::{self, SessionContext};
 use hookbridge_core::config::{discover, DiscoveryOptions, HookSet};
 use hookbridge_core::decision::{HookAnswer, RunStatus};
+use hookbridge_runner::model_api::{JudgeRequest, ModelCallError, ModelJudge};
 use hookbridge_runner::{dispatch, DispatchOptions, EventReport};
 
 use crate::exit_safe;
@@ -57,6 +58,12 @@ pub fn amplifier_events() -> Vec<&'static str> {
         }
     }
     out
+}
+
+/// The system prompt a prompt hook's judge gets (Claude Code's), for hosts and tests.
+#[pyfunction]
+pub fn judge_system_prompt() -> &'static str {
+    hookbridge_core::decision::JUDGE_SYSTEM_PROMPT
 }
 
 /// Where and how hooks are loaded and run; fixed at construction.
@@ -108,6 +115,54 @@ struct HostContext {
 pub struct Engine {
     settings: Settings,
     loaded: RwLock<Loaded>,
+    /// Who answers prompt hooks, if the host gave a model of its own (`set_model`).
+    model: RwLock<Option<Arc<dyn ModelJudge>>>,
+}
+
+/// A Python callable as the judge of prompt hooks:
+/// `model(system, user, model, max_tokens, schema_json, timeout_seconds) -> str`. It is called on
+/// the hook's own thread (never an event loop's), with the GIL; it may block until the answer is
+/// in. An exception is the hook's failure (a non-blocking error), never the dispatch's.
+struct PythonModel {
+    callable: Py<PyAny>,
+}
+
+impl std::fmt::Debug for PythonModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PythonModel")
+    }
+}
+
+impl ModelJudge for PythonModel {
+    fn judge(&self, request: &JudgeRequest, deadline: Instant) -> Result<String, ModelCallError> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(ModelCallError::TimedOut);
+        }
+        Python::attach(|py| -> PyResult<String> {
+            let args = PyTuple::new(
+                py,
+                [
+                    request.system.clone().into_pyobject(py)?.into_any(),
+                    request.user.clone().into_pyobject(py)?.into_any(),
+                    request.model.clone().into_pyobject(py)?.into_any(),
+                    request.max_tokens.into_pyobject(py)?.into_any(),
+                    request.schema.to_string().into_pyobject(py)?.into_any(),
+                    left.as_secs_f64().into_pyobject(py)?.into_any(),
+                ],
+            )?;
+            exit_safe::call(self.callable.bind(py), &args, None)?.extract()
+        })
+        .map_err(|e| {
+            Python::attach(|py| {
+                if e.is_instance_of::<pyo3::exceptions::PyTimeoutError>(py) {
+                    ModelCallError::TimedOut
+                } else {
+                    ModelCallError::Host(e.to_string())
+                }
+            })
+        })
+    }
 }
 
 fn seconds(name: &str, value: Option<f64>) -> PyResult<Option<Duration>> {
@@ -155,7 +210,11 @@ impl Engine {
             max_timeout,
         };
         let loaded = RwLock::new(settings.load());
-        Ok(Engine { settings, loaded })
+        Ok(Engine {
+            settings,
+            loaded,
+            model: RwLock::new(None),
+        })
     }
 
     /// Problems found while loading the configs, one line each (`path:line:col: error: …`).
@@ -204,6 +263,17 @@ impl Engine {
     #[getter]
     fn project_dir(&self) -> PathBuf {
         self.settings.project_dir.clone()
+    }
+
+    /// Sets who answers `prompt` hooks: a callable
+    /// `model(system, user, model, max_tokens, schema_json, timeout_seconds) -> str` returning the
+    /// model's reply text (the Amplifier module passes one that asks the session's provider), or
+    /// `None` for the provider the environment configures (`ANTHROPIC_*`, `OPENAI_*`,
+    /// `HOOKBRIDGE_MODEL_PROVIDER`).
+    #[pyo3(signature = (model))]
+    fn set_model(&self, model: Option<Py<PyAny>>) {
+        let judge = model.map(|callable| Arc::new(PythonModel { callable }) as Arc<dyn ModelJudge>);
+        *self.model.write().unwrap_or_else(|e| e.into_inner()) = judge;
     }
 
     /// Loads the configs again (hooks added or edited since construction take effect).
@@ -311,6 +381,7 @@ impl Engine {
         options.max_timeout = self.settings.max_timeout;
         options.env_file = host.env_file.clone();
         options.extra_env = host.extra_env.iter().map(|(k, v)| (k.into(), v.into())).collect();
+        options.model = self.model.read().unwrap_or_else(|e| e.into_inner()).clone();
         options
     }
 

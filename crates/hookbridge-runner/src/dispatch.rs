@@ -49,6 +49,9 @@ pub struct DispatchOptions {
     /// Stops the run from elsewhere (another thread, a signal handler): every hook still running
     /// is killed with its process group, and gets no answer.
     pub canceller: Option<crate::process::Canceller>,
+    /// Who answers `prompt` hooks: `None` asks the provider the hook's environment configures
+    /// (see `model_api`); a host with a model of its own (an Amplifier session) passes it here.
+    pub model: Option<Arc<dyn crate::model_api::ModelJudge>>,
 }
 
 impl DispatchOptions {
@@ -77,6 +80,7 @@ impl DispatchOptions {
             extra_env: Vec::new(),
             async_hooks: AsyncHooks::BackgroundThread,
             canceller: None,
+            model: None,
         }
     }
 
@@ -224,6 +228,7 @@ pub fn dispatch_selection(
             timeout,
             output_cap,
             policy: selection.http_policy.unwrap_or(&HttpPolicy::NONE),
+            model: options.model.clone(),
         };
         let job = match hook_kinds::job_for(hook, context) {
             Ok(job) => job,

@@ -23,6 +23,7 @@ use std::time::Duration;
 
 use hookbridge_core::config::{HookKind, HookSpec, HttpPolicy};
 
+use crate::model_api::ModelJudge;
 use crate::process::Job;
 
 /// Why a configured hook cannot run, if it cannot: the one answer to "can this hook run here?".
@@ -50,6 +51,8 @@ pub(crate) struct JobContext<'a> {
     pub timeout: Duration,
     pub output_cap: usize,
     pub policy: &'a HttpPolicy,
+    /// Who answers prompt hooks, when the host brings its own model.
+    pub model: Option<Arc<dyn ModelJudge>>,
 }
 
 impl JobContext<'_> {

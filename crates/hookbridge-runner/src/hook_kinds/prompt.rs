@@ -7,11 +7,13 @@
 //! hooks: 30 s) and [`MAX_TOKENS`]. The model's reply text is kept where a command's stdout would
 //! be, for reports.
 
+use std::sync::Arc;
+
 use hookbridge_core::config::PromptHook;
 use hookbridge_core::decision::{judge_prompt, verdict_schema, RunStatus, Verdict, JUDGE_SYSTEM_PROMPT};
 
 use super::JobContext;
-use crate::model_api::{JudgeRequest, ModelCallError, Provider};
+use crate::model_api::{JudgeRequest, ModelCallError, ModelJudge, Provider};
 use crate::process::{InProcessJob, InProcessOutcome};
 
 /// Output tokens allowed for a verdict: a JSON object with a one-sentence reason.
@@ -19,7 +21,11 @@ pub const MAX_TOKENS: u32 = 1024;
 
 /// The job that asks the model about `hook`.
 pub(crate) fn job(hook: &PromptHook, ctx: JobContext<'_>) -> InProcessJob {
-    let provider = Provider::from_env(|name| ctx.var(name));
+    // The host's model if it gave one, else the provider the environment configures.
+    let judge: Result<Arc<dyn ModelJudge>, String> = match &ctx.model {
+        Some(model) => Ok(model.clone()),
+        None => Provider::from_env(|name| ctx.var(name)).map(|p| Arc::new(p) as Arc<dyn ModelJudge>),
+    };
     let request = JudgeRequest {
         system: JUDGE_SYSTEM_PROMPT.to_string(),
         user: judge_prompt(&hook.prompt, &ctx.payload_text()),
@@ -31,11 +37,11 @@ pub(crate) fn job(hook: &PromptHook, ctx: JobContext<'_>) -> InProcessJob {
         kind: "prompt",
         timeout: ctx.timeout,
         work: Box::new(move |deadline| {
-            let provider = match provider {
-                Ok(p) => p,
+            let judge = match judge {
+                Ok(j) => j,
                 Err(why) => return InProcessOutcome::of(RunStatus::Failed(why)),
             };
-            match provider.judge(&request, deadline) {
+            match judge.judge(&request, deadline) {
                 Ok(reply) => {
                     let status = match Verdict::parse(&reply) {
                         Ok(verdict) => RunStatus::Judged(verdict),

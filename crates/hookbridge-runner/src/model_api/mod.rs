@@ -40,6 +40,13 @@ pub struct JudgeRequest {
     pub schema: Value,
 }
 
+/// Something that can answer a judge request: a provider configured from the environment, or a
+/// host's own model (the Amplifier module hands in the session's mounted provider).
+pub trait ModelJudge: Send + Sync + std::fmt::Debug {
+    /// The model's reply text to `request`, by `deadline`.
+    fn judge(&self, request: &JudgeRequest, deadline: Instant) -> Result<String, ModelCallError>;
+}
+
 /// Where a model call goes.
 #[derive(Clone, PartialEq, Eq)]
 pub enum Provider {
@@ -108,9 +115,11 @@ impl Provider {
                 .unwrap_or_else(|| anthropic::DEFAULT_MODEL.into()),
         })
     }
+}
 
+impl ModelJudge for Provider {
     /// Sends `request` and returns the model's reply text, by `deadline`.
-    pub fn judge(&self, request: &JudgeRequest, deadline: Instant) -> Result<String, ModelCallError> {
+    fn judge(&self, request: &JudgeRequest, deadline: Instant) -> Result<String, ModelCallError> {
         match self {
             Provider::Anthropic {
                 base_url,
@@ -145,6 +154,9 @@ pub enum ModelCallError {
     Malformed { endpoint: String, cause: String },
     #[error("{0}")]
     NotConfigured(String),
+    /// The host's own model call failed (the Amplifier session's provider raised).
+    #[error("the host's model call failed: {0}")]
+    Host(String),
 }
 
 /// Largest reply body read from a model endpoint.
