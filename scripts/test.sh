@@ -8,6 +8,9 @@
 #              (installed with `cargo install cargo-nextest --locked` if missing)
 #   pyenv      the Python venv (.venv) from scripts/python-env.sh
 #   build      cargo build -p hookbridge-cli (the binary the later stages run)
+#   install    the install story holds: `cargo install --path crates/hookbridge-cli` into a temporary
+#              root gives a working `hookbridge --version`, and `cargo package --workspace` packages
+#              the publishable crates (debug profile, sharing the build's artifacts)
 #   rust       cargo nextest run --workspace
 #   fuzz       scripts/fuzz.sh: every cargo-fuzz target for 15 s from the corpus in fuzz/corpus
 #              (cargo-fuzz is installed with `cargo install` if missing)
@@ -98,6 +101,18 @@ stage_build() {
     cargo build -p hookbridge-cli
     test -x "$BIN"
     echo "built $BIN"
+}
+
+stage_install() {
+    local root="$STATE/install-root"
+    rm -rf "$root"
+    CARGO_TARGET_DIR="$TARGET_DIR" cargo install --debug --locked --path "$ROOT/crates/hookbridge-cli" --root "$root"
+    local version
+    version=$("$root/bin/hookbridge" --version)
+    echo "installed: $version"
+    case "$version" in "hookbridge "*) ;; *) echo "${RED}unexpected --version output: $version${RESET}" >&2; return 1 ;; esac
+    cargo package --workspace --exclude hookbridge-python --no-verify --allow-dirty --quiet
+    echo "cargo package --workspace: ok"
 }
 
 stage_rust() {
@@ -216,11 +231,12 @@ if [ "${1:-}" = "__stage" ]; then
 fi
 
 # --- the driver ------------------------------------------------------------------------------------------
-STAGES=(tools pyenv build rust fuzz python examples demo mux)
+STAGES=(tools pyenv build install rust fuzz python examples demo mux)
 declare -A TITLE=(
     [tools]="Tools"
     [pyenv]="Python environment (scripts/python-env.sh)"
     [build]="Build (cargo build -p hookbridge-cli)"
+    [install]="Install story (cargo install --path, cargo package)"
     [rust]="Rust tests (cargo nextest run --workspace)"
     [fuzz]="Fuzz targets (scripts/fuzz.sh, 15 s each)"
     [python]="Python tests (pytest python/tests)"
@@ -228,7 +244,7 @@ declare -A TITLE=(
     [demo]="Demo on the example project (scripts/demo.sh)"
     [mux]="Claude Code differential check (mux_diff.py)"
 )
-declare -A NEEDS=([pyenv]=tools [build]=tools [rust]=tools [fuzz]=tools [python]=pyenv [examples]=build [demo]=build [mux]=build)
+declare -A NEEDS=([pyenv]=tools [build]=tools [install]=build [rust]=tools [fuzz]=tools [python]=pyenv [examples]=build [demo]=build [mux]=build)
 declare -A RESULT=()
 
 rm -rf "$STATE"
