@@ -21,7 +21,9 @@
 #              hooks registered directly vs. `hookbridge run` as the only hook; any DIFF fails. The pinned
 #              Claude Code is installed with npm on first use. Outside CI, when npm's registry is
 #              unreachable, this stage is skipped and the summary says so; with CI=true it fails.
-#              Known gaps (cases hookbridge does not pass yet) would be listed in MUX_KNOWN_GAPS below.
+#              Known gaps (cases hookbridge does not pass yet) are listed in MUX_KNOWN_GAPS below. Then
+#              tests/install_into/check_with_claude.py: a spread of cases with the settings
+#              `hookbridge install-into claude` writes (every event registered), compared the same way.
 #
 # Quick local runs: HOOKBRIDGE_TEST_SKIP_<STAGE>=1 skips a stage (RUST, FUZZ, PYTHON, EXAMPLES, DEMO, MUX),
 # e.g. HOOKBRIDGE_TEST_SKIP_MUX=1 bash scripts/test.sh. With CI=true these are ignored: CI runs everything.
@@ -221,7 +223,28 @@ stage_mux() {
         echo "${RED}cases that differ from Claude Code:${RESET}"
         grep -E '^(DIFF|ERROR) ' "$log"
     fi
-    return "$rc"
+    # What `install-into claude` writes (hookbridge on every event, outer timeouts) over a spread of
+    # cases, one without hooks among them: registering every event must change nothing by itself.
+    local installed_log="$STATE/install-into.log" installed=()
+    for name in 00-baseline-no-hooks 01-events-all-baseline 02-subagent-events 06-permission-denied-dontask \
+        10-pre-exit2-stderr 20-sessionstart-ups-exit0-plain-stdout 43-stop-json-block-once 73-user-and-project-settings; do
+        installed+=("$SHARED/conformance/cases/$name")
+    done
+    echo "running tests/install_into/check_with_claude.py on ${#installed[@]} cases"
+    set +e
+    HOOKBRIDGE_ORACLE_DIR="$oracle" python3 -B "$ROOT/tests/install_into/check_with_claude.py" "$BIN" "${installed[@]}" </dev/null 2>&1 | tee "$installed_log"
+    local installed_rc=${PIPESTATUS[0]}
+    # The same cases through the shipped Claude Code plugin (plugins/hookbridge, --plugin-dir).
+    local plugin_log="$STATE/plugin.log"
+    echo "running tests/install_into/check_with_claude.py --plugin plugins/hookbridge on ${#installed[@]} cases"
+    HOOKBRIDGE_ORACLE_DIR="$oracle" python3 -B "$ROOT/tests/install_into/check_with_claude.py" --plugin "$ROOT/plugins/hookbridge" "$BIN" "${installed[@]}" </dev/null 2>&1 | tee "$plugin_log"
+    local plugin_rc=${PIPESTATUS[0]}
+    set -e
+    note "mux: $(tail -n 1 "$installed_log")"
+    note "mux: $(tail -n 1 "$plugin_log")"
+    [ "$rc" -eq 0 ] || return "$rc"
+    [ "$installed_rc" -eq 0 ] || return "$installed_rc"
+    return "$plugin_rc"
 }
 
 # --- running one stage in a child process ------------------------------------------------------------

@@ -158,8 +158,12 @@ pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .filter(|d| d.severity == Severity::Error)
         .count();
+    let mut sources = Sources::default();
     for d in &set.diagnostics {
         let _ = writeln!(err, "{d}");
+        if let (Some(file), Some(at)) = (&d.file, d.position) {
+            let _ = write!(err, "{}", sources.snippet(file, at.line, at.column));
+        }
     }
     let project = args.project.resolve()?.dir;
     let home = std::env::var_os("HOME")
@@ -203,6 +207,11 @@ pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
                 hook.position.column,
                 hook.key
             );
+            let _ = write!(
+                err,
+                "{}",
+                sources.snippet(&hook.source.path, hook.position.line, hook.position.column)
+            );
         }
     }
     for (event, _, hook) in set.hooks() {
@@ -215,6 +224,11 @@ pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
                 hook.position.line,
                 hook.position.column,
                 hook.key,
+            );
+            let _ = write!(
+                err,
+                "{}",
+                sources.snippet(&hook.source.path, hook.position.line, hook.position.column)
             );
         }
     }
@@ -244,4 +258,88 @@ pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The files `validate` quotes from, each read once.
+#[derive(Default)]
+struct Sources {
+    texts: std::collections::HashMap<std::path::PathBuf, Option<String>>,
+}
+
+/// Characters of a line shown on each side of the column in a long (minified) line.
+const SNIPPET_HALF_WIDTH: usize = 60;
+
+impl Sources {
+    /// Line `line` of `file` and a caret under `column` (both 1-based), as rustc shows them; empty
+    /// when the file or the line cannot be read. A long line is cut to a window around the column.
+    fn snippet(&mut self, file: &std::path::Path, line: usize, column: usize) -> String {
+        let text = self
+            .texts
+            .entry(file.to_path_buf())
+            .or_insert_with(|| std::fs::read_to_string(file).ok());
+        let Some(source) = text.as_deref().and_then(|t| t.lines().nth(line.checked_sub(1)?)) else {
+            return String::new();
+        };
+        let chars: Vec<char> = source.chars().map(|c| if c == '\t' { ' ' } else { c }).collect();
+        let column = column.clamp(1, chars.len() + 1);
+        let (start, end) = if chars.len() <= 2 * SNIPPET_HALF_WIDTH {
+            (0, chars.len())
+        } else {
+            let start = column.saturating_sub(1 + SNIPPET_HALF_WIDTH);
+            (start, (start + 2 * SNIPPET_HALF_WIDTH).min(chars.len()))
+        };
+        let mut shown: String = chars[start..end].iter().collect();
+        let mut caret_at = column - 1 - start;
+        if start > 0 {
+            shown.insert(0, '…');
+            caret_at += 1;
+        }
+        if end < chars.len() {
+            shown.push('…');
+        }
+        let gutter = line.to_string();
+        let pad = " ".repeat(gutter.len());
+        format!(
+            "  {gutter} | {}\n  {pad} | {}^\n",
+            shown.trim_end(),
+            " ".repeat(caret_at)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_snippet_shows_the_line_and_a_caret_under_the_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("hooks.json");
+        let long = format!("{{\"x\": \"{}\", \"comand\": 1}}", "a".repeat(200));
+        std::fs::write(
+            &file,
+            format!("{{\n  \"hooks\": {{\"PreToolUs\": []}}\n}}\n{long}\n"),
+        )
+        .unwrap();
+        let mut sources = Sources::default();
+        assert_eq!(
+            sources.snippet(&file, 2, 14),
+            "  2 |   \"hooks\": {\"PreToolUs\": []}\n    |              ^\n"
+        );
+        let cut = sources.snippet(&file, 4, 211);
+        let lines: Vec<&str> = cut.lines().collect();
+        assert!(
+            lines[0].starts_with("  4 | …") && lines[0].contains("\"comand\""),
+            "{cut}"
+        );
+        let caret = lines[1].chars().position(|c| c == '^').unwrap();
+        assert_eq!(lines[0].chars().nth(caret), Some('"'), "{cut}");
+        assert_eq!(
+            lines[0].chars().skip(caret).take(8).collect::<String>(),
+            "\"comand\"",
+            "{cut}"
+        );
+        assert_eq!(sources.snippet(&file, 99, 1), "");
+        assert_eq!(sources.snippet(&dir.path().join("gone.json"), 1, 1), "");
+    }
 }

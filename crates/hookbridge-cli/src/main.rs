@@ -14,6 +14,7 @@ mod diagnostics_log;
 mod docs;
 mod dry_run;
 mod inspect;
+mod install_into;
 mod preflight;
 mod run;
 
@@ -84,6 +85,9 @@ enum Command {
     /// Try one event against the real hooks (they run) and trace it: which hooks run and why the
     /// others do not, what each printed and returned, and the answer `run` would give.
     Test(dry_run::TestArgs),
+    /// Register `hookbridge run` as the agent's hook for every event (`install-into claude`), or
+    /// remove it (`--remove`).
+    InstallInto(install_into::InstallIntoArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(docs::CompletionsArgs),
     /// Print the man page (roff): `hookbridge man > hookbridge.1`.
@@ -141,6 +145,7 @@ fn main() -> ExitCode {
         Command::List(args) => inspect::list(args).unwrap_or_else(|err| quiet_on_broken_pipe(&err)),
         Command::Validate(args) => inspect::validate(args).unwrap_or_else(|err| quiet_on_broken_pipe(&err)),
         Command::Test(args) => dry_run::test(args).unwrap_or_else(|err| failure(&err)),
+        Command::InstallInto(args) => install_into::install_into(args).unwrap_or_else(|err| failure(&err)),
         Command::Completions(args) => docs::completions(args, <Cli as clap::CommandFactory>::command())
             .unwrap_or_else(|err| failure(&err)),
         Command::Man => {

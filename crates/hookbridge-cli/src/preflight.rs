@@ -104,7 +104,7 @@ fn check_words(words: Vec<String>, base: &Path) -> Vec<Problem> {
 }
 
 /// The words of `command` if it is plain: no shell syntax but quotes and known variables.
-fn plain_words(command: &str, vars: &[(&str, &Path)]) -> Option<Vec<String>> {
+pub(crate) fn plain_words(command: &str, vars: &[(&str, &Path)]) -> Option<Vec<String>> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut in_word = false;
@@ -196,13 +196,18 @@ fn resolve(path: &str, base: &Path) -> PathBuf {
 }
 
 fn on_path(program: &str) -> bool {
+    find_on_path(program).is_some()
+}
+
+/// Where `PATH` finds the executable `program`, as a shell would.
+pub(crate) fn find_on_path(program: &str) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
-    std::env::var_os("PATH").is_some_and(|path| {
-        std::env::split_paths(&path).any(|dir| {
-            std::fs::metadata(dir.join(program))
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| {
+            std::fs::metadata(candidate).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
         })
-    })
 }
 
 #[cfg(test)]

@@ -322,18 +322,7 @@ fn choose_event(flag: EventName, declared: Option<String>, problems: &mut Vec<St
 /// The known event `name` is probably a misspelling of: equal but for case, else at most two
 /// edits away. `None` for a known name.
 fn did_you_mean(name: &str) -> Option<&'static str> {
-    let known = EventName::KNOWN.iter().map(EventName::as_str);
-    if known.clone().any(|k| k == name) {
-        return None;
-    }
-    if let Some(k) = known.clone().find(|k| k.eq_ignore_ascii_case(name)) {
-        return Some(k);
-    }
-    known
-        .map(|k| (strsim::levenshtein(k, name), k))
-        .filter(|(d, _)| *d <= 2)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, k)| k)
+    hookbridge_core::diagnostics::closest(name, EventName::KNOWN.iter().map(EventName::as_str))
 }
 
 /// Write the answer: stdout, then stderr. The exit code is the answer's whatever happens here: a

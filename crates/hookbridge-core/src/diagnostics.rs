@@ -26,6 +26,32 @@ impl fmt::Display for Severity {
     }
 }
 
+/// The candidate `name` is probably a misspelling of: equal but for case, else at most two edits
+/// away (and fewer edits than `name` has characters), the nearest first in `candidates` order.
+/// `None` when `name` is itself a candidate or nothing is that close.
+pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let candidates: Vec<&'a str> = candidates.into_iter().collect();
+    if candidates.contains(&name) {
+        return None;
+    }
+    if let Some(same) = candidates.iter().find(|c| c.eq_ignore_ascii_case(name)) {
+        return Some(same);
+    }
+    candidates
+        .iter()
+        .map(|c| (strsim::damerau_levenshtein(c, name), *c))
+        .filter(|(distance, _)| *distance <= 2 && *distance < name.chars().count())
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, c)| c)
+}
+
+/// `"; did you mean `x`?"` for [`closest`], or nothing.
+pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    closest(name, candidates)
+        .map(|c| format!("; did you mean `{c}`?"))
+        .unwrap_or_default()
+}
+
 /// A 1-based line and column in a source file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Position {
@@ -222,6 +248,30 @@ mod tests {
             cursor.scanned(),
             line.len()
         );
+    }
+
+    #[test]
+    fn closest_finds_case_slips_and_small_typos_only() {
+        let events = ["PreToolUse", "PostToolUse", "Stop"];
+        assert_eq!(closest("PreToolUs", events), Some("PreToolUse"));
+        assert_eq!(closest("pretooluse", events), Some("PreToolUse"));
+        assert_eq!(
+            closest("PreTolUes", events),
+            Some("PreToolUse"),
+            "a transposition is one edit"
+        );
+        assert_eq!(closest("PreToolUse", events), None);
+        assert_eq!(closest("Teardown", events), None);
+        assert_eq!(
+            closest("St", events),
+            None,
+            "two edits of a two-letter word is anything"
+        );
+        assert_eq!(
+            did_you_mean("comand", ["command", "timeout"]),
+            "; did you mean `command`?"
+        );
+        assert_eq!(did_you_mean("zzz", ["command"]), "");
     }
 
     #[test]

@@ -310,8 +310,12 @@ impl Reader<'_> {
             "http" => Family::Http,
             "mcp_tool" => Family::Mcp,
             other => {
+                let hint = crate::diagnostics::did_you_mean(
+                    other,
+                    ["command", "prompt", "agent", "http", "mcp_tool"],
+                );
                 let d = Diagnostic::error(format!(
-                    "unknown hook type `{other}` (expected \"command\", \"prompt\", \"agent\", \"http\" or \"mcp_tool\"); this hook is skipped"
+                    "unknown hook type `{other}`{hint} (expected \"command\", \"prompt\", \"agent\", \"http\" or \"mcp_tool\"); this hook is skipped"
                 ));
                 self.report_field(d, type_at, "type");
                 return None;
@@ -323,7 +327,14 @@ impl Reader<'_> {
         });
         let unknown = f.unknown.iter().map(|(name, at)| (name.as_str(), *at));
         for (name, key_at) in foreign.chain(unknown) {
-            let d = Diagnostic::warning(format!("unknown key `{name}` for a {type_name} hook; ignored"));
+            let own_keys = HookKey::ALL
+                .iter()
+                .filter(|(_, key)| key.family().is_none_or(|of| of == family))
+                .map(|(name, _)| *name);
+            let hint = crate::diagnostics::did_you_mean(name, own_keys);
+            let d = Diagnostic::warning(format!(
+                "unknown key `{name}` for a {type_name} hook; ignored{hint}"
+            ));
             self.report_field(d, key_at, name);
         }
         // Every field this type uses is checked, and every wrong one reported, before the hook is

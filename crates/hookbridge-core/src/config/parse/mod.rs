@@ -267,6 +267,15 @@ enum TopKey {
 }
 
 impl TopKey {
+    /// The top-level keys about hooks, for "did you mean".
+    const HOOK_KEYS: &'static [&'static str] = &[
+        "hooks",
+        "description",
+        "disableAllHooks",
+        "allowedHttpHookUrls",
+        "httpHookAllowedEnvVars",
+    ];
+
     fn of(key: &str) -> TopKey {
         match key {
             "hooks" => TopKey::Hooks,
@@ -374,7 +383,14 @@ impl<'t> Reader<'t> {
                             "`{name}` is an event, but events belong under `hooks` (`{{\"hooks\": {{\"{name}\": [...]}}}}`); its hooks were not loaded"
                         ))
                     } else {
-                        Diagnostic::warning(format!("unknown top-level key `{name}`; ignored"))
+                        let hint = crate::diagnostics::did_you_mean(
+                            &name,
+                            TopKey::HOOK_KEYS
+                                .iter()
+                                .copied()
+                                .chain(EventName::KNOWN.iter().map(EventName::as_str)),
+                        );
+                        Diagnostic::warning(format!("unknown top-level key `{name}`; ignored{hint}"))
                     };
                     self.report(d, at, name);
                     self.json.known_skip(peek)?;
@@ -431,7 +447,8 @@ impl<'t> Reader<'t> {
     fn event(&mut self, event: &EventName, peek: Peek, at: usize) -> Step<Option<Vec<MatcherGroup>>> {
         if !event.is_known() {
             let d = Diagnostic::warning(format!(
-                "`{event}` is not an event Claude Code 2.1.328 fires; its hooks run only if a host emits it"
+                "`{event}` is not an event Claude Code 2.1.328 fires; its hooks run only if a host emits it{}",
+                crate::diagnostics::did_you_mean(event.as_str(), EventName::KNOWN.iter().map(EventName::as_str))
             ));
             self.report_here(d, at);
         }
@@ -510,7 +527,10 @@ impl<'t> Reader<'t> {
                     self.key.cut(mark);
                 }
                 GroupKey::Unknown(name) => {
-                    let d = Diagnostic::warning(format!("unknown key `{name}` in a matcher group; ignored"));
+                    let hint = crate::diagnostics::did_you_mean(&name, ["matcher", "hooks"]);
+                    let d = Diagnostic::warning(format!(
+                        "unknown key `{name}` in a matcher group; ignored{hint}"
+                    ));
                     self.report_field(d, value_at, &name);
                     self.json.known_skip(peek)?;
                 }
@@ -668,6 +688,38 @@ mod tests {
             f.events[&EventName::Stop][0].hooks[0].kind,
             HookKind::Prompt(_)
         ));
+    }
+
+    #[test]
+    fn misspelt_events_keys_and_types_get_a_did_you_mean() {
+        let f = parse(
+            r#"{"hooks": {
+                "PreToolUs": [{"matchr": "Bash", "hooks": [{"type": "command", "command": "a", "timout": 5}]}],
+                "Stop": [{"hooks": [{"type": "comand", "command": "b"}, {"type": "prompt", "promt": "p", "prompt": "q"}]}]
+            }, "disableAllHook": true}"#,
+        );
+        let messages: Vec<String> = f.diagnostics.iter().map(|d| d.message.clone()).collect();
+        for hint in [
+            "did you mean `PreToolUse`?",
+            "did you mean `matcher`?",
+            "did you mean `timeout`?",
+            "did you mean `command`?",
+            "did you mean `prompt`?",
+            "did you mean `disableAllHooks`?",
+        ] {
+            assert!(
+                messages.iter().any(|m| m.contains(hint)),
+                "no {hint:?} in {messages:#?}"
+            );
+        }
+        // A key of another hook type is suggested only for its own type.
+        let f =
+            parse(r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "a", "ulr": "x"}]}]}}"#);
+        assert!(
+            !f.diagnostics[0].message.contains("did you mean"),
+            "{:?}",
+            f.diagnostics
+        );
     }
 
     #[test]

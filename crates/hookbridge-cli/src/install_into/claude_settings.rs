@@ -1,0 +1,398 @@
+//! Editing one Claude Code settings file (`settings.json`): add, update or remove the hooks that
+//! run `hookbridge run`, and nothing else.
+//!
+//! Pure: a parsed document in, the edited document and a list of what changed out. The file's
+//! other keys, their order (serde_json's `preserve_order`) and every other hook stay as they were,
+//! and applying the same registrations twice changes nothing, so a second `install-into` writes no
+//! byte. A hook is "ours" when its shell command's first two words are `hookbridge` (any path
+//! ending in it) and `run`: the registration this module writes, or one copied by hand from the
+//! README — both are replaced, never doubled.
+
+use serde_json::{Map, Value};
+
+/// One hook to register: `command` on `event`, with Claude Code's outer `timeout` in seconds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Registration {
+    pub event: String,
+    pub command: String,
+    pub timeout_secs: u64,
+}
+
+impl Registration {
+    /// The matcher group Claude Code reads: no matcher (hookbridge applies each hook's own).
+    pub fn group(&self) -> Value {
+        serde_json::json!({
+            "hooks": [{
+                "type": "command",
+                "command": self.command,
+                "timeout": self.timeout_secs,
+            }]
+        })
+    }
+}
+
+/// What an edit did, per event, in the order it was done.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Changes {
+    pub added: Vec<String>,
+    pub updated: Vec<String>,
+    pub unchanged: Vec<String>,
+    pub removed: Vec<String>,
+}
+
+impl Changes {
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.updated.is_empty() && self.removed.is_empty()
+    }
+}
+
+/// A settings document whose shape does not let hooks be edited safely; nothing was changed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShapeError {
+    #[error("the file is not a JSON object")]
+    NotAnObject,
+    #[error("`hooks` is not an object")]
+    HooksNotAnObject,
+    #[error("`hooks.{0}` is not a list of matcher groups")]
+    EventNotAList(String),
+}
+
+/// Whether `command` runs `hookbridge run` (see the module doc).
+pub fn is_hookbridge_run(command: &str) -> bool {
+    let mut words = crate::preflight::plain_words(command, &[])
+        .unwrap_or_default()
+        .into_iter();
+    let program = words.next().unwrap_or_default();
+    let name = program.rsplit('/').next().unwrap_or_default();
+    name == "hookbridge" && words.next().as_deref() == Some("run")
+}
+
+/// Make `settings` register exactly `wanted` (one group per event, at the place of the first
+/// hookbridge hook already there, else last), and no hookbridge hook on any other event.
+pub fn register(settings: &mut Value, wanted: &[Registration]) -> Result<Changes, ShapeError> {
+    let hooks = hooks_object(settings, true)?.expect("created");
+    check_lists(hooks)?;
+    let mut changes = Changes::default();
+    for registration in wanted {
+        let groups = hooks
+            .entry(registration.event.clone())
+            .or_insert_with(|| Value::Array(Vec::new()))
+            .as_array_mut()
+            .expect("checked");
+        let desired = registration.group();
+        let ours: Vec<usize> = (0..groups.len()).filter(|&i| holds_ours(&groups[i])).collect();
+        if ours.len() == 1 && groups[ours[0]] == desired {
+            changes.unchanged.push(registration.event.clone());
+            continue;
+        }
+        let place = ours.first().copied();
+        let place = strip_ours(groups, place);
+        match place {
+            Some(at) => {
+                groups.insert(at, desired);
+                changes.updated.push(registration.event.clone());
+            }
+            None => {
+                groups.push(desired);
+                changes.added.push(registration.event.clone());
+            }
+        }
+    }
+    let stale: Vec<String> = hooks
+        .iter()
+        .filter(|(event, groups)| {
+            !wanted.iter().any(|r| &r.event == *event)
+                && groups.as_array().is_some_and(|g| g.iter().any(holds_ours))
+        })
+        .map(|(event, _)| event.clone())
+        .collect();
+    for event in stale {
+        remove_from_event(hooks, &event);
+        changes.removed.push(event);
+    }
+    Ok(changes)
+}
+
+/// Remove every hookbridge hook; groups, events and `hooks` itself go when only ours made them.
+pub fn unregister(settings: &mut Value) -> Result<Changes, ShapeError> {
+    let mut changes = Changes::default();
+    let Some(hooks) = hooks_object(settings, false)? else {
+        return Ok(changes);
+    };
+    check_lists(hooks)?;
+    let events: Vec<String> = hooks
+        .iter()
+        .filter(|(_, groups)| groups.as_array().is_some_and(|g| g.iter().any(holds_ours)))
+        .map(|(event, _)| event.clone())
+        .collect();
+    for event in events {
+        remove_from_event(hooks, &event);
+        changes.removed.push(event);
+    }
+    if hooks.is_empty() && !changes.removed.is_empty() {
+        settings.as_object_mut().expect("checked").remove("hooks");
+    }
+    Ok(changes)
+}
+
+/// Every hook of `settings` that is not ours: `(event, command)` for each shell command hook.
+pub fn other_commands(settings: &Value) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    let Some(hooks) = settings.get("hooks").and_then(Value::as_object) else {
+        return found;
+    };
+    for (event, groups) in hooks {
+        for group in groups.as_array().into_iter().flatten() {
+            for hook in group.get("hooks").and_then(Value::as_array).into_iter().flatten() {
+                if let Some(command) = hook.get("command").and_then(Value::as_str) {
+                    if !is_ours(hook) {
+                        found.push((event.clone(), command.to_string()));
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The events on which `settings` registers hookbridge.
+pub fn registered_events(settings: &Value) -> Vec<String> {
+    settings
+        .get("hooks")
+        .and_then(Value::as_object)
+        .map(|hooks| {
+            hooks
+                .iter()
+                .filter(|(_, groups)| groups.as_array().is_some_and(|g| g.iter().any(holds_ours)))
+                .map(|(event, _)| event.clone())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn hooks_object(settings: &mut Value, create: bool) -> Result<Option<&mut Map<String, Value>>, ShapeError> {
+    let root = settings.as_object_mut().ok_or(ShapeError::NotAnObject)?;
+    if !root.contains_key("hooks") {
+        if !create {
+            return Ok(None);
+        }
+        root.insert("hooks".into(), Value::Object(Map::new()));
+    }
+    root.get_mut("hooks")
+        .expect("present")
+        .as_object_mut()
+        .map(Some)
+        .ok_or(ShapeError::HooksNotAnObject)
+}
+
+/// Every event value must be a list before anything is edited: an edit stops half-way otherwise.
+fn check_lists(hooks: &Map<String, Value>) -> Result<(), ShapeError> {
+    match hooks.iter().find(|(_, groups)| !groups.is_array()) {
+        Some((event, _)) => Err(ShapeError::EventNotAList(event.clone())),
+        None => Ok(()),
+    }
+}
+
+fn is_ours(hook: &Value) -> bool {
+    hook.get("type").and_then(Value::as_str) == Some("command")
+        && hook.get("args").is_none()
+        && hook
+            .get("command")
+            .and_then(Value::as_str)
+            .is_some_and(is_hookbridge_run)
+}
+
+fn holds_ours(group: &Value) -> bool {
+    group
+        .get("hooks")
+        .and_then(Value::as_array)
+        .is_some_and(|hooks| hooks.iter().any(is_ours))
+}
+
+/// Remove our hooks from every group of `groups`, and the groups left with no hook; returns where
+/// a group replacing the one at `place` (an index before the removal) goes: its index, or just
+/// after it when it still holds other hooks.
+fn strip_ours(groups: &mut Vec<Value>, place: Option<usize>) -> Option<usize> {
+    let mut kept = Vec::with_capacity(groups.len());
+    let mut new_place = None;
+    for (index, mut group) in std::mem::take(groups).into_iter().enumerate() {
+        let mut emptied = false;
+        if let Some(hooks) = group.get_mut("hooks").and_then(Value::as_array_mut) {
+            let before = hooks.len();
+            hooks.retain(|hook| !is_ours(hook));
+            emptied = before > 0 && hooks.is_empty();
+        }
+        if Some(index) == place {
+            new_place = Some(kept.len() + usize::from(!emptied));
+        }
+        if !emptied {
+            kept.push(group);
+        }
+    }
+    *groups = kept;
+    new_place
+}
+
+fn remove_from_event(hooks: &mut Map<String, Value>, event: &str) {
+    let Some(groups) = hooks.get_mut(event).and_then(Value::as_array_mut) else {
+        return;
+    };
+    strip_ours(groups, None);
+    if groups.is_empty() {
+        hooks.shift_remove(event);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn reg(event: &str, timeout: u64) -> Registration {
+        Registration {
+            event: event.into(),
+            command: format!("hookbridge run --event {event}"),
+            timeout_secs: timeout,
+        }
+    }
+
+    #[test]
+    fn ours_is_hookbridge_run_by_any_path_and_nothing_else() {
+        assert!(is_hookbridge_run("hookbridge run --event Stop"));
+        assert!(is_hookbridge_run(
+            "/usr/local/bin/hookbridge run --event Stop --project-dir x"
+        ));
+        assert!(is_hookbridge_run("'/a b/hookbridge' run --event Stop"));
+        assert!(!is_hookbridge_run("hookbridge list"));
+        assert!(!is_hookbridge_run("myhookbridge run"));
+        assert!(!is_hookbridge_run("echo hookbridge run"));
+        assert!(!is_hookbridge_run("hookbridge run --event Stop | tee log"));
+        assert!(!is_hookbridge_run(""));
+    }
+
+    #[test]
+    fn register_keeps_other_keys_order_and_hooks_and_is_idempotent() {
+        let mut settings = json!({
+            "model": "opus",
+            "hooks": {
+                "PreToolUse": [
+                    {"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}]}
+                ]
+            },
+            "permissions": {"allow": []}
+        });
+        let wanted = [reg("PreToolUse", 605), reg("Stop", 605)];
+        let changes = register(&mut settings, &wanted).unwrap();
+        assert_eq!(changes.added, ["PreToolUse", "Stop"]);
+        let keys: Vec<&String> = settings.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["model", "hooks", "permissions"]);
+        let pre = settings["hooks"]["PreToolUse"].as_array().unwrap();
+        assert_eq!(pre.len(), 2);
+        assert_eq!(pre[0]["hooks"][0]["command"], "./guard.sh");
+        assert_eq!(pre[1], wanted[0].group());
+        let before = settings.clone();
+        let again = register(&mut settings, &wanted).unwrap();
+        assert!(again.is_empty(), "{again:?}");
+        assert_eq!(again.unchanged, ["PreToolUse", "Stop"]);
+        assert_eq!(settings, before);
+    }
+
+    #[test]
+    fn a_changed_timeout_or_a_hand_written_registration_is_replaced_in_place() {
+        let mut settings = json!({"hooks": {"Stop": [
+            {"hooks": [{"type": "command", "command": "echo first"}]},
+            {"hooks": [{"type": "command", "command": "hookbridge run --event Stop"}]},
+            {"hooks": [{"type": "command", "command": "echo last"}]},
+        ]}});
+        let changes = register(&mut settings, &[reg("Stop", 35)]).unwrap();
+        assert_eq!(changes.updated, ["Stop"]);
+        let stop = settings["hooks"]["Stop"].as_array().unwrap();
+        assert_eq!(stop.len(), 3);
+        assert_eq!(stop[1]["hooks"][0]["timeout"], 35);
+        assert_eq!(stop[2]["hooks"][0]["command"], "echo last");
+    }
+
+    #[test]
+    fn two_registrations_on_one_event_become_one_and_shared_groups_keep_their_other_hooks() {
+        let mut settings = json!({"hooks": {"Stop": [
+            {"hooks": [
+                {"type": "command", "command": "echo keep"},
+                {"type": "command", "command": "hookbridge run --event Stop"}
+            ]},
+            {"hooks": [{"type": "command", "command": "/opt/hookbridge run --event Stop"}]},
+        ]}});
+        register(&mut settings, &[reg("Stop", 605)]).unwrap();
+        let stop = settings["hooks"]["Stop"].as_array().unwrap();
+        assert_eq!(stop.len(), 2, "{stop:?}");
+        assert_eq!(
+            stop[0]["hooks"],
+            json!([{"type": "command", "command": "echo keep"}])
+        );
+        assert_eq!(stop[1], reg("Stop", 605).group());
+    }
+
+    #[test]
+    fn events_no_longer_wanted_lose_our_hook() {
+        let mut settings = json!({"hooks": {"WorktreeCreate": [
+            {"hooks": [{"type": "command", "command": "hookbridge run --event WorktreeCreate"}]}
+        ]}});
+        let changes = register(&mut settings, &[reg("Stop", 605)]).unwrap();
+        assert_eq!(changes.removed, ["WorktreeCreate"]);
+        assert_eq!(settings, json!({"hooks": {"Stop": [reg("Stop", 605).group()]}}));
+    }
+
+    #[test]
+    fn unregister_restores_what_register_changed() {
+        let original = json!({
+            "env": {"A": "1"},
+            "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./g.sh"}]}]}
+        });
+        let mut settings = original.clone();
+        register(&mut settings, &[reg("PreToolUse", 605), reg("Stop", 605)]).unwrap();
+        let changes = unregister(&mut settings).unwrap();
+        assert_eq!(changes.removed, ["PreToolUse", "Stop"]);
+        assert_eq!(settings, original);
+
+        let mut empty = json!({});
+        register(&mut empty, &[reg("Stop", 605)]).unwrap();
+        unregister(&mut empty).unwrap();
+        assert_eq!(empty, json!({}));
+
+        let mut untouched = json!({"hooks": {}});
+        assert!(unregister(&mut untouched).unwrap().is_empty());
+        assert_eq!(
+            untouched,
+            json!({"hooks": {}}),
+            "an empty hooks object we did not empty stays"
+        );
+    }
+
+    #[test]
+    fn shapes_that_cannot_be_edited_change_nothing() {
+        for (mut doc, error) in [
+            (json!([]), ShapeError::NotAnObject),
+            (json!({"hooks": []}), ShapeError::HooksNotAnObject),
+            (
+                json!({"hooks": {"Stop": [], "PreToolUse": {"x": 1}}}),
+                ShapeError::EventNotAList("PreToolUse".into()),
+            ),
+        ] {
+            let before = doc.clone();
+            assert_eq!(register(&mut doc, &[reg("Stop", 1)]), Err(error));
+            assert_eq!(doc, before);
+        }
+    }
+
+    #[test]
+    fn other_commands_lists_every_hook_but_ours() {
+        let mut settings = json!({"hooks": {"PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "./g.sh"}, {"type": "prompt", "prompt": "p"}]}
+        ]}});
+        register(&mut settings, &[reg("PreToolUse", 605)]).unwrap();
+        assert_eq!(
+            other_commands(&settings),
+            [("PreToolUse".to_string(), "./g.sh".to_string())]
+        );
+        assert_eq!(registered_events(&settings), ["PreToolUse"]);
+    }
+}

@@ -1,0 +1,472 @@
+//! `hookbridge install-into claude`: make `hookbridge run` Claude Code's hook for every event, in
+//! one of its settings files, so the hooks in `.amplifier/hooks/` run under Claude Code.
+//!
+//! This module owns the files: which settings file a scope means, reading it (errors with line and
+//! column), the outer timeouts (from the hooks hookbridge would run), the checks that warn about a
+//! hook registered both in Claude Code and behind hookbridge, and writing — only when something
+//! changed, atomically (a temporary file renamed over the original, through a symlink to its
+//! target, with the original's permissions), after a backup. The edit itself is
+//! [`claude_settings`], which is pure.
+
+pub mod claude_settings;
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::{Args, ValueEnum};
+use hookbridge_core::config::{discover, HookKind, HookSet};
+use hookbridge_core::event::EventName;
+use hookbridge_runner::DispatchOptions;
+use serde_json::Value;
+
+use claude_settings::{Changes, Registration};
+
+use crate::{say, ProjectArgs, UsageError};
+
+/// Seconds added to the slowest hook's timeout: hookbridge stops a hook at its own timeout and
+/// must still have time to answer before Claude Code stops hookbridge.
+pub const TIMEOUT_MARGIN_SECS: u64 = 5;
+
+/// Events registered only when hooks for them exist: a hook on them replaces Claude Code's own
+/// behaviour (a WorktreeCreate hook must create the worktree and print its path), so registering
+/// hookbridge with nothing behind it would break worktrees.
+const REPLACING_EVENTS: &[EventName] = &[EventName::WorktreeCreate, EventName::WorktreeRemove];
+
+#[derive(Args, Debug)]
+pub struct InstallIntoArgs {
+    /// The agent to register hookbridge with.
+    #[arg(value_enum)]
+    agent: Agent,
+    /// Which settings file: `user` (~/.claude/settings.json, every project), `project`
+    /// (<project>/.claude/settings.json, shared with the repository) or `local`
+    /// (<project>/.claude/settings.local.json, this checkout only).
+    #[arg(long, value_enum, default_value_t = Scope::Project)]
+    scope: Scope,
+    /// Remove hookbridge's registrations instead (the file's other content stays).
+    #[arg(long)]
+    remove: bool,
+    /// Print the file as it would be written, and change nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// The command that starts hookbridge. Default: `hookbridge` when that is this program on
+    /// PATH, else this program's absolute path.
+    #[arg(long, value_name = "PROGRAM")]
+    program: Option<String>,
+    #[command(flatten)]
+    project: ProjectArgs,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Agent {
+    /// Claude Code.
+    Claude,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Scope {
+    User,
+    Project,
+    Local,
+}
+
+impl Scope {
+    const ALL: [Scope; 3] = [Scope::User, Scope::Project, Scope::Local];
+
+    /// The settings file of this scope, `None` for `user` without a home directory.
+    fn settings_file(self, project: &Path, home: Option<&Path>) -> Option<PathBuf> {
+        match self {
+            Scope::User => home.map(|h| h.join(".claude").join("settings.json")),
+            Scope::Project => Some(project.join(".claude").join("settings.json")),
+            Scope::Local => Some(project.join(".claude").join("settings.local.json")),
+        }
+    }
+}
+
+pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
+    let Agent::Claude = args.agent;
+    let project = args.project.resolve()?;
+    for warning in &project.warnings {
+        say(format_args!("warning: {warning}"));
+    }
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .and_then(|h| std::path::absolute(h).ok());
+    let file = args
+        .scope
+        .settings_file(&project.dir, home.as_deref())
+        .ok_or_else(|| UsageError("--scope user: HOME is not set".into()))?;
+    let original = read_settings(&file)?;
+    let mut settings = original
+        .value
+        .clone()
+        .unwrap_or_else(|| Value::Object(Default::default()));
+
+    let set = discover(&args.project.discovery(&project.dir));
+    let changes = if args.remove {
+        claude_settings::unregister(&mut settings)
+    } else {
+        let program = match &args.program {
+            Some(program) => program.clone(),
+            None => default_program()?,
+        };
+        claude_settings::register(&mut settings, &registrations(&program, &set))
+    }
+    .map_err(|e| anyhow::anyhow!("{}: {e}; nothing was changed", file.display()))?;
+
+    // Removing every key we added leaves `{}`: the file goes, as it was before `install-into`.
+    let delete =
+        args.remove && settings.as_object().is_some_and(|o| o.is_empty()) && original.value.is_some();
+    let text = render(&settings, &original);
+    // Only an edit rewrites the file: its formatting alone is never "fixed".
+    let unchanged = changes.is_empty();
+
+    if args.dry_run {
+        if !delete {
+            std::io::stdout().lock().write_all(text.as_bytes())?;
+        }
+        report(&file, &changes, unchanged, delete, true);
+    } else if unchanged {
+        report(&file, &changes, true, false, false);
+    } else {
+        let backup = write_settings(&file, &original, (!delete).then_some(text.as_str()))?;
+        report(&file, &changes, false, delete, false);
+        if let Some(backup) = backup {
+            say(format_args!("the previous file is kept as {}", backup.display()));
+        }
+    }
+    if !args.remove {
+        warn_about_doubles(&set, &file, &project.dir, home.as_deref());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The registration for every event: Claude Code's known events (those that replace Claude Code's
+/// own behaviour only when hooks for them exist), then any other event the hooks name.
+pub fn registrations(program: &str, set: &HookSet) -> Vec<Registration> {
+    let mut events: Vec<EventName> = EventName::KNOWN
+        .iter()
+        .filter(|e| !REPLACING_EVENTS.contains(e) || set.events.get(*e).is_some_and(|g| !g.is_empty()))
+        .cloned()
+        .collect();
+    events.extend(set.events.keys().filter(|e| !e.is_known()).cloned());
+    let options = DispatchOptions::new(PathBuf::new());
+    events
+        .into_iter()
+        .map(|event| {
+            let slowest = set
+                .events
+                .get(&event)
+                .into_iter()
+                .flatten()
+                .flat_map(|group| &group.hooks)
+                .map(|hook| options.timeout_for(&event, hook))
+                .max()
+                .unwrap_or_default();
+            let floor = std::time::Duration::from_secs(event.traits().default_timeout_secs);
+            let secs = slowest.max(floor).as_secs_f64().ceil() as u64;
+            Registration {
+                command: format!("{program} run --event {event}"),
+                timeout_secs: secs.saturating_add(TIMEOUT_MARGIN_SECS),
+                event: event.as_str().to_string(),
+            }
+        })
+        .collect()
+}
+
+/// The `hooks/hooks.json` of the Claude Code plugin shipped in `plugins/hookbridge/`: what
+/// `install-into claude` writes with no hooks configured, `hookbridge` found on PATH.
+#[cfg(test)]
+fn plugin_hooks() -> Value {
+    let mut hooks = serde_json::Map::new();
+    for registration in registrations("hookbridge", &HookSet::default()) {
+        hooks.insert(
+            registration.event.clone(),
+            Value::Array(vec![registration.group()]),
+        );
+    }
+    serde_json::json!({
+        "description": "hookbridge: runs the hooks in .amplifier/hooks/ (project and user) for every event",
+        "hooks": hooks,
+    })
+}
+
+/// `hookbridge` when PATH finds this very program under that name, else its absolute path.
+fn default_program() -> anyhow::Result<String> {
+    let me = std::env::current_exe().context("where this program is")?;
+    let me = std::fs::canonicalize(&me).unwrap_or(me);
+    let on_path = crate::preflight::find_on_path("hookbridge").and_then(|p| std::fs::canonicalize(p).ok());
+    if on_path.as_deref() == Some(me.as_path()) {
+        return Ok("hookbridge".into());
+    }
+    let path = me
+        .to_str()
+        .ok_or_else(|| anyhow::anyhow!("{} is not UTF-8: pass --program", me.display()))?;
+    Ok(shell_quote(path))
+}
+
+/// `word` as one POSIX shell word.
+fn shell_quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+@%:,=".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// A settings file as found: its text and parsed value, `None` when it does not exist (an empty
+/// file counts as `{}`).
+struct Original {
+    text: Option<String>,
+    value: Option<Value>,
+}
+
+fn read_settings(file: &Path) -> anyhow::Result<Original> {
+    let text = match std::fs::read_to_string(file) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Original {
+                text: None,
+                value: None,
+            })
+        }
+        Err(e) => return Err(anyhow::anyhow!("{}: {e}", file.display())),
+    };
+    let value = if text.trim().is_empty() {
+        Value::Object(Default::default())
+    } else {
+        serde_json::from_str(&text).map_err(|e| {
+            anyhow::anyhow!(
+                "{}:{}:{}: not valid JSON ({e}); nothing was changed",
+                file.display(),
+                e.line(),
+                e.column()
+            )
+        })?
+    };
+    Ok(Original {
+        text: Some(text),
+        value: Some(value),
+    })
+}
+
+/// `settings` as text, indented as the original was (two spaces for a new file) and ending with a
+/// newline if it did.
+fn render(settings: &Value, original: &Original) -> String {
+    let indent = original.text.as_deref().map(detect_indent).unwrap_or("  ".into());
+    let mut out = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);
+    serde::Serialize::serialize(settings, &mut serializer).expect("a Value always serializes");
+    let mut text = String::from_utf8(out).expect("serde_json writes UTF-8");
+    if original
+        .text
+        .as_deref()
+        .is_none_or(|t| t.ends_with('\n') || t.trim().is_empty())
+    {
+        text.push('\n');
+    }
+    text
+}
+
+/// The indentation of the first indented line (two spaces if none is).
+fn detect_indent(text: &str) -> String {
+    text.lines()
+        .skip(1)
+        .map(|line| &line[..line.len() - line.trim_start_matches([' ', '\t']).len()])
+        .find(|indent| !indent.is_empty())
+        .unwrap_or("  ")
+        .to_string()
+}
+
+/// Write `text` to `file` (or delete it for `None`), keeping a backup of what was there; returns
+/// the backup's path.
+fn write_settings(file: &Path, original: &Original, text: Option<&str>) -> anyhow::Result<Option<PathBuf>> {
+    // Through a symlink (dotfiles managers link settings.json) to the file it names.
+    let target = match std::fs::canonicalize(file) {
+        Ok(target) => target,
+        Err(_) => file.to_path_buf(),
+    };
+    let dir = target.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let backup = match &original.text {
+        Some(old) => {
+            let mut name = target.file_name().unwrap_or_default().to_os_string();
+            name.push(".hookbridge-backup");
+            let backup = target.with_file_name(name);
+            std::fs::write(&backup, old).with_context(|| format!("writing {}", backup.display()))?;
+            Some(backup)
+        }
+        None => None,
+    };
+    match text {
+        Some(text) => {
+            let mut temp = tempfile::NamedTempFile::new_in(dir)
+                .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+            temp.write_all(text.as_bytes())?;
+            if let Ok(meta) = std::fs::metadata(&target) {
+                temp.as_file().set_permissions(meta.permissions())?;
+            }
+            temp.as_file().sync_all()?;
+            temp.persist(&target)
+                .with_context(|| format!("writing {}", target.display()))?;
+        }
+        None => std::fs::remove_file(&target).with_context(|| format!("removing {}", target.display()))?,
+    }
+    Ok(backup)
+}
+
+fn report(file: &Path, changes: &Changes, unchanged: bool, delete: bool, dry_run: bool) {
+    let file = file.display();
+    let verb = if dry_run { "would be" } else { "" };
+    let list = |events: &[String]| events.join(", ");
+    if unchanged {
+        let count = changes.unchanged.len();
+        say(format_args!(
+            "{file}: already up to date ({count} event{} registered); nothing {} changed",
+            if count == 1 { "" } else { "s" },
+            if dry_run { "would be" } else { "was" }
+        ));
+        return;
+    }
+    if !changes.added.is_empty() {
+        say(format_args!(
+            "{file}: hookbridge {verb}{}registered for {} events: {}",
+            if dry_run { " " } else { "" },
+            changes.added.len(),
+            list(&changes.added)
+        ));
+    }
+    if !changes.updated.is_empty() {
+        say(format_args!(
+            "{file}: registration {verb}{}updated (command or timeout) for {}",
+            if dry_run { " " } else { "" },
+            list(&changes.updated)
+        ));
+    }
+    if !changes.removed.is_empty() {
+        say(format_args!(
+            "{file}: hookbridge {verb}{}removed from {}",
+            if dry_run { " " } else { "" },
+            list(&changes.removed)
+        ));
+    }
+    if delete {
+        say(format_args!(
+            "{file}: nothing else is left in it: {}",
+            if dry_run { "it would be deleted" } else { "deleted" }
+        ));
+    }
+}
+
+/// Hooks that Claude Code runs itself (from any of its settings files) and hookbridge runs as well
+/// run twice; so does hookbridge registered in two scopes.
+fn warn_about_doubles(set: &HookSet, target: &Path, project: &Path, home: Option<&Path>) {
+    for other in Scope::ALL {
+        let Some(file) = other.settings_file(project, home) else {
+            continue;
+        };
+        let is_target = file == target;
+        if !is_target
+            && Scope::ALL
+                .iter()
+                .take_while(|s| **s != other)
+                .any(|s| s.settings_file(project, home).as_ref() == Some(&file))
+        {
+            continue; // HOME is the project: one file, two scopes.
+        }
+        let Ok(Original {
+            value: Some(settings),
+            ..
+        }) = read_settings(&file)
+        else {
+            continue;
+        };
+        if !is_target && !claude_settings::registered_events(&settings).is_empty() {
+            say(format_args!(
+                "warning: {} registers hookbridge too: every event would dispatch twice; remove one with `hookbridge install-into claude --scope {} --remove`",
+                file.display(),
+                match other {
+                    Scope::User => "user",
+                    Scope::Project => "project",
+                    Scope::Local => "local",
+                }
+            ));
+        }
+        for (event, command) in claude_settings::other_commands(&settings) {
+            let behind = set.hooks().find(|(e, _, hook)| {
+                e.as_str() == event
+                    && matches!(&hook.kind, HookKind::Command(c) if c.command.trim() == command.trim())
+            });
+            if let Some((_, _, hook)) = behind {
+                say(format_args!(
+                    "warning: `{command}` ({event}) is in {} and in {}:{}:{}: it would run twice; keep it in one place",
+                    file.display(),
+                    hook.source.path.display(),
+                    hook.position.line,
+                    hook.position.column
+                ));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `plugins/hookbridge/hooks/hooks.json` is generated: `HOOKBRIDGE_BLESS=1` rewrites it.
+    #[test]
+    fn the_shipped_plugin_registers_what_install_into_writes() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../plugins/hookbridge/hooks/hooks.json");
+        let expected = serde_json::to_string_pretty(&plugin_hooks()).unwrap() + "\n";
+        if std::env::var_os("HOOKBRIDGE_BLESS").is_some() {
+            std::fs::write(&path, &expected).unwrap();
+        }
+        let shipped = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            shipped == expected,
+            "{} is stale: HOOKBRIDGE_BLESS=1 cargo test -p hookbridge-cli shipped_plugin",
+            path.display()
+        );
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let manifest: Value = serde_json::from_str(
+            &std::fs::read_to_string(root.join("plugins/hookbridge/.claude-plugin/plugin.json")).unwrap(),
+        )
+        .unwrap();
+        let marketplace: Value = serde_json::from_str(
+            &std::fs::read_to_string(root.join(".claude-plugin/marketplace.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(manifest["version"], env!("CARGO_PKG_VERSION"));
+        assert_eq!(marketplace["plugins"][0]["version"], env!("CARGO_PKG_VERSION"));
+        assert_eq!(marketplace["plugins"][0]["source"], "./plugins/hookbridge");
+    }
+
+    #[test]
+    fn indentation_and_quoting() {
+        assert_eq!(detect_indent("{\n    \"a\": 1\n}\n"), "    ");
+        assert_eq!(detect_indent("{\n\t\"a\": 1\n}"), "\t");
+        assert_eq!(detect_indent("{}"), "  ");
+        assert_eq!(shell_quote("/usr/bin/hookbridge"), "/usr/bin/hookbridge");
+        assert_eq!(shell_quote("/a b/it's"), r"'/a b/it'\''s'");
+    }
+
+    #[test]
+    fn every_known_event_but_the_replacing_ones_with_a_timeout_above_the_slowest_hook() {
+        let set = HookSet::default();
+        let all = registrations("hookbridge", &set);
+        assert_eq!(all.len(), EventName::KNOWN.len() - REPLACING_EVENTS.len());
+        assert!(!all.iter().any(|r| r.event == "WorktreeCreate"));
+        let stop = all.iter().find(|r| r.event == "Stop").unwrap();
+        assert_eq!(stop.command, "hookbridge run --event Stop");
+        assert_eq!(stop.timeout_secs, 600 + TIMEOUT_MARGIN_SECS);
+        let prompt = all.iter().find(|r| r.event == "UserPromptSubmit").unwrap();
+        assert_eq!(prompt.timeout_secs, 30 + TIMEOUT_MARGIN_SECS);
+    }
+}

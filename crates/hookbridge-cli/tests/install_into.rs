@@ -1,0 +1,285 @@
+//! `hookbridge install-into claude`: registering `hookbridge run` in Claude Code's settings files.
+//! A second run changes no byte, the file's other keys, order, indentation and hooks survive,
+//! `--remove` gives the original back byte for byte, and the registered command really dispatches.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::project::Project;
+use serde_json::{json, Value};
+
+fn install(p: &Project, extra: &[&str]) -> common::Finished {
+    let dir = p.dir.to_string_lossy().into_owned();
+    let mut args = vec![
+        "install-into",
+        "claude",
+        "--project-dir",
+        &dir,
+        "--program",
+        "hookbridge",
+    ];
+    args.extend_from_slice(extra);
+    p.finish(p.hookbridge(&args), b"")
+}
+
+fn settings_path(p: &Project) -> std::path::PathBuf {
+    p.dir.join(".claude/settings.json")
+}
+
+fn parsed(path: &Path) -> Value {
+    serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn our_hook<'a>(settings: &'a Value, event: &str) -> &'a Value {
+    settings["hooks"][event]
+        .as_array()
+        .unwrap_or_else(|| panic!("{event} is not registered: {settings}"))
+        .iter()
+        .flat_map(|g| g["hooks"].as_array().unwrap())
+        .find(|h| h["command"].as_str().unwrap().contains("hookbridge run --event "))
+        .unwrap_or_else(|| panic!("no hookbridge hook on {event}: {settings}"))
+}
+
+#[test]
+fn a_new_file_registers_every_event_and_a_second_run_changes_no_byte() {
+    let p = Project::new(json!({"hooks": {}}));
+    let done = install(&p, &[]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    let path = settings_path(&p);
+    let settings = parsed(&path);
+    let events = settings["hooks"].as_object().unwrap();
+    for event in [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PermissionRequest",
+        "PostToolUse",
+        "Stop",
+        "SessionEnd",
+    ] {
+        let hook = our_hook(&settings, event);
+        assert_eq!(hook["command"], format!("hookbridge run --event {event}"));
+        assert_eq!(hook["type"], "command");
+        assert!(hook["timeout"].as_u64().unwrap() > 30, "{hook}");
+    }
+    assert!(
+        events.get("WorktreeCreate").is_none(),
+        "a WorktreeCreate hook replaces git's worktrees"
+    );
+    assert!(events.values().all(|groups| groups[0].get("matcher").is_none()));
+    assert!(
+        !path.with_file_name("settings.json.hookbridge-backup").exists(),
+        "there was nothing to back up"
+    );
+
+    let first = fs::read(&path).unwrap();
+    let modified = fs::metadata(&path).unwrap().modified().unwrap();
+    let again = install(&p, &[]);
+    assert_eq!(again.code, Some(0), "{}", again.stderr_str());
+    assert!(
+        again.stderr_str().contains("already up to date"),
+        "{}",
+        again.stderr_str()
+    );
+    assert_eq!(fs::read(&path).unwrap(), first);
+    assert_eq!(
+        fs::metadata(&path).unwrap().modified().unwrap(),
+        modified,
+        "the file was rewritten"
+    );
+}
+
+#[test]
+fn other_keys_order_indentation_and_hooks_survive_and_remove_restores_the_bytes() {
+    let p = Project::new(json!({"hooks": {}}));
+    let original = "{\n    \"model\": \"opus\",\n    \"hooks\": {\n        \"PreToolUse\": [\n            {\n                \"matcher\": \"Bash\",\n                \"hooks\": [\n                    {\n                        \"type\": \"command\",\n                        \"command\": \"./guard.sh\"\n                    }\n                ]\n            }\n        ]\n    },\n    \"permissions\": {\n        \"allow\": [\n            \"Bash(ls)\"\n        ]\n    }\n}\n";
+    let path = p.file(".claude/settings.json", original);
+    let done = install(&p, &[]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    let text = fs::read_to_string(&path).unwrap();
+    assert!(
+        text.starts_with("{\n    \"model\": \"opus\",\n    \"hooks\": {"),
+        "{text}"
+    );
+    let settings = parsed(&path);
+    let keys: Vec<&String> = settings.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["model", "hooks", "permissions"]);
+    assert_eq!(
+        settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "./guard.sh"
+    );
+    our_hook(&settings, "PreToolUse");
+    assert_eq!(
+        fs::read_to_string(path.with_file_name("settings.json.hookbridge-backup")).unwrap(),
+        original
+    );
+
+    let removed = install(&p, &["--remove"]);
+    assert_eq!(removed.code, Some(0), "{}", removed.stderr_str());
+    assert_eq!(fs::read_to_string(&path).unwrap(), original);
+}
+
+#[test]
+fn remove_deletes_a_file_that_only_held_our_hooks() {
+    let p = Project::new(json!({"hooks": {}}));
+    assert_eq!(install(&p, &[]).code, Some(0));
+    let done = install(&p, &["--remove"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    assert!(!settings_path(&p).exists());
+    let nothing = install(&p, &["--remove"]);
+    assert_eq!(nothing.code, Some(0), "{}", nothing.stderr_str());
+    assert!(!settings_path(&p).exists());
+}
+
+#[test]
+fn dry_run_prints_the_file_and_writes_nothing() {
+    let p = Project::new(json!({"hooks": {}}));
+    let done = install(&p, &["--dry-run", "--scope", "local"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    let printed: Value = serde_json::from_slice(&done.stdout).unwrap();
+    our_hook(&printed, "Stop");
+    assert!(!p.dir.join(".claude").exists());
+    assert!(
+        done.stderr_str().contains("settings.local.json"),
+        "{}",
+        done.stderr_str()
+    );
+}
+
+#[test]
+fn timeouts_cover_the_slowest_hook_and_configured_replacing_events_are_registered() {
+    let p = Project::new(json!({"hooks": {
+        "PreToolUse": [{"hooks": [
+            {"type": "command", "command": "true", "timeout": 900},
+            {"type": "command", "command": "true", "timeout": 5}
+        ]}],
+        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "true"}]}],
+        "WorktreeCreate": [{"hooks": [{"type": "command", "command": "echo /tmp/wt"}]}]
+    }}));
+    assert_eq!(install(&p, &[]).code, Some(0));
+    let settings = parsed(&settings_path(&p));
+    assert_eq!(our_hook(&settings, "PreToolUse")["timeout"], 905);
+    assert_eq!(our_hook(&settings, "UserPromptSubmit")["timeout"], 35);
+    assert_eq!(our_hook(&settings, "Stop")["timeout"], 605);
+    our_hook(&settings, "WorktreeCreate");
+
+    // The slow hook goes: the next install updates the timeout in place.
+    p.write_hooks(&json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}}));
+    let done = install(&p, &[]);
+    assert!(done.stderr_str().contains("updated"), "{}", done.stderr_str());
+    let settings = parsed(&settings_path(&p));
+    assert_eq!(our_hook(&settings, "PreToolUse")["timeout"], 605);
+    assert!(settings["hooks"].get("WorktreeCreate").is_none(), "{settings}");
+}
+
+#[test]
+fn a_hook_in_both_places_and_a_second_scope_are_warned_about() {
+    let p = Project::new(json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "./guard.sh"}
+    ]}]}}));
+    p.file(
+        ".claude/settings.local.json",
+        &serde_json::to_string(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "./guard.sh"}
+        ]}]}}))
+        .unwrap(),
+    );
+    let user = p.home.join(".claude/settings.json");
+    fs::create_dir_all(user.parent().unwrap()).unwrap();
+    fs::write(
+        &user,
+        json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "hookbridge run --event Stop"}]}]}}).to_string(),
+    )
+    .unwrap();
+    let done = install(&p, &[]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    let err = done.stderr_str();
+    assert!(
+        err.contains("`./guard.sh` (PreToolUse)") && err.contains("run twice"),
+        "{err}"
+    );
+    assert!(err.contains("settings.local.json"), "{err}");
+    assert!(
+        err.contains(&format!("{} registers hookbridge too", user.display())),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_broken_file_is_named_with_its_position_and_left_alone() {
+    let p = Project::new(json!({"hooks": {}}));
+    let broken = "{\n  \"hooks\": {\n    \"Stop\": [,]\n  }\n}\n";
+    let path = p.file(".claude/settings.json", broken);
+    let done = install(&p, &[]);
+    assert_eq!(done.code, Some(1), "{}", done.stderr_str());
+    let err = done.stderr_str();
+    assert!(err.contains(&format!("{}:3:", path.display())), "{err}");
+    assert!(err.contains("nothing was changed"), "{err}");
+    assert_eq!(fs::read_to_string(&path).unwrap(), broken);
+
+    let wrong_shape = "{\"hooks\": []}";
+    fs::write(&path, wrong_shape).unwrap();
+    let done = install(&p, &[]);
+    assert_eq!(done.code, Some(1));
+    assert!(
+        done.stderr_str().contains("`hooks` is not an object"),
+        "{}",
+        done.stderr_str()
+    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), wrong_shape);
+}
+
+#[test]
+fn a_symlinked_settings_file_is_written_through_the_link() {
+    let p = Project::new(json!({"hooks": {}}));
+    let dotfiles = p.home.join("dotfiles/claude-settings.json");
+    fs::create_dir_all(dotfiles.parent().unwrap()).unwrap();
+    fs::write(&dotfiles, "{\"model\": \"opus\"}\n").unwrap();
+    let link = p.home.join(".claude/settings.json");
+    fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&dotfiles, &link).unwrap();
+    let done = install(&p, &["--scope", "user"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    let settings = parsed(&dotfiles);
+    assert_eq!(settings["model"], "opus");
+    our_hook(&settings, "SessionStart");
+}
+
+#[test]
+fn the_registered_command_dispatches_the_projects_hooks() {
+    let p = Project::new(json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "echo 'no rm' >&2; exit 2"}
+    ]}]}}));
+    let bin = common::hookbridge_bin();
+    let dir = p.dir.to_string_lossy().into_owned();
+    let done = p.finish(
+        p.hookbridge(&["install-into", "claude", "--project-dir", &dir]),
+        b"",
+    );
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    let settings = parsed(&settings_path(&p));
+    let command = our_hook(&settings, "PreToolUse")["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        command.starts_with(&format!("{} run", bin.display())),
+        "not on PATH, so the absolute path: {command}"
+    );
+    // As Claude Code starts it: `sh -c <command>` with the payload on stdin.
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c").arg(&command);
+    for var in common::HOSTILE_ENV {
+        cmd.env_remove(var);
+    }
+    cmd.env("HOME", &p.home)
+        .env("CLAUDE_PROJECT_DIR", &p.dir)
+        .env("HOOKBRIDGE_LOG", &p.log);
+    let payload = serde_json::to_vec(&p.payload("PreToolUse")).unwrap();
+    let ran = p.finish(cmd, &payload);
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr_str());
+    assert!(ran.stderr_str().contains("no rm"), "{}", ran.stderr_str());
+}

@@ -1,0 +1,153 @@
+"""`hookbridge install-into claude` against the real Claude Code.
+
+mux_diff.py registers `hookbridge run` only for the events a case has hooks for. What a user gets
+from `install-into claude` is different: hookbridge registered for *every* event, with outer
+timeouts. This check runs a spread of measured cases with exactly the settings `install-into`
+writes (the case's hooks moved to `.amplifier/hooks/`, its settings file produced by
+`hookbridge install-into claude --scope project --dry-run`) and compares, with mux_diff's own
+view, what the model saw, how the run ended and what files were left against Claude Code running
+the hooks directly. A case with no hooks at all is among them: registering every event must change
+nothing by itself.
+
+With `--plugin DIR`, the same cases run with hookbridge's Claude Code plugin instead
+(`plugins/hookbridge`, loaded with `--plugin-dir`, `hookbridge` found on PATH) and no hooks in the
+settings file at all.
+
+Usage: python3 check_with_claude.py [--plugin DIR] HOOKBRIDGE_BIN CASE_DIR...
+"""
+
+import copy
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ORACLE_DIR = os.environ.get("HOOKBRIDGE_ORACLE_DIR") or os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "oracle")
+sys.path.insert(0, ORACLE_DIR)
+import mux_diff  # noqa: E402  (the shared differential's run_oracle, hook_commands and view)
+
+
+# Claude Code tells the model which plugin a blocking hook came from; registered through the plugin,
+# that hook is hookbridge. The one difference the plugin route has, and the reason install-into is
+# the route that gives Claude Code's own view (documented in docs/install.md).
+PLUGIN_NOTE = re.compile(r"\n*This hook comes from the hookbridge@[^ ]+ plugin\.")
+
+
+def without_plugin_note(node):
+    """The view with the plugin note taken out; Claude Code writes it in place of the text's
+    trailing newlines, so those go on both sides."""
+    if isinstance(node, str):
+        return PLUGIN_NOTE.sub("", node).rstrip("\n")
+    if isinstance(node, (list, tuple)):
+        return type(node)(without_plugin_note(x) for x in node)
+    if isinstance(node, dict):
+        return {k: without_plugin_note(v) for k, v in node.items()}
+    return node
+
+
+def installed_case(case_dir, hookbridge, dest, plugin=None):
+    """`case_dir` copied to `dest` with its hooks behind hookbridge, registered by install-into
+    (or, with `plugin`, by that Claude Code plugin)."""
+    shutil.copytree(case_dir, dest, dirs_exist_ok=True)
+    with open(os.path.join(case_dir, "case.json")) as f:
+        case = json.load(f)
+    project = os.path.join(dest, "files")
+    os.makedirs(os.path.join(project, ".amplifier", "hooks"), exist_ok=True)
+    with open(os.path.join(project, ".amplifier", "hooks", "hooks.json"), "w") as f:
+        json.dump({"hooks": case.get("settings", {}).get("hooks", {})}, f, indent=2)
+    user_hooks = (case.get("user_settings") or {}).get("hooks")
+    home = tempfile.mkdtemp(prefix="install-into-home-")
+    if user_hooks:
+        # The user's hooks go to ~/.amplifier/hooks of the home the oracle gives Claude Code; here
+        # install-into only needs them to size the timeouts.
+        for root in (os.path.join(dest, "home"), home):
+            os.makedirs(os.path.join(root, ".amplifier", "hooks"), exist_ok=True)
+            with open(os.path.join(root, ".amplifier", "hooks", "hooks.json"), "w") as f:
+                json.dump({"hooks": user_hooks}, f, indent=2)
+        us = copy.deepcopy(case["user_settings"])
+        us.pop("hooks")
+        case["user_settings"] = us
+    if plugin:
+        shutil.rmtree(home, ignore_errors=True)
+        settings = copy.deepcopy(case.get("settings", {}))
+        settings.pop("hooks", None)
+        case["settings"] = settings
+        case["args"] = case.get("args", ["--allowedTools", "Bash,Write,Edit,Read"]) + ["--plugin-dir", plugin]
+        case_env = dict(case.get("env", {}))
+        case_env["PATH"] = os.path.dirname(hookbridge) + os.pathsep + os.environ.get("PATH", "")
+        case["env"] = case_env
+        with open(os.path.join(dest, "case.json"), "w") as f:
+            json.dump(case, f, indent=2)
+        with open(os.path.join(plugin, "hooks", "hooks.json")) as f:
+            return len(json.load(f)["hooks"])
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_PROJECT_DIR", "AMPLIFIER_PROJECT_DIR")}
+    env["HOME"] = home
+    out = subprocess.run(
+        [hookbridge, "install-into", "claude", "--scope", "project", "--dry-run",
+         "--program", hookbridge, "--project-dir", project],
+        capture_output=True, text=True, env=env, timeout=60)
+    shutil.rmtree(home, ignore_errors=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"install-into failed ({out.returncode}): {out.stderr}")
+    written = json.loads(out.stdout)
+    settings = copy.deepcopy(case.get("settings", {}))
+    settings["hooks"] = written["hooks"]
+    case["settings"] = settings
+    with open(os.path.join(dest, "case.json"), "w") as f:
+        json.dump(case, f, indent=2)
+    return len(written["hooks"])
+
+
+def main():
+    args = sys.argv[1:]
+    plugin = None
+    if args[:1] == ["--plugin"]:
+        plugin, args = os.path.abspath(args[1]), args[2:]
+    hookbridge, cases = os.path.abspath(args[0]), args[1:]
+    if plugin and os.path.basename(hookbridge) != "hookbridge":
+        sys.exit(f"{hookbridge}: the plugin starts `hookbridge` from PATH, so the binary must have that name")
+    same = 0
+    for case_dir in cases:
+        name = os.path.basename(os.path.normpath(case_dir))
+        with open(os.path.join(case_dir, "case.json")) as f:
+            spec = json.load(f)
+        ignore = spec.get("mux_contents_ignore", [])
+        tmp = tempfile.mkdtemp(prefix="install-into-")
+        try:
+            events = installed_case(case_dir, hookbridge, tmp, plugin)
+            with open(os.path.join(case_dir, "case.json")) as f:
+                direct_commands = mux_diff.hook_commands(json.load(f))
+            with open(os.path.join(tmp, "case.json")) as f:
+                installed_commands = mux_diff.hook_commands(json.load(f))
+            if plugin:
+                installed_commands = sorted({f"hookbridge run --event {e}" for e in spec.get("settings", {}).get("hooks", {})}
+                                            | set(installed_commands), key=len, reverse=True)
+            a = mux_diff.view(mux_diff.run_oracle(case_dir), direct_commands, ignore)
+            b = mux_diff.view(mux_diff.run_oracle(tmp), installed_commands, ignore)
+            if plugin:
+                a, b = without_plugin_note(a), without_plugin_note(b)
+        except Exception as e:  # a failure to run is a difference, not a crash
+            print(f"ERROR {name}: {e}")
+            continue
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        if a == b:
+            same += 1
+            print(f"same  {name} ({events} events registered)")
+        else:
+            print(f"DIFF  {name} ({events} events registered)")
+            for key in ("prelude", "shown", "files", "contents", "ending"):
+                if a[key] != b[key]:
+                    print(f"      {key}: claude   ={json.dumps(a[key])[:400]}")
+                    print(f"      {key}: installed={json.dumps(b[key])[:400]}")
+    what = "plugin" if plugin else "install-into"
+    print(f"{what} conformance: {same}/{len(cases)} identical")
+    sys.exit(0 if cases and same == len(cases) else 1)
+
+
+if __name__ == "__main__":
+    main()
