@@ -62,6 +62,7 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
                     },
                     "timeout_s": hook.timeout.map(|t| t.as_secs_f64()),
                     "async": matches!(&hook.kind, HookKind::Command(c) if c.run_async),
+                    "disabled": hook.disabled.as_ref().map(ToString::to_string),
                     "runnable": readiness(hook, &set.http_policy).is_ok(),
                     "not_runnable_because": readiness(hook, &set.http_policy).err(),
                     "source": hook.source.path,
@@ -101,6 +102,9 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
             .filter(|m| !m.is_empty())
             .unwrap_or("*");
         let mut notes = Vec::new();
+        if let Some(disabled) = &hook.disabled {
+            notes.push(format!("DISABLED: {disabled}"));
+        }
         if let Err(e) = &group.matcher {
             notes.push(format!("NEVER RUNS: {e}"));
         }
@@ -170,7 +174,7 @@ pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
         .map(std::path::PathBuf::from)
         .unwrap_or_default();
     let mut warnings = 0;
-    for (_, _, hook) in set.hooks() {
+    for (_, _, hook) in set.hooks().filter(|(_, _, hook)| hook.disabled.is_none()) {
         let HookKind::Command(c) = &hook.kind else {
             continue;
         };
@@ -214,7 +218,7 @@ pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    for (event, _, hook) in set.hooks() {
+    for (event, _, hook) in set.hooks().filter(|(_, _, hook)| hook.disabled.is_none()) {
         if let Err(why) = readiness(hook, &set.http_policy) {
             errors += 1;
             let _ = writeln!(

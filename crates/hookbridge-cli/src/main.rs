@@ -13,8 +13,10 @@
 mod diagnostics_log;
 mod docs;
 mod dry_run;
+mod files;
 mod inspect;
 mod install_into;
+mod manage;
 mod preflight;
 mod run;
 
@@ -88,6 +90,16 @@ enum Command {
     /// Register `hookbridge run` as the agent's hook for every event (`install-into claude`), or
     /// remove it (`--remove`).
     InstallInto(install_into::InstallIntoArgs),
+    /// Install a plugin (a folder, a git URL or PLUGIN@MARKETPLACE) into the hooks directory.
+    Install(manage::plugins::InstallArgs),
+    /// Remove an installed plugin.
+    Uninstall(manage::plugins::UninstallArgs),
+    /// Switch a plugin or one hook (`EVENT:LABEL`) back on.
+    Enable(manage::toggle::ToggleArgs),
+    /// Switch a plugin or one hook (`EVENT:LABEL`) off; it stays listed, marked DISABLED.
+    Disable(manage::toggle::ToggleArgs),
+    /// Plugin catalogs in Claude Code's marketplace format: add, list, remove.
+    Marketplace(manage::marketplace::MarketplaceArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(docs::CompletionsArgs),
     /// Print the man page (roff): `hookbridge man > hookbridge.1`.
@@ -146,6 +158,13 @@ fn main() -> ExitCode {
         Command::Validate(args) => inspect::validate(args).unwrap_or_else(|err| quiet_on_broken_pipe(&err)),
         Command::Test(args) => dry_run::test(args).unwrap_or_else(|err| failure(&err)),
         Command::InstallInto(args) => install_into::install_into(args).unwrap_or_else(|err| failure(&err)),
+        Command::Install(args) => manage::plugins::install(args).unwrap_or_else(|err| failure(&err)),
+        Command::Uninstall(args) => manage::plugins::uninstall(args).unwrap_or_else(|err| failure(&err)),
+        Command::Enable(args) => manage::toggle::enable(args).unwrap_or_else(|err| failure(&err)),
+        Command::Disable(args) => manage::toggle::disable(args).unwrap_or_else(|err| failure(&err)),
+        Command::Marketplace(args) => {
+            manage::marketplace::marketplace(args).unwrap_or_else(|err| failure(&err))
+        }
         Command::Completions(args) => docs::completions(args, <Cli as clap::CommandFactory>::command())
             .unwrap_or_else(|err| failure(&err)),
         Command::Man => {

@@ -288,12 +288,7 @@ fn detect_indent(text: &str) -> String {
 /// the backup's path.
 fn write_settings(file: &Path, original: &Original, text: Option<&str>) -> anyhow::Result<Option<PathBuf>> {
     // Through a symlink (dotfiles managers link settings.json) to the file it names.
-    let target = match std::fs::canonicalize(file) {
-        Ok(target) => target,
-        Err(_) => file.to_path_buf(),
-    };
-    let dir = target.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let target = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
     let backup = match &original.text {
         Some(old) => {
             let mut name = target.file_name().unwrap_or_default().to_os_string();
@@ -306,15 +301,7 @@ fn write_settings(file: &Path, original: &Original, text: Option<&str>) -> anyho
     };
     match text {
         Some(text) => {
-            let mut temp = tempfile::NamedTempFile::new_in(dir)
-                .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
-            temp.write_all(text.as_bytes())?;
-            if let Ok(meta) = std::fs::metadata(&target) {
-                temp.as_file().set_permissions(meta.permissions())?;
-            }
-            temp.as_file().sync_all()?;
-            temp.persist(&target)
-                .with_context(|| format!("writing {}", target.display()))?;
+            crate::files::write_atomically(&target, text)?;
         }
         None => std::fs::remove_file(&target).with_context(|| format!("removing {}", target.display()))?,
     }

@@ -10,7 +10,9 @@
 //!    - otherwise `<name>/hooks.json` (the Amplifier layout), else `<name>/hooks/hooks.json` (a
 //!      plugin without a manifest).
 //!
-//! All configs merge by concatenation per event. Discovery reads files only; it never runs anything.
+//! All configs merge by concatenation per event. Last, the directory's `hookbridge-state.json` (what
+//! `hookbridge disable` switched off) marks its hooks. Discovery reads files only; it never runs
+//! anything.
 
 use std::ffi::OsStr;
 use std::fs;
@@ -20,6 +22,7 @@ use crate::diagnostics::Diagnostic;
 
 use super::model::{ConfigSource, HookSet, Plugin, Scope};
 use super::parse::parse_hooks_file;
+use super::state::{HooksDirState, STATE_FILE_NAME};
 
 /// The folder under a project (and under the home directory) that holds hooks.
 pub const HOOKS_DIR_NAME: &str = ".amplifier/hooks";
@@ -131,6 +134,26 @@ impl HooksFolder<'_> {
         for plugin_dir in &plugin_dirs {
             let name = plugin_dir.file_name().unwrap_or_default();
             self.load_plugin(set, plugin_dir, name);
+        }
+        self.apply_state(set);
+    }
+
+    /// `hookbridge-state.json`: what `hookbridge disable` switched off here.
+    fn apply_state(&self, set: &mut HookSet) {
+        let path = self.dir.join(STATE_FILE_NAME);
+        let text = match self.files.read(OsStr::new(STATE_FILE_NAME), &path) {
+            Ok(Some(text)) => text,
+            Ok(None) => return,
+            Err(e) => {
+                set.diagnostics.push(
+                    Diagnostic::error(format!("cannot read: {e}; every hook here runs")).in_file(&path),
+                );
+                return;
+            }
+        };
+        match HooksDirState::parse(&text, &path) {
+            Ok(state) => state.apply(set, self.dir, &path),
+            Err(d) => set.diagnostics.push(d),
         }
     }
 

@@ -12,6 +12,7 @@ mod explain;
 mod model;
 mod parse;
 mod select;
+mod state;
 
 pub use condition::{Condition, ConditionError};
 pub use discover::{discover, DiscoveryOptions, HOOKS_DIR_NAME};
@@ -22,3 +23,4 @@ pub use model::{
 };
 pub use parse::{parse_hooks_file, ParsedFile, Placeholders};
 pub use select::{Selection, SkipReason, SkippedHook};
+pub use state::{Disabled, HookRef, HooksDirState, STATE_FILE_NAME};

@@ -172,6 +172,9 @@ pub struct HookSpec {
     /// Key path in the file, e.g. `hooks.PreToolUse[0].hooks[1]`.
     pub key: String,
     pub position: Position,
+    /// Switched off by `hookbridge disable` (its hooks directory's `hookbridge-state.json`):
+    /// listed, never run, reported as skipped.
+    pub disabled: Option<super::state::Disabled>,
 }
 
 /// One matcher group of one event.

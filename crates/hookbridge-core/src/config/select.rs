@@ -18,6 +18,8 @@ use super::model::{HookId, HookKind, HookSet, HookSpec};
 pub enum SkipReason {
     /// A config file set `disableAllHooks: true`.
     AllHooksDisabled { by: PathBuf },
+    /// `hookbridge disable` switched it (or its plugin) off.
+    Disabled(super::Disabled),
     /// The group's matcher is not a valid regular expression.
     InvalidMatcher { message: String },
     /// `if` on an event that is not a tool event: Claude Code never runs such a hook.
@@ -33,6 +35,7 @@ impl std::fmt::Display for SkipReason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             SkipReason::AllHooksDisabled { by } => write!(f, "all hooks are disabled by {}", by.display()),
+            SkipReason::Disabled(disabled) => write!(f, "{disabled}"),
             SkipReason::InvalidMatcher { message } => write!(f, "{message}"),
             SkipReason::ConditionOnNonToolEvent => f.write_str("`if` is set on a non-tool event: never runs"),
             SkipReason::PluginVariableOutsidePlugin => f.write_str(
@@ -118,6 +121,13 @@ impl HookSet {
                 continue;
             }
             for hook in &group.hooks {
+                if let Some(disabled) = &hook.disabled {
+                    selection.skipped.push(SkippedHook {
+                        hook,
+                        reason: SkipReason::Disabled(disabled.clone()),
+                    });
+                    continue;
+                }
                 if matches!(&hook.kind, HookKind::Command(c) if c.plugin_variable_outside_plugin) {
                     selection.skipped.push(SkippedHook {
                         hook,

@@ -451,6 +451,7 @@ impl Reader<'_> {
             source: self.source.clone(),
             key: self.key.0.clone(),
             position,
+            disabled: None,
         })
     }
 

@@ -1,0 +1,336 @@
+//! `hookbridge marketplace add | list | remove`: plugin catalogs in Claude Code's format
+//! (`.claude-plugin/marketplace.json`), so `hookbridge install PLUGIN@MARKETPLACE` works as
+//! `/plugin install` does.
+//!
+//! The list of added marketplaces is per user, in `~/.amplifier/marketplaces.json`
+//! (`{"marketplaces": {"<name>": {"source": "<as given>", "root": "<folder>"}}}`). A folder is
+//! used where it is; a git URL is cloned into `~/.amplifier/marketplaces/<name>/` (adding it again
+//! refreshes the clone). A plugin entry's `source` may be a relative folder (`./plugins/x`, under
+//! `metadata.pluginRoot` when set), `{"source": "github", "repo": "owner/name"}`,
+//! `{"source": "url", "url": …}` or `{"source": "git-subdir", "url": …, "path": …}`, each with an
+//! optional `ref`; npm and pip sources are refused with a clear message.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::{Args, Subcommand};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::plugins::{git_clone, Source};
+use super::{check_plugin_name, home};
+use crate::{say, UsageError};
+
+#[derive(Args, Debug)]
+pub struct MarketplaceArgs {
+    #[command(subcommand)]
+    command: MarketplaceCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum MarketplaceCommand {
+    /// Add (or refresh) a marketplace: a folder or git URL with `.claude-plugin/marketplace.json`.
+    Add { source: String },
+    /// List the marketplaces added and their plugins.
+    List,
+    /// Forget a marketplace (its clone is deleted; installed plugins stay).
+    Remove { name: String },
+}
+
+/// `~/.amplifier/marketplaces.json`.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Registry {
+    #[serde(default)]
+    marketplaces: BTreeMap<String, Entry>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Entry {
+    source: String,
+    root: PathBuf,
+}
+
+fn amplifier_home() -> Result<PathBuf, UsageError> {
+    home()
+        .map(|h| h.join(".amplifier"))
+        .ok_or_else(|| UsageError("HOME is not set: marketplaces are kept in ~/.amplifier".into()))
+}
+
+fn registry_path() -> Result<PathBuf, UsageError> {
+    Ok(amplifier_home()?.join("marketplaces.json"))
+}
+
+fn load_registry() -> anyhow::Result<Registry> {
+    let path = registry_path()?;
+    match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text)
+            .map_err(|e| anyhow::anyhow!("{}:{}:{}: {e}", path.display(), e.line(), e.column())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Registry::default()),
+        Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
+    }
+}
+
+fn save_registry(registry: &Registry) -> anyhow::Result<()> {
+    let text = serde_json::to_string_pretty(registry)? + "\n";
+    crate::files::write_atomically(&registry_path()?, &text)?;
+    Ok(())
+}
+
+/// The catalog of the marketplace at `root`.
+fn catalog(root: &Path) -> anyhow::Result<Value> {
+    let path = root.join(".claude-plugin/marketplace.json");
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let value: Value = serde_json::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("{}:{}:{}: {e}", path.display(), e.line(), e.column()))?;
+    if !value.get("plugins").is_some_and(Value::is_array) {
+        anyhow::bail!("{}: `plugins` is missing or not a list", path.display());
+    }
+    Ok(value)
+}
+
+pub fn marketplace(args: MarketplaceArgs) -> anyhow::Result<ExitCode> {
+    match args.command {
+        MarketplaceCommand::Add { source } => add(&source),
+        MarketplaceCommand::List => list(),
+        MarketplaceCommand::Remove { name } => remove(&name),
+    }
+}
+
+fn add(source: &str) -> anyhow::Result<ExitCode> {
+    let mut registry = load_registry()?;
+    let (name, root) = match Source::classify(source)? {
+        Source::Folder(folder) => {
+            let name = catalog_name(&catalog(&folder)?, &folder)?;
+            (name, folder)
+        }
+        Source::Git { url, .. } => {
+            let clones = amplifier_home()?.join("marketplaces");
+            std::fs::create_dir_all(&clones).with_context(|| format!("creating {}", clones.display()))?;
+            let staging = tempfile::Builder::new().prefix(".adding-").tempdir_in(&clones)?;
+            let clone = staging.path().join("clone");
+            git_clone(&url, None, &clone)?;
+            let name = catalog_name(&catalog(&clone)?, &clone)?;
+            let root = clones.join(&name);
+            if root.exists() {
+                std::fs::remove_dir_all(&root)
+                    .with_context(|| format!("removing the old {}", root.display()))?;
+            }
+            std::fs::rename(&clone, &root)
+                .with_context(|| format!("moving the clone to {}", root.display()))?;
+            (name, root)
+        }
+        Source::Marketplace { .. } => {
+            return Err(UsageError(format!("`{source}`: a marketplace is a folder or a git URL")).into())
+        }
+    };
+    let plugins = catalog(&root)?["plugins"].as_array().map_or(0, Vec::len);
+    let refreshed = registry.marketplaces.contains_key(&name);
+    registry.marketplaces.insert(
+        name.clone(),
+        Entry {
+            source: source.to_string(),
+            root: root.clone(),
+        },
+    );
+    save_registry(&registry)?;
+    say(format_args!(
+        "{} marketplace `{name}` ({plugins} plugin(s), {}); install one with `hookbridge install PLUGIN@{name}`",
+        if refreshed { "refreshed" } else { "added" },
+        root.display()
+    ));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn catalog_name(catalog: &Value, root: &Path) -> anyhow::Result<String> {
+    let name = catalog
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| anyhow::anyhow!("{}: the marketplace has no `name`", root.display()))?;
+    check_plugin_name(name)?;
+    Ok(name.to_string())
+}
+
+fn list() -> anyhow::Result<ExitCode> {
+    use std::io::Write as _;
+    let registry = load_registry()?;
+    let mut out = std::io::stdout().lock();
+    if registry.marketplaces.is_empty() {
+        writeln!(
+            out,
+            "no marketplaces; add one with `hookbridge marketplace add <folder | git URL>`"
+        )?;
+    }
+    for (name, entry) in &registry.marketplaces {
+        writeln!(out, "{name}  ({}, {})", entry.source, entry.root.display())?;
+        match catalog(&entry.root) {
+            Ok(catalog) => {
+                for plugin in catalog["plugins"].as_array().into_iter().flatten() {
+                    writeln!(
+                        out,
+                        "  {}@{name}  {}",
+                        plugin.get("name").and_then(Value::as_str).unwrap_or("?"),
+                        plugin.get("description").and_then(Value::as_str).unwrap_or("")
+                    )?;
+                }
+            }
+            Err(e) => writeln!(out, "  cannot be read: {e:#}")?,
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn remove(name: &str) -> anyhow::Result<ExitCode> {
+    let mut registry = load_registry()?;
+    let Some(entry) = registry.marketplaces.remove(name) else {
+        let hint = hookbridge_core::diagnostics::did_you_mean(
+            name,
+            registry.marketplaces.keys().map(String::as_str),
+        );
+        return Err(UsageError(format!("no marketplace `{name}`{hint}")).into());
+    };
+    save_registry(&registry)?;
+    let clones = amplifier_home()?.join("marketplaces");
+    if entry.root.starts_with(&clones) && entry.root.exists() {
+        std::fs::remove_dir_all(&entry.root).with_context(|| format!("removing {}", entry.root.display()))?;
+    }
+    say(format_args!(
+        "removed marketplace `{name}`; plugins installed from it stay"
+    ));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Where `plugin` of `marketplace` comes from.
+pub fn plugin_source(plugin: &str, marketplace: &str) -> anyhow::Result<Source> {
+    let registry = load_registry()?;
+    let Some(entry) = registry.marketplaces.get(marketplace) else {
+        let hint = hookbridge_core::diagnostics::did_you_mean(
+            marketplace,
+            registry.marketplaces.keys().map(String::as_str),
+        );
+        return Err(UsageError(format!(
+            "no marketplace `{marketplace}`{hint}; add it with `hookbridge marketplace add <folder | git URL>`"
+        ))
+        .into());
+    };
+    let catalog = catalog(&entry.root)?;
+    let plugins = catalog["plugins"].as_array().cloned().unwrap_or_default();
+    let Some(found) = plugins
+        .iter()
+        .find(|p| p.get("name").and_then(Value::as_str) == Some(plugin))
+    else {
+        let names: Vec<&str> = plugins.iter().filter_map(|p| p.get("name")?.as_str()).collect();
+        let hint = hookbridge_core::diagnostics::did_you_mean(plugin, names.iter().copied());
+        return Err(UsageError(format!(
+            "marketplace `{marketplace}` has no plugin `{plugin}`{hint}"
+        ))
+        .into());
+    };
+    let plugin_root = catalog
+        .pointer("/metadata/pluginRoot")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    resolve_source(found.get("source"), &entry.root, plugin_root)
+        .map_err(|why| anyhow::anyhow!("{plugin}@{marketplace}: {why}"))
+}
+
+/// A marketplace entry's `source`, as a place to fetch from.
+fn resolve_source(source: Option<&Value>, root: &Path, plugin_root: &str) -> Result<Source, String> {
+    let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_string);
+    match source {
+        Some(Value::String(path)) => {
+            let base = if path.starts_with("./") || plugin_root.is_empty() {
+                root.to_path_buf()
+            } else {
+                root.join(plugin_root)
+            };
+            let folder = base.join(path);
+            let inside = folder
+                .canonicalize()
+                .ok()
+                .zip(root.canonicalize().ok())
+                .is_some_and(|(f, r)| f.starts_with(r));
+            if !inside {
+                return Err(format!("source `{path}` is not a folder inside the marketplace"));
+            }
+            Ok(Source::Folder(folder))
+        }
+        Some(object @ Value::Object(_)) => {
+            let kind = text(object, "source").unwrap_or_default();
+            let reference = text(object, "ref");
+            match kind.as_str() {
+                "github" => {
+                    let repo = text(object, "repo").ok_or("a github source needs `repo`")?;
+                    Ok(Source::Git {
+                        url: format!("https://github.com/{repo}.git"),
+                        reference,
+                        subdir: None,
+                    })
+                }
+                "url" | "git" => Ok(Source::Git {
+                    url: text(object, "url").ok_or("a url source needs `url`")?,
+                    reference,
+                    subdir: None,
+                }),
+                "git-subdir" => Ok(Source::Git {
+                    url: text(object, "url").ok_or("a git-subdir source needs `url`")?,
+                    reference,
+                    subdir: Some(text(object, "path").ok_or("a git-subdir source needs `path`")?),
+                }),
+                other => Err(format!(
+                    "source kind `{other}` is not supported (folders, github, url and git-subdir are)"
+                )),
+            }
+        }
+        _ => Err("the entry has no usable `source`".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn entry_sources_resolve_to_folders_and_git_urls() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("plugins/fmt")).unwrap();
+        assert_eq!(
+            resolve_source(Some(&json!("./plugins/fmt")), root, ""),
+            Ok(Source::Folder(root.join("./plugins/fmt")))
+        );
+        assert_eq!(
+            resolve_source(Some(&json!("fmt")), root, "plugins"),
+            Ok(Source::Folder(root.join("plugins").join("fmt")))
+        );
+        assert!(resolve_source(Some(&json!("../../etc")), root, "").is_err());
+        assert_eq!(
+            resolve_source(
+                Some(&json!({"source": "github", "repo": "o/r", "ref": "v1"})),
+                root,
+                ""
+            ),
+            Ok(Source::Git {
+                url: "https://github.com/o/r.git".into(),
+                reference: Some("v1".into()),
+                subdir: None
+            })
+        );
+        assert_eq!(
+            resolve_source(
+                Some(&json!({"source": "git-subdir", "url": "https://x/y.git", "path": "p"})),
+                root,
+                ""
+            ),
+            Ok(Source::Git {
+                url: "https://x/y.git".into(),
+                reference: None,
+                subdir: Some("p".into())
+            })
+        );
+        let npm = resolve_source(Some(&json!({"source": "npm", "package": "x"})), root, "");
+        assert!(npm.unwrap_err().contains("`npm` is not supported"));
+    }
+}

@@ -1,0 +1,425 @@
+//! `hookbridge install` / `hookbridge uninstall`: a Claude Code plugin (or any folder with hooks)
+//! copied, unmodified, into a hooks directory as `<hooks dir>/<name>/`, where discovery loads it
+//! with `${CLAUDE_PLUGIN_ROOT}` pointing at it.
+//!
+//! The source is a folder, a git URL (cloned with `git clone --depth 1`), or `plugin@marketplace`
+//! (see `marketplace.rs`). The copy is assembled in a hidden folder of the hooks directory
+//! (discovery skips names starting with `.`) and renamed into place, so a `hookbridge run` at the
+//! same moment sees the old plugin or the new one, never half of one. A source with no hooks is
+//! refused and nothing stays behind.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::Args;
+use hookbridge_core::config::{HooksDirState, STATE_FILE_NAME};
+
+use super::{check_plugin_name, marketplace, HooksDirArgs};
+use crate::{say, UsageError};
+
+#[derive(Args, Debug)]
+pub struct InstallArgs {
+    /// A plugin folder, a git URL (`https://…`, `git@…`, `file://…`, `….git`), or
+    /// `PLUGIN@MARKETPLACE` from a marketplace added with `hookbridge marketplace add`.
+    source: String,
+    /// The folder name in the hooks directory. Default: the manifest's `name`, else the source's
+    /// folder or repository name.
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+    /// Replace a plugin of the same name.
+    #[arg(long)]
+    force: bool,
+    #[command(flatten)]
+    dir: HooksDirArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct UninstallArgs {
+    /// The plugin's folder name in the hooks directory (`hookbridge list` shows it).
+    name: String,
+    #[command(flatten)]
+    dir: HooksDirArgs,
+}
+
+/// Where a plugin comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    Folder(PathBuf),
+    /// A git URL, optionally a branch or tag, and a folder inside the repository.
+    Git {
+        url: String,
+        reference: Option<String>,
+        subdir: Option<String>,
+    },
+    Marketplace {
+        plugin: String,
+        marketplace: String,
+    },
+}
+
+impl Source {
+    pub fn classify(text: &str) -> Result<Source, UsageError> {
+        if Path::new(text).exists() {
+            return Ok(Source::Folder(
+                std::path::absolute(text).map_err(|e| UsageError(e.to_string()))?,
+            ));
+        }
+        if text.contains("://") || text.starts_with("git@") || text.ends_with(".git") {
+            return Ok(Source::Git {
+                url: text.to_string(),
+                reference: None,
+                subdir: None,
+            });
+        }
+        if let Some((plugin, marketplace)) = text.rsplit_once('@') {
+            let plain = |s: &str| !s.is_empty() && !s.contains(['/', '\\']);
+            if plain(plugin) && plain(marketplace) {
+                return Ok(Source::Marketplace {
+                    plugin: plugin.into(),
+                    marketplace: marketplace.into(),
+                });
+            }
+        }
+        Err(UsageError(format!(
+            "`{text}` is not a folder that exists, a git URL, or PLUGIN@MARKETPLACE"
+        )))
+    }
+}
+
+pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
+    let dir = args.dir.resolve()?;
+    let (source, default_name) = match Source::classify(&args.source)? {
+        Source::Marketplace { plugin, marketplace } => {
+            (marketplace::plugin_source(&plugin, &marketplace)?, Some(plugin))
+        }
+        other => (other, None),
+    };
+    if let Some(name) = &args.name {
+        check_plugin_name(name)?;
+    }
+    std::fs::create_dir_all(&dir.dir).with_context(|| format!("creating {}", dir.dir.display()))?;
+    let staging = tempfile::Builder::new()
+        .prefix(".installing-")
+        .tempdir_in(&dir.dir)
+        .with_context(|| format!("creating a staging folder in {}", dir.dir.display()))?;
+    let fetched = staging.path().join("plugin");
+    fetch(&source, &fetched)?;
+    let name = match args
+        .name
+        .clone()
+        .or_else(|| manifest_name(&fetched))
+        .or(default_name)
+    {
+        Some(name) => name,
+        None => source_name(&source)?,
+    };
+    check_plugin_name(&name)?;
+    let dest = dir.dir.join(&name);
+    let replaced = std::fs::symlink_metadata(&dest).is_ok();
+    if replaced && !args.force {
+        return Err(UsageError(format!(
+            "{} already exists: `hookbridge install --force` replaces it, `hookbridge uninstall {name}` removes it",
+            dest.display()
+        ))
+        .into());
+    }
+    if replaced {
+        std::fs::rename(&dest, staging.path().join("old"))
+            .with_context(|| format!("moving the old {} aside", dest.display()))?;
+    }
+    std::fs::rename(&fetched, &dest).with_context(|| format!("moving the plugin into {}", dest.display()))?;
+
+    let set = dir.load();
+    let ours: Vec<_> = set
+        .hooks()
+        .filter(|(_, _, hook)| hook.source.path.starts_with(&dest))
+        .collect();
+    if ours.is_empty() {
+        roll_back(&dest, staging.path(), replaced)?;
+        let problems: Vec<String> = set
+            .diagnostics
+            .iter()
+            .filter(|d| d.file.as_ref().is_some_and(|f| f.starts_with(&dest)))
+            .map(ToString::to_string)
+            .collect();
+        anyhow::bail!(
+            "{}: no hooks found (a Claude Code plugin with hooks/hooks.json or hooks in .claude-plugin/plugin.json, or a hooks.json); nothing was installed{}",
+            args.source,
+            if problems.is_empty() {
+                String::new()
+            } else {
+                format!("\n{}", problems.join("\n"))
+            }
+        );
+    }
+    let runs_hookbridge = ours.iter().any(|(_, _, hook)| {
+        matches!(&hook.kind, hookbridge_core::config::HookKind::Command(c)
+            if crate::install_into::claude_settings::is_hookbridge_run(&c.command))
+    });
+    if runs_hookbridge {
+        roll_back(&dest, staging.path(), replaced)?;
+        anyhow::bail!(
+            "{}: its hooks run `hookbridge run`: it registers hookbridge with Claude Code (use it with `/plugin install` or `hookbridge install-into claude`); behind hookbridge it would run itself; nothing was installed",
+            args.source
+        );
+    }
+    let mut events: Vec<&str> = ours.iter().map(|(e, _, _)| e.as_str()).collect();
+    events.dedup();
+    say(format_args!(
+        "{} plugin `{name}` in {}: {} hook(s) on {}",
+        if replaced { "replaced" } else { "installed" },
+        dest.display(),
+        ours.len(),
+        events.join(", ")
+    ));
+    let problems = set
+        .diagnostics
+        .iter()
+        .filter(|d| d.file.as_ref().is_some_and(|f| f.starts_with(&dest)));
+    for d in problems {
+        say(format_args!("{d}"));
+    }
+    say(format_args!(
+        "`hookbridge validate{}` checks it; `hookbridge disable {name}{}` switches it off",
+        user_flag(&args.dir),
+        user_flag(&args.dir)
+    ));
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn uninstall(args: UninstallArgs) -> anyhow::Result<ExitCode> {
+    let dir = args.dir.resolve()?;
+    check_plugin_name(&args.name)?;
+    let dest = dir.dir.join(&args.name);
+    let meta = match std::fs::symlink_metadata(&dest) {
+        Ok(meta) => meta,
+        Err(_) => {
+            let hint = hookbridge_core::diagnostics::did_you_mean(
+                &args.name,
+                dir.plugin_names().iter().map(String::as_str),
+            );
+            return Err(UsageError(format!(
+                "no plugin `{}` in {}{hint}",
+                args.name,
+                dir.dir.display()
+            ))
+            .into());
+        }
+    };
+    if meta.file_type().is_symlink() {
+        std::fs::remove_file(&dest)
+    } else {
+        std::fs::remove_dir_all(&dest)
+    }
+    .with_context(|| format!("removing {}", dest.display()))?;
+    say(format_args!(
+        "removed plugin `{}` ({})",
+        args.name,
+        dest.display()
+    ));
+    // Its entries in hookbridge-state.json go with it.
+    let state_path = dir.dir.join(STATE_FILE_NAME);
+    if let Ok(text) = std::fs::read_to_string(&state_path) {
+        if let Ok(mut state) = HooksDirState::parse(&text, &state_path) {
+            let before = state.clone();
+            state.disabled_plugins.retain(|p| p != &args.name);
+            state
+                .disabled_hooks
+                .retain(|h| h.plugin.as_deref() != Some(args.name.as_str()));
+            if state != before {
+                if state.is_empty() {
+                    std::fs::remove_file(&state_path)?;
+                } else {
+                    crate::files::write_atomically(&state_path, &state.to_json())?;
+                }
+            }
+        }
+    }
+    if let Some(home) = super::home() {
+        let data = home.join(".amplifier/plugin-data").join(&args.name);
+        if data.exists() {
+            say(format_args!("its data folder {} is kept", data.display()));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Take the new plugin out of `dest` and put back the one it replaced, if any.
+fn roll_back(dest: &Path, staging: &Path, replaced: bool) -> anyhow::Result<()> {
+    std::fs::remove_dir_all(dest).with_context(|| format!("removing {}", dest.display()))?;
+    if replaced {
+        std::fs::rename(staging.join("old"), dest)
+            .with_context(|| format!("putting the old {} back", dest.display()))?;
+    }
+    Ok(())
+}
+
+fn user_flag(dir: &HooksDirArgs) -> &'static str {
+    if dir.user {
+        " --user"
+    } else {
+        ""
+    }
+}
+
+/// Put the plugin of `source` at `dest` (which does not exist yet).
+pub fn fetch(source: &Source, dest: &Path) -> anyhow::Result<()> {
+    match source {
+        Source::Folder(folder) => {
+            if !folder.is_dir() {
+                return Err(UsageError(format!("{} is not a folder", folder.display())).into());
+            }
+            copy_tree(folder, dest)
+        }
+        Source::Git {
+            url,
+            reference,
+            subdir,
+        } => {
+            let clone = dest.with_extension("clone");
+            git_clone(url, reference.as_deref(), &clone)?;
+            let from = match subdir {
+                Some(sub) => clone.join(sub),
+                None => clone.clone(),
+            };
+            if !from.is_dir() {
+                anyhow::bail!(
+                    "{url}: the repository has no folder `{}`",
+                    subdir.as_deref().unwrap_or("")
+                );
+            }
+            copy_tree(&from, dest)?;
+            std::fs::remove_dir_all(&clone).with_context(|| format!("removing {}", clone.display()))
+        }
+        Source::Marketplace { .. } => unreachable!("resolved to a folder or git source first"),
+    }
+}
+
+/// `git clone --depth 1` of `url` (at `reference`, a branch or tag) into `dest`.
+pub fn git_clone(url: &str, reference: Option<&str>, dest: &Path) -> anyhow::Result<()> {
+    let mut git = std::process::Command::new("git");
+    git.args(["clone", "--quiet", "--depth", "1"]);
+    if let Some(reference) = reference {
+        git.args(["--branch", reference]);
+    }
+    git.arg("--").arg(url).arg(dest);
+    git.stdin(std::process::Stdio::null());
+    let out = git
+        .output()
+        .context("starting `git` (it must be installed to install from a git URL)")?;
+    if !out.status.success() {
+        anyhow::bail!(
+            "git clone {url} failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(())
+}
+
+/// Copy the folder `from` to `to` (which must not exist): files with their permissions, symlinks
+/// as symlinks; a top-level `.git` is left out.
+pub fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
+    let mut stack = vec![(from.to_path_buf(), to.to_path_buf())];
+    while let Some((src, dst)) = stack.pop() {
+        for entry in std::fs::read_dir(&src).with_context(|| format!("reading {}", src.display()))? {
+            let entry = entry?;
+            if src == from && entry.file_name() == ".git" {
+                continue;
+            }
+            let kind = entry.file_type()?;
+            let target = dst.join(entry.file_name());
+            if kind.is_symlink() {
+                std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)
+                    .with_context(|| format!("linking {}", target.display()))?;
+            } else if kind.is_dir() {
+                std::fs::create_dir(&target).with_context(|| format!("creating {}", target.display()))?;
+                stack.push((entry.path(), target));
+            } else {
+                std::fs::copy(entry.path(), &target)
+                    .with_context(|| format!("copying {} to {}", entry.path().display(), target.display()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The `name` in the plugin's `.claude-plugin/plugin.json`, if it has a usable one.
+fn manifest_name(plugin: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(plugin.join(".claude-plugin/plugin.json")).ok()?;
+    let manifest: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let name = manifest.get("name")?.as_str()?.to_string();
+    check_plugin_name(&name).ok().map(|()| name)
+}
+
+/// The last part of the source's path or URL (without `.git`).
+fn source_name(source: &Source) -> anyhow::Result<String> {
+    let text = match source {
+        Source::Folder(folder) => folder.to_string_lossy().into_owned(),
+        Source::Git {
+            url,
+            subdir: Some(sub),
+            ..
+        } => format!("{url}/{sub}"),
+        Source::Git { url, .. } => url.clone(),
+        Source::Marketplace { plugin, .. } => plugin.clone(),
+    };
+    let last = text
+        .trim_end_matches('/')
+        .rsplit(['/', ':'])
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches(".git")
+        .to_string();
+    check_plugin_name(&last)?;
+    Ok(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources_are_told_apart() {
+        let here = std::env::current_dir().unwrap();
+        assert_eq!(
+            Source::classify(".").ok(),
+            Some(Source::Folder(std::path::absolute(".").unwrap()))
+        );
+        assert!(here.is_absolute());
+        for url in [
+            "https://github.com/a/b",
+            "git@github.com:a/b.git",
+            "file:///tmp/x",
+            "x.git",
+        ] {
+            assert!(matches!(Source::classify(url), Ok(Source::Git { .. })), "{url}");
+        }
+        assert_eq!(
+            Source::classify("fmt@tools").ok(),
+            Some(Source::Marketplace {
+                plugin: "fmt".into(),
+                marketplace: "tools".into()
+            })
+        );
+        assert!(Source::classify("no/such/folder").is_err());
+        assert!(Source::classify("@tools").is_err());
+    }
+
+    #[test]
+    fn names_come_from_the_last_part_of_the_source() {
+        let git = |url: &str| Source::Git {
+            url: url.into(),
+            reference: None,
+            subdir: None,
+        };
+        assert_eq!(
+            source_name(&git("https://github.com/a/guard.git")).unwrap(),
+            "guard"
+        );
+        assert_eq!(source_name(&git("git@github.com:a/guard")).unwrap(), "guard");
+        assert_eq!(source_name(&Source::Folder("/x/plug/".into())).unwrap(), "plug");
+    }
+}

@@ -1,0 +1,358 @@
+//! `install`, `uninstall`, `enable`, `disable` and `marketplace`: plugins go into a hooks
+//! directory unmodified and run with `${CLAUDE_PLUGIN_ROOT}`; what is switched off stays listed and
+//! is reported as skipped; mistakes are errors with a "did you mean", and nothing is left half-done.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use common::project::Project;
+use serde_json::{json, Value};
+
+/// A Claude Code plugin folder whose PreToolUse hook blocks every Bash call with `reason`.
+fn guard_plugin(root: &Path, name: &str, reason: &str) -> PathBuf {
+    let dir = root.join(name);
+    fs::create_dir_all(dir.join(".claude-plugin")).unwrap();
+    fs::create_dir_all(dir.join("hooks")).unwrap();
+    fs::create_dir_all(dir.join("scripts")).unwrap();
+    fs::write(
+        dir.join(".claude-plugin/plugin.json"),
+        json!({"name": name, "version": "1.0.0"}).to_string(),
+    )
+    .unwrap();
+    fs::write(
+        dir.join("hooks/hooks.json"),
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "bash \"${CLAUDE_PLUGIN_ROOT}/scripts/guard.sh\""}
+        ]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    fs::write(
+        dir.join("scripts/guard.sh"),
+        format!("cat >/dev/null; echo '{reason}' >&2; exit 2\n"),
+    )
+    .unwrap();
+    dir
+}
+
+fn cli(p: &Project, args: &[&str]) -> common::Finished {
+    let dir = p.dir.to_string_lossy().into_owned();
+    let mut all: Vec<&str> = args.to_vec();
+    if !matches!(args.first(), Some(&"marketplace")) {
+        all.extend(["--project-dir", &dir]);
+    }
+    p.finish(p.hookbridge(&all), b"")
+}
+
+fn blocked(p: &Project) -> Option<String> {
+    let done = p.run("PreToolUse", "claude", &p.payload("PreToolUse"));
+    (done.code == Some(2)).then(|| done.stderr_str())
+}
+
+fn list_json(p: &Project) -> Value {
+    let done = cli(p, &["list", "--json"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    serde_json::from_slice(&done.stdout).unwrap()
+}
+
+#[test]
+fn a_folder_installs_unmodified_and_runs_with_its_plugin_root() {
+    let p = Project::new(json!({"hooks": {}}));
+    let src = tempfile::tempdir().unwrap();
+    let plugin = guard_plugin(src.path(), "guard", "no bash");
+    let done = cli(&p, &["install", plugin.to_str().unwrap()]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    assert!(
+        done.stderr_str().contains("installed plugin `guard`"),
+        "{}",
+        done.stderr_str()
+    );
+    let installed = p.dir.join(".amplifier/hooks/guard");
+    assert_eq!(
+        fs::read(installed.join("hooks/hooks.json")).unwrap(),
+        fs::read(plugin.join("hooks/hooks.json")).unwrap()
+    );
+    assert_eq!(blocked(&p).as_deref(), Some("no bash\n"));
+
+    let again = cli(&p, &["install", plugin.to_str().unwrap()]);
+    assert_eq!(again.code, Some(64), "{}", again.stderr_str());
+    assert!(
+        again.stderr_str().contains("already exists"),
+        "{}",
+        again.stderr_str()
+    );
+    fs::write(
+        plugin.join("scripts/guard.sh"),
+        "cat >/dev/null; echo 'v2' >&2; exit 2\n",
+    )
+    .unwrap();
+    let forced = cli(&p, &["install", plugin.to_str().unwrap(), "--force"]);
+    assert_eq!(forced.code, Some(0), "{}", forced.stderr_str());
+    assert!(
+        forced.stderr_str().contains("replaced plugin `guard`"),
+        "{}",
+        forced.stderr_str()
+    );
+    assert_eq!(blocked(&p).as_deref(), Some("v2\n"));
+    let mut leftovers: Vec<_> = fs::read_dir(p.dir.join(".amplifier/hooks"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    leftovers.sort();
+    assert_eq!(
+        leftovers,
+        ["guard", "hooks.json"],
+        "no staging folder is left behind"
+    );
+
+    let removed = cli(&p, &["uninstall", "guard"]);
+    assert_eq!(removed.code, Some(0), "{}", removed.stderr_str());
+    assert!(!installed.exists());
+    assert_eq!(blocked(&p), None);
+    let typo = cli(&p, &["uninstall", "gaurd"]);
+    assert_eq!(typo.code, Some(64));
+}
+
+#[test]
+fn a_source_without_hooks_or_that_runs_hookbridge_is_refused_and_leaves_nothing() {
+    let p = Project::new(json!({"hooks": {}}));
+    let src = tempfile::tempdir().unwrap();
+    let empty = src.path().join("skills-only");
+    fs::create_dir_all(empty.join(".claude-plugin")).unwrap();
+    fs::write(
+        empty.join(".claude-plugin/plugin.json"),
+        r#"{"name": "skills-only"}"#,
+    )
+    .unwrap();
+    let done = cli(&p, &["install", empty.to_str().unwrap()]);
+    assert_eq!(done.code, Some(1), "{}", done.stderr_str());
+    assert!(
+        done.stderr_str().contains("no hooks found"),
+        "{}",
+        done.stderr_str()
+    );
+
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../plugins/hookbridge");
+    let done = cli(&p, &["install", shipped.to_str().unwrap()]);
+    assert_eq!(done.code, Some(1), "{}", done.stderr_str());
+    assert!(
+        done.stderr_str().contains("it would run itself"),
+        "{}",
+        done.stderr_str()
+    );
+
+    let names: Vec<String> = fs::read_dir(p.dir.join(".amplifier/hooks"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names, ["hooks.json"]);
+}
+
+#[test]
+fn disabling_a_plugin_or_one_hook_keeps_it_listed_and_skips_it() {
+    let p =
+        Project::new(json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./gone.sh"}]}]}}));
+    guard_plugin(&p.dir.join(".amplifier/hooks"), "guard", "no bash");
+    assert!(blocked(&p).is_some());
+    // A missing script is an error for validate…
+    assert_eq!(cli(&p, &["validate"]).code, Some(1));
+
+    let done = cli(&p, &["disable", "guard"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    assert_eq!(blocked(&p), None);
+    let listed = list_json(&p);
+    let guard = listed["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["plugin"] == "guard")
+        .unwrap();
+    assert!(
+        guard["disabled"]
+            .as_str()
+            .unwrap()
+            .contains("plugin `guard` is disabled"),
+        "{guard}"
+    );
+    let report = p.report(p.command("PreToolUse", "report"), &p.payload("PreToolUse"));
+    assert!(
+        report.to_string().contains("plugin `guard` is disabled"),
+        "skipped, and said so: {report}"
+    );
+    let text = cli(&p, &["list"]).stdout_str();
+    assert!(text.contains("DISABLED: plugin `guard` is disabled"), "{text}");
+
+    // …and disabling that one hook makes validate pass: what is off is not checked.
+    let done = cli(&p, &["disable", "Stop:./gone.sh"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    assert_eq!(cli(&p, &["validate"]).code, Some(0));
+    let state: Value =
+        serde_json::from_str(&p.read(".amplifier/hooks/hookbridge-state.json").unwrap()).unwrap();
+    assert_eq!(
+        state,
+        json!({"disabledPlugins": ["guard"], "disabledHooks": [{"event": "Stop", "hook": "./gone.sh"}]})
+    );
+    let twice = cli(&p, &["disable", "guard"]);
+    assert!(
+        twice.stderr_str().contains("already disabled"),
+        "{}",
+        twice.stderr_str()
+    );
+
+    assert_eq!(cli(&p, &["enable", "guard"]).code, Some(0));
+    assert!(blocked(&p).is_some());
+    assert_eq!(cli(&p, &["enable", "Stop:./gone.sh"]).code, Some(0));
+    assert!(
+        p.read(".amplifier/hooks/hookbridge-state.json").is_none(),
+        "an empty state file goes"
+    );
+}
+
+#[test]
+fn unknown_targets_are_errors_with_a_did_you_mean() {
+    let p =
+        Project::new(json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./check.sh"}]}]}}));
+    guard_plugin(&p.dir.join(".amplifier/hooks"), "guard", "no");
+    let done = cli(&p, &["disable", "gurad"]);
+    assert_eq!(done.code, Some(64));
+    assert!(
+        done.stderr_str().contains("did you mean `guard`?"),
+        "{}",
+        done.stderr_str()
+    );
+    let done = cli(&p, &["disable", "Stop:./chek.sh"]);
+    assert_eq!(done.code, Some(64));
+    assert!(
+        done.stderr_str().contains("did you mean `Stop:./check.sh`?"),
+        "{}",
+        done.stderr_str()
+    );
+    assert!(p.read(".amplifier/hooks/hookbridge-state.json").is_none());
+
+    // A state file naming something that is gone is a warning in validate.
+    p.file(
+        ".amplifier/hooks/hookbridge-state.json",
+        r#"{"disabledPlugins": ["gaurd"]}"#,
+    );
+    let done = cli(&p, &["validate"]);
+    assert!(
+        done.stderr_str()
+            .contains("disables plugin `gaurd`, which has no hooks"),
+        "{}",
+        done.stderr_str()
+    );
+    assert!(
+        done.stderr_str().contains("did you mean `guard`?"),
+        "{}",
+        done.stderr_str()
+    );
+    // A broken one is an error with its position, and every hook runs.
+    p.file(
+        ".amplifier/hooks/hookbridge-state.json",
+        "{\n  \"disabledPlugins\": [\"guard\",]\n}",
+    );
+    let done = cli(&p, &["validate"]);
+    assert_eq!(done.code, Some(1));
+    assert!(
+        done.stderr_str().contains("hookbridge-state.json:2:"),
+        "{}",
+        done.stderr_str()
+    );
+    assert!(blocked(&p).is_some());
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new(common::require_program("git"))
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.invalid",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_git_url_and_a_marketplace_install_by_name() {
+    let p = Project::new(json!({"hooks": {}}));
+    let repo = tempfile::tempdir().unwrap();
+    guard_plugin(&repo.path().join("plugins"), "guard", "from git");
+    fs::create_dir_all(repo.path().join(".claude-plugin")).unwrap();
+    fs::write(
+        repo.path().join(".claude-plugin/marketplace.json"),
+        json!({"name": "tools", "owner": {"name": "t"}, "plugins": [
+            {"name": "guard", "source": "./plugins/guard", "description": "blocks bash"},
+            {"name": "on-npm", "source": {"source": "npm", "package": "x"}}
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    git(repo.path(), &["init", "-q"]);
+    git(repo.path(), &["add", "-A"]);
+    git(repo.path(), &["commit", "-q", "-m", "plugin"]);
+    let url = format!("file://{}", repo.path().display());
+
+    // The whole repository is not a plugin; its folder is, by git URL and subfolder-free name.
+    let done = cli(&p, &["marketplace", "add", &url]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    assert!(
+        done.stderr_str()
+            .contains("added marketplace `tools` (2 plugin(s)"),
+        "{}",
+        done.stderr_str()
+    );
+    let listed = cli(&p, &["marketplace", "list"]).stdout_str();
+    assert!(listed.contains("guard@tools  blocks bash"), "{listed}");
+
+    let done = cli(&p, &["install", "guard@tools"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    assert_eq!(blocked(&p).as_deref(), Some("from git\n"));
+    assert!(!p.dir.join(".amplifier/hooks/guard/.git").exists());
+
+    let npm = cli(&p, &["install", "on-npm@tools"]);
+    assert_eq!(npm.code, Some(1));
+    assert!(
+        npm.stderr_str().contains("`npm` is not supported"),
+        "{}",
+        npm.stderr_str()
+    );
+    let typo = cli(&p, &["install", "gaurd@tools"]);
+    assert_eq!(typo.code, Some(64));
+    assert!(
+        typo.stderr_str().contains("did you mean `guard`?"),
+        "{}",
+        typo.stderr_str()
+    );
+
+    // A plain git URL whose root is a plugin.
+    let plugin_repo = tempfile::tempdir().unwrap();
+    let plugin = guard_plugin(plugin_repo.path(), "blocker", "from a plugin repo");
+    git(&plugin, &["init", "-q"]);
+    git(&plugin, &["add", "-A"]);
+    git(&plugin, &["commit", "-q", "-m", "plugin"]);
+    cli(&p, &["uninstall", "guard"]);
+    let done = cli(
+        &p,
+        &["install", &format!("file://{}", plugin.display()), "--user"],
+    );
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    assert!(p.home.join(".amplifier/hooks/blocker/hooks/hooks.json").exists());
+    assert!(!p.home.join(".amplifier/hooks/blocker/.git").exists());
+    assert_eq!(blocked(&p).as_deref(), Some("from a plugin repo\n"));
+
+    assert_eq!(cli(&p, &["marketplace", "remove", "tools"]).code, Some(0));
+    assert!(!p.home.join(".amplifier/marketplaces/tools").exists());
+    assert_eq!(cli(&p, &["install", "guard@tools"]).code, Some(64));
+}
