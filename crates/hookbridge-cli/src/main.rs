@@ -17,6 +17,7 @@ mod files;
 mod inspect;
 mod install_into;
 mod manage;
+mod migrate;
 mod preflight;
 mod run;
 
@@ -100,6 +101,9 @@ enum Command {
     Disable(manage::toggle::ToggleArgs),
     /// Plugin catalogs in Claude Code's marketplace format: add, list, remove.
     Marketplace(manage::marketplace::MarketplaceArgs),
+    /// Import another agent's hooks (Claude Code, Gemini CLI, Codex, Cursor, GitHub Copilot) into
+    /// `<hooks dir>/from-<agent>/hooks.json`, listing what cannot be carried over.
+    Migrate(migrate::MigrateArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(docs::CompletionsArgs),
     /// Print the man page (roff): `hookbridge man > hookbridge.1`.
@@ -165,6 +169,7 @@ fn main() -> ExitCode {
         Command::Marketplace(args) => {
             manage::marketplace::marketplace(args).unwrap_or_else(|err| failure(&err))
         }
+        Command::Migrate(args) => migrate::migrate(args).unwrap_or_else(|err| failure(&err)),
         Command::Completions(args) => docs::completions(args, <Cli as clap::CommandFactory>::command())
             .unwrap_or_else(|err| failure(&err)),
         Command::Man => {

@@ -207,7 +207,7 @@ fn default_program() -> anyhow::Result<String> {
 }
 
 /// `word` as one POSIX shell word.
-fn shell_quote(word: &str) -> String {
+pub(crate) fn shell_quote(word: &str) -> String {
     let plain = !word.is_empty()
         && word
             .chars()

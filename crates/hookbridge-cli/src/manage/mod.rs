@@ -34,7 +34,7 @@ pub struct HooksDirArgs {
 pub struct HooksDir {
     pub dir: PathBuf,
     project: ProjectArgs,
-    project_dir: PathBuf,
+    pub project_dir: PathBuf,
 }
 
 impl HooksDirArgs {

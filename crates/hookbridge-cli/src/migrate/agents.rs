@@ -1,0 +1,408 @@
+//! One reader per agent: its files → [`Migrated`] (Claude Code events and matcher groups), with a
+//! note for everything that cannot be carried over.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+
+use super::{read_json, Agent, Migrated, Places};
+use crate::install_into::claude_settings::is_hookbridge_run;
+use crate::install_into::shell_quote;
+
+/// The files an agent's hooks are read from, for `places`.
+pub fn looked_in(agent: Agent, places: &Places) -> Vec<PathBuf> {
+    let base = |dir: &str| -> Option<PathBuf> {
+        if places.user {
+            places.home.as_ref().map(|h| h.join(dir))
+        } else {
+            Some(places.project.join(dir))
+        }
+    };
+    let files: Vec<Option<PathBuf>> = match agent {
+        Agent::Claude if places.user => vec![base(".claude").map(|d| d.join("settings.json"))],
+        Agent::Claude => vec![
+            base(".claude").map(|d| d.join("settings.json")),
+            base(".claude").map(|d| d.join("settings.local.json")),
+        ],
+        Agent::Gemini => vec![base(".gemini").map(|d| d.join("settings.json"))],
+        Agent::Codex => vec![base(".codex").map(|d| d.join("hooks.json"))],
+        Agent::Cursor => vec![base(".cursor").map(|d| d.join("hooks.json"))],
+        Agent::Copilot if places.user => Vec::new(),
+        Agent::Copilot => {
+            let dir = places.project.join(".github/hooks");
+            let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
+                .into_iter()
+                .flatten()
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "json"))
+                .collect();
+            found.sort();
+            if found.is_empty() {
+                found.push(dir.join("*.json"));
+            }
+            found.into_iter().map(Some).collect()
+        }
+    };
+    files.into_iter().flatten().collect()
+}
+
+pub fn read(agent: Agent, places: &Places) -> anyhow::Result<Migrated> {
+    let mut migrated = Migrated::default();
+    if agent == Agent::Copilot && places.user {
+        migrated
+            .note("GitHub Copilot reads hooks from the repository only (.github/hooks/); run without --user");
+    }
+    for file in looked_in(agent, places) {
+        let Some(value) = read_json(&file)? else { continue };
+        migrated.read.push(file.clone());
+        match agent {
+            Agent::Claude | Agent::Codex => claude_shaped(agent, &file, &value, &mut migrated),
+            Agent::Gemini => gemini(&file, &value, &mut migrated),
+            Agent::Cursor => cursor(&file, &value, &mut migrated),
+            Agent::Copilot => copilot(&file, &value, &mut migrated),
+        }
+    }
+    if agent == Agent::Codex {
+        let toml = if places.user {
+            places.home.as_ref().map(|h| h.join(".codex/config.toml"))
+        } else {
+            Some(places.project.join(".codex/config.toml"))
+        };
+        if let Some(toml) = toml.filter(|t| std::fs::read_to_string(t).is_ok_and(|s| s.contains("[hooks"))) {
+            migrated.note(format!(
+                "{}: hooks in config.toml tables are not read; move them to hooks.json (same shape) and migrate again",
+                toml.display()
+            ));
+        }
+    }
+    if agent != Agent::Claude && !migrated.read.is_empty() {
+        migrated.note(format!(
+            "these hooks were written for {}'s payloads and answers; under hookbridge they receive Claude Code's (`tool_name` \"Bash\", `tool_input`, …) and are read with Claude Code's rules: check each script",
+            match agent {
+                Agent::Gemini => "Gemini CLI",
+                Agent::Codex => "Codex",
+                Agent::Cursor => "Cursor",
+                _ => "GitHub Copilot",
+            }
+        ));
+    }
+    Ok(migrated)
+}
+
+/// Claude Code settings and Codex hooks.json: Claude Code's shape, taken verbatim (hookbridge's own
+/// registrations left out).
+fn claude_shaped(agent: Agent, file: &Path, value: &Value, out: &mut Migrated) {
+    let Some(hooks) = value.get("hooks") else { return };
+    let Some(events) = hooks.as_object() else {
+        out.note(format!("{}: `hooks` is not an object", file.display()));
+        return;
+    };
+    if agent == Agent::Claude && value.get("disableAllHooks") == Some(&Value::Bool(true)) {
+        out.note(format!(
+            "{}: disableAllHooks is true there; the hooks are migrated anyway (hookbridge runs them)",
+            file.display()
+        ));
+    }
+    for (event, groups) in events {
+        let Some(groups) = groups.as_array() else {
+            out.note(format!(
+                "{}: `hooks.{event}` is not a list; left out",
+                file.display()
+            ));
+            continue;
+        };
+        for group in groups {
+            let mut group = group.clone();
+            if let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) {
+                list.retain(|h| {
+                    !h.get("command")
+                        .and_then(Value::as_str)
+                        .is_some_and(is_hookbridge_run)
+                });
+                if list.is_empty() {
+                    continue;
+                }
+            }
+            out.add_group(event, group);
+        }
+    }
+}
+
+/// Gemini CLI's tool names → Claude Code's.
+const GEMINI_TOOLS: &[(&str, &str)] = &[
+    ("run_shell_command", "Bash"),
+    ("write_file", "Write"),
+    ("replace", "Edit"),
+    ("read_file", "Read"),
+    ("read_many_files", "Read"),
+    ("glob", "Glob"),
+    ("search_file_content", "Grep"),
+    ("grep_search", "Grep"),
+    ("list_directory", "LS"),
+    ("web_fetch", "WebFetch"),
+    ("google_web_search", "WebSearch"),
+    ("write_todos", "TodoWrite"),
+];
+
+/// Cursor's tool names → Claude Code's.
+const CURSOR_TOOLS: &[(&str, &str)] = &[
+    ("Shell", "Bash"),
+    ("Write", "Write"),
+    ("StrReplace", "Edit"),
+    ("Edit", "Edit"),
+    ("Read", "Read"),
+    ("Grep", "Grep"),
+    ("Glob", "Glob"),
+    ("Delete", "Bash"),
+];
+
+/// `a|b|c` with each name translated by `table`; `None` when the matcher is not such a list or a
+/// name is not in the table.
+fn translate_tools(matcher: &str, table: &[(&str, &str)]) -> Option<String> {
+    let mut out: Vec<&str> = Vec::new();
+    for name in matcher.split('|').map(str::trim) {
+        let (_, claude) = table.iter().find(|(theirs, _)| *theirs == name)?;
+        if !out.contains(claude) {
+            out.push(claude);
+        }
+    }
+    Some(out.join("|"))
+}
+
+fn gemini(file: &Path, value: &Value, out: &mut Migrated) {
+    let Some(events) = value.get("hooks").and_then(Value::as_object) else {
+        return;
+    };
+    for (event, groups) in events {
+        let claude_event = match event.as_str() {
+            "BeforeTool" => "PreToolUse",
+            "AfterTool" => "PostToolUse",
+            "BeforeAgent" => "UserPromptSubmit",
+            "AfterAgent" => "Stop",
+            "SessionStart" => "SessionStart",
+            "SessionEnd" => "SessionEnd",
+            "Notification" => "Notification",
+            "PreCompress" => "PreCompact",
+            // The older shape's switches, not events.
+            "enabled" | "disabled" | "notifications" => continue,
+            other => {
+                out.note(format!(
+                    "{}: `{other}` has no Claude Code event (BeforeModel, AfterModel and BeforeToolSelection see the model's request); its hooks are left out",
+                    file.display()
+                ));
+                continue;
+            }
+        };
+        for group in groups.as_array().into_iter().flatten() {
+            let matcher = group
+                .get("matcher")
+                .and_then(Value::as_str)
+                .filter(|m| !m.is_empty() && *m != "*");
+            let matcher = match (matcher, claude_event) {
+                (Some(m), "PreToolUse" | "PostToolUse") => Some(translate_tools(m, GEMINI_TOOLS).unwrap_or_else(|| {
+                    out.note(format!(
+                        "{}: {event} matcher `{m}` is kept as written; it names Gemini's tools, translate it to Claude Code's (run_shell_command → Bash, write_file → Write, replace → Edit, …)",
+                        file.display()
+                    ));
+                    m.to_string()
+                })),
+                (m, _) => m.map(str::to_string),
+            };
+            if group.get("sequential") == Some(&Value::Bool(true)) {
+                out.note(format!(
+                    "{}: a {event} group is `sequential`; hookbridge runs hooks in parallel, as Claude Code does",
+                    file.display()
+                ));
+            }
+            for hook in group.get("hooks").and_then(Value::as_array).into_iter().flatten() {
+                let Some(command) = hook.get("command").and_then(Value::as_str) else {
+                    out.note(format!(
+                        "{}: a {event} hook without `command` is left out",
+                        file.display()
+                    ));
+                    continue;
+                };
+                let mut converted = json!({"type": "command", "command": command});
+                if let Some(ms) = hook.get("timeout").and_then(Value::as_f64) {
+                    converted["timeout"] = seconds(ms / 1000.0);
+                }
+                out.add(claude_event, matcher.clone(), converted);
+            }
+        }
+    }
+}
+
+fn cursor(file: &Path, value: &Value, out: &mut Migrated) {
+    let Some(events) = value.get("hooks").and_then(Value::as_object) else {
+        return;
+    };
+    for (event, entries) in events {
+        let (claude_event, fixed_matcher) = match event.as_str() {
+            "beforeShellExecution" => ("PreToolUse", Some("Bash")),
+            "afterShellExecution" => ("PostToolUse", Some("Bash")),
+            "beforeMCPExecution" => ("PreToolUse", Some("mcp__.*")),
+            "afterMCPExecution" => ("PostToolUse", Some("mcp__.*")),
+            "afterFileEdit" => ("PostToolUse", Some("Write|Edit|MultiEdit|NotebookEdit")),
+            "beforeReadFile" => ("PreToolUse", Some("Read")),
+            "preToolUse" => ("PreToolUse", None),
+            "postToolUse" => ("PostToolUse", None),
+            "postToolUseFailure" => ("PostToolUseFailure", None),
+            "beforeSubmitPrompt" => ("UserPromptSubmit", None),
+            "stop" => ("Stop", None),
+            "sessionStart" => ("SessionStart", None),
+            "sessionEnd" => ("SessionEnd", None),
+            "subagentStart" => ("SubagentStart", None),
+            "subagentStop" => ("SubagentStop", None),
+            "preCompact" => ("PreCompact", None),
+            other => {
+                out.note(format!(
+                    "{}: `{other}` has no Claude Code event; its hooks are left out",
+                    file.display()
+                ));
+                continue;
+            }
+        };
+        for entry in entries.as_array().into_iter().flatten() {
+            if entry
+                .get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|t| t != "command")
+            {
+                out.note(format!(
+                    "{}: a {event} hook of type `{}` is left out",
+                    file.display(),
+                    entry["type"]
+                ));
+                continue;
+            }
+            let Some(command) = entry.get("command").and_then(Value::as_str) else {
+                out.note(format!(
+                    "{}: a {event} hook without `command` is left out",
+                    file.display()
+                ));
+                continue;
+            };
+            let matcher = match (fixed_matcher, entry.get("matcher").and_then(Value::as_str)) {
+                (Some(fixed), _) => Some(fixed.to_string()),
+                (None, Some(m)) if claude_event.contains("ToolUse") => {
+                    Some(translate_tools(m, CURSOR_TOOLS).unwrap_or_else(|| {
+                        out.note(format!(
+                            "{}: {event} matcher `{m}` is kept as written; translate Cursor's tool names to Claude Code's",
+                            file.display()
+                        ));
+                        m.to_string()
+                    }))
+                }
+                (None, m) => m.map(str::to_string),
+            };
+            if command.starts_with("./") || command.starts_with("hooks/") {
+                out.note(format!(
+                    "{}: `{command}` is relative; Cursor resolves it from the hooks file's folder, hookbridge runs hooks in the project directory",
+                    file.display()
+                ));
+            }
+            if entry.get("loop_limit").is_some() {
+                out.note(format!(
+                    "{}: `loop_limit` of a {event} hook has no equivalent; left out",
+                    file.display()
+                ));
+            }
+            let mut converted = json!({"type": "command", "command": command});
+            if let Some(secs) = entry.get("timeout").and_then(Value::as_f64) {
+                converted["timeout"] = seconds(secs);
+            }
+            out.add(claude_event, matcher, converted);
+        }
+    }
+}
+
+fn copilot(file: &Path, value: &Value, out: &mut Migrated) {
+    let Some(events) = value.get("hooks").and_then(Value::as_object) else {
+        return;
+    };
+    for (event, entries) in events {
+        let claude_event = match event.as_str() {
+            "sessionStart" => "SessionStart",
+            "sessionEnd" => "SessionEnd",
+            "userPromptSubmitted" => "UserPromptSubmit",
+            "preToolUse" => "PreToolUse",
+            "postToolUse" => "PostToolUse",
+            "agentStop" => "Stop",
+            "subagentStop" => "SubagentStop",
+            other => {
+                out.note(format!(
+                    "{}: `{other}` has no Claude Code event; its hooks are left out",
+                    file.display()
+                ));
+                continue;
+            }
+        };
+        for entry in entries.as_array().into_iter().flatten() {
+            let Some(bash) = entry.get("bash").and_then(Value::as_str) else {
+                out.note(format!(
+                    "{}: a {event} hook with no `bash` command (PowerShell only?) is left out",
+                    file.display()
+                ));
+                continue;
+            };
+            let mut command = String::new();
+            if let Some(cwd) = entry.get("cwd").and_then(Value::as_str) {
+                command.push_str(&format!("cd {} && ", shell_quote(cwd)));
+            }
+            let env: Map<String, Value> = entry
+                .get("env")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
+            for (name, value) in &env {
+                let text = value
+                    .as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| value.to_string());
+                command.push_str(&format!("{name}={} ", shell_quote(&text)));
+            }
+            command.push_str(bash);
+            let mut converted = json!({"type": "command", "command": command});
+            if let Some(secs) = entry.get("timeoutSec").and_then(Value::as_f64) {
+                converted["timeout"] = seconds(secs);
+            }
+            out.add(claude_event, None, converted);
+        }
+    }
+}
+
+/// A timeout in seconds: a whole number when it is one (`5`, not `5.0`).
+fn seconds(secs: f64) -> Value {
+    if secs.fract() == 0.0 && secs >= 0.0 && secs < u64::MAX as f64 {
+        json!(secs as u64)
+    } else {
+        json!(secs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_lists_translate_only_when_every_name_is_known() {
+        assert_eq!(
+            translate_tools("run_shell_command", GEMINI_TOOLS).as_deref(),
+            Some("Bash")
+        );
+        assert_eq!(
+            translate_tools("write_file|replace", GEMINI_TOOLS).as_deref(),
+            Some("Write|Edit")
+        );
+        assert_eq!(
+            translate_tools("read_file|read_many_files", GEMINI_TOOLS).as_deref(),
+            Some("Read")
+        );
+        assert_eq!(translate_tools("run_.*", GEMINI_TOOLS), None);
+        assert_eq!(
+            translate_tools("Shell|StrReplace", CURSOR_TOOLS).as_deref(),
+            Some("Bash|Edit")
+        );
+    }
+}
