@@ -170,30 +170,89 @@ fn translate_tools(matcher: &str, table: &[(&str, &str)]) -> Option<String> {
     Some(out.join("|"))
 }
 
-fn gemini(file: &Path, value: &Value, out: &mut Migrated) {
+/// An agent's event → Claude Code's event, and the matcher the event implies (Cursor's
+/// `beforeShellExecution` is PreToolUse on `Bash`).
+type EventTable = &'static [(&'static str, &'static str, Option<&'static str>)];
+
+const GEMINI_EVENTS: EventTable = &[
+    ("BeforeTool", "PreToolUse", None),
+    ("AfterTool", "PostToolUse", None),
+    ("BeforeAgent", "UserPromptSubmit", None),
+    ("AfterAgent", "Stop", None),
+    ("SessionStart", "SessionStart", None),
+    ("SessionEnd", "SessionEnd", None),
+    ("Notification", "Notification", None),
+    ("PreCompress", "PreCompact", None),
+];
+
+const CURSOR_EVENTS: EventTable = &[
+    ("beforeShellExecution", "PreToolUse", Some("Bash")),
+    ("afterShellExecution", "PostToolUse", Some("Bash")),
+    ("beforeMCPExecution", "PreToolUse", Some("mcp__.*")),
+    ("afterMCPExecution", "PostToolUse", Some("mcp__.*")),
+    (
+        "afterFileEdit",
+        "PostToolUse",
+        Some("Write|Edit|MultiEdit|NotebookEdit"),
+    ),
+    ("beforeReadFile", "PreToolUse", Some("Read")),
+    ("preToolUse", "PreToolUse", None),
+    ("postToolUse", "PostToolUse", None),
+    ("postToolUseFailure", "PostToolUseFailure", None),
+    ("beforeSubmitPrompt", "UserPromptSubmit", None),
+    ("stop", "Stop", None),
+    ("sessionStart", "SessionStart", None),
+    ("sessionEnd", "SessionEnd", None),
+    ("subagentStart", "SubagentStart", None),
+    ("subagentStop", "SubagentStop", None),
+    ("preCompact", "PreCompact", None),
+];
+
+const COPILOT_EVENTS: EventTable = &[
+    ("sessionStart", "SessionStart", None),
+    ("sessionEnd", "SessionEnd", None),
+    ("userPromptSubmitted", "UserPromptSubmit", None),
+    ("preToolUse", "PreToolUse", None),
+    ("postToolUse", "PostToolUse", None),
+    ("agentStop", "Stop", None),
+    ("subagentStop", "SubagentStop", None),
+];
+
+/// The `hooks` events of `value` that `table` maps: (their name, Claude Code's, implied matcher,
+/// entries). Every other event is noted as left out (`why` says why for that agent); names in
+/// `switches` are settings, not events, and are passed over.
+fn mapped_events<'a>(
+    file: &Path,
+    value: &'a Value,
+    table: EventTable,
+    switches: &[&str],
+    why: &str,
+    out: &mut Migrated,
+) -> Vec<(&'a str, &'static str, Option<&'static str>, &'a Value)> {
     let Some(events) = value.get("hooks").and_then(Value::as_object) else {
-        return;
+        return Vec::new();
     };
-    for (event, groups) in events {
-        let claude_event = match event.as_str() {
-            "BeforeTool" => "PreToolUse",
-            "AfterTool" => "PostToolUse",
-            "BeforeAgent" => "UserPromptSubmit",
-            "AfterAgent" => "Stop",
-            "SessionStart" => "SessionStart",
-            "SessionEnd" => "SessionEnd",
-            "Notification" => "Notification",
-            "PreCompress" => "PreCompact",
-            // The older shape's switches, not events.
-            "enabled" | "disabled" | "notifications" => continue,
-            other => {
-                out.note(format!(
-                    "{}: `{other}` has no Claude Code event (BeforeModel, AfterModel and BeforeToolSelection see the model's request); its hooks are left out",
-                    file.display()
-                ));
-                continue;
-            }
-        };
+    let mut mapped = Vec::new();
+    for (event, entries) in events {
+        if switches.contains(&event.as_str()) {
+            continue;
+        }
+        match table.iter().find(|(theirs, _, _)| theirs == event) {
+            Some((_, claude, matcher)) => mapped.push((event.as_str(), *claude, *matcher, entries)),
+            None => out.note(format!(
+                "{}: `{event}` has no Claude Code event{why}; its hooks are left out",
+                file.display()
+            )),
+        }
+    }
+    mapped
+}
+
+fn gemini(file: &Path, value: &Value, out: &mut Migrated) {
+    let why = " (BeforeModel, AfterModel and BeforeToolSelection see the model's request)";
+    // `enabled`/`disabled`/`notifications`: the older shape's switches, not events.
+    let switches = ["enabled", "disabled", "notifications"];
+    for (event, claude_event, _, groups) in mapped_events(file, value, GEMINI_EVENTS, &switches, why, out) {
         for group in groups.as_array().into_iter().flatten() {
             let matcher = group
                 .get("matcher")
@@ -234,35 +293,9 @@ fn gemini(file: &Path, value: &Value, out: &mut Migrated) {
 }
 
 fn cursor(file: &Path, value: &Value, out: &mut Migrated) {
-    let Some(events) = value.get("hooks").and_then(Value::as_object) else {
-        return;
-    };
-    for (event, entries) in events {
-        let (claude_event, fixed_matcher) = match event.as_str() {
-            "beforeShellExecution" => ("PreToolUse", Some("Bash")),
-            "afterShellExecution" => ("PostToolUse", Some("Bash")),
-            "beforeMCPExecution" => ("PreToolUse", Some("mcp__.*")),
-            "afterMCPExecution" => ("PostToolUse", Some("mcp__.*")),
-            "afterFileEdit" => ("PostToolUse", Some("Write|Edit|MultiEdit|NotebookEdit")),
-            "beforeReadFile" => ("PreToolUse", Some("Read")),
-            "preToolUse" => ("PreToolUse", None),
-            "postToolUse" => ("PostToolUse", None),
-            "postToolUseFailure" => ("PostToolUseFailure", None),
-            "beforeSubmitPrompt" => ("UserPromptSubmit", None),
-            "stop" => ("Stop", None),
-            "sessionStart" => ("SessionStart", None),
-            "sessionEnd" => ("SessionEnd", None),
-            "subagentStart" => ("SubagentStart", None),
-            "subagentStop" => ("SubagentStop", None),
-            "preCompact" => ("PreCompact", None),
-            other => {
-                out.note(format!(
-                    "{}: `{other}` has no Claude Code event; its hooks are left out",
-                    file.display()
-                ));
-                continue;
-            }
-        };
+    for (event, claude_event, fixed_matcher, entries) in
+        mapped_events(file, value, CURSOR_EVENTS, &[], "", out)
+    {
         for entry in entries.as_array().into_iter().flatten() {
             if entry
                 .get("type")
@@ -318,26 +351,7 @@ fn cursor(file: &Path, value: &Value, out: &mut Migrated) {
 }
 
 fn copilot(file: &Path, value: &Value, out: &mut Migrated) {
-    let Some(events) = value.get("hooks").and_then(Value::as_object) else {
-        return;
-    };
-    for (event, entries) in events {
-        let claude_event = match event.as_str() {
-            "sessionStart" => "SessionStart",
-            "sessionEnd" => "SessionEnd",
-            "userPromptSubmitted" => "UserPromptSubmit",
-            "preToolUse" => "PreToolUse",
-            "postToolUse" => "PostToolUse",
-            "agentStop" => "Stop",
-            "subagentStop" => "SubagentStop",
-            other => {
-                out.note(format!(
-                    "{}: `{other}` has no Claude Code event; its hooks are left out",
-                    file.display()
-                ));
-                continue;
-            }
-        };
+    for (event, claude_event, _, entries) in mapped_events(file, value, COPILOT_EVENTS, &[], "", out) {
         for entry in entries.as_array().into_iter().flatten() {
             let Some(bash) = entry.get("bash").and_then(Value::as_str) else {
                 out.note(format!(
