@@ -51,7 +51,7 @@ const BAR: usize = 30;
 
 pub fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
     let event = EventName::parse(&args.event).map_err(|e| UsageError(e.to_string()))?;
-    let project = args.project.resolve()?;
+    let project = args.project.resolve_for_people()?;
     let bytes = payload_bytes(&args, &event, &project.dir)?;
     let payload =
         EventPayload::parse(event.clone(), &bytes).map_err(|e| UsageError(format!("the payload: {e}")))?;

@@ -29,17 +29,18 @@ pub struct ValidateArgs {
     project: ProjectArgs,
 }
 
-/// Discover the hooks `args` name; warnings about where the project came from go to stderr.
-fn load(args: &ProjectArgs) -> anyhow::Result<hookbridge_core::config::HookSet> {
-    let project = args.resolve()?;
+/// Discover the hooks `args` name, and the project they are for; warnings about where the project
+/// came from go to stderr.
+fn load(args: &ProjectArgs) -> anyhow::Result<(hookbridge_core::config::HookSet, std::path::PathBuf)> {
+    let project = args.resolve_for_people()?;
     for warning in &project.warnings {
         say(format_args!("warning: {warning}"));
     }
-    Ok(discover(&args.discovery(&project.dir)))
+    Ok((discover(&args.discovery(&project.dir)), project.dir))
 }
 
 pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
-    let set = load(&args.project)?;
+    let (set, _) = load(&args.project)?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     if args.json {
         let hooks: Vec<_> = set
@@ -154,7 +155,7 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
-    let set = load(&args.project)?;
+    let (set, project) = load(&args.project)?;
     // Problems go to stderr; one that cannot be written is not a reason to fail differently.
     let mut err = BufWriter::new(std::io::stderr().lock());
     let mut errors = set
@@ -169,7 +170,6 @@ pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
             let _ = write!(err, "{}", sources.snippet(file, at.line, at.column));
         }
     }
-    let project = args.project.resolve()?.dir;
     let home = std::env::var_os("HOME")
         .map(std::path::PathBuf::from)
         .unwrap_or_default();

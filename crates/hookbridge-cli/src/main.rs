@@ -277,6 +277,33 @@ impl ProjectArgs {
         })
     }
 
+    /// [`ProjectArgs::resolve`] for the commands people type (`list`, `validate`, `test`,
+    /// `install-into`, the management commands): with neither `--project-dir` nor a variable, the
+    /// project is the nearest folder from the current one up that holds `.amplifier/`, as cargo
+    /// and git find theirs, stopping at the repository root (a folder with `.git`) and below the
+    /// home directory (whose `.amplifier/` holds the user's hooks). Which one was used is said on
+    /// stderr when it is not the current folder.
+    pub fn resolve_for_people(&self) -> anyhow::Result<Project> {
+        let explicit = self.project_dir.is_some()
+            || ["AMPLIFIER_PROJECT_DIR", "CLAUDE_PROJECT_DIR"]
+                .iter()
+                .any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()));
+        let mut project = self.resolve()?;
+        if !explicit {
+            let home = std::env::var_os("HOME").map(PathBuf::from);
+            if let Some(found) = nearest_project(&project.dir, home.as_deref()) {
+                if found != project.dir {
+                    say(format_args!(
+                        "using the project {} (it has .amplifier/)",
+                        found.display()
+                    ));
+                    project.dir = found;
+                }
+            }
+        }
+        Ok(project)
+    }
+
     /// Where to look for hooks of `project_dir` (from [`ProjectArgs::resolve`]). A relative `HOME`
     /// is made absolute for the same reason as the project.
     pub fn discovery(&self, project_dir: &Path) -> hookbridge_core::config::DiscoveryOptions {
@@ -288,6 +315,23 @@ impl ProjectArgs {
         options.include_project = !self.no_project_hooks;
         options
     }
+}
+
+/// The nearest of `start` and its ancestors that holds `.amplifier/`, searching no further than
+/// the repository root (the first folder with `.git`) and never reaching `home` or above it.
+fn nearest_project(start: &Path, home: Option<&Path>) -> Option<PathBuf> {
+    for dir in start.ancestors() {
+        if home.is_some_and(|h| dir == h || h.starts_with(dir)) {
+            return None;
+        }
+        if dir.join(".amplifier").is_dir() {
+            return Some(dir.to_path_buf());
+        }
+        if dir.join(".git").exists() {
+            return None;
+        }
+    }
+    None
 }
 
 /// Why `dir` cannot be a project directory, if it cannot (one `stat`).
@@ -303,6 +347,32 @@ fn not_a_directory(dir: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_project_is_the_nearest_folder_with_amplifier_inside_the_repository_and_below_home() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let repo = home.join("code/repo");
+        let deep = repo.join("src/module");
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::create_dir_all(home.join(".amplifier/hooks")).unwrap();
+        assert_eq!(
+            nearest_project(&deep, Some(&home)),
+            None,
+            "the user's folder is not a project"
+        );
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::create_dir_all(tmp.path().join("home/code/.amplifier")).unwrap();
+        assert_eq!(
+            nearest_project(&deep, Some(&home)),
+            None,
+            "not above the repository root"
+        );
+        std::fs::create_dir_all(repo.join(".amplifier")).unwrap();
+        assert_eq!(nearest_project(&deep, Some(&home)), Some(repo.clone()));
+        std::fs::create_dir_all(deep.join(".amplifier")).unwrap();
+        assert_eq!(nearest_project(&deep, Some(&home)), Some(deep.clone()));
+    }
 
     /// The fast `run` parser and the `run` subcommand of the full tree accept the same command
     /// lines, with the same result, and refuse the same ones.

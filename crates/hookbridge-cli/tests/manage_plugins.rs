@@ -356,3 +356,23 @@ fn a_git_url_and_a_marketplace_install_by_name() {
     assert!(!p.home.join(".amplifier/marketplaces/tools").exists());
     assert_eq!(cli(&p, &["install", "guard@tools"]).code, Some(64));
 }
+
+#[test]
+fn from_a_subfolder_the_nearest_project_is_found_and_named() {
+    let p =
+        Project::new(json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo found"}]}]}}));
+    let deep = p.dir.join("src/module");
+    fs::create_dir_all(&deep).unwrap();
+    let mut cmd = p.hookbridge(&["list", "--json"]);
+    cmd.current_dir(&deep);
+    let done = p.finish(cmd, b"");
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    assert!(
+        done.stderr_str()
+            .contains(&format!("using the project {}", p.dir.display())),
+        "{}",
+        done.stderr_str()
+    );
+    let listed: Value = serde_json::from_slice(&done.stdout).unwrap();
+    assert_eq!(listed["hooks"][0]["label"], "echo found");
+}

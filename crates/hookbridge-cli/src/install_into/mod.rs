@@ -86,7 +86,7 @@ impl Scope {
 
 pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
     let Agent::Claude = args.agent;
-    let project = args.project.resolve()?;
+    let project = args.project.resolve_for_people()?;
     for warning in &project.warnings {
         say(format_args!("warning: {warning}"));
     }

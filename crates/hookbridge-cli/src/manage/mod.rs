@@ -44,7 +44,7 @@ impl HooksDirArgs {
             no_user_hooks: !self.user,
             no_project_hooks: self.user,
         };
-        let resolved = project.resolve()?;
+        let resolved = project.resolve_for_people()?;
         for warning in &resolved.warnings {
             say(format_args!("warning: {warning}"));
         }
