@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use hookbridge_core::config::{discover, HookKind};
-use hookbridge_core::diagnostics::Severity;
+use hookbridge_core::diagnostics::{Diagnostic, Severity};
 use hookbridge_runner::hook_kinds::readiness;
 
 use crate::{say, ProjectArgs};
@@ -27,6 +27,9 @@ pub struct ListArgs {
 pub struct ValidateArgs {
     #[command(flatten)]
     project: ProjectArgs,
+    /// Print the counts and every problem as JSON on stdout instead of text on stderr.
+    #[arg(long)]
+    json: bool,
 }
 
 /// Discover the hooks `args` name, and the project they are for; warnings about where the project
@@ -156,103 +159,54 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
 
 pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
     let (set, project) = load(&args.project)?;
-    // Problems go to stderr; one that cannot be written is not a reason to fail differently.
-    let mut err = BufWriter::new(std::io::stderr().lock());
-    let mut errors = set
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .count();
-    let mut sources = Sources::default();
-    for d in &set.diagnostics {
-        let _ = writeln!(err, "{d}");
-        if let (Some(file), Some(at)) = (&d.file, d.position) {
-            let _ = write!(err, "{}", sources.snippet(file, at.line, at.column));
-        }
-    }
-    let home = std::env::var_os("HOME")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_default();
-    let mut warnings = 0;
-    for (_, _, hook) in set.hooks().filter(|(_, _, hook)| hook.disabled.is_none()) {
-        let HookKind::Command(c) = &hook.kind else {
-            continue;
-        };
-        let mut vars: Vec<(&str, &std::path::Path)> = vec![
-            ("CLAUDE_PROJECT_DIR", &project),
-            ("AMPLIFIER_PROJECT_DIR", &project),
-            ("AMPLIFIER_HOOKS_DIR", &hook.source.hooks_dir),
-            ("HOME", &home),
-        ];
-        if let Some(p) = &hook.source.plugin {
-            vars.push(("CLAUDE_PLUGIN_ROOT", &p.root));
-            vars.push(("CLAUDE_PLUGIN_DATA", &p.data_dir));
-        }
-        let problems = match &c.args {
-            Some(args) => crate::preflight::check_exec(&c.resolved_command, args, &project),
-            None => crate::preflight::check(&c.resolved_command, &vars, &project),
-        };
-        for problem in problems {
-            let severity = match problem {
-                crate::preflight::Problem::Missing(_) => {
-                    errors += 1;
-                    "error"
-                }
-                crate::preflight::Problem::NotOnPath(_) => {
-                    warnings += 1;
-                    "warning"
-                }
-            };
-            let _ = writeln!(
-                err,
-                "{}:{}:{}: {severity}: `{}`: {problem}",
-                hook.source.path.display(),
-                hook.position.line,
-                hook.position.column,
-                hook.key
-            );
-            let _ = write!(
-                err,
-                "{}",
-                sources.snippet(&hook.source.path, hook.position.line, hook.position.column)
-            );
-        }
-    }
-    for (event, _, hook) in set.hooks().filter(|(_, _, hook)| hook.disabled.is_none()) {
-        if let Err(why) = readiness(hook, &set.http_policy) {
-            errors += 1;
-            let _ = writeln!(
-                err,
-                "{}:{}:{}: error: `{}`: this {event} hook will be skipped: {why}",
-                hook.source.path.display(),
-                hook.position.line,
-                hook.position.column,
-                hook.key,
-            );
-            let _ = write!(
-                err,
-                "{}",
-                sources.snippet(&hook.source.path, hook.position.line, hook.position.column)
-            );
-        }
-    }
-    let _ = err.flush();
-    drop(err);
+    let problems = problems(&set, &project);
+    let errors = problems.iter().filter(|d| d.severity == Severity::Error).count();
+    let warnings = problems.len() - errors;
     let files = set.sources.len();
     let hooks = set.hooks().count();
-    let mut out = std::io::stdout().lock();
-    writeln!(
-        out,
-        "{files} file(s), {hooks} hook(s), {errors} error(s), {} warning(s)",
-        warnings + set.diagnostics.len()
-            - set
-                .diagnostics
-                .iter()
-                .filter(|d| d.severity == Severity::Error)
-                .count()
-    )
-    .and_then(|()| out.flush())
-    .or_else(|e| match e.kind() {
+    let written = if args.json {
+        let listed: Vec<_> = problems
+            .iter()
+            .map(|d| {
+                serde_json::json!({
+                    "severity": d.severity.to_string(),
+                    "file": d.file,
+                    "line": d.position.map(|p| p.line),
+                    "column": d.position.map(|p| p.column),
+                    "key": d.key,
+                    "message": d.message,
+                })
+            })
+            .collect();
+        let json = serde_json::json!({
+            "files": files,
+            "hooks": hooks,
+            "errors": errors,
+            "warnings": warnings,
+            "problems": listed,
+        });
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{}", serde_json::to_string_pretty(&json)?).and_then(|()| out.flush())
+    } else {
+        // Problems go to stderr; one that cannot be written is not a reason to fail differently.
+        let mut err = BufWriter::new(std::io::stderr().lock());
+        let mut sources = Sources::default();
+        for d in &problems {
+            let _ = writeln!(err, "{d}");
+            if let (Some(file), Some(at)) = (&d.file, d.position) {
+                let _ = write!(err, "{}", sources.snippet(file, at.line, at.column));
+            }
+        }
+        let _ = err.flush();
+        drop(err);
+        let mut out = std::io::stdout().lock();
+        writeln!(
+            out,
+            "{files} file(s), {hooks} hook(s), {errors} error(s), {warnings} warning(s)"
+        )
+        .and_then(|()| out.flush())
+    };
+    written.or_else(|e| match e.kind() {
         // The reader left: the exit code still says whether the hooks are usable.
         std::io::ErrorKind::BrokenPipe => Ok(()),
         _ => Err(e),
@@ -262,6 +216,56 @@ pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Everything `validate` reports: what loading found, then what each enabled command hook would
+/// start (a missing script is an error, a program not on PATH a warning), then the hooks that
+/// cannot run here.
+fn problems(set: &hookbridge_core::config::HookSet, project: &std::path::Path) -> Vec<Diagnostic> {
+    let mut problems = set.diagnostics.clone();
+    let home = std::env::var_os("HOME")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_default();
+    let at = |d: Diagnostic, hook: &hookbridge_core::config::HookSpec| {
+        let mut d = d.in_file(&hook.source.path);
+        d.position = Some(hook.position);
+        d.key = Some(hook.key.clone());
+        d
+    };
+    let enabled = || set.hooks().filter(|(_, _, hook)| hook.disabled.is_none());
+    for (_, _, hook) in enabled() {
+        let HookKind::Command(c) = &hook.kind else {
+            continue;
+        };
+        let mut vars: Vec<(&str, &std::path::Path)> = vec![
+            ("CLAUDE_PROJECT_DIR", project),
+            ("AMPLIFIER_PROJECT_DIR", project),
+            ("AMPLIFIER_HOOKS_DIR", &hook.source.hooks_dir),
+            ("HOME", &home),
+        ];
+        if let Some(p) = &hook.source.plugin {
+            vars.push(("CLAUDE_PLUGIN_ROOT", &p.root));
+            vars.push(("CLAUDE_PLUGIN_DATA", &p.data_dir));
+        }
+        let found = match &c.args {
+            Some(args) => crate::preflight::check_exec(&c.resolved_command, args, project),
+            None => crate::preflight::check(&c.resolved_command, &vars, project),
+        };
+        for problem in found {
+            let d = match problem {
+                crate::preflight::Problem::Missing(_) => Diagnostic::error(problem.to_string()),
+                crate::preflight::Problem::NotOnPath(_) => Diagnostic::warning(problem.to_string()),
+            };
+            problems.push(at(d, hook));
+        }
+    }
+    for (event, _, hook) in enabled() {
+        if let Err(why) = readiness(hook, &set.http_policy) {
+            let d = Diagnostic::error(format!("this {event} hook will be skipped: {why}"));
+            problems.push(at(d, hook));
+        }
+    }
+    problems
 }
 
 /// The files `validate` quotes from, each read once.

@@ -97,7 +97,7 @@ fn usage_errors_exit_64_and_run_no_hook() {
             "validate".into(),
             "--project-dir".into(),
             dir.clone(),
-            "--json".into(),
+            "--yaml".into(),
         ],
     ];
     let payload = serde_json::to_vec(&p.payload("PreToolUse")).unwrap();

@@ -376,3 +376,44 @@ fn from_a_subfolder_the_nearest_project_is_found_and_named() {
     let listed: Value = serde_json::from_slice(&done.stdout).unwrap();
     assert_eq!(listed["hooks"][0]["label"], "echo found");
 }
+
+#[test]
+fn validate_json_lists_every_problem_with_its_place() {
+    let p = Project::new(json!({"hooks": {"Stop": [{"hooks": [
+        {"type": "command", "command": "./gone.sh"},
+        {"type": "command", "command": "true", "timout": 5}
+    ]}]}}));
+    let done = cli(&p, &["validate", "--json"]);
+    assert_eq!(done.code, Some(1), "{}", done.stderr_str());
+    assert_eq!(done.stderr_str(), "", "JSON mode writes nothing on stderr");
+    let report: Value = serde_json::from_slice(&done.stdout).unwrap();
+    assert_eq!(
+        (report["errors"].as_u64(), report["warnings"].as_u64()),
+        (Some(1), Some(1)),
+        "{report}"
+    );
+    let problems = report["problems"].as_array().unwrap();
+    let typo = problems.iter().find(|d| d["severity"] == "warning").unwrap();
+    assert_eq!(typo["key"], "hooks.Stop[0].hooks[1].timout");
+    assert!(
+        typo["message"]
+            .as_str()
+            .unwrap()
+            .contains("did you mean `timeout`?"),
+        "{typo}"
+    );
+    assert_eq!(typo["line"], 13, "{typo}");
+    let missing = problems.iter().find(|d| d["severity"] == "error").unwrap();
+    assert_eq!(missing["key"], "hooks.Stop[0].hooks[0]");
+    assert!(
+        missing["message"]
+            .as_str()
+            .unwrap()
+            .contains("gone.sh` does not exist"),
+        "{missing}"
+    );
+    assert!(missing["file"]
+        .as_str()
+        .unwrap()
+        .ends_with(".amplifier/hooks/hooks.json"));
+}
