@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use hookbridge_core::config::discover;
-use hookbridge_core::decision::{render_claude, ClaudeAnswer, RunStatus};
+use hookbridge_core::decision::{render_claude, ClaudeAnswer};
 use hookbridge_core::event::{EventName, EventPayload};
 use hookbridge_core::timeout::parse_timeout;
 use hookbridge_runner::{dispatch_selection, AsyncHooks, DispatchOptions, EventReport};
@@ -381,53 +381,10 @@ fn prepare_to_run_hooks() -> Option<hookbridge_runner::process::Canceller> {
 }
 
 fn report_problems(report: &EventReport) -> Vec<String> {
-    let mut lines = report.warnings.clone();
-    for h in &report.hooks {
-        let who = format!(
-            "{} hook `{}` ({}:{}:{})",
-            h.hook.type_name,
-            h.hook.label,
-            h.hook.source.display(),
-            h.hook.line,
-            h.hook.column
-        );
-        let stderr = String::from_utf8_lossy(&h.execution.stderr);
-        let first_line = stderr.lines().next().unwrap_or("").to_string();
-        match &h.execution.status {
-            RunStatus::Exited(0) | RunStatus::Exited(2) | RunStatus::Detached => {}
-            RunStatus::Exited(code) => lines.push(format!("{who} exited with code {code}: {first_line}")),
-            RunStatus::Signaled(sig) => lines.push(format!("{who} was killed by signal {sig}")),
-            RunStatus::TimedOut => lines.push(format!(
-                "{who} timed out after {:.1} s; its process tree was killed and it gave no answer",
-                h.timeout.as_secs_f64()
-            )),
-            RunStatus::SpawnFailed(why) => lines.push(format!("{who} could not start: {why}")),
-            RunStatus::NotRun(why) => lines.push(format!("{who} skipped: {why}")),
-            RunStatus::Cancelled(why) => lines.push(format!("{who} {why}")),
-            RunStatus::Responded(200..=299) | RunStatus::Judged(_) => {}
-            RunStatus::Responded(status) => lines.push(format!("{who} answered HTTP {status}")),
-            RunStatus::Failed(why) => lines.push(format!("{who} failed: {why}")),
-        }
-        if h.execution.leaked {
-            lines.push(format!("{who} left a background process holding its output open; its answer was taken when it exited"));
-        }
-        if h.execution.stdout_truncated || h.execution.stderr_truncated {
-            lines.push(format!(
-                "{who} printed more than the output cap; the rest was drained and dropped"
-            ));
-        }
-    }
-    for (h, reason) in &report.skipped {
-        lines.push(format!(
-            "{} hook `{}` ({}:{}:{}) skipped: {reason}",
-            h.type_name,
-            h.label,
-            h.source.display(),
-            h.line,
-            h.column
-        ));
-    }
-    lines
+    hookbridge_runner::problems::problems(report)
+        .iter()
+        .map(ToString::to_string)
+        .collect()
 }
 
 /// The command line that started hookbridge, quoted as a shell would need it (Python's

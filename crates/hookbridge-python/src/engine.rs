@@ -41,7 +41,6 @@ use hookbridge_core::amplifier::events::{claude_events_for, ROUTES};
 use hookbridge_core::amplifier::hook_result::HookResult;
 use hookbridge_core::amplifier::translate::{self, SessionContext};
 use hookbridge_core::config::{discover, DiscoveryOptions, HookSet};
-use hookbridge_core::decision::{HookAnswer, RunStatus};
 use hookbridge_runner::model_api::{JudgeRequest, ModelCallError, ModelJudge};
 use hookbridge_runner::{dispatch, DispatchOptions, EventReport};
 
@@ -432,63 +431,12 @@ impl Engine {
     }
 }
 
-/// One line for each hook that gave no answer. They fail open, and these lines are what the user
-/// sees of it.
+/// One line for each problem the user should see (hooks that failed and were passed by, output
+/// cut, …): the runner's one description, shared with `hookbridge run`'s log.
 fn report_warnings(report: &EventReport) -> Vec<String> {
-    let mut out = report.warnings.clone();
-    for h in &report.hooks {
-        let who = format!(
-            "{} hook `{}` ({}:{})",
-            report.event,
-            h.hook.label,
-            h.hook.source.display(),
-            h.hook.line
-        );
-        let stderr = String::from_utf8_lossy(&h.execution.stderr);
-        let first = stderr
-            .lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty())
-            .unwrap_or("");
-        let detail = if first.is_empty() {
-            String::new()
-        } else {
-            format!(": {first}")
-        };
-        match &h.execution.status {
-            RunStatus::TimedOut => out.push(format!(
-                "{who} timed out after {} s and was stopped; it gave no answer, so the operation continues",
-                short_seconds(h.timeout.as_secs_f64())
-            )),
-            RunStatus::Exited(0) | RunStatus::Exited(2) | RunStatus::Detached => {}
-            // A JSON answer decides whatever the exit code (Claude Code reads it on every code).
-            RunStatus::Exited(_) if matches!(h.answer, HookAnswer::Output(_)) => {}
-            RunStatus::Exited(code) => out.push(format!(
-                "{who} failed with exit code {code}{detail}; the operation continues"
-            )),
-            RunStatus::Signaled(sig) => out.push(format!(
-                "{who} was killed by signal {sig}; the operation continues"
-            )),
-            RunStatus::SpawnFailed(why) => {
-                out.push(format!("{who} could not start: {why}; the operation continues"))
-            }
-            RunStatus::NotRun(why) => out.push(format!("{who} was not run: {why}")),
-            // Stopped on purpose: another hook already decided the event.
-            RunStatus::Cancelled(_) => {}
-            RunStatus::Responded(200..=299) | RunStatus::Judged(_) => {}
-            RunStatus::Responded(status) => {
-                out.push(format!("{who} answered HTTP {status}; the operation continues"))
-            }
-            RunStatus::Failed(why) => out.push(format!("{who} failed: {why}; the operation continues")),
-        }
-    }
-    out
-}
-
-fn short_seconds(x: f64) -> String {
-    if x.fract() == 0.0 {
-        format!("{x:.0}")
-    } else {
-        format!("{x:.1}")
-    }
+    hookbridge_runner::problems::problems(report)
+        .iter()
+        .filter(|p| p.for_the_user())
+        .map(ToString::to_string)
+        .collect()
 }

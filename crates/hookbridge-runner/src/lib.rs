@@ -10,6 +10,7 @@ mod detached;
 pub mod dispatch;
 pub mod hook_kinds;
 pub mod model_api;
+pub mod problems;
 pub mod process;
 
 pub use dispatch::{
