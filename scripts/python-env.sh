@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Creates (or refreshes) .venv at the repository root for the Python side of hookbridge:
-#   - the pinned tools: maturin, pytest, pytest-asyncio, hypothesis;
+#   - the pinned tools: maturin, pytest, pytest-asyncio, hypothesis, jsonschema;
 #   - amplifier-core==2.0.2, the reference the differential tests compare against (binary-only:
 #     2.0.x ships no sdist, so pip must not try to build it);
 #   - the hookbridge package itself (python/, Rust binding crates/hookbridge-python), installed
@@ -29,6 +29,8 @@ MATURIN="maturin==1.16.0"
 PYTEST="pytest==9.2.0"
 PYTEST_ASYNCIO="pytest-asyncio==1.5.0"
 HYPOTHESIS="hypothesis==6.170.15"
+# Checks `hookbridge schema` against the parser (tests/examples/test_schema.py).
+JSONSCHEMA="jsonschema==4.26.0"
 AMPLIFIER_CORE="amplifier-core==2.0.2"
 
 step() { printf '==> %s\n' "$*"; }
@@ -54,8 +56,8 @@ step "upgrading pip"
 "${pip[@]}" install --quiet --upgrade pip
 step "installing $AMPLIFIER_CORE (wheels only)"
 "${pip[@]}" install --quiet --only-binary=:all: "$AMPLIFIER_CORE"
-step "installing $MATURIN $PYTEST $PYTEST_ASYNCIO $HYPOTHESIS"
-"${pip[@]}" install --quiet "$MATURIN" "$PYTEST" "$PYTEST_ASYNCIO" "$HYPOTHESIS"
+step "installing $MATURIN $PYTEST $PYTEST_ASYNCIO $HYPOTHESIS $JSONSCHEMA"
+"${pip[@]}" install --quiet "$MATURIN" "$PYTEST" "$PYTEST_ASYNCIO" "$HYPOTHESIS" "$JSONSCHEMA"
 
 step "building and installing hookbridge (maturin develop ${profile_args[*]:-})"
 cd "$root/python"

@@ -146,14 +146,14 @@ stage_python() {
 }
 
 stage_examples() {
-    # The example tests need nothing but pytest: the project venv's, else a small one of their own.
+    # The example tests need pytest and jsonschema: the project venv's, else a small venv of their own.
     local pytest="$ROOT/.venv/bin/pytest"
     if [ ! -x "$pytest" ]; then
         pytest="$EXAMPLES_VENV/bin/pytest"
         if [ ! -x "$pytest" ]; then
-            echo "no .venv/bin/pytest: making $EXAMPLES_VENV with pytest"
+            echo "no .venv/bin/pytest: making $EXAMPLES_VENV with pytest and jsonschema"
             python3 -m venv "$EXAMPLES_VENV"
-            "$EXAMPLES_VENV/bin/pip" install --quiet --disable-pip-version-check pytest </dev/null
+            "$EXAMPLES_VENV/bin/pip" install --quiet --disable-pip-version-check pytest jsonschema </dev/null
         fi
     fi
     HOOKBRIDGE_BIN="$BIN" "$pytest" -p no:cacheprovider -q "$ROOT/tests/examples"

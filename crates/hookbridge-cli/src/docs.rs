@@ -1,5 +1,7 @@
-//! `hookbridge completions <shell>` and `hookbridge man`: shell completion scripts and a man page,
-//! both generated from the one clap definition of the command line, so they never drift from it.
+//! `hookbridge completions <shell>`, `hookbridge man` and `hookbridge schema`: shell completion
+//! scripts and a man page generated from the one clap definition of the command line, and the JSON
+//! Schema of a hooks file generated from the parser's tables — none can drift from what it
+//! describes.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -28,6 +30,12 @@ pub fn man(command: clap::Command) -> anyhow::Result<ExitCode> {
         .render(&mut out)
         .context("rendering the man page")?;
     write_out(&out)
+}
+
+/// Writes the JSON Schema of a hooks file to stdout.
+pub fn schema() -> anyhow::Result<ExitCode> {
+    let text = serde_json::to_string_pretty(&hookbridge_core::config::hooks_file_schema())? + "\n";
+    write_out(text.as_bytes())
 }
 
 fn write_out(bytes: &[u8]) -> anyhow::Result<ExitCode> {

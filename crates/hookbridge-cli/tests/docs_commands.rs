@@ -12,12 +12,29 @@ fn hookbridge(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+const SUBCOMMANDS: &[&str] = &[
+    "run",
+    "list",
+    "validate",
+    "test",
+    "install-into",
+    "install",
+    "uninstall",
+    "enable",
+    "disable",
+    "marketplace",
+    "migrate",
+    "completions",
+    "man",
+    "schema",
+];
+
 #[test]
 fn bash_completions_are_valid_bash_and_know_every_subcommand() {
     let out = hookbridge(&["completions", "bash"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let script = String::from_utf8(out.stdout).unwrap();
-    for sub in ["run", "list", "validate", "test", "completions", "man"] {
+    for sub in SUBCOMMANDS {
         assert!(script.contains(sub), "no `{sub}` in the bash completions");
     }
     assert!(script.contains("--project-dir"));
@@ -44,10 +61,24 @@ fn the_man_page_is_roff_for_every_subcommand() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let page = String::from_utf8(out.stdout).unwrap();
     assert!(page.contains(".TH hookbridge 1"), "{page}");
-    for sub in ["run", "list", "validate", "test", "completions", "man"] {
+    for sub in SUBCOMMANDS {
         assert!(
-            page.contains(&format!("hookbridge\\-{sub}(1)")),
+            page.contains(&format!("hookbridge\\-{}(1)", sub.replace('-', "\\-"))),
             "no `{sub}` in the man page"
+        );
+    }
+}
+
+#[test]
+fn the_schema_is_json_with_every_event() {
+    let out = hookbridge(&["schema"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let schema: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
+    for event in ["PreToolUse", "SessionStart", "PostToolBatch"] {
+        assert!(
+            schema["properties"]["hooks"]["properties"].get(event).is_some(),
+            "{event}"
         );
     }
 }

@@ -11,6 +11,7 @@ mod discover;
 mod explain;
 mod model;
 mod parse;
+mod schema;
 mod select;
 mod state;
 
@@ -22,5 +23,6 @@ pub use model::{
     McpToolHook, OnFailure, Plugin, PromptHook, Scope, Shell,
 };
 pub use parse::{parse_hooks_file, ParsedFile, Placeholders};
+pub use schema::hooks_file_schema;
 pub use select::{Selection, SkipReason, SkippedHook};
 pub use state::{Disabled, HookRef, HooksDirState, STATE_FILE_NAME};

@@ -622,8 +622,89 @@ impl HookKey {
     }
 }
 
+impl HookKey {
+    /// The JSON Schema of this key's value, as [`HookParser`] reads it (`null` counts as absent).
+    fn value_schema(self) -> serde_json::Value {
+        use serde_json::json;
+        let text = |description: &str| json!({"type": ["string", "null"], "description": description});
+        let flag = |description: &str| json!({"type": ["boolean", "null"], "description": description});
+        let strings = |description: &str| json!({"type": ["array", "null"], "items": {"type": "string"}, "description": description});
+        match self {
+            HookKey::Type => json!({"enum": ["command", "prompt", "agent", "http", "mcp_tool"]}),
+            HookKey::Timeout => json!({"type": ["number", "null"], "exclusiveMinimum": 0,
+                "description": "Seconds before the hook is stopped (default: the event's, 600 for most)"}),
+            HookKey::If => {
+                text("A permission rule the tool call must match, e.g. `Bash(git *)` (tool events only)")
+            }
+            HookKey::StatusMessage => text("Shown while the hook runs"),
+            HookKey::Once => flag("Run once per session (honoured by Claude Code only in skill frontmatter)"),
+            HookKey::OnFailure => json!({"enum": ["block", "continue", null],
+                "description": "`block`: a hook that cannot start, crashes or times out blocks"}),
+            HookKey::Command => text("Shell command (or, with `args`, the program)"),
+            HookKey::Args => strings("Exec form: the program's arguments, no shell"),
+            HookKey::Shell => json!({"enum": ["bash", "sh", "powershell", null]}),
+            HookKey::Async => flag("Run in the background; its answer cannot change this event"),
+            HookKey::AsyncRewake => flag("Async, and an exit 2 wakes the model"),
+            HookKey::RewakeMessage | HookKey::RewakeSummary => json!({"description": "Accepted and ignored"}),
+            HookKey::Prompt => text("The question for the model; `$ARGUMENTS` is replaced by the hook input"),
+            HookKey::Model => text("Model for this hook (default: a fast one)"),
+            HookKey::ContinueOnBlock => {
+                flag("`ok: false` gives the reason to the model and the turn goes on")
+            }
+            HookKey::Url => text("Endpoint the input is POSTed to"),
+            HookKey::Headers => {
+                json!({"type": ["object", "null"], "additionalProperties": {"type": "string"},
+                "description": "`$VAR`/`${VAR}` are replaced only for names in `allowedEnvVars`"})
+            }
+            HookKey::AllowedEnvVars => strings("Environment variables headers may use"),
+            HookKey::Server => text("MCP server name"),
+            HookKey::Tool => text("MCP tool name"),
+            HookKey::Input => {
+                json!({"description": "The tool's arguments; `${path}` is replaced from the hook input"})
+            }
+        }
+    }
+}
+
+/// The JSON Schema of one hook object, built from the keys the parser reads: every type's keys
+/// and the ones it requires (`hookbridge schema`). Unknown keys are allowed, as the parser only
+/// warns about them.
+pub(crate) fn hook_schema() -> serde_json::Value {
+    use serde_json::{json, Map, Value};
+    let properties = |family: Option<Family>| -> Map<String, Value> {
+        HookKey::ALL
+            .iter()
+            .filter(|(_, key)| key.family().is_none() || key.family() == family)
+            .map(|(name, key)| (name.to_string(), key.value_schema()))
+            .collect()
+    };
+    let types: [(&[&str], Family, &[&str]); 4] = [
+        (&["command"], Family::Command, &["command"]),
+        (&["prompt", "agent"], Family::Prompt, &["prompt"]),
+        (&["http"], Family::Http, &["url"]),
+        (&["mcp_tool"], Family::Mcp, &["server", "tool"]),
+    ];
+    let cases: Vec<Value> = types
+        .iter()
+        .map(|(names, family, required)| {
+            let mut required: Vec<&str> = required.to_vec();
+            required.insert(0, "type");
+            json!({
+                "if": {"properties": {"type": {"enum": names}}, "required": ["type"]},
+                "then": {"properties": properties(Some(*family)), "required": required},
+            })
+        })
+        .collect();
+    json!({
+        "type": "object",
+        "required": ["type"],
+        "properties": properties(None),
+        "allOf": cases,
+    })
+}
+
 /// Hook types that share their specific keys (`prompt` and `agent` do).
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Family {
     Command,
     Prompt,

@@ -23,6 +23,8 @@ use jiter::{Jiter, JiterError, Peek};
 
 mod hook;
 
+pub(crate) use hook::hook_schema;
+
 use super::model::*;
 
 /// The result of reading one file: its groups per event, and what was wrong with it.

@@ -1,0 +1,79 @@
+//! The JSON Schema of a hooks file (`hookbridge schema`), for editors: completion of event names
+//! and keys, and a warning where the parser would report a problem.
+//!
+//! Built from the parser's own tables — the hook keys it reads, which types have which, what each
+//! requires, the top-level keys and the events Claude Code fires — so the schema cannot drift from
+//! what is accepted. Like the parser it allows unknown keys and events (they are warnings, not
+//! errors).
+
+use serde_json::{json, Map, Value};
+
+use crate::event::EventName;
+
+/// The schema (JSON Schema draft 2020-12) of `hooks.json` and of a plugin's hooks file.
+pub fn hooks_file_schema() -> Value {
+    let group_list = json!({"$ref": "#/$defs/matcherGroups"});
+    let events: Map<String, Value> = EventName::KNOWN
+        .iter()
+        .map(|event| (event.as_str().to_string(), group_list.clone()))
+        .collect();
+    let strings = json!({"type": "array", "items": {"type": "string"}});
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "hookbridge hooks file",
+        "description": "Claude Code's hooks format, as hookbridge reads it from .amplifier/hooks/ and plugin folders",
+        "type": "object",
+        "properties": {
+            "description": {"type": ["string", "null"]},
+            "disableAllHooks": {"type": "boolean"},
+            "allowedHttpHookUrls": strings,
+            "httpHookAllowedEnvVars": strings,
+            "hooks": {
+                "type": "object",
+                "description": "Event name → matcher groups",
+                "propertyNames": {"pattern": "^[A-Z][A-Za-z0-9_]*$"},
+                "properties": events,
+                "additionalProperties": group_list,
+            },
+        },
+        "$defs": {
+            "matcherGroups": {"type": "array", "items": {"$ref": "#/$defs/matcherGroup"}},
+            "matcherGroup": {
+                "type": "object",
+                "required": ["hooks"],
+                "properties": {
+                    "matcher": {
+                        "type": ["string", "null"],
+                        "description": "Tool name, `A|B` list, or a JavaScript regular expression; empty or `*` matches all"
+                    },
+                    "hooks": {"type": "array", "items": {"$ref": "#/$defs/hook"}},
+                },
+            },
+            "hook": super::parse::hook_schema(),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_event_type_and_key_is_in_the_schema() {
+        let schema = hooks_file_schema();
+        let events = schema["properties"]["hooks"]["properties"].as_object().unwrap();
+        assert_eq!(events.len(), EventName::KNOWN.len());
+        let hook = &schema["$defs"]["hook"];
+        let types = hook["properties"]["type"]["enum"].as_array().unwrap();
+        assert_eq!(types.len(), 5);
+        let command = &hook["allOf"][0]["then"];
+        assert_eq!(command["required"], json!(["type", "command"]));
+        assert!(command["properties"].get("args").is_some() && command["properties"].get("url").is_none());
+        let http = &hook["allOf"][2]["then"];
+        assert!(http["properties"].get("headers").is_some() && http["properties"].get("timeout").is_some());
+        assert_eq!(
+            hook["allOf"][3]["then"]["required"],
+            json!(["type", "server", "tool"])
+        );
+    }
+}
