@@ -10,7 +10,9 @@
 #   build      cargo build -p hookbridge-cli (the binary the later stages run)
 #   install    the install story holds: `cargo install --path crates/hookbridge-cli` into a temporary
 #              root gives a working `hookbridge --version`, and `cargo package --workspace` packages
-#              the publishable crates (debug profile, sharing the build's artifacts)
+#              the publishable crates (debug profile, sharing the build's artifacts); the wheel of
+#              scripts/build-wheel.sh --debug, installed into a fresh venv, gives the module and a
+#              working `hookbridge` command
 #   rust       cargo nextest run --workspace
 #   fuzz       scripts/fuzz.sh: every cargo-fuzz target for 15 s from the corpus in fuzz/corpus
 #              (cargo-fuzz is installed with `cargo install` if missing)
@@ -115,6 +117,22 @@ stage_install() {
     case "$version" in "hookbridge "*) ;; *) echo "${RED}unexpected --version output: $version${RESET}" >&2; return 1 ;; esac
     cargo package --workspace --exclude hookbridge-python --no-verify --allow-dirty --quiet
     echo "cargo package --workspace: ok"
+    # The wheel carries the command: built (debug, for speed) and installed into a fresh venv, it
+    # must give `hookbridge --version`, the importable module, and an install-into that registers
+    # the shipped executable itself, not the Python entry point.
+    local wheels="$STATE/wheels" venv="$STATE/wheel-venv"
+    rm -rf "$wheels" "$venv"
+    CARGO_TARGET_DIR="$TARGET_DIR" WHEEL_OUT="$wheels" bash "$ROOT/scripts/build-wheel.sh" --debug </dev/null
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "$wheels"/hookbridge-*.whl </dev/null
+    version=$("$venv/bin/hookbridge" --version)
+    echo "wheel: $version"
+    case "$version" in "hookbridge "*) ;; *) echo "${RED}the wheel's hookbridge --version printed: $version${RESET}" >&2; return 1 ;; esac
+    "$venv/bin/python" -c 'import hookbridge, amplifier_module_hook_bridge; print("wheel: import hookbridge", hookbridge.__version__)'
+    local registered
+    registered=$(cd "$STATE" && HOME="$STATE" PATH="$venv/bin:$PATH" "$venv/bin/hookbridge" install-into claude --dry-run --project-dir "$STATE" 2>/dev/null | grep -m 1 'run --event')
+    case "$registered" in *"/site-packages/hookbridge/bin/hookbridge run --event"*) echo "wheel: install-into registers the shipped executable" ;;
+        *) echo "${RED}the wheel's install-into registered: $registered${RESET}" >&2; return 1 ;; esac
 }
 
 stage_rust() {
@@ -259,7 +277,7 @@ declare -A TITLE=(
     [tools]="Tools"
     [pyenv]="Python environment (scripts/python-env.sh)"
     [build]="Build (cargo build -p hookbridge-cli)"
-    [install]="Install story (cargo install --path, cargo package)"
+    [install]="Install story (cargo install --path, cargo package, the wheel with the command)"
     [rust]="Rust tests (cargo nextest run --workspace)"
     [fuzz]="Fuzz targets (scripts/fuzz.sh, 15 s each)"
     [python]="Python tests (pytest python/tests)"
@@ -267,7 +285,7 @@ declare -A TITLE=(
     [demo]="Demo on the example project (scripts/demo.sh)"
     [mux]="Claude Code differential check (mux_diff.py)"
 )
-declare -A NEEDS=([pyenv]=tools [build]=tools [install]=build [rust]=tools [fuzz]=tools [python]=pyenv [examples]=build [demo]=build [mux]=build)
+declare -A NEEDS=([pyenv]=tools [build]=tools [install]="build pyenv" [rust]=tools [fuzz]=tools [python]=pyenv [examples]=build [demo]=build [mux]=build)
 declare -A RESULT=()
 
 rm -rf "$STATE"
