@@ -5,6 +5,14 @@
 ``HookResult`` (amplifier-core's or ours: anything with ``model_dump``), a dict, or ``None``.
 """
 
+import os as _os
+
+if _os.name != "posix":  # pragma: no cover - the native module is built for POSIX systems only
+    raise ImportError(
+        "hookbridge runs on Linux and macOS only: hooks run in their own process groups, "
+        "with POSIX process control and socketpairs"
+    )
+
 from ._native import ALL_EVENTS, __version__
 from .registry import ContextInjection, HookRegistry, HookResult, result_class
 

@@ -117,6 +117,7 @@ impl HooksFolder<'_> {
         // a directory, FIFO or device there is reported.
         let root_file = self.dir.join("hooks.json");
         self.load_file(set, OsStr::new("hooks.json"), &root_file, None, |_| {});
+        self.report_yaml(set, self.dir, OsStr::new(""));
         // Plugin folders in name order. The entry's own type says "directory" without a stat;
         // only a symlink needs one (to see whether it leads to a directory).
         let mut plugin_dirs: Vec<PathBuf> = entries
@@ -136,6 +137,28 @@ impl HooksFolder<'_> {
             self.load_plugin(set, plugin_dir, name);
         }
         self.apply_state(set);
+    }
+
+    /// A `hooks.yaml` (the seed's "Enhanced Hooks System" dialect) is not read yet: say so rather
+    /// than leave its author unprotected without a word. Looked for in the hooks directory and in
+    /// plugin folders that have no JSON hooks file (one probe each, never on the common path).
+    fn report_yaml(&self, set: &mut HookSet, dir: &Path, folder_name: &OsStr) {
+        for name in ["hooks.yaml", "hooks.yml"] {
+            let path = dir.join(name);
+            let probe = if folder_name.is_empty() {
+                self.files.read(OsStr::new(name), &path)
+            } else {
+                self.files.read(&relative_name(folder_name, name), &path)
+            };
+            if !matches!(probe, Ok(None)) {
+                set.diagnostics.push(
+                    Diagnostic::warning(
+                        "hookbridge does not read YAML hooks files yet (the Enhanced Hooks System dialect); none of its hooks run — write them as hooks.json",
+                    )
+                    .in_file(&path),
+                );
+            }
+        }
     }
 
     /// `hookbridge-state.json`: what `hookbridge disable` switched off here.
@@ -216,6 +239,9 @@ impl HooksFolder<'_> {
             }
             hooks_file = Some(file);
             break;
+        }
+        if hooks_file.is_none() && manifest.is_none() {
+            self.report_yaml(set, plugin_dir, folder_name);
         }
         let (Some(text), Some(plugin)) = (manifest, plugin) else {
             return;
@@ -599,6 +625,35 @@ mod tests {
         assert_eq!(plugin.name, "a plugin");
         assert!(plugin.data_dir.ends_with("plugin-data/a-plugin"));
         assert!(set.events.contains_key(&EventName::Stop));
+    }
+
+    #[test]
+    fn yaml_hooks_files_are_reported_not_silently_ignored() {
+        let tmp = tempfile::tempdir().unwrap();
+        let hooks = tmp.path().join(HOOKS_DIR_NAME);
+        write(&hooks.join("hooks.yaml"), "hooks:\n  PreToolUse: []\n");
+        write(&hooks.join("seed/hooks.yml"), "hooks: {}\n");
+        write(&hooks.join("both/hooks.json"), &hook("json"));
+        write(&hooks.join("both/hooks.yaml"), "hooks: {}\n");
+        let set = discover(&DiscoveryOptions::new(tmp.path(), None));
+        let warned: Vec<String> = set
+            .diagnostics
+            .iter()
+            .map(|d| {
+                d.file
+                    .as_ref()
+                    .unwrap()
+                    .strip_prefix(&hooks)
+                    .unwrap()
+                    .display()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(warned, ["hooks.yaml", "seed/hooks.yml"], "{:?}", set.diagnostics);
+        assert!(set.diagnostics[0]
+            .message
+            .contains("does not read YAML hooks files yet"));
+        assert_eq!(set.hooks().count(), 1);
     }
 
     #[test]
