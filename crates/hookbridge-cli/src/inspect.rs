@@ -30,6 +30,16 @@ pub struct ValidateArgs {
     /// Print the counts and every problem as JSON on stdout instead of text on stderr.
     #[arg(long)]
     json: bool,
+    /// Colour the problems: `auto` on a terminal unless NO_COLOR is set, `always`, `never`.
+    #[arg(long, value_enum, default_value_t = Color::Auto, value_name = "WHEN")]
+    color: Color,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Color {
+    Auto,
+    Always,
+    Never,
 }
 
 /// Discover the hooks `args` name, and the project they are for; warnings about where the project
@@ -189,13 +199,15 @@ pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
         writeln!(out, "{}", serde_json::to_string_pretty(&json)?).and_then(|()| out.flush())
     } else {
         // Problems go to stderr; one that cannot be written is not a reason to fail differently.
-        let mut err = BufWriter::new(std::io::stderr().lock());
+        let choice = match args.color {
+            Color::Auto => anstream::ColorChoice::Auto,
+            Color::Always => anstream::ColorChoice::Always,
+            Color::Never => anstream::ColorChoice::Never,
+        };
+        let mut err = BufWriter::new(anstream::AutoStream::new(std::io::stderr().lock(), choice));
         let mut sources = Sources::default();
         for d in &problems {
-            let _ = writeln!(err, "{d}");
-            if let (Some(file), Some(at)) = (&d.file, d.position) {
-                let _ = write!(err, "{}", sources.snippet(file, at.line, at.column));
-            }
+            let _ = write_problem(&mut err, d, &mut sources);
         }
         let _ = err.flush();
         drop(err);
@@ -268,6 +280,50 @@ fn problems(set: &hookbridge_core::config::HookSet, project: &std::path::Path) -
     problems
 }
 
+/// One problem as `validate` prints it: `path:line:col: severity: key: message` (the severity
+/// coloured when the stream keeps colours), the source line with a caret, and a "did you mean" as
+/// a `help:` line of its own.
+fn write_problem(out: &mut impl Write, d: &Diagnostic, sources: &mut Sources) -> std::io::Result<()> {
+    let (message, help) = split_help(&d.message);
+    let mut place = String::new();
+    if let Some(file) = &d.file {
+        place.push_str(&file.display().to_string());
+        if let Some(p) = d.position {
+            place.push_str(&format!(":{}:{}", p.line, p.column));
+        }
+        place.push_str(": ");
+    }
+    let style = match d.severity {
+        Severity::Error => anstyle::AnsiColor::Red.on_default().bold(),
+        Severity::Warning => anstyle::AnsiColor::Yellow.on_default().bold(),
+    };
+    let key = d.key.as_ref().map(|k| format!("`{k}`: ")).unwrap_or_default();
+    writeln!(out, "{place}{style}{}{style:#}: {key}{message}", d.severity)?;
+    if let (Some(file), Some(at)) = (&d.file, d.position) {
+        write!(out, "{}", sources.snippet(file, at.line, at.column))?;
+    }
+    if let Some(help) = help {
+        let style = anstyle::AnsiColor::Cyan.on_default().bold();
+        writeln!(out, "  {style}help{style:#}: {help}")?;
+    }
+    Ok(())
+}
+
+/// A message without its "; did you mean `x`?", and that hint on its own.
+fn split_help(message: &str) -> (String, Option<String>) {
+    const HINT: &str = "; did you mean `";
+    let Some(start) = message.find(HINT) else {
+        return (message.to_string(), None);
+    };
+    let rest = &message[start + 2..];
+    let Some(end) = rest.find("`?") else {
+        return (message.to_string(), None);
+    };
+    let help = rest[..end + 2].to_string();
+    let remainder = &rest[end + 2..];
+    (format!("{}{remainder}", &message[..start]), Some(help))
+}
+
 /// The files `validate` quotes from, each read once.
 #[derive(Default)]
 struct Sources {
@@ -318,6 +374,27 @@ impl Sources {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_did_you_mean_becomes_a_help_line() {
+        assert_eq!(
+            split_help(
+                "unknown hook type `comand`; did you mean `command`? (expected …); this hook is skipped"
+            ),
+            (
+                "unknown hook type `comand` (expected …); this hook is skipped".to_string(),
+                Some("did you mean `command`?".to_string())
+            )
+        );
+        assert_eq!(
+            split_help("unknown key `timout`; ignored; did you mean `timeout`?"),
+            (
+                "unknown key `timout`; ignored".to_string(),
+                Some("did you mean `timeout`?".to_string())
+            )
+        );
+        assert_eq!(split_help("plain"), ("plain".to_string(), None));
+    }
 
     #[test]
     fn a_snippet_shows_the_line_and_a_caret_under_the_column() {

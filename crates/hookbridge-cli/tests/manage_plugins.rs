@@ -417,3 +417,28 @@ fn validate_json_lists_every_problem_with_its_place() {
         .unwrap()
         .ends_with(".amplifier/hooks/hooks.json"));
 }
+
+#[test]
+fn validate_text_has_a_help_line_and_colours_only_when_asked() {
+    let p = Project::new(json!({"hooks": {"Stop": [{"hooks": [{"type": "comand", "command": "x"}]}]}}));
+    let plain = cli(&p, &["validate"]);
+    assert_eq!(plain.code, Some(1));
+    let err = plain.stderr_str();
+    assert!(err.contains("unknown hook type `comand` (expected"), "{err}");
+    assert!(err.contains("\n  help: did you mean `command`?\n"), "{err}");
+    assert!(!err.contains('\u{1b}'), "not a terminal: no colour: {err}");
+    let coloured = cli(&p, &["validate", "--color", "always"]).stderr_str();
+    assert!(
+        coloured.contains("\u{1b}[1m\u{1b}[31merror\u{1b}[0m"),
+        "{coloured}"
+    );
+    let mut cmd = p.hookbridge(&[
+        "validate",
+        "--project-dir",
+        p.dir.to_str().unwrap(),
+        "--color",
+        "never",
+    ]);
+    cmd.env("CLICOLOR_FORCE", "1");
+    assert!(!p.finish(cmd, b"").stderr_str().contains('\u{1b}'));
+}
