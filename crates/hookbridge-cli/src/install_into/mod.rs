@@ -227,27 +227,16 @@ struct Original {
 }
 
 fn read_settings(file: &Path) -> anyhow::Result<Original> {
-    let text = match std::fs::read_to_string(file) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(Original {
-                text: None,
-                value: None,
-            })
-        }
-        Err(e) => return Err(anyhow::anyhow!("{}: {e}", file.display())),
+    let Some(text) = crate::files::read_if_exists(file)? else {
+        return Ok(Original {
+            text: None,
+            value: None,
+        });
     };
     let value = if text.trim().is_empty() {
         Value::Object(Default::default())
     } else {
-        serde_json::from_str(&text).map_err(|e| {
-            anyhow::anyhow!(
-                "{}:{}:{}: not valid JSON ({e}); nothing was changed",
-                file.display(),
-                e.line(),
-                e.column()
-            )
-        })?
+        crate::files::parse_json(&text, file).map_err(|e| anyhow::anyhow!("{e:#}; nothing was changed"))?
     };
     Ok(Original {
         text: Some(text),
@@ -310,7 +299,8 @@ fn write_settings(file: &Path, original: &Original, text: Option<&str>) -> anyho
 
 fn report(file: &Path, changes: &Changes, unchanged: bool, delete: bool, dry_run: bool) {
     let file = file.display();
-    let verb = if dry_run { "would be" } else { "" };
+    // "hookbridge registered for …", or with --dry-run "hookbridge would be registered for …".
+    let verb = if dry_run { "would be " } else { "" };
     let list = |events: &[String]| events.join(", ");
     if unchanged {
         let count = changes.unchanged.len();
@@ -323,23 +313,20 @@ fn report(file: &Path, changes: &Changes, unchanged: bool, delete: bool, dry_run
     }
     if !changes.added.is_empty() {
         say(format_args!(
-            "{file}: hookbridge {verb}{}registered for {} events: {}",
-            if dry_run { " " } else { "" },
+            "{file}: hookbridge {verb}registered for {} events: {}",
             changes.added.len(),
             list(&changes.added)
         ));
     }
     if !changes.updated.is_empty() {
         say(format_args!(
-            "{file}: registration {verb}{}updated (command or timeout) for {}",
-            if dry_run { " " } else { "" },
+            "{file}: registration {verb}updated (command or timeout) for {}",
             list(&changes.updated)
         ));
     }
     if !changes.removed.is_empty() {
         say(format_args!(
-            "{file}: hookbridge {verb}{}removed from {}",
-            if dry_run { " " } else { "" },
+            "{file}: hookbridge {verb}removed from {}",
             list(&changes.removed)
         ));
     }

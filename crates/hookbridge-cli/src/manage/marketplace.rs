@@ -64,11 +64,9 @@ fn registry_path() -> Result<PathBuf, UsageError> {
 
 fn load_registry() -> anyhow::Result<Registry> {
     let path = registry_path()?;
-    match std::fs::read_to_string(&path) {
-        Ok(text) => serde_json::from_str(&text)
-            .map_err(|e| anyhow::anyhow!("{}:{}:{}: {e}", path.display(), e.line(), e.column())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Registry::default()),
-        Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
+    match crate::files::read_if_exists(&path)? {
+        Some(text) => crate::files::parse_json(&text, &path),
+        None => Ok(Registry::default()),
     }
 }
 
@@ -82,8 +80,7 @@ fn save_registry(registry: &Registry) -> anyhow::Result<()> {
 fn catalog(root: &Path) -> anyhow::Result<Value> {
     let path = root.join(".claude-plugin/marketplace.json");
     let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    let value: Value = serde_json::from_str(&text)
-        .map_err(|e| anyhow::anyhow!("{}:{}:{}: {e}", path.display(), e.line(), e.column()))?;
+    let value: Value = crate::files::parse_json(&text, &path)?;
     if !value.get("plugins").is_some_and(Value::is_array) {
         anyhow::bail!("{}: `plugins` is missing or not a list", path.display());
     }

@@ -40,10 +40,9 @@ pub fn enable(args: ToggleArgs) -> anyhow::Result<ExitCode> {
 fn toggle(args: ToggleArgs, enable: bool) -> anyhow::Result<ExitCode> {
     let dir = args.dir.resolve()?;
     let path = dir.dir.join(STATE_FILE_NAME);
-    let mut state = match std::fs::read_to_string(&path) {
-        Ok(text) => HooksDirState::parse(&text, &path).map_err(|d| anyhow::anyhow!("{d}"))?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => HooksDirState::default(),
-        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    let mut state = match crate::files::read_if_exists(&path)? {
+        Some(text) => HooksDirState::parse(&text, &path).map_err(|d| anyhow::anyhow!("{d}"))?,
+        None => HooksDirState::default(),
     };
     let set = dir.load();
     let target = find_target(&args.target, &dir, &set, &state, enable)?;

@@ -17,7 +17,6 @@ mod agents;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use serde_json::{Map, Value};
 
@@ -114,19 +113,9 @@ impl Migrated {
 
 /// A JSON file's value; `None` when it does not exist. Errors name the line and column.
 pub fn read_json(path: &Path) -> anyhow::Result<Option<Value>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
-    };
-    serde_json::from_str(&text).map(Some).map_err(|e| {
-        anyhow::anyhow!(
-            "{}:{}:{}: not valid JSON: {e}",
-            path.display(),
-            e.line(),
-            e.column()
-        )
-    })
+    crate::files::read_if_exists(path)?
+        .map(|text| crate::files::parse_json(&text, path))
+        .transpose()
 }
 
 pub fn migrate(args: MigrateArgs) -> anyhow::Result<ExitCode> {
