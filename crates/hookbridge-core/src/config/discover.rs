@@ -117,46 +117,57 @@ impl HooksFolder<'_> {
         // a directory, FIFO or device there is reported.
         let root_file = self.dir.join("hooks.json");
         self.load_file(set, OsStr::new("hooks.json"), &root_file, None, |_| {});
-        self.report_yaml(set, self.dir, OsStr::new(""));
         // Plugin folders in name order. The entry's own type says "directory" without a stat;
-        // only a symlink needs one (to see whether it leads to a directory).
-        let mut plugin_dirs: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .filter(|e| !e.file_name().as_encoded_bytes().starts_with(b"."))
-            .filter(|e| match e.file_type() {
+        // only a symlink needs one (to see whether it leads to a directory). The same listing
+        // says whether the directory has a YAML hooks file or a state file, so neither costs a
+        // probe when it is absent (the usual case, on every `hookbridge run`).
+        let mut plugin_dirs: Vec<PathBuf> = Vec::new();
+        let mut has_state = false;
+        let mut yaml: Vec<PathBuf> = Vec::new();
+        for entry in entries.filter_map(Result::ok) {
+            let name = entry.file_name();
+            match name.to_str() {
+                Some("hooks.yaml" | "hooks.yml") => yaml.push(entry.path()),
+                Some(STATE_FILE_NAME) => has_state = true,
+                _ => {}
+            }
+            if name.as_encoded_bytes().starts_with(b".") {
+                continue;
+            }
+            let is_dir = match entry.file_type() {
                 Ok(t) if t.is_dir() => true,
-                Ok(t) if t.is_symlink() => e.path().is_dir(),
+                Ok(t) if t.is_symlink() => entry.path().is_dir(),
                 _ => false,
-            })
-            .map(|e| e.path())
-            .collect();
+            };
+            if is_dir {
+                plugin_dirs.push(entry.path());
+            }
+        }
+        yaml.sort();
+        for path in yaml {
+            set.diagnostics.push(yaml_not_read(&path));
+        }
         // Every path is `dir/<name>`: comparing whole paths as bytes compares the names.
         plugin_dirs.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
         for plugin_dir in &plugin_dirs {
             let name = plugin_dir.file_name().unwrap_or_default();
             self.load_plugin(set, plugin_dir, name);
         }
-        self.apply_state(set);
+        if has_state {
+            self.apply_state(set);
+        }
     }
 
-    /// A `hooks.yaml` (the seed's "Enhanced Hooks System" dialect) is not read yet: say so rather
-    /// than leave its author unprotected without a word. Looked for in the hooks directory and in
-    /// plugin folders that have no JSON hooks file (one probe each, never on the common path).
-    fn report_yaml(&self, set: &mut HookSet, dir: &Path, folder_name: &OsStr) {
+    /// A plugin folder with no JSON hooks file may hold a `hooks.yaml`: one probe each, only for
+    /// such folders (never on the common path).
+    fn report_plugin_yaml(&self, set: &mut HookSet, plugin_dir: &Path, folder_name: &OsStr) {
         for name in ["hooks.yaml", "hooks.yml"] {
-            let path = dir.join(name);
-            let probe = if folder_name.is_empty() {
-                self.files.read(OsStr::new(name), &path)
-            } else {
-                self.files.read(&relative_name(folder_name, name), &path)
-            };
-            if !matches!(probe, Ok(None)) {
-                set.diagnostics.push(
-                    Diagnostic::warning(
-                        "hookbridge does not read YAML hooks files yet (the Enhanced Hooks System dialect); none of its hooks run — write them as hooks.json",
-                    )
-                    .in_file(&path),
-                );
+            let path = plugin_dir.join(name);
+            if !matches!(
+                self.files.read(&relative_name(folder_name, name), &path),
+                Ok(None)
+            ) {
+                set.diagnostics.push(yaml_not_read(&path));
             }
         }
     }
@@ -241,7 +252,7 @@ impl HooksFolder<'_> {
             break;
         }
         if hooks_file.is_none() && manifest.is_none() {
-            self.report_yaml(set, plugin_dir, folder_name);
+            self.report_plugin_yaml(set, plugin_dir, folder_name);
         }
         let (Some(text), Some(plugin)) = (manifest, plugin) else {
             return;
@@ -406,6 +417,15 @@ fn relative_name(folder_name: &OsStr, relative: &str) -> std::ffi::OsString {
     name.push("/");
     name.push(relative);
     name
+}
+
+/// A `hooks.yaml` (the seed's "Enhanced Hooks System" dialect) is not read yet: said, rather than
+/// leave its author unprotected without a word.
+fn yaml_not_read(path: &Path) -> Diagnostic {
+    Diagnostic::warning(
+        "hookbridge does not read YAML hooks files yet (the Enhanced Hooks System dialect); none of its hooks run — write them as hooks.json",
+    )
+    .in_file(path)
 }
 
 /// The largest config file hookbridge reads (16 MiB): far above any real hooks file (a thousand
