@@ -50,7 +50,7 @@ HB_BIN="${BUILT[2]}"
 CRITERION_DIR="$TARGET_DIR/criterion"
 if [[ "${BENCH_SKIP_CRITERION:-0}" != 1 ]]; then
     echo "==> library benchmarks (criterion; a few minutes)" >&2
-    rm -rf "$CRITERION_DIR"/{spawn_k1,spawn_k8,no_match,load,spawn_paired.json}
+    rm -rf "$CRITERION_DIR"/{spawn_k1,spawn_k8,no_match,load,rule_hook,spawn_paired.json}
     mkdir -p "$CRITERION_DIR"
     HOOKBRIDGE_BENCH_PAIRED_OUT="$CRITERION_DIR/spawn_paired.json" \
         cargo bench --quiet -p hookbridge-runner --bench dispatch >&2
@@ -336,6 +336,16 @@ for case, label in (("no_group_for_event", "no group for the event"),
             missing = True
             continue
         lib_rows.append((f"no match, `{fn}`: {label}", t(e[0]), "—", "—", "≤ 1 µs", verdict(e[0] <= 1000)))
+k1 = paired_lib.get("k1", {}).get("dispatch", {}).get("wall_ns_per_hook")
+for case, label in (("blocks", "blocks `rm -rf /`"), ("allows", "lets `ls -la src` through")):
+    e = est("rule_hook", "dispatch", case)
+    if not e:
+        missing = True
+        continue
+    beside = f"one `true` command hook: {t(k1)}" if k1 else "—"
+    ratio = f"{e[0] / k1:.4f}×" if k1 else "—"
+    lib_rows.append((f"rule hook (`type: matcher`, no process), whole `dispatch`: {label}", t(e[0]), beside,
+                     ratio, "≤ 10 µs", verdict(e[0] <= 10_000)))
 e = est("load", "discover_1000_plugins")
 if e:
     lib_rows.append(("load 1,000 plugin folders (`discover`)", t(e[0]), "—", "—", "≤ 20 ms", verdict(e[0] <= 20e6)))
@@ -416,7 +426,9 @@ benchmark's `spawn_paired` pass: the four variants run interleaved, in a random 
 the floor, by wall time and by CPU time (this thread plus the children it reaped). The no-match
 and load rows are criterion medians. The no-match rows are one event each; `dispatch` there is the
 whole library call. The 1,000 plugin folders each hold a `hooks.json` with a
-PreToolUse and a PostToolUse group; 1/4 of the PreToolUse matchers are regexes.
+PreToolUse and a PostToolUse group; 1/4 of the PreToolUse matchers are regexes. The rule-hook rows
+dispatch a PreToolUse that reaches the seed's two rules (`rm *` on Bash, `**/.env*` on Write's path),
+beside the K = 1 command-hook figure of the same run.
 
 {table(lib_rows)}
 

@@ -4,7 +4,7 @@
 #   bash scripts/test.sh                      (from any directory)
 #
 # Stages, in order (each prints a header and a result; all run, and the script fails if any failed):
-#   tools      jq (installed with apt-get if missing), python3, node/npm, git, cargo, cargo-nextest
+#   tools      jq and strace (installed with apt-get if missing), python3, node/npm, git, cargo, cargo-nextest
 #              (installed with `cargo install cargo-nextest --locked` if missing)
 #   pyenv      the Python venv (.venv) from scripts/python-env.sh
 #   build      cargo build -p hookbridge-cli (the binary the later stages run)
@@ -59,15 +59,21 @@ note() { # a note for the final summary
 # --- the stages; each runs in its own `bash -euo pipefail` process (see the end of the file) --------
 
 stage_tools() {
-    if ! command -v jq >/dev/null 2>&1; then
-        echo "jq is missing: installing it with apt-get"
+    # jq: the bash hooks of the tests read their payload with it. strace: the rule-hook test counts
+    # the processes `hookbridge run` starts (none).
+    local packages=()
+    for tool in jq strace; do
+        command -v "$tool" >/dev/null 2>&1 || packages+=("$tool")
+    done
+    if [ ${#packages[@]} -gt 0 ]; then
+        echo "${packages[*]} missing: installing with apt-get"
         local sudo=""
         [ "$(id -u)" -eq 0 ] || sudo=sudo
         $sudo apt-get update -qq </dev/null
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq jq </dev/null
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${packages[@]}" </dev/null
     fi
     local missing=()
-    for tool in jq bash python3 node npm git cargo; do
+    for tool in jq strace bash python3 node npm git cargo; do
         command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
     done
     if [ ${#missing[@]} -gt 0 ]; then

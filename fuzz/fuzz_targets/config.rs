@@ -1,8 +1,8 @@
-//! The hooks.json reader: any text gives hooks and diagnostics, never a panic.
+//! The hooks file readers (JSON and YAML): any text gives hooks and diagnostics, never a panic.
 #![no_main]
 use std::path::PathBuf;
 
-use hookbridge_core::config::{parse_hooks_file, ConfigSource, Scope};
+use hookbridge_core::config::{parse_hooks_file, parse_hooks_yaml, ConfigSource, Scope};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -14,5 +14,6 @@ fuzz_target!(|data: &[u8]| {
         plugin: None,
         description: None,
     };
-    let _ = parse_hooks_file(text, source, 0, "/p");
+    let _ = parse_hooks_file(text, source.clone(), 0, "/p");
+    let _ = parse_hooks_yaml(text, source, 0, "/p");
 });

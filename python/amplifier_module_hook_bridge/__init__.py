@@ -1,7 +1,7 @@
 """hook-bridge: Claude Code hooks in Amplifier sessions, run by hookbridge's Rust engine.
 
-Mount it as an Amplifier hook module (module id ``hook-bridge``; entry point group
-``amplifier.modules``, or importable as ``amplifier_module_hook_bridge`` for the filesystem
+Mount it as an Amplifier hook module (module id ``hook-bridge``, or ``hooks-claude-code-bridge`` as
+the seed's bundle YAML names it; entry point group ``amplifier.modules``, or importable as ``amplifier_module_hook_bridge`` for the filesystem
 loader). At mount time it loads the hook configs once — ``<project>/.amplifier/hooks/`` (its
 ``hooks.json`` and plugin folders) and ``~/.amplifier/hooks/`` — and registers one handler, named
 ``hook-bridge:<event>``, on every Amplifier event that maps to a Claude Code event. Each handler
@@ -24,6 +24,9 @@ Config (all optional)::
                                # ANTHROPIC_* / OPENAI_* / HOOKBRIDGE_MODEL_PROVIDER (as `hookbridge run`)
       name: null               # with `session`: which mounted provider (default: the first)
       model: null              # a model for every prompt hook that names none
+    hooks: null                # hooks written in the bundle itself, in hooks.yaml's shape (the
+                               # seed's `PreToolUse: [{type: matcher, ...}]` or Claude Code's
+                               # matcher groups); loaded after the discovered files
 
 Bad config (unknown keys, wrong types, non-positive timeouts, default_timeout > max_timeout, a
 project_dir that is not a directory) raises :class:`ConfigError` from ``mount``.
@@ -95,6 +98,7 @@ DEFAULTS: dict[str, Any] = {
     "project_dir": None,
     "priority": 20,
     "prompt_hooks": None,
+    "hooks": None,
 }
 
 PROMPT_HOOK_DEFAULTS: dict[str, Any] = {"provider": "session", "name": None, "model": None}
@@ -146,6 +150,11 @@ def parse_config(config: dict[str, Any] | None) -> dict[str, Any]:
     if project_dir is not None and not isinstance(project_dir, (str, os.PathLike)):
         raise ConfigError(f"hook-bridge: `project_dir` must be a path, got {project_dir!r} ({_type_name(project_dir)})")
     out["prompt_hooks"] = _parse_prompt_hooks(out["prompt_hooks"])
+    hooks = out["hooks"]
+    if hooks is not None and not isinstance(hooks, dict):
+        raise ConfigError(
+            f"hook-bridge: `hooks` must be a mapping of event to hooks (as in hooks.yaml), got {hooks!r} ({_type_name(hooks)})"
+        )
     return out
 
 
@@ -229,6 +238,8 @@ class HookBridge:
             include_project_hooks=config["allow_project_hooks"],
             default_timeout=float(config["default_timeout"]),
             max_timeout=float(config["max_timeout"]),
+            inline_hooks=json.dumps({"hooks": config["hooks"]}, indent=1, default=str)
+            if config["hooks"] is not None else None,
         )
         for line in self.engine.diagnostics:
             logger.warning("hook-bridge: %s", line)
@@ -333,7 +344,7 @@ class HookBridge:
             messages=[Message(role="system", content=system), Message(role="user", content=user)],
             max_output_tokens=max_tokens,
             model=model or self.config["prompt_hooks"]["model"],
-            response_format=ResponseFormatJsonSchema(json_schema=schema),
+            response_format=ResponseFormatJsonSchema(json_schema=schema) if schema is not None else None,
         )
         response = await provider.complete(request)
         return "".join(getattr(block, "text", "") or "" for block in response.content or [])

@@ -24,6 +24,7 @@ class Engine:
         default_timeout: float | None = 30.0,
         max_timeout: float | None = 300.0,
         user_home: str | PathLike[str] | None = None,
+        inline_hooks: str | None = None,
     ) -> Engine: ...
     @property
     def diagnostics(self) -> list[str]: ...

@@ -1,6 +1,9 @@
+from pathlib import Path
+
 import pytest
 
 from _support import HAVE_KERNEL, registry_classes
+from support.harness import Project
 
 
 def pytest_report_header(config):
@@ -18,3 +21,14 @@ def registry_cls(request):
     if request.param not in classes:
         pytest.skip("amplifier-core==2.0.2 is not installed")
     return classes[request.param]
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
+    """A project and a home directory of their own (``HOME`` points at it, so a developer's own
+    ``~/.amplifier/hooks`` never leaks in)."""
+    root, home = tmp_path / "project", tmp_path / "home"
+    root.mkdir()
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    return Project(root=root.resolve(), home=home.resolve())

@@ -35,15 +35,6 @@ exit 0
 """
 
 
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
-    root, home = tmp_path / "project", tmp_path / "home"
-    root.mkdir()
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    return Project(root=root.resolve(), home=home.resolve())
-
-
 SCRIPT = [
     {"text": "", "tool_calls": [tool_call("c1", "bash", command="touch deploy-ran"),
                                 tool_call("c2", "bash", command="touch second-ran")]},

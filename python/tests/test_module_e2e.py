@@ -26,15 +26,6 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
-    root, home = tmp_path / "project", tmp_path / "home"
-    root.mkdir()
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    return Project(root=root.resolve(), home=home.resolve())
-
-
 # --- hook scripts -------------------------------------------------------------------------------
 
 BASH_VALIDATOR = r"""#!/bin/bash

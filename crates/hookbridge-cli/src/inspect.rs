@@ -8,7 +8,7 @@ use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 use clap::Args;
-use hookbridge_core::config::{discover, HookKind};
+use hookbridge_core::config::{discover, HookKind, OnFailure};
 use hookbridge_core::diagnostics::{Diagnostic, Severity};
 use hookbridge_runner::hook_kinds::readiness;
 
@@ -52,6 +52,15 @@ fn load(args: &ProjectArgs) -> anyhow::Result<(hookbridge_core::config::HookSet,
     Ok((discover(&args.discovery(&project.dir)), project.dir))
 }
 
+/// `on_failure` as the seed spells it (`warn` is Claude Code's fail-open default).
+fn on_failure_word(on_failure: OnFailure) -> &'static str {
+    match on_failure {
+        OnFailure::Continue => "warn",
+        OnFailure::Block => "block",
+        OnFailure::Ignore => "ignore",
+    }
+}
+
 pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
     let (set, _) = load(&args.project)?;
     let mut out = BufWriter::new(std::io::stdout().lock());
@@ -76,6 +85,9 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
                     },
                     "timeout_s": hook.timeout.map(|t| t.as_secs_f64()),
                     "async": matches!(&hook.kind, HookKind::Command(c) if c.run_async),
+                    "on_failure": on_failure_word(hook.on_failure),
+                    "written_as": hook.seed_event.as_deref(),
+                    "dialect": if hook.seed_event.is_some() { "seed" } else { "claude-code" },
                     "disabled": hook.disabled.as_ref().map(ToString::to_string),
                     "runnable": readiness(hook, &set.http_policy).is_ok(),
                     "not_runnable_because": readiness(hook, &set.http_policy).err(),
@@ -132,6 +144,12 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
         }
         if let Some(t) = hook.timeout.map(|t| t.as_secs_f64()) {
             notes.push(format!("timeout {t}s"));
+        }
+        if hook.on_failure != OnFailure::Continue {
+            notes.push(format!("on_failure {}", on_failure_word(hook.on_failure)));
+        }
+        if let Some(written) = hook.seed_event.as_deref().filter(|w| *w != event.as_str()) {
+            notes.push(format!("written as {written}"));
         }
         if let Some(p) = &hook.source.plugin {
             notes.push(format!("plugin {}", p.name));

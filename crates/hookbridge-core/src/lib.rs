@@ -13,4 +13,5 @@ pub mod decision;
 pub mod diagnostics;
 pub mod event;
 pub mod matcher;
+pub mod seed;
 pub mod timeout;

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use hookbridge_core::config::{parse_hooks_file, ConfigSource, Scope};
+use hookbridge_core::config::{parse_hooks_file, parse_hooks_yaml, ConfigSource, Scope};
 use hookbridge_core::decision::{interpret, merge, render_claude, AnsweredHook, HookExecution, RunStatus};
 use hookbridge_core::event::{EventName, EventPayload};
 use proptest::prelude::*;
@@ -50,8 +50,63 @@ fn jsonish() -> impl Strategy<Value = String> {
     .prop_map(|parts| parts.concat())
 }
 
+/// YAML-ish text: indentation, list items, flow collections, anchors and the seed's keys.
+fn yamlish() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            Just("hooks:".to_string()),
+            Just("\n".to_string()),
+            Just("  ".to_string()),
+            Just("- ".to_string()),
+            Just("PreToolUse:".to_string()),
+            Just("SessionStop:".to_string()),
+            Just("type: ".to_string()),
+            Just("command".to_string()),
+            Just("matcher".to_string()),
+            Just("llm".to_string()),
+            Just("match: ".to_string()),
+            Just("tool: ".to_string()),
+            Just("args: ".to_string()),
+            Just("action: block".to_string()),
+            Just("timeout_ms: ".to_string()),
+            Just("on_failure: ".to_string()),
+            Just("{".to_string()),
+            Just("}".to_string()),
+            Just("[".to_string()),
+            Just("]".to_string()),
+            Just(", ".to_string()),
+            Just("&a ".to_string()),
+            Just("*a".to_string()),
+            Just("'".to_string()),
+            Just("\"".to_string()),
+            Just("|".to_string()),
+            Just("---".to_string()),
+            Just("5".to_string()),
+            "[a-zA-Z*\\[?]{0,6}".prop_map(|s| s),
+        ],
+        0..60,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(800))]
+
+    #[test]
+    fn yaml_reader_never_panics_and_points_inside_the_text(text in yamlish()) {
+        let parsed = parse_hooks_yaml(&text, source(), 0, "/p");
+        for d in &parsed.diagnostics {
+            prop_assert!(d.file.is_some());
+            if let Some(p) = d.position {
+                prop_assert!(p.line >= 1 && p.line <= text.lines().count().max(1) + 1, "{d} in {text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn yaml_reader_never_panics_on_arbitrary_text(text in ".{0,200}") {
+        let _ = parse_hooks_yaml(&text, source(), 0, "/p");
+    }
 
     #[test]
     fn config_parser_never_panics(text in jsonish()) {
@@ -89,7 +144,7 @@ proptest! {
             finish_order: 0,
         };
         let answer = interpret(&event, &execution);
-        let decision = merge(&event, &[AnsweredHook { answer, finish_order: 0, block_on_failure: false }]);
+        let decision = merge(&event, &[AnsweredHook { answer, finish_order: 0, on_failure: hookbridge_core::config::OnFailure::Continue }]);
         let rendered = render_claude(&event, Some("Bash"), &decision, "hookbridge run");
         prop_assert!(rendered.exit_code >= 0);
     }

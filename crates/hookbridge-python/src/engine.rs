@@ -74,7 +74,13 @@ struct Settings {
     include_project: bool,
     default_timeout: Option<Duration>,
     max_timeout: Option<Duration>,
+    /// Hooks written in the module's own config (`config: {hooks: {...}}` in a bundle), as the
+    /// JSON text of a hooks file; loaded after the discovered files.
+    inline_hooks: Option<String>,
 }
+
+/// The name inline hooks are reported under.
+pub const INLINE_HOOKS_SOURCE: &str = "<hook-bridge config: hooks>";
 
 /// What discovery found.
 struct Loaded {
@@ -87,7 +93,19 @@ impl Settings {
         let mut options = DiscoveryOptions::new(&self.project_dir, self.user_home.as_deref());
         options.include_user = self.include_user;
         options.include_project = self.include_project;
-        let set = discover(&options);
+        let mut set = discover(&options);
+        if let Some(text) = &self.inline_hooks {
+            let source = hookbridge_core::config::ConfigSource {
+                path: PathBuf::from(INLINE_HOOKS_SOURCE),
+                scope: hookbridge_core::config::Scope::Explicit,
+                hooks_dir: options.project_hooks_dir(),
+                plugin: None,
+                description: None,
+            };
+            let project = self.project_dir.to_string_lossy();
+            let parsed = hookbridge_core::config::parse_hooks_file(text, source, set.sources.len(), &project);
+            set.extend(parsed);
+        }
         let mut diagnostics: Vec<String> = set.diagnostics.iter().map(ToString::to_string).collect();
         if let Some(by) = &set.disabled_by {
             diagnostics.push(format!(
@@ -146,7 +164,12 @@ impl ModelJudge for PythonModel {
                     request.user.clone().into_pyobject(py)?.into_any(),
                     request.model.clone().into_pyobject(py)?.into_any(),
                     request.max_tokens.into_pyobject(py)?.into_any(),
-                    request.schema.to_string().into_pyobject(py)?.into_any(),
+                    request
+                        .schema
+                        .as_ref()
+                        .map_or_else(|| "null".to_string(), |s| s.to_string())
+                        .into_pyobject(py)?
+                        .into_any(),
                     left.as_secs_f64().into_pyobject(py)?.into_any(),
                 ],
             )?;
@@ -177,14 +200,16 @@ fn seconds(name: &str, value: Option<f64>) -> PyResult<Option<Duration>> {
 #[pymethods]
 impl Engine {
     /// `Engine(project_dir, include_user_hooks=True, include_project_hooks=True,
-    /// default_timeout=30.0, max_timeout=300.0, user_home=None)`.
+    /// default_timeout=30.0, max_timeout=300.0, user_home=None, inline_hooks=None)`;
+    /// `inline_hooks` is the JSON text of a hooks file written in the host's own config.
     ///
     /// Loads `<project_dir>/.amplifier/hooks/` and `<user_home>/.amplifier/hooks/` at once (see
     /// `diagnostics`). `user_home` defaults to `$HOME`. A `None` timeout means Claude Code's
     /// per-event default (`default_timeout`) or no cap (`max_timeout`).
     #[new]
     #[pyo3(signature = (project_dir, include_user_hooks = true, include_project_hooks = true,
-                        default_timeout = Some(30.0), max_timeout = Some(300.0), user_home = None))]
+                        default_timeout = Some(30.0), max_timeout = Some(300.0), user_home = None,
+                        inline_hooks = None))]
     fn new(
         project_dir: PathBuf,
         include_user_hooks: bool,
@@ -192,6 +217,7 @@ impl Engine {
         default_timeout: Option<f64>,
         max_timeout: Option<f64>,
         user_home: Option<PathBuf>,
+        inline_hooks: Option<String>,
     ) -> PyResult<Self> {
         let default_timeout = seconds("default_timeout", default_timeout)?;
         let max_timeout = seconds("max_timeout", max_timeout)?;
@@ -207,6 +233,7 @@ impl Engine {
             include_project: include_project_hooks,
             default_timeout,
             max_timeout,
+            inline_hooks,
         };
         let loaded = RwLock::new(settings.load());
         Ok(Engine {

@@ -16,6 +16,9 @@
 //!   busy machine disturbs far less than wall time.
 //! - `no_match`: `HookSet::select` (and the whole `dispatch`) for an event that reaches no hook. Target: ≤ 1 µs per event.
 //! - `load`: `discover` over 1,000 plugin folders, each with a `hooks.json`. Target: ≤ 20 ms.
+//! - `rule_hook`: the seed dialect's in-process rules (`type: matcher`) — the whole `dispatch` of
+//!   a PreToolUse that reaches the seed's two rules, for a call they block (`rm -rf /`) and one
+//!   they let through (`ls -la src`). No process is started. Target: ≤ 10 µs per decision.
 //!
 //! Everything runs on real temp directories through the public API; nothing here is a test.
 //! `scripts/bench.sh` runs this and puts the figures in `docs/benchmarks.md`.
@@ -373,6 +376,37 @@ fn bench_no_match(c: &mut Criterion) {
     group.finish();
 }
 
+fn bench_rule_hook(c: &mut Criterion) {
+    let tmp = tempfile::tempdir().expect("a temp dir");
+    write(
+        &tmp.path().join(HOOKS_DIR_NAME).join("hooks.yaml"),
+        "hooks:\n  PreToolUse:\n    - type: matcher\n      match: {tool: Bash, args: {command: \"rm *\"}}\n      action: block\n      message: Destructive rm commands require confirmation\n    - type: matcher\n      match: {tool: Write, args: {path: \"**/.env*\"}}\n      action: block\n      message: Cannot modify environment files\n",
+    );
+    let set = load(tmp.path());
+    assert_eq!(set.hooks().count(), 2, "{:?}", set.diagnostics);
+    let call = |command: &str| {
+        let json = serde_json::json!({"session_id": "s", "cwd": tmp.path(), "hook_event_name": "PreToolUse",
+            "tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": "t"});
+        EventPayload::parse(EventName::PreToolUse, json.to_string().as_bytes()).expect("a valid payload")
+    };
+    let options = DispatchOptions::new(tmp.path());
+    let mut group = c.benchmark_group("rule_hook");
+    group.throughput(Throughput::Elements(1));
+    for (name, command, blocks) in [("blocks", "rm -rf /", true), ("allows", "ls -la src", false)] {
+        let payload = call(command);
+        let report = dispatch(&set, &payload, &options);
+        assert_eq!(
+            report.decision.blocking.is_some() || report.decision.permission.is_some(),
+            blocks,
+            "{name}"
+        );
+        group.bench_function(BenchmarkId::new("dispatch", name), |b| {
+            b.iter(|| dispatch(black_box(&set), black_box(&payload), &options))
+        });
+    }
+    group.finish();
+}
+
 fn bench_load(c: &mut Criterion) {
     let tmp = tempfile::tempdir().expect("a temp dir");
     project_with_plugins(tmp.path(), MANY_PLUGINS);
@@ -475,6 +509,7 @@ fn main() {
     bench_spawn(&mut criterion);
     bench_no_match(&mut criterion);
     bench_load(&mut criterion);
+    bench_rule_hook(&mut criterion);
     criterion.final_summary();
     if benchmarking && (filters.is_empty() || filters.iter().any(|f| "spawn_paired".contains(f.as_str()))) {
         spawn_paired();

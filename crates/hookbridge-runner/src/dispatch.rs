@@ -12,9 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hookbridge_core::config::{
-    HookId, HookKind, HookSet, HookSpec, HttpPolicy, OnFailure, Selection, SkipReason,
-};
+use hookbridge_core::config::{HookId, HookKind, HookSet, HookSpec, HttpPolicy, Selection, SkipReason};
 use hookbridge_core::decision::{
     interpret_hook, merge, AnsweredHook, EventDecision, HookAnswer, HookExecution, HookOutput, RunStatus,
 };
@@ -85,11 +83,11 @@ impl DispatchOptions {
     }
 
     /// The timeout for `hook` on `event`: its own, else ours, else Claude Code's default for its
-    /// kind (prompt 30 s, agent 60 s) or event; capped.
+    /// kind (prompt and llm 30 s, agent 60 s) or event; capped.
     pub fn timeout_for(&self, event: &EventName, hook: &HookSpec) -> Duration {
         let own = hook.timeout;
         let claude_default = match hook.kind {
-            HookKind::Prompt(_) => 30,
+            HookKind::Prompt(_) | HookKind::Llm(_) => 30,
             HookKind::Agent(_) => 60,
             _ => event.traits().default_timeout_secs,
         };
@@ -189,11 +187,10 @@ pub fn dispatch_selection(
             warnings: Vec::new(),
         };
     }
-    let stdin: Arc<[u8]> = Arc::from(payload.to_stdin_bytes());
-    let cwd = options
-        .cwd
-        .clone()
-        .or_else(|| payload.cwd().map(PathBuf::from).filter(|p| p.is_dir()));
+    // The stdin bytes and the working directory (a stat) are made when the first hook that runs
+    // outside this thread needs them: an event only rule hooks reach needs neither.
+    let mut stdin: Option<Arc<[u8]>> = None;
+    let mut cwd: Option<Option<PathBuf>> = None;
     let mut warnings = Vec::new();
     let session_id = payload
         .session_id()
@@ -218,19 +215,51 @@ pub fn dispatch_selection(
     let mut executions: Vec<Option<HookExecution>> = vec![None; selection.hooks.len()];
     let mut timeouts = Vec::with_capacity(selection.hooks.len());
     let mut finished = 0usize;
+    let mut stopped_by: Option<&'static str> = None;
+    // The seed dialect's stdin, per event name as written (usually one).
+    let mut seed_stdins: Vec<(&str, Arc<[u8]>)> = Vec::new();
     for (index, hook) in selection.hooks.iter().enumerate() {
         let timeout = options.timeout_for(&event, hook);
         timeouts.push(timeout);
+        if let HookKind::Rule(rule) = &hook.kind {
+            let execution = hook_kinds::rule::evaluate(rule, payload, finished);
+            finished += 1;
+            if stopped_by.is_none() {
+                stopped_by = decided_early(&event, hook, &execution);
+            }
+            executions[index] = Some(execution);
+            continue;
+        }
+        let stdin = match hook.seed_event.as_deref() {
+            None => stdin
+                .get_or_insert_with(|| Arc::from(payload.to_stdin_bytes()))
+                .clone(),
+            Some(written) => match seed_stdins.iter().find(|(w, _)| *w == written) {
+                Some((_, bytes)) => bytes.clone(),
+                None => {
+                    let bytes = seed_stdin(payload, written);
+                    seed_stdins.push((written, bytes.clone()));
+                    bytes
+                }
+            },
+        };
         let context = JobContext {
-            stdin: stdin.clone(),
-            cwd: cwd.clone(),
+            stdin,
+            cwd: cwd
+                .get_or_insert_with(|| {
+                    options
+                        .cwd
+                        .clone()
+                        .or_else(|| payload.cwd().map(PathBuf::from).filter(|p| p.is_dir()))
+                })
+                .clone(),
             env: hook_env(hook, &event, options, session_id.as_deref()),
             timeout,
             output_cap,
             policy: selection.http_policy.unwrap_or(&HttpPolicy::NONE),
             model: options.model.clone(),
         };
-        let job = match hook_kinds::job_for(hook, context) {
+        let job = match hook_kinds::job_for(hook, event.as_str(), context) {
             Ok(job) => job,
             Err(why) => {
                 executions[index] = Some(HookExecution::without_output(RunStatus::NotRun(why), finished));
@@ -259,7 +288,10 @@ pub fn dispatch_selection(
             finished += 1;
         }
     }
-    let mut stopped_by: Option<&'static str> = None;
+    if stopped_by.is_some() {
+        // A rule hook already decided the event (a blocked prompt): nothing else starts.
+        jobs.clear();
+    }
     run_jobs(jobs, options.canceller.as_ref(), |job_index, outcome| {
         let index = job_hooks[job_index];
         let execution = execution_of(outcome, finished);
@@ -291,7 +323,7 @@ pub fn dispatch_selection(
         answered.push(AnsweredHook {
             answer: answer.clone(),
             finish_order: execution.finish_order,
-            block_on_failure: hook.on_failure == OnFailure::Block,
+            on_failure: hook.on_failure,
         });
         hooks.push(HookReport {
             hook: HookSummary::of(hook),
@@ -333,6 +365,9 @@ fn unusable_in_environment(value: &str) -> Option<String> {
 /// Claude Code stops waiting once some answers are in: a UserPromptSubmit block kills the other
 /// hooks (case 134); the first PermissionRequest decision wins (cases 119–120).
 fn decided_early(event: &EventName, hook: &HookSpec, execution: &HookExecution) -> Option<&'static str> {
+    if !matches!(event, EventName::UserPromptSubmit | EventName::PermissionRequest) {
+        return None; // no need to read the answer twice
+    }
     match (event, interpret_hook(event, hook, execution)) {
         (EventName::UserPromptSubmit, HookAnswer::Blocking { .. } | HookAnswer::Rejected { .. }) => {
             Some("cancelled: another UserPromptSubmit hook blocked the prompt")
@@ -352,6 +387,27 @@ fn decided_early(event: &EventName, hook: &HookSpec, execution: &HookExecution) 
         }
         _ => None,
     }
+}
+
+/// The payload with the seed dialect's fields added (never replacing one the payload has):
+/// `event` (as the hook was written), `tool` and `args` (tool events), `timestamp` (RFC 3339, UTC);
+/// `session_id` is Claude Code's own.
+fn seed_stdin(payload: &EventPayload, written: &str) -> Arc<[u8]> {
+    use serde_json::Value;
+    let mut fields = payload.fields().clone();
+    let mut add = |key: &str, value: Value| {
+        fields.entry(key.to_string()).or_insert(value);
+    };
+    add("event", Value::String(written.to_string()));
+    if let Some(call) = payload.tool_call() {
+        add("tool", Value::String(call.tool_name.to_string()));
+        add("args", Value::Object(call.tool_input.clone()));
+    }
+    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    add("timestamp", Value::String(now));
+    let mut bytes = serde_json::to_vec(&fields).expect("a JSON map always serializes");
+    bytes.push(b'\n');
+    Arc::from(bytes)
 }
 
 /// `async: true` command hooks: started in the background unless the host awaits them.
@@ -460,6 +516,7 @@ impl EventReport {
                     RunStatus::NotRun(_) => ("not_run", None),
                     RunStatus::Cancelled(_) => ("cancelled", None),
                     RunStatus::Responded(s) => ("responded", Some(i32::from(*s))),
+                    RunStatus::Evaluated => ("evaluated", None),
                     RunStatus::Judged(v) if v.ok => ("judged_ok", None),
                     RunStatus::Judged(_) => ("judged_not_ok", None),
                     RunStatus::Failed(_) => ("failed", None),

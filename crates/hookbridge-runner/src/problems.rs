@@ -157,10 +157,15 @@ pub fn problems(report: &EventReport) -> Vec<Problem> {
             RunStatus::SpawnFailed(why) => Some(ProblemKind::SpawnFailed(why.clone())),
             RunStatus::NotRun(why) => Some(ProblemKind::NotRun(why.clone())),
             RunStatus::Cancelled(why) => Some(ProblemKind::Cancelled(why.clone())),
-            RunStatus::Responded(200..=299) | RunStatus::Judged(_) => None,
+            RunStatus::Responded(200..=299) | RunStatus::Judged(_) | RunStatus::Evaluated => None,
             RunStatus::Responded(status) => Some(ProblemKind::HttpStatus(*status)),
             RunStatus::Failed(why) => Some(ProblemKind::Failed(why.clone())),
         };
+        // An answer that could not be used (a seed-dialect hook's unreadable `action`).
+        let kind = kind.or_else(|| match &h.answer {
+            HookAnswer::Failed { message } => Some(ProblemKind::Failed(message.clone())),
+            _ => None,
+        });
         if let Some(kind) = kind {
             push(&h.hook, kind);
         }

@@ -124,7 +124,7 @@ class Run:
 
 
 def session_config(project: Project, script: list[dict[str, Any]], hook_config: dict[str, Any] | None = None,
-                   with_bridge: bool = True) -> dict[str, Any]:
+                   with_bridge: bool = True, module_id: str = "hook-bridge") -> dict[str, Any]:
     config: dict[str, Any] = {
         "session": {"orchestrator": "hbtest-orchestrator", "context": "hbtest-context"},
         "providers": [{"module": "hbtest-provider", "config": {"script": script}}],
@@ -134,13 +134,14 @@ def session_config(project: Project, script: list[dict[str, Any]], hook_config: 
     if with_bridge:
         bridge = {"project_dir": str(project.root)}
         bridge.update(hook_config or {})
-        config["hooks"].append({"module": "hook-bridge", "config": bridge})
+        config["hooks"].append({"module": module_id, "config": bridge})
     return config
 
 
 async def run_session(project: Project, prompts: str | list[str], script: list[dict[str, Any]] | None = None,
                       hook_config: dict[str, Any] | None = None, approval: str = "Allow",
-                      session_id: str | None = None, capabilities: dict[str, Any] | None = None) -> Run:
+                      session_id: str | None = None, capabilities: dict[str, Any] | None = None,
+                      module_id: str = "hook-bridge") -> Run:
     """Run ``prompts`` in one fresh session (cwd = the project) and collect what happened.
     ``capabilities`` are registered on the coordinator after ``initialize()`` (before the first
     prompt, which is when the kernel emits ``session:start``)."""
@@ -148,7 +149,7 @@ async def run_session(project: Project, prompts: str | list[str], script: list[d
 
     prompts = [prompts] if isinstance(prompts, str) else prompts
     approvals, display = Approvals(approval), Display()
-    config = session_config(project, script or [], hook_config)
+    config = session_config(project, script or [], hook_config, module_id=module_id)
     session = AmplifierSession(config, session_id=session_id, approval_system=approvals, display_system=display)
     old_cwd = os.getcwd()
     os.chdir(project.root)

@@ -38,6 +38,9 @@ pub const HOSTILE_ENV: &[&str] = &[
     "ANTHROPIC_DEFAULT_HAIKU_MODEL",
     "OPENAI_BASE_URL",
     "OPENAI_API_KEY",
+    // Where llm hooks keep their cache.
+    "HOOKBRIDGE_CACHE_DIR",
+    "XDG_CACHE_HOME",
 ];
 
 /// What a finished (or killed) process left behind.

@@ -1017,7 +1017,7 @@ mod tests {
                 AnsweredHook {
                     answer: interpret(&claude, &exec),
                     finish_order: i,
-                    block_on_failure: false,
+                    on_failure: crate::config::OnFailure::Continue,
                 }
             })
             .collect();

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use crate::diagnostics::Diagnostic;
 
 use super::model::{ConfigSource, HookSet, Plugin, Scope};
-use super::parse::parse_hooks_file;
+use super::parse::{is_yaml_path, parse_hooks_file, parse_hooks_yaml};
 use super::state::{HooksDirState, STATE_FILE_NAME};
 
 /// The folder under a project (and under the home directory) that holds hooks.
@@ -143,9 +143,11 @@ impl HooksFolder<'_> {
                 plugin_dirs.push(entry.path());
             }
         }
+        // `hooks.yaml` before `hooks.yml`, both after `hooks.json` and before the plugins.
         yaml.sort();
         for path in yaml {
-            set.diagnostics.push(yaml_not_read(&path));
+            let name = path.file_name().unwrap_or_default().to_os_string();
+            self.load_file(set, &name, &path, None, |_| {});
         }
         // Every path is `dir/<name>`: comparing whole paths as bytes compares the names.
         plugin_dirs.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
@@ -158,17 +160,18 @@ impl HooksFolder<'_> {
         }
     }
 
-    /// A plugin folder with no JSON hooks file may hold a `hooks.yaml`: one probe each, only for
-    /// such folders (never on the common path).
-    fn report_plugin_yaml(&self, set: &mut HookSet, plugin_dir: &Path, folder_name: &OsStr) {
+    /// A plugin folder with no JSON hooks file may hold a `hooks.yaml` / `hooks.yml` (the seed's
+    /// dialect): one probe each, only for such folders (never on the common path).
+    fn load_plugin_yaml(&self, set: &mut HookSet, plugin_dir: &Path, folder_name: &OsStr, plugin: &Plugin) {
         for name in ["hooks.yaml", "hooks.yml"] {
             let path = plugin_dir.join(name);
-            if !matches!(
-                self.files.read(&relative_name(folder_name, name), &path),
-                Ok(None)
-            ) {
-                set.diagnostics.push(yaml_not_read(&path));
-            }
+            self.load_file(
+                set,
+                &relative_name(folder_name, name),
+                &path,
+                Some(plugin.clone()),
+                |_| {},
+            );
         }
     }
 
@@ -251,8 +254,8 @@ impl HooksFolder<'_> {
             hooks_file = Some(file);
             break;
         }
-        if hooks_file.is_none() && manifest.is_none() {
-            self.report_plugin_yaml(set, plugin_dir, folder_name);
+        if let (None, None, Some(plugin)) = (&hooks_file, &manifest, &plugin) {
+            self.load_plugin_yaml(set, plugin_dir, folder_name, plugin);
         }
         let (Some(text), Some(plugin)) = (manifest, plugin) else {
             return;
@@ -348,7 +351,11 @@ impl HooksFolder<'_> {
             plugin,
             description: None,
         };
-        let parsed = parse_hooks_file(text, source, set.sources.len(), self.project_dir);
+        let parsed = if is_yaml_path(path) {
+            parse_hooks_yaml(text, source, set.sources.len(), self.project_dir)
+        } else {
+            parse_hooks_file(text, source, set.sources.len(), self.project_dir)
+        };
         set.extend(parsed);
     }
 }
@@ -417,15 +424,6 @@ fn relative_name(folder_name: &OsStr, relative: &str) -> std::ffi::OsString {
     name.push("/");
     name.push(relative);
     name
-}
-
-/// A `hooks.yaml` (the seed's "Enhanced Hooks System" dialect) is not read yet: said, rather than
-/// leave its author unprotected without a word.
-fn yaml_not_read(path: &Path) -> Diagnostic {
-    Diagnostic::warning(
-        "hookbridge does not read YAML hooks files yet (the Enhanced Hooks System dialect); none of its hooks run — write them as hooks.json",
-    )
-    .in_file(path)
 }
 
 /// The largest config file hookbridge reads (16 MiB): far above any real hooks file (a thousand
@@ -648,32 +646,30 @@ mod tests {
     }
 
     #[test]
-    fn yaml_hooks_files_are_reported_not_silently_ignored() {
+    fn yaml_hooks_files_load_in_the_hooks_directory_and_in_plugin_folders() {
         let tmp = tempfile::tempdir().unwrap();
         let hooks = tmp.path().join(HOOKS_DIR_NAME);
-        write(&hooks.join("hooks.yaml"), "hooks:\n  PreToolUse: []\n");
-        write(&hooks.join("seed/hooks.yml"), "hooks: {}\n");
-        write(&hooks.join("both/hooks.json"), &hook("json"));
-        write(&hooks.join("both/hooks.yaml"), "hooks: {}\n");
+        write(&hooks.join("hooks.json"), &hook("json"));
+        write(
+            &hooks.join("hooks.yaml"),
+            "hooks:\n  PreToolUse:\n    - type: command\n      command: root-yaml\n",
+        );
+        write(
+            &hooks.join("seed/hooks.yml"),
+            "hooks:\n  SessionStop:\n    - type: command\n      command: ${CLAUDE_PLUGIN_ROOT}/x.sh\n",
+        );
+        write(&hooks.join("bad/hooks.yaml"), "hooks:\n  Stop: [\n");
         let set = discover(&DiscoveryOptions::new(tmp.path(), None));
-        let warned: Vec<String> = set
-            .diagnostics
-            .iter()
-            .map(|d| {
-                d.file
-                    .as_ref()
-                    .unwrap()
-                    .strip_prefix(&hooks)
-                    .unwrap()
-                    .display()
-                    .to_string()
-            })
-            .collect();
-        assert_eq!(warned, ["hooks.yaml", "seed/hooks.yml"], "{:?}", set.diagnostics);
-        assert!(set.diagnostics[0]
-            .message
-            .contains("does not read YAML hooks files yet"));
-        assert_eq!(set.hooks().count(), 1);
+        let labels: Vec<&str> = set.hooks().map(|(_, _, h)| h.kind.label()).collect();
+        assert_eq!(labels, ["json", "root-yaml", "${CLAUDE_PLUGIN_ROOT}/x.sh"]);
+        let (event, _, plugin_hook) = set.hooks().nth(2).unwrap();
+        assert_eq!(*event, EventName::SessionEnd);
+        assert_eq!(plugin_hook.seed_event.as_deref(), Some("SessionStop"));
+        assert_eq!(plugin_hook.source.plugin.as_ref().unwrap().name, "seed");
+        assert_eq!(set.diagnostics.len(), 1, "{:?}", set.diagnostics);
+        let d = &set.diagnostics[0];
+        assert!(d.file.as_ref().unwrap().ends_with("bad/hooks.yaml"));
+        assert!(d.message.starts_with("not valid YAML"), "{}", d.message);
     }
 
     #[test]

@@ -19,10 +19,10 @@ pub use condition::{Condition, ConditionError};
 pub use discover::{discover, DiscoveryOptions, HOOKS_DIR_NAME};
 pub use explain::{Explained, Verdict};
 pub use model::{
-    CommandHook, ConfigSource, HookId, HookKind, HookSet, HookSpec, HttpHook, HttpPolicy, MatcherGroup,
-    McpToolHook, OnFailure, Plugin, PromptHook, Scope, Shell,
+    CommandHook, ConfigSource, HookId, HookKind, HookSet, HookSpec, HttpHook, HttpPolicy, LlmHook,
+    MatcherGroup, McpToolHook, OnFailure, Plugin, PromptHook, RuleHook, Scope, Shell,
 };
-pub use parse::{parse_hooks_file, ParsedFile, Placeholders};
+pub use parse::{is_yaml_path, parse_hooks_file, parse_hooks_yaml, ParsedFile, Placeholders};
 pub use schema::hooks_file_schema;
 pub use select::{Selection, SkipReason, SkippedHook};
 pub use state::{Disabled, HookRef, HooksDirState, STATE_FILE_NAME};

@@ -64,14 +64,17 @@ pub struct HookId {
     pub index: usize,
 }
 
-/// What to do when a hook fails to give an answer (cannot start, times out, exits unexpectedly).
+/// What to do when a hook fails to give an answer (cannot start, times out, exits unexpectedly,
+/// answers something that cannot be read): `onFailure` / the seed's `on_failure`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum OnFailure {
-    /// Fail open, Claude Code's default.
+    /// Fail open and say so, Claude Code's default (`continue`; the seed's `warn`).
     #[default]
     Continue,
     /// Treat the failure as a block, like exit code 2.
     Block,
+    /// Fail open silently: the failure is in the log and reports only (the seed's `ignore`).
+    Ignore,
 }
 
 /// The shell a shell-form command runs under.
@@ -123,7 +126,28 @@ pub struct McpToolHook {
     pub input: Option<Value>,
 }
 
-/// The kinds of handler Claude Code defines.
+/// A rule hook (`type: matcher`, the seed's dialect): decided in process.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuleHook {
+    pub rule: crate::seed::Rule,
+    pub action: crate::seed::RuleAction,
+    pub message: Option<String>,
+    /// The rule in one line (`tool=Bash args.command=rm *`), for listings.
+    pub label: String,
+}
+
+/// An llm hook (`type: llm`, the seed's dialect).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LlmHook {
+    /// The template (`{{tool}}`, `{{args}}`, …; see [`crate::seed::llm`]).
+    pub prompt: String,
+    pub model: Option<String>,
+    pub max_tokens: Option<u32>,
+    /// Answer identical requests from the on-disk cache.
+    pub cache: bool,
+}
+
+/// The kinds of handler: Claude Code's five, and the seed dialect's `matcher` and `llm`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum HookKind {
     Command(CommandHook),
@@ -131,6 +155,8 @@ pub enum HookKind {
     Agent(PromptHook),
     Http(HttpHook),
     McpTool(McpToolHook),
+    Rule(RuleHook),
+    Llm(LlmHook),
 }
 
 impl HookKind {
@@ -141,6 +167,8 @@ impl HookKind {
             HookKind::Agent(_) => "agent",
             HookKind::Http(_) => "http",
             HookKind::McpTool(_) => "mcp_tool",
+            HookKind::Rule(_) => "matcher",
+            HookKind::Llm(_) => "llm",
         }
     }
 
@@ -151,6 +179,8 @@ impl HookKind {
             HookKind::Prompt(p) | HookKind::Agent(p) => &p.prompt,
             HookKind::Http(h) => &h.url,
             HookKind::McpTool(m) => &m.tool,
+            HookKind::Rule(r) => &r.label,
+            HookKind::Llm(l) => &l.prompt,
         }
     }
 }
@@ -172,6 +202,9 @@ pub struct HookSpec {
     /// Key path in the file, e.g. `hooks.PreToolUse[0].hooks[1]`.
     pub key: String,
     pub position: Position,
+    /// Written in the seed's dialect (directly in an event's list) under this event name: it gets
+    /// the seed's fields on stdin and its `{"action": …}` answers are read ([`crate::seed`]).
+    pub seed_event: Option<Arc<str>>,
     /// Switched off by `hookbridge disable` (its hooks directory's `hookbridge-state.json`):
     /// listed, never run, reported as skipped.
     pub disabled: Option<super::state::Disabled>,

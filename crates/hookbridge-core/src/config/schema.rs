@@ -15,13 +15,15 @@ pub fn hooks_file_schema() -> Value {
     let group_list = json!({"$ref": "#/$defs/matcherGroups"});
     let events: Map<String, Value> = EventName::KNOWN
         .iter()
-        .map(|event| (event.as_str().to_string(), group_list.clone()))
+        .map(EventName::as_str)
+        .chain(crate::seed::SEED_EVENTS.iter().map(|e| e.name))
+        .map(|event| (event.to_string(), group_list.clone()))
         .collect();
     let strings = json!({"type": "array", "items": {"type": "string"}});
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "hookbridge hooks file",
-        "description": "Claude Code's hooks format, as hookbridge reads it from .amplifier/hooks/ and plugin folders",
+        "description": "Claude Code's hooks format (and the seed's Enhanced Hooks System dialect), as hookbridge reads it from .amplifier/hooks/ and plugin folders, as hooks.json or hooks.yaml",
         "type": "object",
         "properties": {
             "description": {"type": ["string", "null"]},
@@ -30,14 +32,17 @@ pub fn hooks_file_schema() -> Value {
             "httpHookAllowedEnvVars": strings,
             "hooks": {
                 "type": "object",
-                "description": "Event name → matcher groups",
+                "description": "Event name → matcher groups, or hooks written directly (the seed's shape)",
                 "propertyNames": {"pattern": "^[A-Z][A-Za-z0-9_]*$"},
                 "properties": events,
                 "additionalProperties": group_list,
             },
         },
         "$defs": {
-            "matcherGroups": {"type": "array", "items": {"$ref": "#/$defs/matcherGroup"}},
+            "matcherGroups": {"type": "array", "items": {"anyOf": [
+                {"$ref": "#/$defs/matcherGroup"},
+                {"$ref": "#/$defs/hook"},
+            ]}},
             "matcherGroup": {
                 "type": "object",
                 "required": ["hooks"],
@@ -62,10 +67,22 @@ mod tests {
     fn every_event_type_and_key_is_in_the_schema() {
         let schema = hooks_file_schema();
         let events = schema["properties"]["hooks"]["properties"].as_object().unwrap();
-        assert_eq!(events.len(), EventName::KNOWN.len());
+        assert_eq!(
+            events.len(),
+            EventName::KNOWN.len() + 7,
+            "Claude Code's events and the seed's own names"
+        );
+        assert!(events.contains_key("SessionStop") && events.contains_key("Checkpoint"));
         let hook = &schema["$defs"]["hook"];
         let types = hook["properties"]["type"]["enum"].as_array().unwrap();
-        assert_eq!(types.len(), 5);
+        assert_eq!(types.len(), 7);
+        assert_eq!(hook["allOf"][4]["then"]["required"], json!(["type", "action"]));
+        let llm = &hook["allOf"][5]["then"]["properties"];
+        assert!(
+            llm.get("max_tokens").is_some()
+                && llm.get("prompt").is_some()
+                && llm.get("continueOnBlock").is_none()
+        );
         let command = &hook["allOf"][0]["then"];
         assert_eq!(command["required"], json!(["type", "command"]));
         assert!(command["properties"].get("args").is_some() && command["properties"].get("url").is_none());

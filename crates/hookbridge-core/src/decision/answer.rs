@@ -169,7 +169,89 @@ pub fn interpret_hook(event: &EventName, hook: &HookSpec, execution: &HookExecut
         (RunStatus::Judged(verdict), HookKind::Agent(p)) => {
             verdict_answer(event, verdict, &p.prompt, Judge::Agent)
         }
+        // An llm hook's verdict is read as the seed's answer it stands for.
+        (RunStatus::Judged(verdict), HookKind::Llm(_)) => {
+            let mut answer = Map::new();
+            let action = if verdict.ok { "allow" } else { "block" };
+            answer.insert("action".into(), Value::String(action.into()));
+            if !verdict.ok {
+                let reason = verdict
+                    .reason
+                    .clone()
+                    .unwrap_or_else(|| "the model judged it unsafe".into());
+                answer.insert("message".into(), Value::String(reason));
+            }
+            seed_json_answer(event, answer, |claude| {
+                let mut read = HookExecution::without_output(RunStatus::Exited(0), execution.finish_order);
+                read.stdout = Value::Object(claude).to_string().into_bytes();
+                interpret(event, &read)
+            })
+        }
+        // A rule's answer is Claude Code's already, unless its action could not be rewritten.
+        (RunStatus::Evaluated, HookKind::Rule(_)) if !contains(&execution.stdout, b"\"action\"") => {
+            interpret(event, execution)
+        }
+        _ if speaks_seed(hook) => interpret_seed(event, execution),
         _ => interpret(event, execution),
+    }
+}
+
+impl HookAnswer {
+    /// Whether this answer is a failure of the hook (not a decision): what `on_failure` governs.
+    pub fn is_failure(&self) -> bool {
+        matches!(
+            self,
+            HookAnswer::NonBlockingError { .. }
+                | HookAnswer::NoVerdict { .. }
+                | HookAnswer::Failed { .. }
+                | HookAnswer::Output(HookOutput::Dropped(_))
+        )
+    }
+}
+
+/// Whether `hook` answers in the seed's dialect (see [`crate::seed`]). A rule hook's answer comes
+/// already rewritten unless it could not be (then its `action` is reported here).
+fn speaks_seed(hook: &HookSpec) -> bool {
+    hook.seed_event.is_some() || matches!(hook.kind, HookKind::Rule(_) | HookKind::Llm(_))
+}
+
+/// A seed-dialect hook's execution: a JSON answer is rewritten as Claude Code's before it is read
+/// with Claude Code's rules; an answer that is neither dialect is a failure of the hook.
+fn interpret_seed(event: &EventName, execution: &HookExecution) -> HookAnswer {
+    let stdout = String::from_utf8_lossy(&execution.stdout);
+    let trimmed = stdout.trim().trim_start_matches('\u{feff}').trim_start();
+    let object = match trimmed
+        .starts_with('{')
+        .then(|| serde_json::from_str::<Value>(trimmed))
+    {
+        Some(Ok(Value::Object(object))) => object,
+        _ => return interpret(event, execution),
+    };
+    if !object.contains_key("action") && crate::seed::answer::is_claude_answer(&object) {
+        return interpret(event, execution); // read as written, not written again
+    }
+    let rewritten = |claude: Map<String, Value>| -> HookAnswer {
+        let mut execution = execution.clone();
+        execution.stdout = Value::Object(claude).to_string().into_bytes();
+        interpret(event, &execution)
+    };
+    seed_json_answer(event, object, rewritten)
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+fn seed_json_answer(
+    event: &EventName,
+    answer: Map<String, Value>,
+    read: impl FnOnce(Map<String, Value>) -> HookAnswer,
+) -> HookAnswer {
+    match crate::seed::to_claude_answer(event, answer) {
+        Ok(claude) => read(claude),
+        Err(e) => HookAnswer::Failed {
+            message: format!("unusable answer: {e}"),
+        },
     }
 }
 
@@ -185,7 +267,9 @@ pub fn interpret(event: &EventName, execution: &HookExecution) -> HookAnswer {
                 _ => None,
             },
         },
-        RunStatus::Exited(0) => HookAnswer::Output(parse_stdout(event, &text(&execution.stdout))),
+        RunStatus::Exited(0) | RunStatus::Evaluated => {
+            HookAnswer::Output(parse_stdout(event, &text(&execution.stdout)))
+        }
         RunStatus::Exited(code) => match parse_stdout(event, &text(&execution.stdout)) {
             // A valid JSON object decides whatever the exit code (Claude Code reads JSON on every
             // exit code since 2.1.228).

@@ -25,8 +25,11 @@ pub enum RunStatus {
     Cancelled(String),
     /// An `http` hook's endpoint answered with this HTTP status; its body is `stdout`.
     Responded(u16),
-    /// A `prompt` or `agent` hook's model gave this verdict.
+    /// A `prompt`, `agent` or `llm` hook's model gave this verdict.
     Judged(Verdict),
+    /// A rule hook (`type: matcher`) was decided in this process, without a child process; its
+    /// answer (the seed's `{"action": …}` when the rule matched, nothing when not) is `stdout`.
+    Evaluated,
     /// A hook that is not a process could not answer: the endpoint, model or MCP server was
     /// unreachable, refused, or answered with something that cannot be read.
     Failed(String),

@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::config::OnFailure;
 use crate::event::EventName;
 
 use super::answer::{HookAnswer, HookJson, HookOutput};
@@ -138,8 +139,8 @@ pub struct AnsweredHook {
     pub answer: HookAnswer,
     /// 0 for the first to finish.
     pub finish_order: usize,
-    /// `onFailure: "block"`.
-    pub block_on_failure: bool,
+    /// `onFailure` / `on_failure`: what a failure of this hook does.
+    pub on_failure: crate::config::OnFailure,
 }
 
 /// Fields of `hookSpecificOutput` that [`EventDecision`] models itself.
@@ -184,6 +185,10 @@ pub fn merge(event: &EventName, answers: &[AnsweredHook]) -> EventDecision {
     for &i in &order {
         let a = &answers[i];
         let fo = a.finish_order;
+        if a.on_failure == OnFailure::Ignore && a.answer.is_failure() {
+            // `on_failure: ignore`: the failure stays in the hook's report and the log only.
+            continue;
+        }
         match &a.answer {
             HookAnswer::Blocking { stderr, json } => {
                 if !traits.exit2_blocks {
@@ -206,7 +211,7 @@ pub fn merge(event: &EventName, answers: &[AnsweredHook]) -> EventDecision {
                 }
             }
             HookAnswer::NonBlockingError { code, stderr } => {
-                if a.block_on_failure && traits.exit2_blocks {
+                if a.on_failure == OnFailure::Block && traits.exit2_blocks {
                     let message = format!("hook failed (onFailure: block): {}", stderr.trim_end());
                     m.block(BlockingSource::Failure { message }, i, fo);
                 } else {
@@ -220,7 +225,10 @@ pub fn merge(event: &EventName, answers: &[AnsweredHook]) -> EventDecision {
                 }
             }
             HookAnswer::NoVerdict { why } => {
-                if a.block_on_failure && traits.exit2_blocks && why != "running in the background (async)" {
+                if a.on_failure == OnFailure::Block
+                    && traits.exit2_blocks
+                    && why != "running in the background (async)"
+                {
                     let message = format!("hook gave no answer (onFailure: block): {why}");
                     m.block(BlockingSource::Failure { message }, i, fo);
                 } else {
@@ -246,7 +254,7 @@ pub fn merge(event: &EventName, answers: &[AnsweredHook]) -> EventDecision {
             }
             HookAnswer::Stopped { reason } => m.d.stop = Some(Some(reason.clone())),
             HookAnswer::Failed { message } => {
-                if a.block_on_failure && traits.exit2_blocks {
+                if a.on_failure == OnFailure::Block && traits.exit2_blocks {
                     let message = format!("hook failed (onFailure: block): {message}");
                     m.block(BlockingSource::Failure { message }, i, fo);
                 } else {
@@ -431,7 +439,7 @@ mod tests {
         AnsweredHook {
             answer: HookAnswer::Output(HookOutput::Json(Box::new(HookJson::from_object(event, map)))),
             finish_order,
-            block_on_failure: false,
+            on_failure: OnFailure::Continue,
         }
     }
 
@@ -439,7 +447,7 @@ mod tests {
         AnsweredHook {
             answer: a,
             finish_order,
-            block_on_failure: false,
+            on_failure: OnFailure::Continue,
         }
     }
 
@@ -663,7 +671,7 @@ mod tests {
         assert_eq!(d.problems.len(), 2);
         assert_eq!(d.last_error_code, Some(1));
         let strict = AnsweredHook {
-            block_on_failure: true,
+            on_failure: OnFailure::Block,
             ..answer(
                 HookAnswer::NoVerdict {
                     why: "timed out".into(),

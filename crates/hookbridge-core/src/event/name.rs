@@ -24,7 +24,7 @@ macro_rules! events {
                 }
             }
 
-            fn from_known(name: &str) -> Option<EventName> {
+            pub(crate) fn from_known(name: &str) -> Option<EventName> {
                 match name {
                     $(stringify!($variant) => Some(EventName::$variant),)+
                     _ => None,

@@ -8,13 +8,17 @@
 //! | `command` ([`command`]) | a child process | its stdout | exit codes, signals |
 //! | `http` ([`http`]) | a POST on a thread of ours | the response body | non-2xx, unreachable |
 //! | `prompt` ([`prompt`]) | one model call on a thread of ours | the model's verdict | unreadable reply, HTTP error |
+//! | `llm` ([`llm`], the seed's) | one model call on a thread of ours, or the cache | the model's verdict | unreadable reply, HTTP error |
+//! | `matcher` ([`rule`], the seed's) | globs, on the dispatching thread | the seed's `{"action"}` when it matches | — |
 //!
 //! Whether a hook can run here at all is decided in one place, [`readiness`], which dispatch,
 //! `list`, `validate` and `test` all ask.
 
 pub mod command;
 pub mod http;
+pub mod llm;
 pub mod prompt;
+pub mod rule;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -29,7 +33,7 @@ use crate::process::Job;
 /// Why a configured hook cannot run, if it cannot: the one answer to "can this hook run here?".
 pub fn readiness(hook: &HookSpec, policy: &HttpPolicy) -> Result<(), String> {
     match &hook.kind {
-        HookKind::Command(_) | HookKind::Prompt(_) => Ok(()),
+        HookKind::Command(_) | HookKind::Prompt(_) | HookKind::Rule(_) | HookKind::Llm(_) => Ok(()),
         HookKind::Http(h) => match policy.refuses_url(&h.url) {
             Some(why) => Err(format!("blocked by the http hook policy: {why}")),
             None => Ok(()),
@@ -73,13 +77,49 @@ impl JobContext<'_> {
     }
 }
 
-/// The job that runs `hook`, or why it cannot run.
-pub(crate) fn job_for(hook: &HookSpec, ctx: JobContext<'_>) -> Result<Job, String> {
+/// A model's reply as an outcome: the verdict `read` finds in it, or why there is none; the reply
+/// is kept where a command's stdout would be, for reports.
+pub(crate) fn judged_outcome(
+    reply: String,
+    read: impl FnOnce(&str) -> Result<hookbridge_core::decision::Verdict, String>,
+) -> crate::process::InProcessOutcome {
+    use hookbridge_core::decision::RunStatus;
+    let status = match read(&reply) {
+        Ok(verdict) => RunStatus::Judged(verdict),
+        Err(e) => RunStatus::Failed(format!("no usable verdict: {e}")),
+    };
+    crate::process::InProcessOutcome {
+        status,
+        stdout: reply.into_bytes(),
+        stdout_truncated: false,
+        stderr: Vec::new(),
+        duration: Default::default(),
+    }
+}
+
+/// A model call that gave no reply, as an outcome.
+pub(crate) fn failed_call(e: crate::model_api::ModelCallError) -> crate::process::InProcessOutcome {
+    use hookbridge_core::decision::RunStatus;
+    crate::process::InProcessOutcome::of(match e {
+        crate::model_api::ModelCallError::TimedOut => RunStatus::TimedOut,
+        e => RunStatus::Failed(format!("no usable verdict: {e}")),
+    })
+}
+
+/// The job that runs `hook` on `event`, or why it cannot run. Rule hooks are not jobs: dispatch
+/// decides them itself ([`rule::evaluate`]).
+pub(crate) fn job_for(hook: &HookSpec, event: &str, ctx: JobContext<'_>) -> Result<Job, String> {
     readiness(hook, ctx.policy)?;
     match &hook.kind {
         HookKind::Command(c) => Ok(Job::Process(command::process_spec(c, ctx))),
         HookKind::Http(h) => Ok(Job::InProcess(http::job(h, ctx))),
         HookKind::Prompt(p) => Ok(Job::InProcess(prompt::job(p, ctx))),
+        HookKind::Llm(l) => Ok(Job::InProcess(llm::job(
+            l,
+            hook.seed_event.as_deref().unwrap_or(event),
+            ctx,
+        ))),
+        HookKind::Rule(_) => Err("rule hooks are decided by dispatch, not run as jobs".into()),
         HookKind::Agent(_) | HookKind::McpTool(_) => unreachable!("readiness refused them"),
     }
 }

@@ -13,7 +13,7 @@ use hookbridge_core::config::PromptHook;
 use hookbridge_core::decision::{judge_prompt, verdict_schema, RunStatus, Verdict, JUDGE_SYSTEM_PROMPT};
 
 use super::JobContext;
-use crate::model_api::{JudgeRequest, ModelCallError, ModelJudge, Provider};
+use crate::model_api::{JudgeRequest, ModelJudge, Provider};
 use crate::process::{InProcessJob, InProcessOutcome};
 
 /// Output tokens allowed for a verdict: a JSON object with a one-sentence reason.
@@ -31,7 +31,7 @@ pub(crate) fn job(hook: &PromptHook, ctx: JobContext<'_>) -> InProcessJob {
         user: judge_prompt(&hook.prompt, &ctx.payload_text()),
         model: hook.model.clone(),
         max_tokens: MAX_TOKENS,
-        schema: verdict_schema(),
+        schema: Some(verdict_schema()),
     };
     InProcessJob {
         kind: "prompt",
@@ -42,21 +42,8 @@ pub(crate) fn job(hook: &PromptHook, ctx: JobContext<'_>) -> InProcessJob {
                 Err(why) => return InProcessOutcome::of(RunStatus::Failed(why)),
             };
             match judge.judge(&request, deadline) {
-                Ok(reply) => {
-                    let status = match Verdict::parse(&reply) {
-                        Ok(verdict) => RunStatus::Judged(verdict),
-                        Err(e) => RunStatus::Failed(format!("no usable verdict: {e}")),
-                    };
-                    InProcessOutcome {
-                        status,
-                        stdout: reply.into_bytes(),
-                        stdout_truncated: false,
-                        stderr: Vec::new(),
-                        duration: Default::default(),
-                    }
-                }
-                Err(ModelCallError::TimedOut) => InProcessOutcome::of(RunStatus::TimedOut),
-                Err(e) => InProcessOutcome::of(RunStatus::Failed(format!("no usable verdict: {e}"))),
+                Ok(reply) => super::judged_outcome(reply, |r| Verdict::parse(r).map_err(|e| e.to_string())),
+                Err(e) => super::failed_call(e),
             }
         }),
     }

@@ -35,13 +35,16 @@ impl std::fmt::Debug for Credential {
 
 /// The request body.
 pub fn request_body(request: &JudgeRequest, default_model: &str) -> Value {
-    json!({
+    let mut body = json!({
         "model": request.model.as_deref().unwrap_or(default_model),
         "max_tokens": request.max_tokens,
         "system": [{"type": "text", "text": request.system}],
         "messages": [{"role": "user", "content": [{"type": "text", "text": request.user}]}],
-        "output_config": {"format": {"type": "json_schema", "schema": request.schema}},
-    })
+    });
+    if let Some(schema) = &request.schema {
+        body["output_config"] = json!({"format": {"type": "json_schema", "schema": schema}});
+    }
+    body
 }
 
 /// The reply's text, or why there is none.

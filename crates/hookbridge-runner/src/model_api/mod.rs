@@ -36,8 +36,9 @@ pub struct JudgeRequest {
     /// `None`: the provider's default.
     pub model: Option<String>,
     pub max_tokens: u32,
-    /// The JSON Schema the reply must follow.
-    pub schema: Value,
+    /// The JSON Schema the reply must follow; `None`: free text (an llm hook's own prompt says
+    /// what shape to answer in).
+    pub schema: Option<Value>,
 }
 
 /// Something that can answer a judge request: a provider configured from the environment, or a

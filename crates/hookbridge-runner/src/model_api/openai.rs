@@ -14,19 +14,22 @@ pub const DEFAULT_MODEL: &str = "gpt-5-mini";
 
 /// The request body.
 pub fn request_body(request: &JudgeRequest, default_model: &str) -> Value {
-    json!({
+    let mut body = json!({
         "model": request.model.as_deref().unwrap_or(default_model),
         "max_completion_tokens": request.max_tokens,
         "messages": [
             {"role": "system", "content": request.system},
             {"role": "user", "content": request.user},
         ],
+    });
+    if let Some(schema) = &request.schema {
         // Not `strict`: strict mode requires every property, and `impossible` is optional.
-        "response_format": {
+        body["response_format"] = json!({
             "type": "json_schema",
-            "json_schema": {"name": "hook_verdict", "schema": request.schema},
-        },
-    })
+            "json_schema": {"name": "hook_verdict", "schema": schema},
+        });
+    }
+    body
 }
 
 /// The first choice's text, or why there is none.

@@ -59,8 +59,19 @@ impl Reader<'_> {
                 HookKey::StatusMessage => f.status_message = Some(self.string(name, peek, at)?),
                 HookKey::Once => f.once = Some(self.boolean(name, peek, at)?),
                 HookKey::OnFailure => {
-                    f.on_failure = Some(self.word(name, peek, at, &["block", "continue"])?)
+                    f.on_failure = Some(self.word(name, peek, at, &["block", "continue", "ignore"])?)
                 }
+                HookKey::OnFailureSeed => {
+                    f.on_failure_seed = Some(self.word(name, peek, at, &["warn", "block", "ignore"])?)
+                }
+                HookKey::TimeoutMs => f.timeout_ms = Some(self.milliseconds(name, peek, at)?),
+                HookKey::Match => f.match_ = Some(self.any(name, peek, at)?),
+                HookKey::Action => {
+                    f.action = Some(self.word(name, peek, at, crate::seed::RuleAction::WORDS)?)
+                }
+                HookKey::Message => f.message = Some(self.string(name, peek, at)?),
+                HookKey::MaxTokens => f.max_tokens = Some(self.count(name, peek, at)?),
+                HookKey::Cache => f.cache = Some(self.boolean(name, peek, at)?),
                 HookKey::Command => f.command = Some(self.string(name, peek, at)?),
                 HookKey::Args => f.args = Some(self.strings(name, peek, at)?),
                 HookKey::Shell => f.shell = Some(self.word(name, peek, at, &["bash", "sh", "powershell"])?),
@@ -153,6 +164,43 @@ impl Reader<'_> {
             Ok(None)
         } else {
             Err(self.skip_wrong(peek, name, "a positive number of seconds")?)
+        };
+        Ok(Slot { value, at })
+    }
+
+    /// `timeout_ms` (the seed's): a positive number of milliseconds, capped as `timeout` is.
+    fn milliseconds(&mut self, name: &str, peek: Peek, at: usize) -> Step<Slot<Duration>> {
+        let value = if peek.is_num() {
+            let v = self.json.known_float(peek)?;
+            match Timeout::from_secs(v / 1000.0) {
+                Ok(timeout) => Ok(Some(timeout.duration)),
+                Err(_) => Err(format!(
+                    "`{name}` must be a positive number of milliseconds, found {v}"
+                )),
+            }
+        } else if peek == Peek::Null {
+            self.json.known_null()?;
+            Ok(None)
+        } else {
+            Err(self.skip_wrong(peek, name, "a positive number of milliseconds")?)
+        };
+        Ok(Slot { value, at })
+    }
+
+    /// A positive whole number (`max_tokens`).
+    fn count(&mut self, name: &str, peek: Peek, at: usize) -> Step<Slot<u32>> {
+        let value = if peek.is_num() {
+            let v = self.json.known_float(peek)?;
+            if v >= 1.0 && v.fract() == 0.0 && v <= f64::from(u32::MAX) {
+                Ok(Some(v as u32))
+            } else {
+                Err(format!("`{name}` must be a positive whole number, found {v}"))
+            }
+        } else if peek == Peek::Null {
+            self.json.known_null()?;
+            Ok(None)
+        } else {
+            Err(self.skip_wrong(peek, name, "a positive whole number")?)
         };
         Ok(Slot { value, at })
     }
@@ -291,7 +339,13 @@ impl Reader<'_> {
     ) -> Option<HookSpec> {
         let (type_name, type_at) = match f.type_name.take() {
             None => {
-                self.report_here(Diagnostic::error("a hook needs a `type` (\"command\", \"prompt\", \"agent\", \"http\" or \"mcp_tool\"); this hook is skipped"), at);
+                self.report_here(
+                    Diagnostic::error(format!(
+                        "a hook needs a `type` ({}); this hook is skipped",
+                        Family::expected()
+                    )),
+                    at,
+                );
                 return None;
             }
             Some(Slot {
@@ -309,13 +363,13 @@ impl Reader<'_> {
             "prompt" | "agent" => Family::Prompt,
             "http" => Family::Http,
             "mcp_tool" => Family::Mcp,
+            "matcher" => Family::Rule,
+            "llm" => Family::Llm,
             other => {
-                let hint = crate::diagnostics::did_you_mean(
-                    other,
-                    ["command", "prompt", "agent", "http", "mcp_tool"],
-                );
+                let hint = crate::diagnostics::did_you_mean(other, Family::TYPES.iter().copied());
                 let d = Diagnostic::error(format!(
-                    "unknown hook type `{other}`{hint} (expected \"command\", \"prompt\", \"agent\", \"http\" or \"mcp_tool\"); this hook is skipped"
+                    "unknown hook type `{other}`{hint} (expected {}); this hook is skipped",
+                    Family::expected()
                 ));
                 self.report_field(d, type_at, "type");
                 return None;
@@ -323,13 +377,13 @@ impl Reader<'_> {
         };
         let foreign = HookKey::ALL.iter().filter_map(|(name, key)| {
             let at = f.seen_at[*key as usize]?;
-            key.family().is_some_and(|of| of != family).then_some((*name, at))
+            (!key.used_by(family)).then_some((*name, at))
         });
         let unknown = f.unknown.iter().map(|(name, at)| (name.as_str(), *at));
         for (name, key_at) in foreign.chain(unknown) {
             let own_keys = HookKey::ALL
                 .iter()
-                .filter(|(_, key)| key.family().is_none_or(|of| of == family))
+                .filter(|(_, key)| key.used_by(family))
                 .map(|(name, _)| *name);
             let hint = crate::diagnostics::did_you_mean(name, own_keys);
             let d = Diagnostic::warning(format!(
@@ -340,13 +394,25 @@ impl Reader<'_> {
         // Every field this type uses is checked, and every wrong one reported, before the hook is
         // dropped for any of them.
         let mut usable = true;
+        let timeout_at = f.timeout.as_ref().map(|slot| slot.at);
+        let timeout_ms_at = f.timeout_ms.as_ref().map(|slot| slot.at);
         let timeout = self.take(&mut usable, "timeout", f.timeout);
+        let timeout_ms = self.take(&mut usable, "timeout_ms", f.timeout_ms);
+        let timeout = self.timeout_in_its_unit(timeout, timeout_at, timeout_ms, timeout_ms_at);
         let condition_at = f.condition.as_ref().map_or(at, |slot| slot.at);
         let condition_text = self.take(&mut usable, "if", f.condition);
         let status_message = self.take(&mut usable, "statusMessage", f.status_message);
         let once = self.take(&mut usable, "once", f.once).unwrap_or(false);
-        let on_failure = match self.take(&mut usable, "onFailure", f.on_failure) {
+        let on_failure_at = f.on_failure.as_ref().map(|slot| slot.at);
+        let claude_word = self.take(&mut usable, "onFailure", f.on_failure);
+        let seed_word = self.take(&mut usable, "on_failure", f.on_failure_seed);
+        if let (Some(_), Some(_), Some(at)) = (claude_word, seed_word, on_failure_at) {
+            let d = Diagnostic::warning("both `onFailure` and `on_failure` are set; `on_failure` is used");
+            self.report_field(d, at, "onFailure");
+        }
+        let on_failure = match seed_word.or(claude_word) {
             Some("block") => OnFailure::Block,
+            Some("ignore") => OnFailure::Ignore,
             _ => OnFailure::Continue,
         };
         let kind = match family {
@@ -408,6 +474,38 @@ impl Reader<'_> {
                     allowed_env_vars,
                 })
             }
+            Family::Rule => {
+                let matched = self.take(&mut usable, "match", f.match_);
+                let match_at = f.seen_at[HookKey::Match as usize].unwrap_or(at);
+                let action = self.take_required(&mut usable, "action", f.action, at);
+                let message = self.take(&mut usable, "message", f.message);
+                let rule = self.rule(matched, match_at, &mut usable);
+                let (Some(rule), Some((action, _)), true) = (rule, action, usable) else {
+                    return None;
+                };
+                let action = crate::seed::RuleAction::parse(action).expect("read as one of its words");
+                HookKind::Rule(RuleHook {
+                    label: format!("{} → {}", rule.describe(), action.as_str()),
+                    rule,
+                    action,
+                    message,
+                })
+            }
+            Family::Llm => {
+                let prompt = self.take_required(&mut usable, "prompt", f.prompt, at);
+                let model = self.take(&mut usable, "model", f.model);
+                let max_tokens = self.take(&mut usable, "max_tokens", f.max_tokens);
+                let cache = self.take(&mut usable, "cache", f.cache).unwrap_or(false);
+                let (Some((prompt, _)), true) = (prompt, usable) else {
+                    return None;
+                };
+                HookKind::Llm(LlmHook {
+                    prompt,
+                    model,
+                    max_tokens,
+                    cache,
+                })
+            }
             Family::Mcp => {
                 let server = self.take_required(&mut usable, "server", f.server, at);
                 let tool = self.take_required(&mut usable, "tool", f.tool, at);
@@ -451,8 +549,118 @@ impl Reader<'_> {
             source: self.source.clone(),
             key: self.key.0.clone(),
             position,
+            seed_event: self.seed_event.clone(),
             disabled: None,
         })
+    }
+
+    /// The timeout from `timeout` (seconds) or `timeout_ms`, with a warning where the number looks
+    /// written in the other unit: `timeout: 5000` is 83 minutes, `timeout_ms: 5` five milliseconds.
+    fn timeout_in_its_unit(
+        &mut self,
+        seconds: Option<Duration>,
+        seconds_at: Option<usize>,
+        millis: Option<Duration>,
+        millis_at: Option<usize>,
+    ) -> Option<Duration> {
+        if let (Some(s), Some(at)) = (seconds, seconds_at) {
+            if s >= Duration::from_secs(1000) && millis.is_none() {
+                let d = Diagnostic::warning(format!(
+                    "`timeout` is in seconds: {} s is {:.0} minutes; for milliseconds write `timeout_ms`",
+                    s.as_secs_f64(),
+                    s.as_secs_f64() / 60.0
+                ));
+                self.report_field(d, at, "timeout");
+            }
+        }
+        if let (Some(ms), Some(at)) = (millis, millis_at) {
+            if ms < Duration::from_millis(100) {
+                let d = Diagnostic::warning(format!(
+                    "`timeout_ms` is in milliseconds: {} ms is too short for any program to start; for seconds write `timeout`",
+                    ms.as_millis()
+                ));
+                self.report_field(d, at, "timeout_ms");
+            }
+            if let (Some(_), Some(s_at)) = (seconds, seconds_at) {
+                let d = Diagnostic::warning("both `timeout` and `timeout_ms` are set; `timeout_ms` is used");
+                self.report_field(d, s_at, "timeout");
+            }
+        }
+        millis.or(seconds)
+    }
+
+    /// A rule hook's `match` (`tool`, `args.<field>` globs), compiled; each problem reported.
+    fn rule(&mut self, matched: Option<Value>, at: usize, usable: &mut bool) -> Option<crate::seed::Rule> {
+        let fail = |reader: &mut Self, usable: &mut bool, key: &str, message: String| {
+            let d = Diagnostic::error(format!("{message}; this hook is skipped"));
+            reader.report_field(d, at, key);
+            *usable = false;
+        };
+        let object = match matched {
+            None => serde_json::Map::new(),
+            Some(Value::Object(o)) => o,
+            Some(other) => {
+                fail(
+                    self,
+                    &mut *usable,
+                    "match",
+                    format!("`match` must be a mapping (`tool`, `args`), found {other}"),
+                );
+                return None;
+            }
+        };
+        let mut tool = None;
+        let mut args = Vec::new();
+        for (key, value) in &object {
+            match (key.as_str(), value) {
+                ("tool", Value::String(t)) => tool = Some(t.clone()),
+                ("args", Value::Object(fields)) => {
+                    for (field, glob) in fields {
+                        match glob {
+                            Value::String(g) => args.push((field.clone(), g.clone())),
+                            Value::Bool(_) | Value::Number(_) => args.push((field.clone(), glob.to_string())),
+                            other => fail(
+                                self,
+                                &mut *usable,
+                                &format!("match.args.{field}"),
+                                format!("`match.args.{field}` must be a glob (a string), found {other}"),
+                            ),
+                        }
+                    }
+                }
+                ("tool" | "args", other) => fail(
+                    self,
+                    &mut *usable,
+                    &format!("match.{key}"),
+                    format!(
+                        "`match.{key}` must be {}, found {other}",
+                        if key == "tool" {
+                            "a glob (a string)"
+                        } else {
+                            "a mapping of field to glob"
+                        }
+                    ),
+                ),
+                (other, _) => {
+                    let hint = crate::diagnostics::did_you_mean(other, ["tool", "args"]);
+                    let d = Diagnostic::warning(format!(
+                        "unknown key `{other}` in `match` (it has `tool` and `args`); ignored{hint}"
+                    ));
+                    self.report_field(d, at, &format!("match.{other}"));
+                }
+            }
+        }
+        if !*usable {
+            return None;
+        }
+        match crate::seed::Rule::compile(tool.as_deref(), &args) {
+            Ok(rule) => Some(rule),
+            Err(e) => {
+                let key = format!("match.{}", e.key);
+                fail(self, &mut *usable, &key, e.to_string());
+                None
+            }
+        }
     }
 
     /// A command hook from its checked fields; `None` (reported) if the command is empty.
@@ -520,6 +728,13 @@ struct HookFields {
     status_message: Option<Slot<String>>,
     once: Option<Slot<bool>>,
     on_failure: Option<Slot<&'static str>>,
+    on_failure_seed: Option<Slot<&'static str>>,
+    timeout_ms: Option<Slot<Duration>>,
+    match_: Option<Slot<Value>>,
+    action: Option<Slot<&'static str>>,
+    message: Option<Slot<String>>,
+    max_tokens: Option<Slot<u32>>,
+    cache: Option<Slot<bool>>,
     command: Option<Slot<String>>,
     args: Option<Slot<Vec<String>>>,
     shell: Option<Slot<&'static str>>,
@@ -566,10 +781,17 @@ enum HookKey {
     Server,
     Tool,
     Input,
+    TimeoutMs,
+    OnFailureSeed,
+    Match,
+    Action,
+    Message,
+    MaxTokens,
+    Cache,
 }
 
 impl HookKey {
-    const ALL: [(&'static str, HookKey); 22] = [
+    const ALL: [(&'static str, HookKey); 29] = [
         ("type", HookKey::Type),
         ("timeout", HookKey::Timeout),
         ("if", HookKey::If),
@@ -592,6 +814,13 @@ impl HookKey {
         ("server", HookKey::Server),
         ("tool", HookKey::Tool),
         ("input", HookKey::Input),
+        ("timeout_ms", HookKey::TimeoutMs),
+        ("on_failure", HookKey::OnFailureSeed),
+        ("match", HookKey::Match),
+        ("action", HookKey::Action),
+        ("message", HookKey::Message),
+        ("max_tokens", HookKey::MaxTokens),
+        ("cache", HookKey::Cache),
     ];
 
     /// The key, or the unknown key's text.
@@ -607,18 +836,26 @@ impl HookKey {
         Self::ALL[self as usize].0
     }
 
-    /// The hook types that have this key; `None` for the keys every hook has.
-    fn family(self) -> Option<Family> {
+    /// Whether hooks of `family` have this key (the keys every hook has: all of them).
+    fn used_by(self, family: Family) -> bool {
         use HookKey::*;
         match self {
-            Type | Timeout | If | StatusMessage | Once | OnFailure => None,
+            Type | Timeout | If | StatusMessage | Once | OnFailure | TimeoutMs | OnFailureSeed => true,
             Command | Args | Shell | Async | AsyncRewake | RewakeMessage | RewakeSummary => {
-                Some(Family::Command)
+                family == Family::Command
             }
-            Prompt | Model | ContinueOnBlock => Some(Family::Prompt),
-            Url | Headers | AllowedEnvVars => Some(Family::Http),
-            Server | Tool | Input => Some(Family::Mcp),
+            Prompt | Model => matches!(family, Family::Prompt | Family::Llm),
+            ContinueOnBlock => family == Family::Prompt,
+            MaxTokens | Cache => family == Family::Llm,
+            Url | Headers | AllowedEnvVars => family == Family::Http,
+            Server | Tool | Input => family == Family::Mcp,
+            Match | Action | Message => family == Family::Rule,
         }
+    }
+
+    /// Whether every hook has this key.
+    fn is_common(self) -> bool {
+        Family::ALL.iter().all(|f| self.used_by(*f))
     }
 }
 
@@ -630,7 +867,7 @@ impl HookKey {
         let flag = |description: &str| json!({"type": ["boolean", "null"], "description": description});
         let strings = |description: &str| json!({"type": ["array", "null"], "items": {"type": "string"}, "description": description});
         match self {
-            HookKey::Type => json!({"enum": ["command", "prompt", "agent", "http", "mcp_tool"]}),
+            HookKey::Type => json!({"enum": Family::TYPES}),
             HookKey::Timeout => json!({"type": ["number", "null"], "exclusiveMinimum": 0,
                 "description": "Seconds before the hook is stopped (default: the event's, 600 for most)"}),
             HookKey::If => {
@@ -638,8 +875,23 @@ impl HookKey {
             }
             HookKey::StatusMessage => text("Shown while the hook runs"),
             HookKey::Once => flag("Run once per session (honoured by Claude Code only in skill frontmatter)"),
-            HookKey::OnFailure => json!({"enum": ["block", "continue", null],
-                "description": "`block`: a hook that cannot start, crashes or times out blocks"}),
+            HookKey::OnFailure => json!({"enum": ["block", "continue", "ignore", null],
+                "description": "`block`: a hook that cannot start, crashes, times out or answers garbage blocks; `ignore`: such a failure is only logged"}),
+            HookKey::OnFailureSeed => json!({"enum": ["warn", "block", "ignore", null],
+                "description": "The seed's spelling: `warn` (go on, say so), `block`, `ignore` (go on, log only)"}),
+            HookKey::TimeoutMs => json!({"type": ["number", "null"], "exclusiveMinimum": 0,
+                "description": "Milliseconds before the hook is stopped (the seed's unit; wins over `timeout`)"}),
+            HookKey::Match => json!({"type": ["object", "null"],
+                "properties": {"tool": {"type": "string"}, "args": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}}},
+                "description": "Globs on the tool's name (`tool`) and its arguments (`args.<field>`); `args.path` matches the tool's path field"}),
+            HookKey::Action => {
+                json!({"enum": ["block", "allow", "ask"], "description": "What a matching call gets"})
+            }
+            HookKey::Message => text("Shown as the reason of a block or ask"),
+            HookKey::MaxTokens => {
+                json!({"type": ["integer", "null"], "minimum": 1, "description": "Output tokens for the model's answer"})
+            }
+            HookKey::Cache => flag("Answer identical requests from an on-disk cache"),
             HookKey::Command => text("Shell command (or, with `args`, the program)"),
             HookKey::Args => strings("Exec form: the program's arguments, no shell"),
             HookKey::Shell => json!({"enum": ["bash", "sh", "powershell", null]}),
@@ -674,15 +926,20 @@ pub(crate) fn hook_schema() -> serde_json::Value {
     let properties = |family: Option<Family>| -> Map<String, Value> {
         HookKey::ALL
             .iter()
-            .filter(|(_, key)| key.family().is_none() || key.family() == family)
+            .filter(|(_, key)| match family {
+                None => key.is_common(),
+                Some(f) => key.used_by(f),
+            })
             .map(|(name, key)| (name.to_string(), key.value_schema()))
             .collect()
     };
-    let types: [(&[&str], Family, &[&str]); 4] = [
+    let types: [(&[&str], Family, &[&str]); 6] = [
         (&["command"], Family::Command, &["command"]),
         (&["prompt", "agent"], Family::Prompt, &["prompt"]),
         (&["http"], Family::Http, &["url"]),
         (&["mcp_tool"], Family::Mcp, &["server", "tool"]),
+        (&["matcher"], Family::Rule, &["action"]),
+        (&["llm"], Family::Llm, &["prompt"]),
     ];
     let cases: Vec<Value> = types
         .iter()
@@ -710,6 +967,33 @@ enum Family {
     Prompt,
     Http,
     Mcp,
+    /// `matcher`, the seed's in-process rules.
+    Rule,
+    /// `llm`, the seed's model-judged hooks.
+    Llm,
+}
+
+impl Family {
+    const ALL: [Family; 6] = [
+        Family::Command,
+        Family::Prompt,
+        Family::Http,
+        Family::Mcp,
+        Family::Rule,
+        Family::Llm,
+    ];
+    /// Every `type` a hook may have.
+    const TYPES: [&'static str; 7] = ["command", "prompt", "agent", "http", "mcp_tool", "matcher", "llm"];
+
+    /// `"command", "prompt", … or "llm"`, for messages.
+    fn expected() -> String {
+        let quoted: Vec<String> = Self::TYPES.iter().map(|t| format!("\"{t}\"")).collect();
+        format!(
+            "{} or {}",
+            quoted[..quoted.len() - 1].join(", "),
+            quoted[quoted.len() - 1]
+        )
+    }
 }
 
 #[cfg(test)]

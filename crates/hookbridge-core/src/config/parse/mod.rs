@@ -22,6 +22,7 @@ use indexmap::IndexMap;
 use jiter::{Jiter, JiterError, Peek};
 
 mod hook;
+mod yaml;
 
 pub(crate) use hook::hook_schema;
 
@@ -101,9 +102,80 @@ impl<'a> Placeholders<'a> {
 /// has one. Diagnostics come in file order.
 pub fn parse_hooks_file(
     text: &str,
+    source: ConfigSource,
+    source_index: usize,
+    project_dir: &str,
+) -> ParsedFile {
+    read_file(
+        text,
+        Positions::Text(LineCursor::new(text)),
+        source,
+        source_index,
+        project_dir,
+        "JSON",
+    )
+}
+
+/// Parse one `hooks.yaml` / `hooks.yml` as [`parse_hooks_file`] does a JSON file: the same shapes,
+/// keys and checks, with positions in the YAML (see `yaml`).
+pub fn parse_hooks_yaml(
+    text: &str,
+    source: ConfigSource,
+    source_index: usize,
+    project_dir: &str,
+) -> ParsedFile {
+    match yaml::to_json(text) {
+        Ok((json, map)) => read_file(
+            &json,
+            Positions::Mapped(map),
+            source,
+            source_index,
+            project_dir,
+            "YAML",
+        ),
+        Err(e) => {
+            let d = Diagnostic::error(format!("{}; the whole file is skipped", e.message))
+                .in_file(&source.path)
+                .at(e.position);
+            ParsedFile {
+                source: Arc::new(source),
+                events: IndexMap::new(),
+                diagnostics: vec![d],
+                disable_all_hooks: false,
+                http_policy: HttpPolicy::default(),
+            }
+        }
+    }
+}
+
+/// Whether `path` names a YAML hooks file (`.yaml`, `.yml`).
+pub fn is_yaml_path(path: &std::path::Path) -> bool {
+    matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"))
+}
+
+/// Where the values of the text being read are: counted in the text itself (JSON), or looked up
+/// in the map from the generated JSON back to the YAML.
+enum Positions<'t> {
+    Text(LineCursor<'t>),
+    Mapped(yaml::PositionMap),
+}
+
+impl Positions<'_> {
+    fn position(&mut self, offset: usize) -> crate::diagnostics::Position {
+        match self {
+            Positions::Text(lines) => lines.position(offset),
+            Positions::Mapped(map) => map.position(offset),
+        }
+    }
+}
+
+fn read_file(
+    text: &str,
+    lines: Positions<'_>,
     mut source: ConfigSource,
     source_index: usize,
     project_dir: &str,
+    format: &str,
 ) -> ParsedFile {
     if source.description.is_none() {
         source.description = top_level_description(text);
@@ -112,12 +184,14 @@ pub fn parse_hooks_file(
     let placeholders = Placeholders::of_source(&source, project_dir);
     let mut reader = Reader {
         json: Jiter::new(text.as_bytes()),
-        lines: LineCursor::new(text),
+        text: text.as_bytes(),
+        lines,
         source: source.clone(),
         source_index,
         placeholders: &placeholders,
         key: KeyPath(String::with_capacity(64)),
         diagnostics: Vec::new(),
+        seed_event: None,
     };
     let mut content = FileContent {
         events: IndexMap::new(),
@@ -127,11 +201,11 @@ pub fn parse_hooks_file(
     let problem = match reader.file(&mut content) {
         Ok(()) => None,
         Err(FileProblem::Syntax(err)) => Some((
-            format!("not valid JSON: {}; the whole file is skipped", err.error_type),
+            format!("not valid {format}: {}; the whole file is skipped", err.error_type),
             err.index,
         )),
         Err(FileProblem::NotAnObject(at)) => Some((
-            "a hooks file must be a JSON object; the whole file is skipped".to_string(),
+            format!("a hooks file must be a {format} object (a mapping of keys to values); the whole file is skipped"),
             at,
         )),
     };
@@ -248,12 +322,17 @@ fn describe(peek: Peek) -> &'static str {
 
 struct Reader<'t> {
     json: Jiter<'t>,
-    lines: LineCursor<'t>,
+    /// The whole text, for looking ahead into an event's list item (group or seed hook?).
+    text: &'t [u8],
+    lines: Positions<'t>,
     source: Arc<ConfigSource>,
     source_index: usize,
     placeholders: &'t Placeholders<'t>,
     key: KeyPath,
     diagnostics: Vec<Diagnostic>,
+    /// Set while a hook written in the seed's shape (directly in an event's list) is read: the
+    /// event's name as written there.
+    seed_event: Option<Arc<str>>,
 }
 
 /// The keys a file's top level may have.
@@ -404,7 +483,8 @@ impl<'t> Reader<'t> {
         Ok(())
     }
 
-    /// The `hooks` object: event name → matcher groups (the key path is `hooks`).
+    /// The `hooks` object: event name → matcher groups (the key path is `hooks`). The seed's event
+    /// names are read as the Claude Code events they mean ([`crate::seed::events`]).
     fn events(
         &mut self,
         peek: Peek,
@@ -414,43 +494,86 @@ impl<'t> Reader<'t> {
         if peek != Peek::Object {
             return self.wrong_container(peek, at, "`hooks`", "an object");
         }
-        let parse = |name: &str| EventName::parse(name).map_err(|e| (name.to_string(), e.to_string()));
-        let mut key = self.json.known_object()?.map(parse);
-        while let Some(event) = key {
+        let mut written: Vec<String> = Vec::new();
+        let mut key = self.json.known_object()?.map(str::to_string);
+        while let Some(name) = key {
             let (peek, at) = self.next_value()?;
-            match event {
-                Ok(event) => {
-                    let mark = self.key.field(event.as_str());
-                    if let Some(groups) = self.event(&event, peek, at)? {
-                        if events.contains_key(&event) {
+            let mark = self.key.field(&name);
+            let targets: Result<Vec<EventName>, String> = match crate::seed::seed_event(&name) {
+                Some(seed) if seed.claude.is_empty() => {
+                    let d = Diagnostic::warning(format!(
+                        "`{name}` is an event of the seed's hook dialect that no host fires yet ({}); its hooks run only when a host emits `{name}` by name",
+                        seed.no_source.unwrap_or("no source")
+                    ));
+                    self.report_here(d, at);
+                    Ok(vec![EventName::Unknown(name.clone())])
+                }
+                Some(seed) => Ok(seed.claude.to_vec()),
+                None => EventName::parse(&name)
+                    .map(|e| vec![e])
+                    .map_err(|e| e.to_string()),
+            };
+            match targets {
+                Ok(targets) => {
+                    let first = targets[0].clone();
+                    if let Some(groups) = self.event(&name, &first, peek, at)? {
+                        let repeated = written.contains(&name);
+                        if repeated {
                             let d = Diagnostic::warning(format!(
-                                "`{event}` is written twice in `hooks`; the later one is used (as by JSON.parse in Claude Code)"
+                                "`{name}` is written twice in `hooks`; the later one is used (as by JSON.parse in Claude Code)"
                             ));
                             self.report_here(d, at);
                         }
-                        events.insert(event, groups);
+                        let mut groups = Some(groups);
+                        let count = targets.len();
+                        for (i, event) in targets.into_iter().enumerate() {
+                            let these = if i + 1 == count {
+                                groups.take().unwrap_or_default()
+                            } else {
+                                groups.clone().unwrap_or_default()
+                            };
+                            let list = events.entry(event).or_default();
+                            if repeated {
+                                list.clear();
+                            }
+                            // A seed name and its Claude Code name both add to the one event.
+                            list.extend(these);
+                        }
+                        written.push(name);
                     }
-                    self.key.cut(mark);
                 }
-                Err((name, problem)) => {
-                    let mark = self.key.field(&name);
+                Err(problem) => {
                     let d = Diagnostic::error(format!("{problem}; its hooks are skipped"));
                     self.report_here(d, at);
                     self.json.known_skip(peek)?;
-                    self.key.cut(mark);
                 }
             }
-            key = self.json.next_key()?.map(parse);
+            self.key.cut(mark);
+            key = self.json.next_key()?.map(str::to_string);
         }
         Ok(())
     }
 
-    /// One event's matcher groups (the key path names the event).
-    fn event(&mut self, event: &EventName, peek: Peek, at: usize) -> Step<Option<Vec<MatcherGroup>>> {
-        if !event.is_known() {
+    /// One event's list (the key path names the event, `written` as in the file): matcher groups,
+    /// or hooks written directly in the list (the seed's shape), each read as its own group that
+    /// matches everything.
+    fn event(
+        &mut self,
+        written: &str,
+        event: &EventName,
+        peek: Peek,
+        at: usize,
+    ) -> Step<Option<Vec<MatcherGroup>>> {
+        if !event.is_known() && crate::seed::seed_event(written).is_none() {
             let d = Diagnostic::warning(format!(
                 "`{event}` is not an event Claude Code 2.1.328 fires; its hooks run only if a host emits it{}",
-                crate::diagnostics::did_you_mean(event.as_str(), EventName::KNOWN.iter().map(EventName::as_str))
+                crate::diagnostics::did_you_mean(
+                    event.as_str(),
+                    EventName::KNOWN
+                        .iter()
+                        .map(EventName::as_str)
+                        .chain(crate::seed::SEED_EVENTS.iter().map(|e| e.name))
+                )
             ));
             self.report_here(d, at);
         }
@@ -458,8 +581,67 @@ impl<'t> Reader<'t> {
             self.wrong_container(peek, at, "an event's matcher groups", "an array")?;
             return Ok(None);
         }
-        let groups = self.elements(|reader, peek, at, index| reader.group(event, peek, at, index))?;
+        let groups = self.elements(|reader, peek, at, index| {
+            if peek == Peek::Object && reader.is_seed_hook(at) {
+                reader.seed_hook(written, event, at, index)
+            } else {
+                reader.group(event, peek, at, index)
+            }
+        })?;
         Ok(Some(groups))
+    }
+
+    /// Whether the object at offset `at` of an event's list is a hook (it has a `type` and no
+    /// `hooks` or `matcher`) rather than a matcher group. Claude Code's groups nearly always start
+    /// with `matcher` or `hooks`, so one key is read for them.
+    fn is_seed_hook(&self, at: usize) -> bool {
+        let mut ahead = Jiter::new(&self.text[at..]);
+        let mut has_type = false;
+        let mut key = match ahead.next_object() {
+            Ok(k) => k.map(str::to_string),
+            Err(_) => return false,
+        };
+        while let Some(k) = key {
+            match k.as_str() {
+                "hooks" | "matcher" => return false,
+                "type" => has_type = true,
+                _ => {}
+            }
+            let step = ahead.peek().and_then(|p| ahead.known_skip(p));
+            key = match step.and_then(|()| ahead.next_key()) {
+                Ok(k) => k.map(str::to_string),
+                Err(_) => return has_type,
+            };
+        }
+        has_type
+    }
+
+    /// A hook written directly in an event's list (the key path names it), as a group of its own.
+    fn seed_hook(
+        &mut self,
+        written: &str,
+        event: &EventName,
+        at: usize,
+        index: usize,
+    ) -> Step<Option<MatcherGroup>> {
+        let position = self.lines.position(at);
+        let id = HookId {
+            source: self.source_index,
+            group: index,
+            index: 0,
+        };
+        self.seed_event = Some(Arc::from(written));
+        let hook = self.hook(event, Peek::Object, at, id);
+        self.seed_event = None;
+        let Some(hook) = hook? else { return Ok(None) };
+        Ok(Some(MatcherGroup {
+            matcher: Matcher::compile(None, event.traits().exact_matcher_allows_extended_chars),
+            matcher_text: None,
+            hooks: vec![hook],
+            source: self.source.clone(),
+            key: self.key.0.clone(),
+            position,
+        }))
     }
 
     /// Read each element of the array about to be entered with `read` (given its kind, offset and
@@ -922,6 +1104,91 @@ mod tests {
         assert!(g.diagnostics[0].message.contains("must be a JSON object"));
         let h = parse("");
         assert!(h.diagnostics[0].message.contains("not valid JSON"));
+    }
+
+    fn parse_yaml(text: &str) -> ParsedFile {
+        let mut src = source();
+        src.path = PathBuf::from("/p/.amplifier/hooks/hooks.yaml");
+        parse_hooks_yaml(text, src, 0, "/p")
+    }
+
+    #[test]
+    fn the_seeds_shape_loads_with_its_keys_and_event_names() {
+        let f = parse_yaml(
+            "hooks:\n  PreToolUse:\n    - type: command\n      command: a\n      timeout_ms: 1500\n      on_failure: block\n    - matcher: Bash\n      hooks:\n        - {type: command, command: b, onFailure: ignore}\n    - type: matcher\n      match: {tool: Bash, args: {command: 'rm *'}}\n      action: ask\n  Error:\n    - type: llm\n      prompt: 'Safe? {{args}}'\n      max_tokens: 50\n      cache: true\n",
+        );
+        assert!(f.diagnostics.is_empty(), "{:?}", f.diagnostics);
+        let pre = &f.events[&EventName::PreToolUse];
+        assert_eq!(pre.len(), 3);
+        let seed_command = &pre[0].hooks[0];
+        assert_eq!(seed_command.seed_event.as_deref(), Some("PreToolUse"));
+        assert_eq!(seed_command.timeout, Some(std::time::Duration::from_millis(1500)));
+        assert_eq!(seed_command.on_failure, OnFailure::Block);
+        assert_eq!(seed_command.key, "hooks.PreToolUse[0]");
+        assert_eq!((seed_command.position.line, seed_command.position.column), (3, 7));
+        assert!(pre[0].matcher_text.is_none());
+        // A Claude Code group in the same list stays Claude Code's dialect.
+        assert_eq!(pre[1].matcher_text.as_deref(), Some("Bash"));
+        assert_eq!(pre[1].hooks[0].seed_event, None);
+        assert_eq!(pre[1].hooks[0].on_failure, OnFailure::Ignore);
+        let HookKind::Rule(rule) = &pre[2].hooks[0].kind else {
+            panic!()
+        };
+        assert_eq!(rule.action, crate::seed::RuleAction::Ask);
+        // The seed's Error is both of Claude Code's failure events.
+        for event in [EventName::PostToolUseFailure, EventName::StopFailure] {
+            let HookKind::Llm(llm) = &f.events[&event][0].hooks[0].kind else {
+                panic!()
+            };
+            assert_eq!((llm.max_tokens, llm.cache), (Some(50), true));
+            assert_eq!(f.events[&event][0].hooks[0].seed_event.as_deref(), Some("Error"));
+        }
+    }
+
+    #[test]
+    fn the_seeds_mistakes_are_pinpointed_in_the_yaml() {
+        let text = "hooks:\n  PreToolUse:\n    - type: command\n      command: a\n      timeout: 5000\n    - type: command\n      command: b\n      on_failure: sometimes\n    - type: matcher\n      match: {tool: 'Bash[', args: {command: 'rm *'}}\n      action: block\n    - type: matcher\n      match: {tool: Bash}\n      action: deny\n      mesage: x\n  SessionStop:\n    - type: command\n      command: c\n      timeout_ms: 5\n  Checkpoint:\n    - {type: command, command: d}\n";
+        let f = parse_yaml(text);
+        let found: Vec<(String, usize, Severity)> = f
+            .diagnostics
+            .iter()
+            .map(|d| {
+                (
+                    d.key.clone().unwrap_or_default(),
+                    d.position.unwrap().line,
+                    d.severity,
+                )
+            })
+            .collect();
+        let expect = [
+            ("hooks.PreToolUse[0].timeout", 5, Severity::Warning),
+            ("hooks.PreToolUse[1].on_failure", 8, Severity::Error),
+            ("hooks.PreToolUse[2].match.tool", 10, Severity::Error),
+            ("hooks.PreToolUse[3].action", 14, Severity::Error),
+            ("hooks.PreToolUse[3].mesage", 15, Severity::Warning),
+            ("hooks.SessionStop[0].timeout_ms", 19, Severity::Warning),
+            ("hooks.Checkpoint", 21, Severity::Warning),
+        ];
+        for (key, line, severity) in expect {
+            assert!(
+                found
+                    .iter()
+                    .any(|(k, l, s)| k == key && *l == line && *s == severity),
+                "no {severity:?} at {key} line {line} in {found:#?}"
+            );
+        }
+        assert_eq!(found.len(), expect.len(), "{found:#?}");
+        // The good hooks still load: the timeout warning's hook, the SessionStop and Checkpoint ones.
+        assert_eq!(f.events[&EventName::PreToolUse].len(), 1);
+        assert_eq!(f.events[&EventName::SessionEnd].len(), 1);
+        assert_eq!(f.events[&EventName::Unknown("Checkpoint".into())].len(), 1);
+        let bad = parse_yaml("hooks:\n  Stop:\n    - type: command\n    command: x\n");
+        assert!(bad.events.is_empty());
+        assert!(
+            bad.diagnostics[0].message.starts_with("not valid YAML"),
+            "{:?}",
+            bad.diagnostics
+        );
     }
 
     #[test]

@@ -1,0 +1,264 @@
+//! The seed's answers, `{"action": "allow" | "block" | "modify" | "continue", "modified_args": …,
+//! "message": …}`, rewritten as the Claude Code answer that means the same, so that merging,
+//! rendering and the Amplifier translation read one dialect.
+//!
+//! | action | PreToolUse | PermissionRequest | PromptSubmit (UserPromptSubmit) | other events |
+//! |---|---|---|---|---|
+//! | `block` | `permissionDecision: deny`, the message as reason | `decision.behavior: deny` | `decision: block` | `decision: block` (where the event can block) |
+//! | `ask` (rule hooks) | `permissionDecision: ask` | — | — | — |
+//! | `modify` | `updatedInput` = `modified_args` | — | the prompt rewritten (`newContent`: Amplifier rewrites it; Claude Code cannot, and says so) | — |
+//! | `allow`, `continue` | nothing: the call goes on through the usual permission checks | | | |
+//!
+//! A `message` with any action but `block`/`ask` is shown to the user (`systemMessage`). Keys of
+//! Claude Code's own answers beside `action` are kept, and win where both say the same thing.
+
+use serde_json::{json, Map, Value};
+
+use crate::event::EventName;
+
+/// Why a seed answer cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SeedAnswerError(pub String);
+
+/// The keys of a Claude Code answer: an object with none of them and no `action` is neither dialect.
+const CLAUDE_KEYS: &[&str] = &[
+    "continue",
+    "stopReason",
+    "suppressOutput",
+    "systemMessage",
+    "decision",
+    "reason",
+    "hookSpecificOutput",
+    "contextInjection",
+    "newContent",
+];
+
+/// Whether an object without `action` reads as a Claude Code answer (empty, or with one of its keys).
+pub fn is_claude_answer(answer: &Map<String, Value>) -> bool {
+    answer.is_empty() || answer.keys().any(|k| CLAUDE_KEYS.contains(&k.as_str()))
+}
+
+/// Rewrite a seed-dialect hook's JSON answer for `event` as Claude Code's. An object without
+/// `action` is returned as it is when it is a Claude Code answer; an object that is neither, or an
+/// `action` that cannot be applied here, is an error.
+pub fn to_claude_answer(
+    event: &EventName,
+    mut answer: Map<String, Value>,
+) -> Result<Map<String, Value>, SeedAnswerError> {
+    let Some(action) = answer.remove("action") else {
+        if is_claude_answer(&answer) {
+            return Ok(answer);
+        }
+        let keys: Vec<&str> = answer.keys().map(String::as_str).collect();
+        return Err(SeedAnswerError(format!(
+            "the answer is neither the seed's (`action`) nor Claude Code's (it has {})",
+            keys.join(", ")
+        )));
+    };
+    let modified = answer.remove("modified_args");
+    let message = match answer.remove("message") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s),
+        Some(other) => {
+            return Err(SeedAnswerError(format!(
+                "`message` must be a string, found {other}"
+            )))
+        }
+    };
+    let Some(action) = action.as_str() else {
+        return Err(SeedAnswerError(format!(
+            "`action` must be \"allow\", \"block\", \"modify\" or \"continue\", found {action}"
+        )));
+    };
+    let specific = |fields: Value| -> Value {
+        let mut object = json!({"hookEventName": event.as_str()});
+        if let (Some(o), Value::Object(f)) = (object.as_object_mut(), fields) {
+            o.extend(f);
+        }
+        object
+    };
+    let mut put = |key: &str, value: Value| {
+        answer.entry(key.to_string()).or_insert(value);
+    };
+    match action {
+        "allow" | "continue" => {
+            if let Some(m) = message {
+                put("systemMessage", Value::String(m));
+            }
+        }
+        "block" => {
+            let reason = message.unwrap_or_else(|| "Blocked by a hook".to_string());
+            match event {
+                EventName::PreToolUse => put(
+                    "hookSpecificOutput",
+                    specific(json!({"permissionDecision": "deny", "permissionDecisionReason": reason})),
+                ),
+                EventName::PermissionRequest => put(
+                    "hookSpecificOutput",
+                    specific(json!({"decision": {"behavior": "deny", "message": reason}})),
+                ),
+                _ if event.traits().exit2_blocks => {
+                    put("decision", json!("block"));
+                    put("reason", Value::String(reason));
+                }
+                _ => {
+                    return Err(SeedAnswerError(format!(
+                        "`block` has no effect on {event}: it cannot be blocked"
+                    )))
+                }
+            }
+        }
+        "ask" if *event == EventName::PreToolUse => {
+            let mut fields = json!({"permissionDecision": "ask"});
+            if let Some(m) = message {
+                fields["permissionDecisionReason"] = Value::String(m);
+            }
+            put("hookSpecificOutput", specific(fields));
+        }
+        "modify" => {
+            let Some(modified) = modified.filter(|m| !m.is_null()) else {
+                return Err(SeedAnswerError("`modify` needs `modified_args`".into()));
+            };
+            match event {
+                EventName::PreToolUse => {
+                    if !modified.is_object() {
+                        return Err(SeedAnswerError(format!(
+                            "`modified_args` must be an object of the tool's arguments, found {modified}"
+                        )));
+                    }
+                    put("hookSpecificOutput", specific(json!({"updatedInput": modified})));
+                }
+                EventName::UserPromptSubmit => {
+                    let prompt = match &modified {
+                        Value::String(s) => s.clone(),
+                        Value::Object(o) => match o.get("prompt").and_then(Value::as_str) {
+                            Some(p) => p.to_string(),
+                            None => {
+                                return Err(SeedAnswerError(
+                                    "`modified_args` for a prompt must be the new prompt or {\"prompt\": …}".into(),
+                                ))
+                            }
+                        },
+                        other => {
+                            return Err(SeedAnswerError(format!(
+                                "`modified_args` for a prompt must be the new prompt, found {other}"
+                            )))
+                        }
+                    };
+                    put("newContent", Value::String(prompt));
+                }
+                _ => {
+                    return Err(SeedAnswerError(format!(
+                        "`modify` applies to PreToolUse (the tool's arguments) and PromptSubmit (the prompt), not to {event}"
+                    )))
+                }
+            }
+            if let Some(m) = message {
+                put("systemMessage", Value::String(m));
+            }
+        }
+        "ask" => {
+            return Err(SeedAnswerError(format!(
+                "`ask` applies to PreToolUse only, not to {event}"
+            )))
+        }
+        other => {
+            return Err(SeedAnswerError(format!(
+                "`action` must be \"allow\", \"block\", \"modify\" or \"continue\", found \"{other}\""
+            )))
+        }
+    }
+    Ok(answer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(event: EventName, v: Value) -> Result<Value, SeedAnswerError> {
+        to_claude_answer(&event, v.as_object().unwrap().clone()).map(Value::Object)
+    }
+
+    #[test]
+    fn block_is_a_deny_on_tools_and_a_block_elsewhere() {
+        assert_eq!(
+            answer(EventName::PreToolUse, json!({"action": "block", "message": "no"})).unwrap(),
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no"}})
+        );
+        assert_eq!(
+            answer(EventName::Stop, json!({"action": "block", "message": "go on"})).unwrap(),
+            json!({"decision": "block", "reason": "go on"})
+        );
+        assert_eq!(
+            answer(EventName::PermissionRequest, json!({"action": "block"})).unwrap()["hookSpecificOutput"]
+                ["decision"]["behavior"],
+            "deny"
+        );
+        assert!(answer(EventName::SessionEnd, json!({"action": "block"})).is_err());
+    }
+
+    #[test]
+    fn modify_replaces_the_input_or_the_prompt() {
+        assert_eq!(
+            answer(
+                EventName::PreToolUse,
+                json!({"action": "modify", "modified_args": {"command": "ls"}})
+            )
+            .unwrap(),
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"command": "ls"}}})
+        );
+        assert_eq!(
+            answer(
+                EventName::UserPromptSubmit,
+                json!({"action": "modify", "modified_args": {"prompt": "p2"}})
+            )
+            .unwrap(),
+            json!({"newContent": "p2"})
+        );
+        assert!(answer(EventName::PreToolUse, json!({"action": "modify"})).is_err());
+        assert!(answer(
+            EventName::PostToolUse,
+            json!({"action": "modify", "modified_args": {}})
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn allow_shows_its_message_and_claude_answers_pass_through() {
+        assert_eq!(
+            answer(
+                EventName::PreToolUse,
+                json!({"action": "allow", "message": "fine", "modified_args": null})
+            )
+            .unwrap(),
+            json!({"systemMessage": "fine"})
+        );
+        assert_eq!(
+            answer(EventName::PreToolUse, json!({"action": "continue"})).unwrap(),
+            json!({})
+        );
+        let claude = json!({"decision": "block", "reason": "r"});
+        assert_eq!(answer(EventName::Stop, claude.clone()).unwrap(), claude);
+        // Claude Code's own key wins over the seed's where both say the same thing.
+        assert_eq!(
+            answer(
+                EventName::PreToolUse,
+                json!({"action": "allow", "message": "a", "systemMessage": "b"})
+            )
+            .unwrap(),
+            json!({"systemMessage": "b"})
+        );
+    }
+
+    #[test]
+    fn neither_dialect_and_bad_actions_are_errors() {
+        let e = answer(EventName::PreToolUse, json!({"verdict": "ok"})).unwrap_err();
+        assert!(e.0.contains("neither"), "{e}");
+        assert!(answer(EventName::PreToolUse, json!({"action": "nuke"})).is_err());
+        assert!(answer(EventName::PreToolUse, json!({"action": 1})).is_err());
+        assert!(answer(EventName::Stop, json!({"action": "ask"})).is_err());
+        assert!(answer(EventName::PreToolUse, json!({"action": "block", "message": 3})).is_err());
+        assert_eq!(answer(EventName::PreToolUse, json!({})).unwrap(), json!({}));
+    }
+}

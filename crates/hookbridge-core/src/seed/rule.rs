@@ -1,0 +1,288 @@
+//! Rule hooks (`type: matcher`): a glob on the tool's name and globs on its arguments, decided in
+//! this process — no child process, no thread, a few microseconds (`benches/rule.rs`).
+//!
+//! - `match.tool` is a glob on Claude Code's tool name (`Bash`, `Write`, `mcp__*`), case as the
+//!   names are; Amplifier's names are accepted too (`bash`, `write_file`, … match their tools).
+//! - `match.args.<field>` is a glob on that field of the tool's input. A value that is not a string
+//!   is matched as its JSON text (`true`, `3`).
+//!   - Path fields (`path`, `file_path`, `notebook_path` — any of the three names matches
+//!     whichever the tool has, so the seed's `args.path` works for Write, Edit and Read) are
+//!     globbed as paths: `*` and `?` stay within one directory, `**` crosses directories, and the
+//!     path is tried as given and relative to the payload's `cwd`.
+//!   - Every other field is globbed as text: `*` matches anything, `/` included (`rm *` matches
+//!     `rm -rf /`).
+//!   - Classes (`[abc]`, `[!a-z]`) and `?` work in both.
+//! - Every condition must hold; a rule with no conditions matches every call. A field the tool's
+//!   input does not have never matches.
+
+use serde_json::{Map, Value};
+
+use crate::amplifier::tools::amplifier_tool_names;
+
+/// What a matching rule does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleAction {
+    Block,
+    Allow,
+    Ask,
+}
+
+impl RuleAction {
+    pub const WORDS: &'static [&'static str] = &["block", "allow", "ask"];
+
+    pub fn parse(word: &str) -> Option<RuleAction> {
+        match word {
+            "block" => Some(RuleAction::Block),
+            "allow" => Some(RuleAction::Allow),
+            "ask" => Some(RuleAction::Ask),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleAction::Block => "block",
+            RuleAction::Allow => "allow",
+            RuleAction::Ask => "ask",
+        }
+    }
+}
+
+/// A glob that cannot be compiled: which one, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{glob}` is not a valid glob: {message} (at character {position})")]
+pub struct RuleError {
+    /// `tool` or `args.<field>`.
+    pub key: String,
+    pub glob: String,
+    pub message: String,
+    pub position: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Glob {
+    text: String,
+    pattern: glob::Pattern,
+}
+
+impl Glob {
+    fn compile(key: &str, text: &str) -> Result<Glob, RuleError> {
+        glob::Pattern::new(text)
+            .map(|pattern| Glob {
+                text: text.to_string(),
+                pattern,
+            })
+            .map_err(|e| RuleError {
+                key: key.to_string(),
+                glob: text.to_string(),
+                message: e.msg.to_string(),
+                position: e.pos,
+            })
+    }
+}
+
+const TEXT: glob::MatchOptions = glob::MatchOptions {
+    case_sensitive: true,
+    require_literal_separator: false,
+    require_literal_leading_dot: false,
+};
+
+const PATH: glob::MatchOptions = glob::MatchOptions {
+    case_sensitive: true,
+    require_literal_separator: true,
+    require_literal_leading_dot: false,
+};
+
+/// The names a tool's path may have in its input.
+pub const PATH_FIELDS: &[&str] = &["file_path", "notebook_path", "path"];
+
+#[derive(Debug, Clone, PartialEq)]
+struct ArgGlob {
+    field: String,
+    glob: Glob,
+    is_path: bool,
+}
+
+/// A compiled `match`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rule {
+    tool: Option<Glob>,
+    args: Vec<ArgGlob>,
+}
+
+impl Rule {
+    /// Compile `match.tool` and `match.args` (field → glob), reporting the first bad glob.
+    pub fn compile(tool: Option<&str>, args: &[(String, String)]) -> Result<Rule, RuleError> {
+        let tool = tool.map(|t| Glob::compile("tool", t)).transpose()?;
+        let args = args
+            .iter()
+            .map(|(field, text)| {
+                Ok(ArgGlob {
+                    field: field.clone(),
+                    glob: Glob::compile(&format!("args.{field}"), text)?,
+                    is_path: PATH_FIELDS.contains(&field.as_str()),
+                })
+            })
+            .collect::<Result<_, RuleError>>()?;
+        Ok(Rule { tool, args })
+    }
+
+    /// `tool=Bash args.command=rm *`: the rule in one line, for listings.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(t) = &self.tool {
+            parts.push(format!("tool={}", t.text));
+        }
+        for a in &self.args {
+            parts.push(format!("args.{}={}", a.field, a.glob.text));
+        }
+        if parts.is_empty() {
+            "every call".to_string()
+        } else {
+            parts.join(" ")
+        }
+    }
+
+    /// Whether a call of `tool_name` with `input` (in a session whose working directory is `cwd`)
+    /// matches. `tool_name` is `None` on events that are not about a tool: then only a rule with
+    /// no conditions matches.
+    pub fn matches(
+        &self,
+        tool_name: Option<&str>,
+        input: Option<&Map<String, Value>>,
+        cwd: Option<&str>,
+    ) -> bool {
+        if let Some(tool) = &self.tool {
+            let Some(name) = tool_name else { return false };
+            let by_name = tool.pattern.matches_with(name, TEXT);
+            if !by_name
+                && !amplifier_tool_names(name)
+                    .iter()
+                    .any(|alias| tool.pattern.matches_with(alias, TEXT))
+            {
+                return false;
+            }
+        }
+        if self.args.is_empty() {
+            return true;
+        }
+        let Some(input) = input else { return false };
+        self.args.iter().all(|arg| arg_matches(arg, input, cwd))
+    }
+}
+
+fn arg_matches(arg: &ArgGlob, input: &Map<String, Value>, cwd: Option<&str>) -> bool {
+    let value = if arg.is_path {
+        // The seed writes `args.path` for a Write; Claude Code's tools name it `file_path`.
+        input
+            .get(&arg.field)
+            .or_else(|| PATH_FIELDS.iter().find_map(|f| input.get(*f)))
+    } else {
+        input.get(&arg.field)
+    };
+    let Some(value) = value else { return false };
+    let text = match value {
+        Value::String(s) => std::borrow::Cow::Borrowed(s.as_str()),
+        other => std::borrow::Cow::Owned(other.to_string()),
+    };
+    if !arg.is_path {
+        return arg.glob.pattern.matches_with(&text, TEXT);
+    }
+    if arg.glob.pattern.matches_with(&text, PATH) {
+        return true;
+    }
+    // A relative pattern (`src/*.rs`) against an absolute path inside the working directory.
+    let relative = cwd
+        .map(|c| c.trim_end_matches('/'))
+        .filter(|c| !c.is_empty())
+        .and_then(|c| text.strip_prefix(c))
+        .and_then(|rest| rest.strip_prefix('/'));
+    relative.is_some_and(|r| arg.glob.pattern.matches_with(r, PATH))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn rule(tool: Option<&str>, args: &[(&str, &str)]) -> Rule {
+        let args: Vec<(String, String)> = args.iter().map(|(f, g)| (f.to_string(), g.to_string())).collect();
+        Rule::compile(tool, &args).unwrap()
+    }
+
+    fn input(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn the_seeds_rm_rule_matches_destructive_commands_only() {
+        let r = rule(Some("Bash"), &[("command", "rm *")]);
+        for (cmd, expected) in [
+            ("rm -rf /", true),
+            ("rm x", true),
+            ("git status", false),
+            ("echo rm -rf", false),
+        ] {
+            assert_eq!(
+                r.matches(Some("Bash"), Some(&input(json!({"command": cmd}))), None),
+                expected,
+                "{cmd}"
+            );
+        }
+        assert!(!r.matches(Some("Write"), Some(&input(json!({"command": "rm x"}))), None));
+        // Amplifier's name for the tool.
+        let amp = rule(Some("bash"), &[]);
+        assert!(amp.matches(Some("Bash"), None, None));
+        assert!(!rule(Some("bash"), &[]).matches(Some("Write"), None, None));
+    }
+
+    #[test]
+    fn the_seeds_env_rule_matches_the_tools_path_field() {
+        let r = rule(Some("Write"), &[("path", "**/.env*")]);
+        for (path, expected) in [
+            ("/home/u/p/.env", true),
+            ("/home/u/p/config/.env.local", true),
+            (".env", true),
+            ("/home/u/p/src/main.rs", false),
+            ("/home/u/p/.envrc/x", false),
+        ] {
+            assert_eq!(
+                r.matches(Some("Write"), Some(&input(json!({"file_path": path}))), None),
+                expected,
+                "{path}"
+            );
+        }
+        // Globs on paths: `*` stays in one directory; relative patterns work inside the cwd.
+        let src = rule(None, &[("file_path", "src/*.rs")]);
+        let call = |p: &str| input(json!({"file_path": p}));
+        assert!(src.matches(Some("Edit"), Some(&call("/p/src/a.rs")), Some("/p")));
+        assert!(!src.matches(Some("Edit"), Some(&call("/p/src/x/a.rs")), Some("/p")));
+        assert!(!src.matches(Some("Edit"), Some(&call("/q/src/a.rs")), Some("/p")));
+        let nb = rule(None, &[("path", "*.ipynb")]);
+        assert!(nb.matches(
+            Some("NotebookEdit"),
+            Some(&input(json!({"notebook_path": "a.ipynb"}))),
+            None
+        ));
+    }
+
+    #[test]
+    fn globs_support_classes_and_question_marks_and_report_errors() {
+        let r = rule(Some("mcp__*"), &[("mode", "[!r]?")]);
+        assert!(r.matches(Some("mcp__fs__write"), Some(&input(json!({"mode": "wx"}))), None));
+        assert!(!r.matches(Some("mcp__fs__write"), Some(&input(json!({"mode": "rw"}))), None));
+        assert!(!r.matches(Some("mcp__fs__write"), Some(&input(json!({}))), None));
+        let n = rule(None, &[("count", "1?")]);
+        assert!(n.matches(Some("X"), Some(&input(json!({"count": 12}))), None));
+        let err = Rule::compile(None, &[("path".into(), "a/[b".into())]).unwrap_err();
+        assert_eq!(err.key, "args.path");
+        assert!(err.to_string().contains("`a/[b`"), "{err}");
+        assert!(Rule::compile(Some("a**b"), &[]).is_err());
+        assert_eq!(
+            rule(Some("Bash"), &[("command", "rm *")]).describe(),
+            "tool=Bash args.command=rm *"
+        );
+        assert!(rule(None, &[]).matches(None, None, None));
+        assert!(!rule(Some("*"), &[]).matches(None, None, None));
+    }
+}
