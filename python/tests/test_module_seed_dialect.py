@@ -147,3 +147,42 @@ async def test_the_same_hooks_in_yaml_and_json_give_identical_hook_results(tmp_p
     assert "seen" in json.dumps(from_yaml[1])
     assert from_yaml[2]["data"]["prompt"] == "rewritten prompt", "the registry chains the modified data"
     assert "not yet" in json.dumps(from_yaml[3])
+
+
+LLM_HOOKS = {"PreToolUse": [{
+    "type": "llm",
+    "prompt": "Evaluate if this tool use is safe:\nTool: {{tool}}\nArgs: {{args}}\n\nRespond with JSON: {\"safe\": true/false, \"reason\": \"...\"}",
+    "max_tokens": 100,
+}]}
+
+
+def _llm_script(answer: str) -> list[dict]:
+    return [
+        {"text": "", "tool_calls": [tool_call("c1", "bash", command="touch ran")]},
+        {"text": answer},  # the llm hook's request, answered by the session's own provider
+        {"text": "done"},
+    ]
+
+
+async def test_an_llm_hook_asks_the_sessions_provider_and_safe_false_denies(project: Project) -> None:
+    run = await run_session(project, "go", _llm_script('{"safe": false, "reason": "not on my watch"}'),
+                            hook_config={"hooks": LLM_HOOKS})
+
+    assert not (project.root / "ran").exists(), "the tool was denied"
+    assert run.tool_results()[0] == "Denied by hook: not on my watch"
+    judge = run.requests[1]
+    user = judge.messages[1].content
+    assert user.startswith('Evaluate if this tool use is safe:\nTool: Bash\nArgs: {"command":"touch ran"}'), user
+    assert judge.max_output_tokens == 100
+    assert judge.response_format is None, "the hook's own prompt says the answer's shape"
+
+
+async def test_an_llm_hooks_unreadable_answer_follows_on_failure(project: Project) -> None:
+    hooks = {"PreToolUse": [dict(LLM_HOOKS["PreToolUse"][0], on_failure="block")]}
+    run = await run_session(project, "go", _llm_script("I am not sure."), hook_config={"hooks": hooks})
+    assert not (project.root / "ran").exists(), "on_failure: block"
+    assert "no JSON object" in run.tool_results()[0], run.tool_results()
+
+    run = await run_session(project, "go", _llm_script("I am not sure."), hook_config={"hooks": LLM_HOOKS})
+    assert (project.root / "ran").exists(), "on_failure: warn lets the tool run"
+    assert any("no JSON object" in w for w in run.display.at("warning")), run.display.messages
