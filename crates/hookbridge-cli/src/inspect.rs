@@ -249,8 +249,8 @@ pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Everything `validate` reports: what loading found, then what each enabled command hook would
-/// start (a missing script is an error, a program not on PATH a warning), then the hooks that
-/// cannot run here.
+/// start (a missing script is an error, a program not on PATH a warning) and whether each
+/// `mcp_tool` hook's server is configured, then the hooks that cannot run here.
 fn problems(set: &hookbridge_core::config::HookSet, project: &std::path::Path) -> Vec<Diagnostic> {
     let mut problems = set.diagnostics.clone();
     let home = std::env::var_os("HOME")
@@ -264,6 +264,16 @@ fn problems(set: &hookbridge_core::config::HookSet, project: &std::path::Path) -
     };
     let enabled = || set.hooks().filter(|(_, _, hook)| hook.disabled.is_none());
     for (_, _, hook) in enabled() {
+        if let HookKind::McpTool(m) = &hook.kind {
+            let home = (!home.as_os_str().is_empty()).then_some(home.as_path());
+            if let Some(why) = hookbridge_runner::hook_kinds::mcp::server_problem(hook, m, project, home) {
+                problems.push(at(
+                    Diagnostic::error(format!("{why}: the hook fails every time")),
+                    hook,
+                ));
+            }
+            continue;
+        }
         let HookKind::Command(c) = &hook.kind else {
             continue;
         };

@@ -225,8 +225,8 @@ fn validate_exits_1_and_names_positions() {
         ".amplifier/hooks/hooks.json",
         "{\n  \"hooks\": {\n    \"PreToolUse\": [,]\n  }\n}\n",
     );
-    // An `mcp_tool` hook (not supported: an error) at line 6, column 11; an unknown key (a
-    // warning) at line 7, column 62.
+    // An `mcp_tool` hook whose server is configured nowhere (an error) at line 6, column 11; an
+    // unknown key (a warning) at line 7, column 62.
     let plugin = p.file(
         ".amplifier/hooks/plug/hooks.json",
         "{\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"hooks\": [\n          {\"type\": \"mcp_tool\", \"server\": \"s\", \"tool\": \"t\"},\n          {\"type\": \"command\", \"command\": \"true\", \"bogusKey\": 1}\n        ]\n      }\n    ]\n  }\n}\n",
@@ -244,7 +244,7 @@ fn validate_exits_1_and_names_positions() {
         (format!("{}:3:20: error:", broken.display()), "the syntax error"),
         (
             format!("{}:6:11: error:", plugin.display()),
-            "the unsupported mcp_tool hook",
+            "the mcp_tool hook without a server",
         ),
         (format!("{}:7:62: warning:", plugin.display()), "the unknown key"),
     ] {

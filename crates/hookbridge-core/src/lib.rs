@@ -13,5 +13,6 @@ pub mod decision;
 pub mod diagnostics;
 pub mod event;
 pub mod matcher;
+pub mod mcp;
 pub mod seed;
 pub mod timeout;

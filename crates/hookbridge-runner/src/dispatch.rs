@@ -516,7 +516,7 @@ impl EventReport {
                     RunStatus::NotRun(_) => ("not_run", None),
                     RunStatus::Cancelled(_) => ("cancelled", None),
                     RunStatus::Responded(s) => ("responded", Some(i32::from(*s))),
-                    RunStatus::Evaluated => ("evaluated", None),
+                    RunStatus::Answered => ("answered", None),
                     RunStatus::Judged(v) if v.ok => ("judged_ok", None),
                     RunStatus::Judged(_) => ("judged_not_ok", None),
                     RunStatus::Failed(_) => ("failed", None),

@@ -157,7 +157,7 @@ pub fn problems(report: &EventReport) -> Vec<Problem> {
             RunStatus::SpawnFailed(why) => Some(ProblemKind::SpawnFailed(why.clone())),
             RunStatus::NotRun(why) => Some(ProblemKind::NotRun(why.clone())),
             RunStatus::Cancelled(why) => Some(ProblemKind::Cancelled(why.clone())),
-            RunStatus::Responded(200..=299) | RunStatus::Judged(_) | RunStatus::Evaluated => None,
+            RunStatus::Responded(200..=299) | RunStatus::Judged(_) | RunStatus::Answered => None,
             RunStatus::Responded(status) => Some(ProblemKind::HttpStatus(*status)),
             RunStatus::Failed(why) => Some(ProblemKind::Failed(why.clone())),
         };

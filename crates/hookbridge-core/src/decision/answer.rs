@@ -188,7 +188,7 @@ pub fn interpret_hook(event: &EventName, hook: &HookSpec, execution: &HookExecut
             })
         }
         // A rule's answer is Claude Code's already, unless its action could not be rewritten.
-        (RunStatus::Evaluated, HookKind::Rule(_)) if !contains(&execution.stdout, b"\"action\"") => {
+        (RunStatus::Answered, HookKind::Rule(_)) if !contains(&execution.stdout, b"\"action\"") => {
             interpret(event, execution)
         }
         _ if speaks_seed(hook) => interpret_seed(event, execution),
@@ -267,7 +267,7 @@ pub fn interpret(event: &EventName, execution: &HookExecution) -> HookAnswer {
                 _ => None,
             },
         },
-        RunStatus::Exited(0) | RunStatus::Evaluated => {
+        RunStatus::Exited(0) | RunStatus::Answered => {
             HookAnswer::Output(parse_stdout(event, &text(&execution.stdout)))
         }
         RunStatus::Exited(code) => match parse_stdout(event, &text(&execution.stdout)) {

@@ -27,9 +27,10 @@ pub enum RunStatus {
     Responded(u16),
     /// A `prompt`, `agent` or `llm` hook's model gave this verdict.
     Judged(Verdict),
-    /// A rule hook (`type: matcher`) was decided in this process, without a child process; its
-    /// answer (the seed's `{"action": …}` when the rule matched, nothing when not) is `stdout`.
-    Evaluated,
+    /// A hook that is not a process answered with text, which is `stdout` and is read like a
+    /// command's: a rule hook (`type: matcher`, decided in this process; Claude Code's answer for
+    /// its `action` when it matched, nothing when not) or an MCP tool's text output.
+    Answered,
     /// A hook that is not a process could not answer: the endpoint, model or MCP server was
     /// unreachable, refused, or answered with something that cannot be read.
     Failed(String),

@@ -8,6 +8,7 @@
 //! | `command` ([`command`]) | a child process | its stdout | exit codes, signals |
 //! | `http` ([`http`]) | a POST on a thread of ours | the response body | non-2xx, unreachable |
 //! | `prompt` ([`prompt`]) | one model call on a thread of ours | the model's verdict | unreadable reply, HTTP error |
+//! | `mcp_tool` ([`mcp`]) | a stdio MCP server started for the call, on a thread of ours | the tool's text output | `isError`, JSON-RPC errors, no such server |
 //! | `llm` ([`llm`], the seed's) | one model call on a thread of ours, or the cache | the model's verdict | unreadable reply, HTTP error |
 //! | `matcher` ([`rule`], the seed's) | globs, on the dispatching thread | the seed's `{"action"}` when it matches | — |
 //!
@@ -17,6 +18,7 @@
 pub mod command;
 pub mod http;
 pub mod llm;
+pub mod mcp;
 pub mod prompt;
 pub mod rule;
 
@@ -33,12 +35,16 @@ use crate::process::Job;
 /// Why a configured hook cannot run, if it cannot: the one answer to "can this hook run here?".
 pub fn readiness(hook: &HookSpec, policy: &HttpPolicy) -> Result<(), String> {
     match &hook.kind {
-        HookKind::Command(_) | HookKind::Prompt(_) | HookKind::Rule(_) | HookKind::Llm(_) => Ok(()),
+        HookKind::Command(_)
+        | HookKind::Prompt(_)
+        | HookKind::Rule(_)
+        | HookKind::Llm(_)
+        | HookKind::McpTool(_) => Ok(()),
         HookKind::Http(h) => match policy.refuses_url(&h.url) {
             Some(why) => Err(format!("blocked by the http hook policy: {why}")),
             None => Ok(()),
         },
-        HookKind::Agent(_) | HookKind::McpTool(_) => Err(format!(
+        HookKind::Agent(_) => Err(format!(
             "`{}` hooks are not supported by this version of hookbridge",
             hook.kind.type_name()
         )),
@@ -120,6 +126,7 @@ pub(crate) fn job_for(hook: &HookSpec, event: &str, ctx: JobContext<'_>) -> Resu
             ctx,
         ))),
         HookKind::Rule(_) => Err("rule hooks are decided by dispatch, not run as jobs".into()),
-        HookKind::Agent(_) | HookKind::McpTool(_) => unreachable!("readiness refused them"),
+        HookKind::McpTool(m) => Ok(Job::InProcess(mcp::job(hook, m, ctx))),
+        HookKind::Agent(_) => unreachable!("readiness refused them"),
     }
 }

@@ -20,7 +20,7 @@ pub fn evaluate(hook: &RuleHook, payload: &EventPayload, finish_order: usize) ->
         call.as_ref().map(|c| c.tool_input),
         payload.cwd(),
     );
-    let mut execution = HookExecution::without_output(RunStatus::Evaluated, finish_order);
+    let mut execution = HookExecution::without_output(RunStatus::Answered, finish_order);
     if matched {
         let mut answer = serde_json::Map::new();
         answer.insert("action".into(), json!(hook.action.as_str()));

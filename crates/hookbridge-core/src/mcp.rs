@@ -1,0 +1,198 @@
+//! What `mcp_tool` hooks need to know before anything runs: the MCP servers a project configures
+//! (Claude Code's `.mcp.json`: `{"mcpServers": {name: {command, args, env} | {type: "http", url}}}`,
+//! with `${VAR}` and `${VAR:-default}` expanded from the environment as Claude Code does), and the
+//! hook's `input` with its `${path}` placeholders filled from the hook input
+//! (`"${tool_input.file_path}"`). Talking to a server is the runner's business.
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+
+/// How to reach one MCP server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum McpServer {
+    /// A program speaking MCP on its stdin and stdout (newline-delimited JSON-RPC).
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: Vec<(String, String)>,
+    },
+    /// A remote server (`type: "http"` or `"sse"`): not reachable from hooks in this version.
+    Remote { url: String },
+}
+
+/// The servers of one `.mcp.json` (or a plugin manifest's `mcpServers`), by name.
+pub type McpServers = IndexMap<String, Result<McpServer, String>>;
+
+/// Read the `mcpServers` object of `text` (a `.mcp.json` or a `plugin.json`); each server is
+/// either usable or the reason it is not. `var` looks up environment variables for `${VAR}`.
+pub fn parse_mcp_servers(text: &str, var: impl Fn(&str) -> Option<String>) -> Result<McpServers, String> {
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+    let Some(servers) = value.get("mcpServers") else {
+        return Ok(McpServers::new());
+    };
+    let servers = servers.as_object().ok_or("`mcpServers` must be an object")?;
+    Ok(servers
+        .iter()
+        .map(|(name, spec)| (name.clone(), server(spec, &var)))
+        .collect())
+}
+
+fn server(spec: &Value, var: &impl Fn(&str) -> Option<String>) -> Result<McpServer, String> {
+    let spec = spec.as_object().ok_or("a server must be an object")?;
+    let text = |v: &Value| v.as_str().map(|s| expand_env(s, var));
+    match spec.get("type").and_then(Value::as_str) {
+        Some("http" | "sse" | "ws") => {
+            let url = spec
+                .get("url")
+                .and_then(text)
+                .ok_or("a remote server needs a `url`")?;
+            return Ok(McpServer::Remote { url });
+        }
+        None | Some("stdio") => {}
+        Some(other) => return Err(format!("unknown server type `{other}`")),
+    }
+    let command = spec
+        .get("command")
+        .and_then(text)
+        .ok_or("a stdio server needs a `command`")?;
+    let args = match spec.get("args") {
+        None => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|a| text(a).ok_or("`args` must be strings"))
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err("`args` must be a list of strings".into()),
+    };
+    let env = match spec.get("env") {
+        None => Vec::new(),
+        Some(Value::Object(vars)) => vars
+            .iter()
+            .map(|(k, v)| {
+                text(v)
+                    .map(|v| (k.clone(), v))
+                    .ok_or("`env` values must be strings")
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err("`env` must be an object of strings".into()),
+    };
+    Ok(McpServer::Stdio { command, args, env })
+}
+
+/// `${VAR}` and `${VAR:-default}` replaced from `var` (an unset variable without a default becomes
+/// empty); anything else kept as written.
+pub fn expand_env(text: &str, var: &impl Fn(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        let Some(len) = rest[start + 2..].find('}') else {
+            break;
+        };
+        out.push_str(&rest[..start]);
+        let inner = &rest[start + 2..start + 2 + len];
+        let (name, default) = match inner.split_once(":-") {
+            Some((name, default)) => (name, Some(default)),
+            None => (inner, None),
+        };
+        match var(name).filter(|v| !v.is_empty()) {
+            Some(value) => out.push_str(&value),
+            None => out.push_str(default.unwrap_or("")),
+        }
+        rest = &rest[start + 2 + len + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The hook's `input` with `${path}` in its string values replaced by that field of the hook input
+/// (`${tool_input.file_path}`, `${session_id}`): a string as it is, another value as JSON, a missing
+/// one as nothing.
+pub fn fill_input(input: &Value, hook_input: &Map<String, Value>) -> Value {
+    match input {
+        Value::String(s) => Value::String(fill(s, hook_input)),
+        Value::Array(items) => Value::Array(items.iter().map(|v| fill_input(v, hook_input)).collect()),
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(k, v)| (k.clone(), fill_input(v, hook_input)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn fill(text: &str, hook_input: &Map<String, Value>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        let Some(len) = rest[start + 2..].find('}') else {
+            break;
+        };
+        out.push_str(&rest[..start]);
+        let mut parts = rest[start + 2..start + 2 + len].trim().split('.');
+        let first = parts.next().and_then(|p| hook_input.get(p));
+        match parts
+            .try_fold(first, |v, p| Some(v.and_then(|v| v.get(p))))
+            .flatten()
+        {
+            Some(Value::String(s)) => out.push_str(s),
+            Some(Value::Null) | None => {}
+            Some(other) => out.push_str(&other.to_string()),
+        }
+        rest = &rest[start + 2 + len + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn servers_are_read_with_the_environment_expanded() {
+        let env = |name: &str| match name {
+            "TOKEN" => Some("t0k".to_string()),
+            _ => None,
+        };
+        let servers = parse_mcp_servers(
+            r#"{"mcpServers": {
+                "fs": {"command": "npx", "args": ["-y", "${PKG:-server-fs}", "${HOME_NOT_SET}"], "env": {"KEY": "${TOKEN}"}},
+                "web": {"type": "http", "url": "https://x/${TOKEN}"},
+                "bad": {"args": []}
+            }}"#,
+            env,
+        )
+        .unwrap();
+        assert_eq!(
+            servers["fs"],
+            Ok(McpServer::Stdio {
+                command: "npx".into(),
+                args: vec!["-y".into(), "server-fs".into(), "".into()],
+                env: vec![("KEY".into(), "t0k".into())],
+            })
+        );
+        assert_eq!(
+            servers["web"],
+            Ok(McpServer::Remote {
+                url: "https://x/t0k".into()
+            })
+        );
+        assert!(servers["bad"].is_err());
+        assert!(parse_mcp_servers("{}", env).unwrap().is_empty());
+        assert!(parse_mcp_servers("{", env).is_err());
+    }
+
+    #[test]
+    fn input_placeholders_come_from_the_hook_input() {
+        let hook_input = json!({"tool_input": {"file_path": "/p/a.rs", "n": 3}, "session_id": "s"});
+        let hook_input = hook_input.as_object().unwrap();
+        assert_eq!(
+            fill_input(
+                &json!({"path": "${tool_input.file_path}", "list": ["${session_id}-${tool_input.n}", 1], "gone": "[${nope}]"}),
+                hook_input
+            ),
+            json!({"path": "/p/a.rs", "list": ["s-3", 1], "gone": "[]"})
+        );
+    }
+}

@@ -1,0 +1,371 @@
+//! `mcp_tool` hooks: call `tool` on the MCP server `server` with the hook's `input` (its `${path}`
+//! placeholders filled from the hook input), and read the tool's text output like a command's
+//! stdout. A tool result with `isError: true`, a JSON-RPC error, a server that cannot be found,
+//! started or understood is a non-blocking error; running out of time is a timeout.
+//!
+//! Claude Code calls the server its session already has connected. `hookbridge run` lives for one
+//! event, so it connects for the call: the server is found where Claude Code keeps it — `local`
+//! (`~/.claude.json`, `projects[<project>].mcpServers`), `project` (`<project>/.mcp.json`), `user`
+//! (`~/.claude.json`, `mcpServers`), and `plugin:<plugin>:<server>` in that plugin's `.mcp.json` or
+//! manifest — started in its own process group in the project, spoken to over stdio (MCP's
+//! newline-delimited JSON-RPC: `initialize`, `notifications/initialized`, `tools/call`), and its
+//! whole process group is stopped when the call is answered or the hook's time is up. Requests the
+//! server makes of the client are answered "method not found". Remote (http/sse) servers are not
+//! reachable from hooks in this version: such a hook is a non-blocking error that says so.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Instant;
+
+use hookbridge_core::config::{HookSpec, McpToolHook};
+use hookbridge_core::decision::RunStatus;
+use hookbridge_core::mcp::{fill_input, parse_mcp_servers, McpServer};
+use serde_json::{json, Map, Value};
+
+use super::JobContext;
+use crate::process::{InProcessJob, InProcessOutcome};
+
+/// The MCP protocol version hookbridge asks for.
+pub const PROTOCOL_VERSION: &str = "2025-06-18";
+
+/// The job that calls `mcp`'s tool for `hook`.
+pub(crate) fn job(hook: &HookSpec, mcp: &McpToolHook, ctx: JobContext<'_>) -> InProcessJob {
+    let hook_input: Map<String, Value> = serde_json::from_slice(&ctx.stdin).unwrap_or_default();
+    let arguments = mcp
+        .input
+        .as_ref()
+        .map_or_else(|| json!({}), |input| fill_input(input, &hook_input));
+    let project = ctx.var("CLAUDE_PROJECT_DIR").map(PathBuf::from);
+    let home = ctx.var("HOME").map(PathBuf::from);
+    let plugin = hook
+        .source
+        .plugin
+        .as_ref()
+        .map(|p| (p.name.clone(), p.root.clone()));
+    let found = find_server(&mcp.server, project.as_deref(), home.as_deref(), plugin, |name| {
+        ctx.var(name)
+    });
+    let cwd = ctx.cwd.clone().or(project);
+    let env = ctx.env.clone();
+    let tool = mcp.tool.clone();
+    let server_name = mcp.server.clone();
+    let cap = ctx.output_cap;
+    InProcessJob {
+        kind: "mcp_tool",
+        timeout: ctx.timeout,
+        work: Box::new(move |deadline| {
+            let server = match found {
+                Ok(McpServer::Stdio { command, args, env: server_env }) => Stdio3 {
+                    command,
+                    args,
+                    env: env.into_iter().chain(server_env.into_iter().map(|(k, v)| (k.into(), v.into()))).collect(),
+                    cwd,
+                },
+                Ok(McpServer::Remote { url }) => {
+                    return InProcessOutcome::of(RunStatus::Failed(format!(
+                        "MCP server `{server_name}` is remote ({url}); hookbridge reaches only stdio servers from hooks"
+                    )))
+                }
+                Err(why) => return InProcessOutcome::of(RunStatus::Failed(why)),
+            };
+            match call_stdio(&server, &tool, arguments, deadline) {
+                Ok(result) => outcome_of(&server_name, &tool, &result, cap),
+                Err(CallError::TimedOut) => InProcessOutcome::of(RunStatus::TimedOut),
+                Err(CallError::Failed(why)) => {
+                    InProcessOutcome::of(RunStatus::Failed(format!("MCP server `{server_name}`: {why}")))
+                }
+            }
+        }),
+    }
+}
+
+/// Why `hook`'s server cannot be called from here, if it cannot (for `validate`): not configured,
+/// misconfigured, or remote. `project` and `home` as the hook would see them.
+pub fn server_problem(
+    hook: &HookSpec,
+    mcp: &McpToolHook,
+    project: &Path,
+    home: Option<&Path>,
+) -> Option<String> {
+    let plugin = hook
+        .source
+        .plugin
+        .as_ref()
+        .map(|p| (p.name.clone(), p.root.clone()));
+    match find_server(&mcp.server, Some(project), home, plugin, |name| {
+        std::env::var(name).ok()
+    }) {
+        Ok(McpServer::Stdio { .. }) => None,
+        Ok(McpServer::Remote { url }) => Some(format!(
+            "MCP server `{}` is remote ({url}); hookbridge reaches only stdio servers from hooks",
+            mcp.server
+        )),
+        Err(why) => Some(why),
+    }
+}
+
+/// A `tools/call` result as an outcome: its text content read like stdout, `isError` a failure.
+fn outcome_of(server: &str, tool: &str, result: &Value, cap: usize) -> InProcessOutcome {
+    let text: Vec<&str> = result
+        .get("content")
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter(|i| i.get("type").and_then(Value::as_str) == Some("text"))
+                .filter_map(|i| i.get("text").and_then(Value::as_str))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut text = text.join("\n");
+    if result.get("isError").and_then(Value::as_bool) == Some(true) {
+        return InProcessOutcome::of(RunStatus::Failed(format!(
+            "MCP tool `{tool}` of `{server}` returned an error: {}",
+            text.trim()
+        )));
+    }
+    let truncated = text.len() > cap;
+    if truncated {
+        let mut end = cap;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
+    InProcessOutcome {
+        status: RunStatus::Answered,
+        stdout: text.into_bytes(),
+        stdout_truncated: truncated,
+        stderr: Vec::new(),
+        duration: Default::default(),
+    }
+}
+
+/// Where server `name` is configured, as Claude Code looks: a plugin's own servers for
+/// `plugin:<plugin>:<server>`; else local, project, user.
+fn find_server(
+    name: &str,
+    project: Option<&Path>,
+    home: Option<&Path>,
+    plugin: Option<(String, PathBuf)>,
+    var: impl Fn(&str) -> Option<String>,
+) -> Result<McpServer, String> {
+    let read = |path: &Path| std::fs::read_to_string(path).ok();
+    let pick = |text: &str, key_path: &[&str], server: &str| -> Option<Result<McpServer, String>> {
+        let mut value: Value = serde_json::from_str(text).ok()?;
+        for key in key_path {
+            value = value.get(*key)?.clone();
+        }
+        let wrapped = json!({"mcpServers": value.get("mcpServers")?}).to_string();
+        parse_mcp_servers(&wrapped, &var).ok()?.shift_remove(server)
+    };
+    if let Some(rest) = name.strip_prefix("plugin:") {
+        let (plugin_name, server) = rest
+            .split_once(':')
+            .ok_or_else(|| format!("MCP server `{name}` is not `plugin:<plugin>:<server>`"))?;
+        let Some((own, root)) = plugin.filter(|(own, _)| own == plugin_name) else {
+            return Err(format!(
+                "MCP server `{name}` belongs to plugin `{plugin_name}`; a hook reaches only its own plugin's servers"
+            ));
+        };
+        for file in [root.join(".mcp.json"), root.join(".claude-plugin/plugin.json")] {
+            if let Some(found) = read(&file).and_then(|t| pick(&t, &[], server)) {
+                return found.map_err(|e| format!("MCP server `{name}` in {}: {e}", file.display()));
+            }
+        }
+        return Err(format!("plugin `{own}` configures no MCP server `{server}`"));
+    }
+    let claude_json = home.map(|h| h.join(".claude.json"));
+    let claude_json_text = claude_json.as_deref().and_then(read);
+    let project_key = project.map(|p| p.to_string_lossy().into_owned());
+    if let (Some(text), Some(key)) = (&claude_json_text, &project_key) {
+        if let Some(found) = pick(text, &["projects", key], name) {
+            return found.map_err(|e| format!("MCP server `{name}` (local scope): {e}"));
+        }
+    }
+    if let Some(file) = project.map(|p| p.join(".mcp.json")) {
+        if let Some(found) = read(&file).and_then(|t| pick(&t, &[], name)) {
+            return found.map_err(|e| format!("MCP server `{name}` in {}: {e}", file.display()));
+        }
+    }
+    if let Some(found) = claude_json_text.as_deref().and_then(|t| pick(t, &[], name)) {
+        return found.map_err(|e| format!("MCP server `{name}` (user scope): {e}"));
+    }
+    Err(format!(
+        "no MCP server `{name}` is configured (looked in ~/.claude.json and {}/.mcp.json)",
+        project.map_or_else(|| "<project>".to_string(), |p| p.display().to_string())
+    ))
+}
+
+/// A stdio server ready to start.
+struct Stdio3 {
+    command: String,
+    args: Vec<String>,
+    env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
+    cwd: Option<PathBuf>,
+}
+
+enum CallError {
+    TimedOut,
+    Failed(String),
+}
+
+/// The server's process group, stopped when dropped.
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let group = nix::unistd::Pid::from_raw(self.0.id() as i32);
+        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
+        let _ = self.0.wait();
+    }
+}
+
+/// Start the server, initialize, call the tool; the `tools/call` result.
+fn call_stdio(server: &Stdio3, tool: &str, arguments: Value, deadline: Instant) -> Result<Value, CallError> {
+    let mut command = Command::new(&server.command);
+    command
+        .args(&server.args)
+        .envs(server.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .process_group(0);
+    if let Some(cwd) = &server.cwd {
+        command.current_dir(cwd);
+    }
+    let mut child = command
+        .spawn()
+        .map_err(|e| CallError::Failed(format!("could not start `{}`: {e}", server.command)))?;
+    let mut stdin = child.stdin.take().expect("piped");
+    let stdout = child.stdout.take().expect("piped");
+    let _server = Server(child);
+    // Lines are read on a thread of their own, so a silent server cannot outlast the deadline; a
+    // descendant that keeps the pipe open leaves only that thread waiting, never the hook.
+    let (lines, incoming) = mpsc::channel::<String>();
+    std::thread::Builder::new()
+        .name("hookbridge-mcp-read".into())
+        .spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if lines.send(line).is_err() {
+                    break;
+                }
+            }
+        })
+        .map_err(|e| CallError::Failed(format!("could not start a reader thread: {e}")))?;
+    let mut send = |message: Value| -> Result<(), CallError> {
+        let mut line = message.to_string();
+        line.push('\n');
+        stdin
+            .write_all(line.as_bytes())
+            .and_then(|()| stdin.flush())
+            .map_err(|e| CallError::Failed(format!("the server stopped reading: {e}")))
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": PROTOCOL_VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "hookbridge", "version": env!("CARGO_PKG_VERSION")},
+        }}),
+    )?;
+    response(&incoming, 1, deadline, &mut send)?;
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments}}))?;
+    response(&incoming, 2, deadline, &mut send)
+}
+
+/// The result of request `id`, answering the server's own requests on the way.
+fn response(
+    incoming: &mpsc::Receiver<String>,
+    id: u64,
+    deadline: Instant,
+    send: &mut impl FnMut(Value) -> Result<(), CallError>,
+) -> Result<Value, CallError> {
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let line = match incoming.recv_timeout(left) {
+            Ok(line) => line,
+            Err(mpsc::RecvTimeoutError::Timeout) => return Err(CallError::TimedOut),
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(CallError::Failed("the server exited before it answered".into()))
+            }
+        };
+        let Ok(message) = serde_json::from_str::<Value>(&line) else {
+            continue; // not JSON-RPC (a log line on stdout): not ours to read
+        };
+        if let (Some(method), Some(their_id)) = (message.get("method"), message.get("id")) {
+            send(json!({"jsonrpc": "2.0", "id": their_id, "error": {
+                "code": -32601, "message": format!("hookbridge does not offer {method}")}}))?;
+            continue;
+        }
+        if message.get("id").and_then(Value::as_u64) != Some(id) {
+            continue; // a notification
+        }
+        if let Some(error) = message.get("error") {
+            let text = error.get("message").and_then(Value::as_str).unwrap_or("an error");
+            return Err(CallError::Failed(format!("JSON-RPC error: {text}")));
+        }
+        return message
+            .get("result")
+            .cloned()
+            .ok_or_else(|| CallError::Failed("a response without a result".into()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn servers_are_found_in_claude_codes_scopes_in_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("p");
+        let home = tmp.path().join("h");
+        let plugin = tmp.path().join("plug");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&plugin).unwrap();
+        let server = |c: &str| json!({"command": c});
+        std::fs::write(
+            project.join(".mcp.json"),
+            json!({"mcpServers": {"a": server("project-a"), "b": server("project-b")}}).to_string(),
+        )
+        .unwrap();
+        std::fs::write(
+            home.join(".claude.json"),
+            json!({"mcpServers": {"b": server("user-b"), "c": server("user-c")},
+                   "projects": {project.to_string_lossy(): {"mcpServers": {"a": server("local-a")}}}})
+            .to_string(),
+        )
+        .unwrap();
+        std::fs::write(
+            plugin.join(".mcp.json"),
+            json!({"mcpServers": {"s": server("plugin-s")}}).to_string(),
+        )
+        .unwrap();
+        let find = |name: &str| {
+            find_server(
+                name,
+                Some(&project),
+                Some(&home),
+                Some(("plug".into(), plugin.clone())),
+                |_| None,
+            )
+        };
+        let command = |r: Result<McpServer, String>| match r {
+            Ok(McpServer::Stdio { command, .. }) => command,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(command(find("a")), "local-a");
+        assert_eq!(command(find("b")), "project-b");
+        assert_eq!(command(find("c")), "user-c");
+        assert_eq!(command(find("plugin:plug:s")), "plugin-s");
+        assert!(find("plugin:other:s").unwrap_err().contains("its own plugin"));
+        assert!(find("nope").unwrap_err().contains("no MCP server `nope`"));
+    }
+}
