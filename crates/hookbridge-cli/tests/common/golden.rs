@@ -77,6 +77,7 @@ const PRE_BASH_SLEEP4: &str = r#"{"session_id":"$SESSION","transcript_path":"$HO
 const UPS_GO: &str = r#"{"session_id":"$SESSION","transcript_path":"$HOME/.claude/projects/$PROJECT_SLUG/$SESSION.jsonl","cwd":"$PROJECT","prompt_id":"$PROMPT_ID","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"go"}"#;
 const STOP_FIRST: &str = r#"{"session_id":"$SESSION","transcript_path":"$HOME/.claude/projects/$PROJECT_SLUG/$SESSION.jsonl","cwd":"$PROJECT","prompt_id":"$PROMPT_ID","permission_mode":"default","effort":{"level":"medium"},"hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"fin","background_tasks":[],"session_crons":[]}"#;
 const STOP_AGAIN: &str = r#"{"session_id":"$SESSION","transcript_path":"$HOME/.claude/projects/$PROJECT_SLUG/$SESSION.jsonl","cwd":"$PROJECT","prompt_id":"$PROMPT_ID","permission_mode":"default","effort":{"level":"medium"},"hook_event_name":"Stop","stop_hook_active":true,"last_assistant_message":"fin","background_tasks":[],"session_crons":[]}"#;
+const PRE_BASH_RM: &str = r#"{"session_id":"$SESSION","transcript_path":"$HOME/.claude/projects/$PROJECT_SLUG/$SESSION.jsonl","cwd":"$PROJECT","prompt_id":"$PROMPT_ID","permission_mode":"default","effort":{"level":"medium"},"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -f x; touch ran_bash","description":"d"},"tool_use_id":"$TOOLU_1"}"#;
 /// Case 71's payload is the one its hook recorded on stdin.
 const FROM_HOOK_STDIN: &str = "@collected_files:hook_stdin.txt";
 
@@ -141,6 +142,13 @@ pub const SYNTHESIZED: &[Synth] = &[
         evidence: "other_api_requests[0] is the Stop prompt hook's evaluation" },
     Synth { case: "201-prompt-hook-post-continue-on-block", event: "PostToolUse", payload: POST_BASH, hooks: &["Check result $ARGUMENTS"], expect: Expect::Selected, times: 1,
         evidence: "other_api_requests[0] is the prompt hook's evaluation; its block is the system message" },
+    // Measured mcp_tool cases (203-205): the server's mcp_calls.jsonl lists each call Claude Code made.
+    Synth { case: "203-mcp-tool-hook-pre-deny", event: "PreToolUse", payload: PRE_BASH_RM, hooks: &["check"], expect: Expect::Selected, times: 1,
+        evidence: "mcp_calls.jsonl holds one `check` call; its deny is the tool_result" },
+    Synth { case: "204-mcp-tool-hook-pre-allow-post-context", event: "PreToolUse", payload: PRE_BASH, hooks: &["check"], expect: Expect::Selected, times: 1,
+        evidence: "mcp_calls.jsonl holds one `check` call before the Bash call ran" },
+    Synth { case: "204-mcp-tool-hook-pre-allow-post-context", event: "PostToolUse", payload: POST_BASH, hooks: &["context"], expect: Expect::Selected, times: 1,
+        evidence: "mcp_calls.jsonl holds one `context` call; its additionalContext is in the model view" },
 ];
 
 /// A hook that ran in recorded invocations without being recorded.
@@ -161,6 +169,14 @@ const ASYNC_81_EVIDENCE: &str =
      session ended (3rd call `true`, then fin) before they finished, so the recorder never wrote them";
 
 pub const UNRECORDED: &[Unrecorded] = &[
+    Unrecorded {
+        case: "205-mcp-tool-hook-is-error",
+        event: "PreToolUse",
+        tool_use_ids: &[],
+        command: "broken",
+        expect: Expect::Selected,
+        evidence: "mcp_calls.jsonl holds one `broken` call; stream hook_no_verdict for $TOOLU_1",
+    },
     Unrecorded {
         case: "202-prompt-hook-and-command-pre",
         event: "PreToolUse",
