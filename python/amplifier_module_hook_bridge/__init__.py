@@ -374,6 +374,10 @@ class HookBridge:
         self._loop = asyncio.get_running_loop()
         try:
             payload = json.dumps(data, default=str)
+            # Selection is decided here, in microseconds: an event no hook matches (a tool no
+            # matcher names) returns at once, without the hop to a worker thread.
+            if not self.engine.selects(event, payload, session_id=session_id, cwd=str(self.working_dir)):
+                return HookResult()
             out = await asyncio.to_thread(self._dispatch_blocking, event, payload, session_id)
         except Exception as e:  # the bridge itself failed: fail open, loudly
             logger.exception("hook-bridge: dispatching %s failed", event)

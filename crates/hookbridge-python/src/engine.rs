@@ -317,6 +317,38 @@ impl Engine {
             .any(|r| r.amplifier == event && loaded.set.events.contains_key(&r.claude))
     }
 
+    /// Whether dispatching this event would run (or report) any hook: the selection `dispatch`
+    /// makes, decided here on the calling thread in microseconds, so that an event no hook matches
+    /// never pays for a hop to a worker thread. `data` as for `dispatch`. When in doubt (data that
+    /// cannot be read or translated), `True`: `dispatch` then reports why.
+    #[pyo3(signature = (event, data, session_id = None, cwd = None))]
+    fn selects(&self, event: &str, data: &str, session_id: Option<String>, cwd: Option<String>) -> bool {
+        let set = self.loaded().set.clone();
+        let Ok(data) = serde_json::from_str::<Value>(data) else {
+            return true;
+        };
+        let data = if data.is_null() { json!({}) } else { data };
+        let session = SessionContext {
+            session_id,
+            cwd,
+            transcript_path: None,
+            permission_mode: None,
+            home_dir: None,
+        };
+        claude_events_for(event, &data)
+            .into_iter()
+            .filter(|claude| set.events.contains_key(claude))
+            .any(
+                |claude| match translate::claude_payload(event, &data, &claude, &session) {
+                    Ok(payload) => {
+                        let selection = set.select(&payload);
+                        !selection.hooks.is_empty() || !selection.skipped.is_empty()
+                    }
+                    Err(_) => true,
+                },
+            )
+    }
+
     /// Dispatches one Amplifier event to the hooks it reaches. `data` is the event data, a dict
     /// or JSON text. Returns
     /// `{"result": <HookResult as a dict>, "claude_events": [names fired], "reports": [...],
