@@ -434,6 +434,20 @@ class HookBridge:
 
     # -- lifecycle -------------------------------------------------------------------------------
 
+    async def deliver_async_answers(self, event: str, data: Any) -> Any:
+        """``provider:request``: what ``async: true`` hooks that finished since the last request left
+        for the model (their ``systemMessage`` and ``additionalContext``), as one system message
+        kept in the conversation — where Claude Code shows it, on its next request (shared case 81).
+        """
+        HookResult = _hook_result_class()
+        if self.closed:
+            return HookResult()
+        texts = self.engine.take_async_context()
+        if not texts:
+            return HookResult()
+        return HookResult(action="inject_context", context_injection="\n\n".join(texts),
+                          context_injection_role="system")
+
     def register(self, priority: int) -> None:
         for event in amplifier_events():
             async def handler(ev: str, data: Any, _event: str = event) -> Any:
@@ -441,6 +455,13 @@ class HookBridge:
 
             unregister = self.coordinator.hooks.register(event, handler, priority=priority, name=f"{MODULE_ID}:{event}")
             self._unregister.append(unregister)
+
+        async def deliver(ev: str, data: Any) -> Any:
+            return await self.deliver_async_answers(ev, data)
+
+        unregister = self.coordinator.hooks.register("provider:request", deliver, priority=priority,
+                                                     name=f"{MODULE_ID}:async-answers")
+        self._unregister.append(unregister)
 
     def cleanup(self) -> None:
         """Unregister every handler and remove the env file. Idempotent, never raises."""

@@ -42,6 +42,7 @@ class Engine:
     def selects(
         self, event: str, data: str, session_id: str | None = None, cwd: str | None = None
     ) -> bool: ...
+    def take_async_context(self) -> list[str]: ...
     def dispatch(
         self,
         event: str,

@@ -42,7 +42,7 @@ use hookbridge_core::amplifier::hook_result::HookResult;
 use hookbridge_core::amplifier::translate::{self, SessionContext};
 use hookbridge_core::config::{discover, DiscoveryOptions, HookSet};
 use hookbridge_runner::model_api::{JudgeRequest, ModelCallError, ModelJudge};
-use hookbridge_runner::{dispatch, DispatchOptions, EventReport};
+use hookbridge_runner::{dispatch, AsyncAnswers, DispatchOptions, EventReport};
 
 use crate::exit_safe;
 
@@ -134,6 +134,8 @@ pub struct Engine {
     loaded: RwLock<Loaded>,
     /// Who answers prompt hooks, if the host gave a model of its own (`set_model`).
     model: RwLock<Option<Arc<dyn ModelJudge>>>,
+    /// What finished async hooks left for the model (`take_async_context`).
+    async_answers: AsyncAnswers,
 }
 
 /// A Python callable as the judge of prompt hooks:
@@ -240,6 +242,7 @@ impl Engine {
             settings,
             loaded,
             model: RwLock::new(None),
+            async_answers: AsyncAnswers::default(),
         })
     }
 
@@ -349,6 +352,14 @@ impl Engine {
             )
     }
 
+    /// What `async: true` hooks that finished since the last call left for the model, oldest first:
+    /// for each, its `systemMessage` and `additionalContext` one per line — the system block Claude
+    /// Code shows on its next request (shared case 81). The host injects them before its next
+    /// model request.
+    fn take_async_context(&self) -> Vec<String> {
+        self.async_answers.take()
+    }
+
     /// Dispatches one Amplifier event to the hooks it reaches. `data` is the event data, a dict
     /// or JSON text. Returns
     /// `{"result": <HookResult as a dict>, "claude_events": [names fired], "reports": [...],
@@ -440,6 +451,7 @@ impl Engine {
         options.env_file = host.env_file.clone();
         options.extra_env = host.extra_env.iter().map(|(k, v)| (k.into(), v.into())).collect();
         options.model = self.model.read().unwrap_or_else(|e| e.into_inner()).clone();
+        options.async_answers = Some(self.async_answers.clone());
         options
     }
 

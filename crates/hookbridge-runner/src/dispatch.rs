@@ -18,7 +18,7 @@ use hookbridge_core::decision::{
 };
 use hookbridge_core::event::{EventName, EventPayload};
 
-pub use crate::detached::AsyncHooks;
+pub use crate::detached::{AsyncAnswers, AsyncHooks};
 use crate::hook_kinds::{self, JobContext};
 use crate::process::{run_jobs, Flow, Job, JobOutcome, ProcessSpec, ProcessStatus};
 
@@ -50,6 +50,9 @@ pub struct DispatchOptions {
     /// Who answers `prompt` hooks: `None` asks the provider the hook's environment configures
     /// (see `model_api`); a host with a model of its own (an Amplifier session) passes it here.
     pub model: Option<Arc<dyn crate::model_api::ModelJudge>>,
+    /// Where the answers of async hooks run on a background thread go, for a host that shows them
+    /// on a later request as Claude Code does; `None`: dropped.
+    pub async_answers: Option<AsyncAnswers>,
 }
 
 impl DispatchOptions {
@@ -79,6 +82,7 @@ impl DispatchOptions {
             async_hooks: AsyncHooks::BackgroundThread,
             canceller: None,
             model: None,
+            async_answers: None,
         }
     }
 
@@ -279,7 +283,18 @@ pub fn dispatch_selection(
         }
     }
     if !background.is_empty() {
-        let status = match crate::detached::run_in_background(background, options.async_hooks) {
+        let delivery = options
+            .async_answers
+            .as_ref()
+            .map(|answers| crate::detached::Delivery {
+                event: event.clone(),
+                hooks: background_hooks
+                    .iter()
+                    .map(|&i| selection.hooks[i].clone())
+                    .collect(),
+                answers: answers.clone(),
+            });
+        let status = match crate::detached::run_in_background(background, options.async_hooks, delivery) {
             Ok(()) => RunStatus::Detached,
             Err(e) => RunStatus::SpawnFailed(format!("could not start the async hooks' supervisor: {e}")),
         };
@@ -415,7 +430,7 @@ fn is_async(hook: &HookSpec) -> bool {
     matches!(&hook.kind, HookKind::Command(c) if c.run_async)
 }
 
-fn execution_of(outcome: JobOutcome, finish_order: usize) -> HookExecution {
+pub(crate) fn execution_of(outcome: JobOutcome, finish_order: usize) -> HookExecution {
     let outcome = match outcome {
         JobOutcome::Process(outcome) => outcome,
         JobOutcome::InProcess(outcome) => {

@@ -209,6 +209,21 @@ impl HookAnswer {
     }
 }
 
+/// What Claude Code shows the model, on a later request, of an `async: true` hook's answer: its
+/// `systemMessage` and `additionalContext`, one per line, as one system block (measured, shared
+/// case 81). An async exit 2 or plain output is not delivered.
+pub fn async_delivery(answer: &HookAnswer) -> Option<String> {
+    let HookAnswer::Output(HookOutput::Json(json)) = answer else {
+        return None;
+    };
+    let pieces: Vec<&str> = [json.system_message.as_deref(), json.additional_context()]
+        .into_iter()
+        .flatten()
+        .filter(|piece| !piece.is_empty())
+        .collect();
+    (!pieces.is_empty()).then(|| pieces.join("\n"))
+}
+
 /// Whether `hook` answers in the seed's dialect (see [`crate::seed`]). A rule hook's answer comes
 /// already rewritten unless it could not be (then its `action` is reported here).
 fn speaks_seed(hook: &HookSpec) -> bool {

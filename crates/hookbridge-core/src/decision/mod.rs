@@ -17,7 +17,7 @@ mod execution;
 mod merge;
 mod verdict;
 
-pub use answer::{interpret, interpret_hook, HookAnswer, HookJson, HookOutput};
+pub use answer::{async_delivery, interpret, interpret_hook, HookAnswer, HookJson, HookOutput};
 pub use claude::{render_claude, ClaudeAnswer};
 pub use execution::{HookExecution, RunStatus};
 pub use merge::{

@@ -14,6 +14,9 @@ well-behaved orchestrator should:
 - ``tool:post`` ``{tool_name, tool_input, result, tool_call_id}`` with ``result`` the
   ``ToolResult`` (hooks get ``str(ToolResult)``, as with loop-basic on 2.0.2): processed; ephemeral injections go into the next request; a changed
   ``data["result"]`` replaces the output.
+- ``provider:request`` ``{provider, iteration}`` before each model request, processed before the
+  request's messages are read, as loop-basic does: a (persistent) context injection is in this
+  request and kept; an ephemeral one is added to this request only.
 - ``tool:error`` when a tool raises; ``prompt:complete`` and ``orchestrator:complete`` at the end.
 - Cancellation, as loop-basic and loop-streaming check it: ``coordinator.cancellation.is_cancelled``
   before each model request and before each tool; a graceful cancel (``request_cancel(False)``, what
@@ -58,7 +61,11 @@ class MiniLoop:
             if self._cancelled(coordinator):
                 status = "cancelled"
                 break
+            asked = await hooks.emit("provider:request", {"provider": "hbtest", "iteration": turn})
+            asked = await coordinator.process_hook_result(asked, "provider:request", NAME)
             messages = [dict(m) for m in await context.get_messages_for_request(provider=provider)]
+            if asked.action == "inject_context" and asked.ephemeral and asked.context_injection:
+                messages.append({"role": asked.context_injection_role, "content": asked.context_injection})
             for injection in ephemeral:
                 if injection["append_to_last_tool_result"] and messages and messages[-1].get("role") == "tool":
                     messages[-1]["content"] = f"{messages[-1]['content']}\n\n{injection['content']}"
