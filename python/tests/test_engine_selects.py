@@ -16,10 +16,11 @@ from hookbridge._native import Engine
 def engine(tmp_path: Path) -> Engine:
     hooks = tmp_path / ".amplifier" / "hooks"
     hooks.mkdir(parents=True)
-    (hooks / "hooks.json").write_text(json.dumps({"hooks": {
+    (hooks / "hooks.json").write_text(json.dumps({"allowedHttpHookUrls": [], "hooks": {
         "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}],
         "PostToolUseFailure": [{"hooks": [{"type": "command", "command": "true"}]}],
-        "UserPromptSubmit": [{"hooks": [{"type": "agent", "prompt": "p"}]}],
+        # Blocked by the http policy: not run, but reported.
+        "UserPromptSubmit": [{"hooks": [{"type": "http", "url": "http://127.0.0.1:9/hook"}]}],
     }}))
     return Engine(str(tmp_path), user_home=str(tmp_path / "home"))
 

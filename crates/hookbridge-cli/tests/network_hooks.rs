@@ -376,3 +376,90 @@ fn the_url_allow_list_keeps_http_hooks_from_running() {
     assert_eq!(report["hooks"][0]["status"], "responded", "{report}");
     assert_eq!(server.received().len(), 1);
 }
+
+/// An agent hook's conversation, the same for both providers: Grep, then Read, then a verdict.
+fn agent_turns(verdict: &str) -> Reply {
+    Reply::Turns(vec![
+        json!({"tool_use": [{"name": "Grep", "input": {"pattern": "TODO"}}]}),
+        json!({"tool_use": [{"name": "Read", "input": {"file_path": "src/lib.rs"}}, {"name": "Read", "input": {"file_path": "../outside.txt"}}]}),
+        json!({"text": verdict}),
+    ])
+}
+
+#[test]
+fn an_agent_hook_verifies_with_read_only_tools_and_its_verdict_decides() {
+    for provider in ["anthropic", "openai"] {
+        let server = FakeServer::start(agent_turns(
+            r#"{"ok": false, "reason": "a TODO is left in src/lib.rs"}"#,
+        ));
+        let p = Project::new(on(
+            "PreToolUse",
+            json!([{"type": "agent", "prompt": "No TODO may be left. $ARGUMENTS"}]),
+        ));
+        p.file("src/lib.rs", "pub fn f() {}\n// TODO: finish\n");
+        std::fs::write(p.dir.parent().unwrap().join("outside.txt"), "SECRET-OUTSIDE").unwrap();
+        let mut cmd = p.command("PreToolUse", "claude");
+        match provider {
+            "anthropic" => cmd
+                .env("ANTHROPIC_BASE_URL", &server.url)
+                .env("ANTHROPIC_API_KEY", KEY),
+            _ => cmd
+                .env("HOOKBRIDGE_MODEL_PROVIDER", "openai")
+                .env("OPENAI_BASE_URL", &server.url)
+                .env("OPENAI_API_KEY", KEY),
+        };
+        let done = p.finish(cmd, &serde_json::to_vec(&p.payload("PreToolUse")).unwrap());
+        // A block (an agent's `ok: false` is handled like a prompt hook's with continueOnBlock:
+        // the reason goes back to the model as a blocking error).
+        assert_eq!(done.code, Some(2), "{provider}: {}", done.stdout_str());
+        assert_eq!(
+            done.stderr_str().trim_end(),
+            "a TODO is left in src/lib.rs",
+            "{provider}"
+        );
+        let got = server.received();
+        assert_eq!(got.len(), 3, "{provider}: three turns");
+        let tool_names: Vec<String> = if provider == "anthropic" {
+            got[0].body["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["name"].as_str().unwrap().to_string())
+                .collect()
+        } else {
+            got[0].body["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+                .collect()
+        };
+        assert_eq!(tool_names, ["Read", "Grep", "Glob"]);
+        // What the tools gave the model: the grep hit, the file, and a refusal for the outside file.
+        let second = got[1].raw_body.clone();
+        assert!(
+            second.contains("src/lib.rs:2:// TODO: finish"),
+            "{provider}: {second}"
+        );
+        let third = got[2].raw_body.clone();
+        assert!(third.contains("     2\\t// TODO: finish"), "{provider}: {third}");
+        assert!(third.contains("outside the project"), "{provider}: {third}");
+        assert!(
+            !third.contains("SECRET-OUTSIDE"),
+            "{provider}: the outside file was read"
+        );
+    }
+}
+
+#[test]
+fn an_agent_hook_that_never_decides_is_a_non_blocking_error() {
+    let server = FakeServer::start(Reply::Turns(vec![json!({"text": "I looked around."})]));
+    let p = Project::new(on("PreToolUse", json!([{"type": "agent", "prompt": "Check"}])));
+    let done = run_anthropic(&p, &server, "PreToolUse", "claude");
+    assert_eq!(done.code, Some(1), "{}", done.stdout_str());
+    assert!(
+        done.stderr_str().contains("no usable verdict"),
+        "{}",
+        done.stderr_str()
+    );
+}

@@ -37,6 +37,9 @@ pub enum Reply {
     Raw { status: u16, body: String },
     /// Wait this long before answering with the model's text.
     Slow(Duration, String),
+    /// A conversation: the Nth request gets the Nth turn (the last one again past the end), in the
+    /// shape of the API asked — `{"text": …}` or `{"tool_use": [{"name": …, "input": …}]}`.
+    Turns(Vec<Value>),
 }
 
 pub struct FakeServer {
@@ -69,8 +72,13 @@ impl FakeServer {
                         body: serde_json::from_str(&raw_body).unwrap_or(Value::Null),
                         raw_body,
                     };
-                    let (status, body) = answer(&reply, &got);
-                    received.lock().unwrap().push(got);
+                    // Recorded first (the lock is not held while a slow reply waits).
+                    let index = {
+                        let mut log = received.lock().unwrap();
+                        log.push(got.clone());
+                        log.len() - 1
+                    };
+                    let (status, body) = answer(&reply, &got, index);
                     let header = tiny_http::Header::from_bytes("content-type", "application/json").unwrap();
                     let response = tiny_http::Response::from_string(body)
                         .with_status_code(status)
@@ -97,7 +105,7 @@ impl Drop for FakeServer {
     }
 }
 
-fn answer(reply: &Reply, got: &Received) -> (u16, String) {
+fn answer(reply: &Reply, got: &Received, index: usize) -> (u16, String) {
     let openai = got.path.ends_with("/chat/completions");
     let text_reply = |text: &str| -> String {
         if openai {
@@ -117,6 +125,22 @@ fn answer(reply: &Reply, got: &Received) -> (u16, String) {
         Reply::Slow(wait, text) => {
             thread::sleep(*wait);
             (200, text_reply(text))
+        }
+        Reply::Turns(turns) => {
+            let turn = &turns[index.min(turns.len() - 1)];
+            let Some(uses) = turn.get("tool_use").and_then(Value::as_array) else {
+                return (200, text_reply(turn["text"].as_str().unwrap_or("")));
+            };
+            let body = if openai {
+                let calls: Vec<Value> = uses.iter().enumerate().map(|(i, u)| json!({"id": format!("call_{index}_{i}"), "type": "function",
+                    "function": {"name": u["name"], "arguments": u["input"].to_string()}})).collect();
+                json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": calls}, "finish_reason": "tool_calls"}]})
+            } else {
+                let blocks: Vec<Value> = uses.iter().enumerate().map(|(i, u)| json!({"type": "tool_use", "id": format!("toolu_{index}_{i}"),
+                    "name": u["name"], "input": u["input"]})).collect();
+                json!({"id": "msg_1", "type": "message", "role": "assistant", "content": blocks, "stop_reason": "tool_use"})
+            };
+            (200, body.to_string())
         }
     }
 }

@@ -8,6 +8,7 @@
 //! | `command` ([`command`]) | a child process | its stdout | exit codes, signals |
 //! | `http` ([`http`]) | a POST on a thread of ours | the response body | non-2xx, unreachable |
 //! | `prompt` ([`prompt`]) | one model call on a thread of ours | the model's verdict | unreadable reply, HTTP error |
+//! | `agent` ([`agent`]) | a tool-using model conversation (Read, Grep, Glob over the project) on a thread of ours | the final verdict | no verdict in 50 turns, HTTP error |
 //! | `mcp_tool` ([`mcp`]) | a stdio MCP server started for the call, on a thread of ours | the tool's text output | `isError`, JSON-RPC errors, no such server |
 //! | `llm` ([`llm`], the seed's) | one model call on a thread of ours, or the cache | the model's verdict | unreadable reply, HTTP error |
 //! | `matcher` ([`rule`], the seed's) | globs, on the dispatching thread | the seed's `{"action"}` when it matches | — |
@@ -15,6 +16,7 @@
 //! Whether a hook can run here at all is decided in one place, [`readiness`], which dispatch,
 //! `list`, `validate` and `test` all ask.
 
+pub mod agent;
 pub mod command;
 pub mod http;
 pub mod llm;
@@ -37,6 +39,7 @@ pub fn readiness(hook: &HookSpec, policy: &HttpPolicy) -> Result<(), String> {
     match &hook.kind {
         HookKind::Command(_)
         | HookKind::Prompt(_)
+        | HookKind::Agent(_)
         | HookKind::Rule(_)
         | HookKind::Llm(_)
         | HookKind::McpTool(_) => Ok(()),
@@ -44,10 +47,6 @@ pub fn readiness(hook: &HookSpec, policy: &HttpPolicy) -> Result<(), String> {
             Some(why) => Err(format!("blocked by the http hook policy: {why}")),
             None => Ok(()),
         },
-        HookKind::Agent(_) => Err(format!(
-            "`{}` hooks are not supported by this version of hookbridge",
-            hook.kind.type_name()
-        )),
     }
 }
 
@@ -127,6 +126,6 @@ pub(crate) fn job_for(hook: &HookSpec, event: &str, ctx: JobContext<'_>) -> Resu
         ))),
         HookKind::Rule(_) => Err("rule hooks are decided by dispatch, not run as jobs".into()),
         HookKind::McpTool(m) => Ok(Job::InProcess(mcp::job(hook, m, ctx))),
-        HookKind::Agent(_) => unreachable!("readiness refused them"),
+        HookKind::Agent(p) => Ok(Job::InProcess(agent::job(p, ctx))),
     }
 }

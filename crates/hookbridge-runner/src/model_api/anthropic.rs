@@ -72,14 +72,11 @@ pub fn reply_text(reply: &Value, endpoint: &str) -> Result<String, ModelCallErro
     Ok(text)
 }
 
-pub(super) fn judge(
+/// The request headers for `credential`; none at all for the public endpoint is an error.
+pub(super) fn headers(
     base_url: &str,
     credential: &Credential,
-    default_model: &str,
-    request: &JudgeRequest,
-    deadline: Instant,
-) -> Result<String, ModelCallError> {
-    let endpoint = join_url(base_url, "/v1/messages");
+) -> Result<Vec<(String, String)>, ModelCallError> {
     let mut headers = vec![("anthropic-version".to_string(), API_VERSION.to_string())];
     match credential {
         Credential::ApiKey(key) => headers.push(("x-api-key".into(), key.clone())),
@@ -91,6 +88,18 @@ pub(super) fn judge(
         }
         Credential::None => {}
     }
+    Ok(headers)
+}
+
+pub(super) fn judge(
+    base_url: &str,
+    credential: &Credential,
+    default_model: &str,
+    request: &JudgeRequest,
+    deadline: Instant,
+) -> Result<String, ModelCallError> {
+    let endpoint = join_url(base_url, "/v1/messages");
+    let headers = headers(base_url, credential)?;
     let reply = call_model(
         &endpoint,
         &headers,

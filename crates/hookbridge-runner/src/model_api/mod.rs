@@ -20,6 +20,7 @@
 //! shared agent so a long-lived host reuses its connections.
 
 pub mod anthropic;
+pub mod conversation;
 pub mod openai;
 
 use std::io::Read;

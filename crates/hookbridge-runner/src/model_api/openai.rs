@@ -47,6 +47,13 @@ pub fn reply_text(reply: &Value, endpoint: &str) -> Result<String, ModelCallErro
     }
 }
 
+/// The request headers: the key as a bearer token, when there is one.
+pub(super) fn headers(api_key: Option<&str>) -> Vec<(String, String)> {
+    api_key
+        .map(|key| vec![("authorization".to_string(), format!("Bearer {key}"))])
+        .unwrap_or_default()
+}
+
 pub(super) fn judge(
     base_url: &str,
     api_key: Option<&str>,
@@ -55,15 +62,13 @@ pub(super) fn judge(
     deadline: Instant,
 ) -> Result<String, ModelCallError> {
     let endpoint = join_url(base_url, "/chat/completions");
-    let mut headers = Vec::new();
-    match api_key {
-        Some(key) => headers.push(("authorization".to_string(), format!("Bearer {key}"))),
-        None if base_url == DEFAULT_BASE_URL => return Err(ModelCallError::NotConfigured(
+    if api_key.is_none() && base_url == DEFAULT_BASE_URL {
+        return Err(ModelCallError::NotConfigured(
             "no credentials for the OpenAI API: set OPENAI_API_KEY (or OPENAI_BASE_URL for a local endpoint)"
                 .into(),
-        )),
-        None => {}
+        ));
     }
+    let headers = headers(api_key);
     let reply = call_model(
         &endpoint,
         &headers,
