@@ -3,6 +3,8 @@
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -11,6 +13,7 @@ use hookbridge_core::config::discover;
 use hookbridge_core::decision::{render_claude, ClaudeAnswer};
 use hookbridge_core::event::{EventName, EventPayload};
 use hookbridge_core::timeout::parse_timeout;
+use hookbridge_runner::process::FirstLineWatch;
 use hookbridge_runner::{dispatch_selection, AsyncHooks, DispatchOptions, EventReport};
 
 use crate::{diagnostics_log, say, ProjectArgs, UsageError};
@@ -178,6 +181,21 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         options.async_hooks = AsyncHooks::Await;
         write_channel(std::io::stdout(), b"{\"async\": true}\n", "stdout", &mut problems);
     }
+    // A lone command hook may switch itself to async mid-run (first line `{"async": true}`, case
+    // 191): answered the same way at that moment, its later answer follows as an async one.
+    let switched = Arc::new(AtomicBool::new(false));
+    let lone_command = selection.hooks.len() == 1
+        && matches!(&selection.hooks[0].kind, hookbridge_core::config::HookKind::Command(c) if !c.run_async);
+    if args.format == Format::Claude && !all_async && lone_command {
+        let flag = switched.clone();
+        options.first_line = Some(FirstLineWatch(Arc::new(move |line: &[u8]| {
+            if is_async_switch(line) {
+                flag.store(true, Ordering::SeqCst);
+                let mut out = std::io::stdout();
+                let _ = out.write_all(b"{\"async\": true}\n").and_then(|()| out.flush());
+            }
+        })));
+    }
     if !selection.hooks.is_empty() {
         options.canceller = prepare_to_run_hooks();
     }
@@ -201,6 +219,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         diagnostics_log::to_terminal(&problems);
     }
 
+    if switched.load(Ordering::SeqCst) {
+        let report = read_after_switch(report, &set);
+        let answer = async_answer(&report);
+        let mut lines = problems_after_async(&report);
+        print_answer(&answer, &mut lines);
+        diagnostics_log::append(&context, &lines);
+        return Ok(ExitCode::SUCCESS);
+    }
     if all_async {
         let answer = async_answer(&report);
         let mut lines = problems_after_async(&report);
@@ -405,6 +431,36 @@ fn own_command() -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// Whether a hook's first stdout line switches it to async: a JSON object with `"async": true`.
+fn is_async_switch(line: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(line.trim_ascii())
+        .is_ok_and(|v| v.get("async").and_then(serde_json::Value::as_bool) == Some(true))
+}
+
+/// The report of a run whose lone hook switched itself to async: its answer is what it printed
+/// after the switch line, read as a hook's answer.
+fn read_after_switch(mut report: EventReport, set: &hookbridge_core::config::HookSet) -> EventReport {
+    let Some(ran) = report.hooks.first_mut() else {
+        return report;
+    };
+    let stdout = &ran.execution.stdout;
+    let rest = stdout.iter().position(|&b| b == b'\n').map_or(0, |end| end + 1);
+    ran.execution.stdout = stdout[rest..].to_vec();
+    let Some(spec) = set.hooks().map(|(_, _, h)| h).find(|h| h.id == ran.hook.id) else {
+        return report;
+    };
+    ran.answer = hookbridge_core::decision::interpret_hook(&report.event, spec, &ran.execution);
+    report.decision = hookbridge_core::decision::merge(
+        &report.event,
+        &[hookbridge_core::decision::AnsweredHook {
+            answer: ran.answer.clone(),
+            finish_order: 0,
+            on_failure: spec.on_failure,
+        }],
+    );
+    report
 }
 
 /// The deferred answer of an async run: what Claude Code takes from an async hook — its

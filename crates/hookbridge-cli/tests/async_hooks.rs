@@ -346,3 +346,53 @@ fn mixed_sync_and_async_answers_for_the_sync_hooks_and_starts_the_async_ones() {
         .expect("the async hook got no JSON payload");
     assert_eq!(got["tool_use_id"], "toolu_contract", "{got:#}");
 }
+
+/// A lone synchronous hook that switches itself to async (its first line `{"async": true}`, case
+/// 191): hookbridge writes `{"async": true}` while the hook still waits, then the hook's later
+/// `systemMessage` and `additionalContext` as one line.
+#[test]
+fn a_lone_hook_that_switches_itself_to_async_is_answered_the_same_way_at_once() {
+    require_program("bash");
+    let p = Project::new(json!({}));
+    let release_file = p.dir.join("release");
+    let later = json!({"systemMessage": "SWITCH-SYS", "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "SWITCH-CTX"}});
+    let script = p.file(
+        "switch.sh",
+        &format!(
+            "#!/bin/bash\ncat > /dev/null\necho '{{\"async\": true}}'\nwhile [ ! -e {release} ] && [ -d {dir} ]; do sleep 0.02; done\nprintf '%s\\n' {later}\n",
+            release = sh_quote(&release_file),
+            dir = sh_quote(&p.dir),
+            later = sh_quote(later.to_string()),
+        ),
+    );
+    p.write_hooks(&on(
+        "PostToolUse",
+        json!([{"type": "command", "command": format!("bash {}", sh_quote(&script))}]),
+    ));
+    let mut live = Live::start(&p, "PostToolUse");
+    assert_eq!(
+        live.next_line("the switch line").as_deref(),
+        Some("{\"async\": true}")
+    );
+    release(&p);
+    let answer = parse_line(&live.next_line("the later answer").unwrap());
+    assert_eq!(answer["systemMessage"], "SWITCH-SYS");
+    assert_eq!(answer["hookSpecificOutput"]["additionalContext"], "SWITCH-CTX");
+    assert_eq!(live.next_line("the end"), None);
+    let (code, stderr) = live.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+
+    // Beside another hook it is read when it exits, as before: no switch line.
+    std::fs::remove_file(&release_file).unwrap();
+    p.write_hooks(&on(
+        "PostToolUse",
+        json!([{"type": "command", "command": format!("bash {}", sh_quote(&script))}, {"type": "command", "command": "true"}]),
+    ));
+    release(&p);
+    let done = p.run("PostToolUse", "claude", &p.payload("PostToolUse"));
+    assert!(
+        !done.stdout_str().starts_with("{\"async\": true}"),
+        "{}",
+        done.stdout_str()
+    );
+}

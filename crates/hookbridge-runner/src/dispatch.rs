@@ -53,6 +53,9 @@ pub struct DispatchOptions {
     /// Where the answers of async hooks run on a background thread go, for a host that shows them
     /// on a later request as Claude Code does; `None`: dropped.
     pub async_answers: Option<AsyncAnswers>,
+    /// Told the first stdout line of each synchronous command hook as soon as it is complete (see
+    /// [`FirstLineWatch`](crate::process::FirstLineWatch)).
+    pub first_line: Option<crate::process::FirstLineWatch>,
 }
 
 impl DispatchOptions {
@@ -83,6 +86,7 @@ impl DispatchOptions {
             canceller: None,
             model: None,
             async_answers: None,
+            first_line: None,
         }
     }
 
@@ -262,6 +266,7 @@ pub fn dispatch_selection(
             output_cap,
             policy: selection.http_policy.unwrap_or(&HttpPolicy::NONE),
             model: options.model.clone(),
+            first_line: (!is_async(hook)).then(|| options.first_line.clone()).flatten(),
         };
         let job = match hook_kinds::job_for(hook, event.as_str(), context) {
             Ok(job) => job,

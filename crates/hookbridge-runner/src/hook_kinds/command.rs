@@ -35,5 +35,6 @@ pub(crate) fn process_spec(command: &CommandHook, ctx: JobContext<'_>) -> Proces
         stdout_spill_limit: ProcessSpec::DEFAULT_STDOUT_SPILL_LIMIT,
         kill_grace: ProcessSpec::DEFAULT_KILL_GRACE,
         leak_grace: ProcessSpec::DEFAULT_LEAK_GRACE,
+        first_line: ctx.first_line,
     }
 }

@@ -62,6 +62,8 @@ pub(crate) struct JobContext<'a> {
     pub policy: &'a HttpPolicy,
     /// Who answers prompt hooks, when the host brings its own model.
     pub model: Option<Arc<dyn ModelJudge>>,
+    /// Told a command hook's first stdout line as soon as it is complete.
+    pub first_line: Option<crate::process::FirstLineWatch>,
 }
 
 impl JobContext<'_> {

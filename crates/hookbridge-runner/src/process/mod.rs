@@ -111,6 +111,21 @@ impl fmt::Display for Program {
     }
 }
 
+/// Called once with the first line of a hook's stdout (without its newline) as soon as that line
+/// is complete, while the hook runs on: how `hookbridge run` sees a hook switch itself to async
+/// (a first line `{"async": true}`, case 191) in time to answer the same way.
+#[derive(Clone)]
+pub struct FirstLineWatch(pub Arc<LineCallback>);
+
+/// What a [`FirstLineWatch`] calls.
+pub type LineCallback = dyn Fn(&[u8]) + Send + Sync;
+
+impl std::fmt::Debug for FirstLineWatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FirstLineWatch")
+    }
+}
+
 /// Everything needed to run one hook process.
 #[derive(Debug, Clone)]
 pub struct ProcessSpec {
@@ -133,6 +148,8 @@ pub struct ProcessSpec {
     pub kill_grace: Duration,
     /// After the direct child exits, how long to wait for EOF on stdout and stderr.
     pub leak_grace: Duration,
+    /// Told the first line of stdout as soon as it is complete.
+    pub first_line: Option<FirstLineWatch>,
 }
 
 impl ProcessSpec {
@@ -156,6 +173,7 @@ impl ProcessSpec {
             timeout: Self::DEFAULT_TIMEOUT,
             output_cap: Self::DEFAULT_OUTPUT_CAP,
             stdout_spill_limit: Self::DEFAULT_STDOUT_SPILL_LIMIT,
+            first_line: None,
             kill_grace: Self::DEFAULT_KILL_GRACE,
             leak_grace: Self::DEFAULT_LEAK_GRACE,
         }

@@ -352,7 +352,10 @@ fn wait(
         let child = &mut children[i];
         match slot {
             Slot::Stdin => child.write_stdin(),
-            Slot::Stdout => child.stdout.read_available(buffer),
+            Slot::Stdout => {
+                child.stdout.read_available(buffer);
+                child.tell_first_line();
+            }
             Slot::Stderr => child.stderr.read_available(buffer),
             Slot::Exit => child.try_reap(),
         }
@@ -392,6 +395,8 @@ struct Supervised {
     /// `None` while the payload is being written, then whether all of it went in.
     stdin_written: Option<bool>,
     stdout: Capture,
+    /// Told the first stdout line once it is complete, then dropped.
+    first_line: Option<super::FirstLineWatch>,
     stderr: Capture,
     phase: Phase,
     status: Option<ProcessStatus>,
@@ -431,6 +436,7 @@ impl Supervised {
             written: 0,
             stdin_written: None,
             stdout: Capture::new(child.stdout, spec.output_cap, spec.stdout_spill_limit),
+            first_line: spec.first_line,
             stderr: Capture::new(child.stderr, spec.output_cap, 0),
             phase: Phase::Running {
                 deadline: deadline_after(started, spec.timeout),
@@ -444,6 +450,20 @@ impl Supervised {
         };
         supervised.write_stdin();
         Ok(supervised)
+    }
+
+    /// Tells the watcher, if any, the first stdout line once it is complete.
+    fn tell_first_line(&mut self) {
+        if self.first_line.is_none() {
+            return;
+        }
+        let bytes = &self.stdout.captured.bytes;
+        if let Some(end) = bytes.iter().position(|&b| b == b'\n') {
+            let line = bytes[..end].strip_suffix(b"\r").unwrap_or(&bytes[..end]);
+            if let Some(watch) = self.first_line.take() {
+                (watch.0)(line);
+            }
+        }
     }
 
     /// Writes as much of the payload as the socket takes now; closes stdin when all is in, or when
