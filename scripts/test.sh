@@ -237,7 +237,11 @@ stage_mux() {
     #   the prompt. mux_diff.py masks hook commands on both sides, not prompts, so the one header
     #   differs; the block itself ("[<prompt>]: <reason>") is identical. No single-hook answer can
     #   change the header Claude Code writes.
-    local known_gaps="201-prompt-hook-post-continue-on-block"
+    #   208-async-rewake-exit2: Claude Code wakes the model with an `asyncRewake` hook's exit-2
+    #   stderr on a later request ("... hook blocking error from command: ..."). It does so for hooks
+    #   registered with asyncRewake; hookbridge is registered as one synchronous hook, and neither
+    #   its `{"async": true}` answer nor its later output can ask for a rewake.
+    local known_gaps="201-prompt-hook-post-continue-on-block,208-async-rewake-exit2"
     echo "known gaps: ${known_gaps:-none}"
     MUX_KNOWN_GAPS="$known_gaps" HOOKBRIDGE_ORACLE_DIR="$oracle" python3 -B "$runner" "$BIN" "${cases[@]}" </dev/null 2>&1 | tee "$log"
     local rc=${PIPESTATUS[0]}

@@ -458,6 +458,7 @@ fn read_after_switch(mut report: EventReport, set: &hookbridge_core::config::Hoo
             answer: ran.answer.clone(),
             finish_order: 0,
             on_failure: spec.on_failure,
+            label: spec.kind.label().to_string(),
         }],
     );
     report

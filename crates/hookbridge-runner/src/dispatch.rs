@@ -344,6 +344,7 @@ pub fn dispatch_selection(
             answer: answer.clone(),
             finish_order: execution.finish_order,
             on_failure: hook.on_failure,
+            label: hook.kind.label().to_string(),
         });
         hooks.push(HookReport {
             hook: HookSummary::of(hook),

@@ -1018,6 +1018,7 @@ mod tests {
                     answer: interpret(&claude, &exec),
                     finish_order: i,
                     on_failure: crate::config::OnFailure::Continue,
+                    label: format!("hook {i}"),
                 }
             })
             .collect();

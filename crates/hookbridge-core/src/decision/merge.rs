@@ -141,6 +141,22 @@ pub struct AnsweredHook {
     pub finish_order: usize,
     /// `onFailure` / `on_failure`: what a failure of this hook does.
     pub on_failure: crate::config::OnFailure,
+    /// How Claude Code names the hook in messages (the command, URL, prompt, …).
+    pub label: String,
+}
+
+/// Claude Code's message for a failure that blocks because of `onFailure: "block"` (measured,
+/// cases 206 and 207): `[<hook>]: timed out; blocking because onFailure is "block"`, or `failed`
+/// followed by what the hook said on a line of its own.
+fn failure_block_message(label: &str, timed_out: bool, detail: &str) -> String {
+    let what = if timed_out { "timed out" } else { "failed" };
+    let mut message = format!("[{label}]: {what}; blocking because onFailure is \"block\"");
+    let detail = detail.trim_end();
+    if !detail.is_empty() {
+        message.push('\n');
+        message.push_str(detail);
+    }
+    message
 }
 
 /// Fields of `hookSpecificOutput` that [`EventDecision`] models itself.
@@ -212,7 +228,7 @@ pub fn merge(event: &EventName, answers: &[AnsweredHook]) -> EventDecision {
             }
             HookAnswer::NonBlockingError { code, stderr } => {
                 if a.on_failure == OnFailure::Block && traits.exit2_blocks {
-                    let message = format!("hook failed (onFailure: block): {}", stderr.trim_end());
+                    let message = failure_block_message(&a.label, false, stderr);
                     m.block(BlockingSource::Failure { message }, i, fo);
                 } else {
                     m.d.last_error_code = Some(code.unwrap_or(1));
@@ -229,7 +245,9 @@ pub fn merge(event: &EventName, answers: &[AnsweredHook]) -> EventDecision {
                     && traits.exit2_blocks
                     && why != "running in the background (async)"
                 {
-                    let message = format!("hook gave no answer (onFailure: block): {why}");
+                    let timed_out = why == "timed out";
+                    let message =
+                        failure_block_message(&a.label, timed_out, if timed_out { "" } else { why });
                     m.block(BlockingSource::Failure { message }, i, fo);
                 } else {
                     m.d.problems.push(Problem {
@@ -255,7 +273,7 @@ pub fn merge(event: &EventName, answers: &[AnsweredHook]) -> EventDecision {
             HookAnswer::Stopped { reason } => m.d.stop = Some(Some(reason.clone())),
             HookAnswer::Failed { message } => {
                 if a.on_failure == OnFailure::Block && traits.exit2_blocks {
-                    let message = format!("hook failed (onFailure: block): {message}");
+                    let message = failure_block_message(&a.label, false, message);
                     m.block(BlockingSource::Failure { message }, i, fo);
                 } else {
                     m.d.last_error_code = Some(1);
@@ -440,6 +458,7 @@ mod tests {
             answer: HookAnswer::Output(HookOutput::Json(Box::new(HookJson::from_object(event, map)))),
             finish_order,
             on_failure: OnFailure::Continue,
+            label: "CMD".into(),
         }
     }
 
@@ -448,6 +467,7 @@ mod tests {
             answer: a,
             finish_order,
             on_failure: OnFailure::Continue,
+            label: "CMD".into(),
         }
     }
 
