@@ -22,7 +22,12 @@ fuzz_target!(|data: &[u8]| {
         finish_order: 0,
     };
     let answer = interpret(&event, &execution);
-    let decision = merge(&event, &[AnsweredHook { answer, finish_order: 0, block_on_failure: false }]);
+    let decision = merge(&event, &[AnsweredHook {
+        answer,
+        finish_order: 0,
+        on_failure: hookbridge_core::config::OnFailure::Continue,
+        label: "CMD".into(),
+    }]);
     let rendered = render_claude(&event, Some("Bash"), &decision, "hookbridge run");
     assert!(rendered.exit_code >= 0);
 });
