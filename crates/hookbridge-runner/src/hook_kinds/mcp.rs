@@ -18,7 +18,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use hookbridge_core::config::{HookSpec, McpToolHook};
 use hookbridge_core::decision::RunStatus;
@@ -27,6 +27,9 @@ use serde_json::{json, Map, Value};
 
 use super::JobContext;
 use crate::process::{InProcessJob, InProcessOutcome};
+
+/// How long before the hook's deadline the call gives up, to stop its server in time.
+const CLEANUP_MARGIN: Duration = Duration::from_millis(150);
 
 /// The MCP protocol version hookbridge asks for.
 pub const PROTOCOL_VERSION: &str = "2025-06-18";
@@ -57,6 +60,10 @@ pub(crate) fn job(hook: &HookSpec, mcp: &McpToolHook, ctx: JobContext<'_>) -> In
         kind: "mcp_tool",
         timeout: ctx.timeout,
         work: Box::new(move |deadline| {
+            // The call gives up a little before the hook's deadline, so that it stops the server
+            // itself: a job still running at the deadline is abandoned, and `hookbridge run` may
+            // exit before an abandoned job's cleanup runs.
+            let deadline = deadline.checked_sub(CLEANUP_MARGIN).unwrap_or(deadline);
             let server = match found {
                 Ok(McpServer::Stdio { command, args, env: server_env }) => Stdio3 {
                     command,
@@ -234,6 +241,17 @@ fn call_stdio(server: &Stdio3, tool: &str, arguments: Value, deadline: Instant) 
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .process_group(0);
+    // A backstop for the group kill below: should this process die before the call ends, the
+    // server is killed with it (the signal follows the death of the thread that started it).
+    // SAFETY: prctl is async-signal-safe and touches only the child's own attributes.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
     if let Some(cwd) = &server.cwd {
         command.current_dir(cwd);
     }
