@@ -128,16 +128,10 @@ fn fill(text: &str, hook_input: &Map<String, Value>) -> String {
             break;
         };
         out.push_str(&rest[..start]);
-        let mut parts = rest[start + 2..start + 2 + len].trim().split('.');
-        let first = parts.next().and_then(|p| hook_input.get(p));
-        match parts
-            .try_fold(first, |v, p| Some(v.and_then(|v| v.get(p))))
-            .flatten()
-        {
-            Some(Value::String(s)) => out.push_str(s),
-            Some(Value::Null) | None => {}
-            Some(other) => out.push_str(&other.to_string()),
-        }
+        out.push_str(&crate::event::field_text(
+            hook_input,
+            &rest[start + 2..start + 2 + len],
+        ));
         rest = &rest[start + 2 + len + 1..];
     }
     out.push_str(rest);

@@ -11,4 +11,4 @@ mod payload;
 
 pub use data::{CommonFields, EventData, StopEvent, ToolEvent};
 pub use name::{EventName, EventTraits};
-pub use payload::{EventPayload, PayloadError, ToolCall};
+pub use payload::{field_text, EventPayload, PayloadError, ToolCall};

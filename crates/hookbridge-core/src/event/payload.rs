@@ -40,6 +40,22 @@ pub enum PayloadError {
     },
 }
 
+/// The field of a hook input at a dotted `path` (`tool_input.file_path`), as text: a string as it
+/// is, another value as JSON, a missing one or `null` as nothing. What `${path}` in an mcp_tool
+/// hook's `input` and `{{path}}` in an llm hook's prompt stand for.
+pub fn field_text(input: &Map<String, Value>, path: &str) -> String {
+    let mut parts = path.trim().split('.');
+    let first = parts.next().and_then(|p| input.get(p));
+    match parts
+        .try_fold(first, |v, p| Some(v.and_then(|v| v.get(p))))
+        .flatten()
+    {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    }
+}
+
 /// A tool call as tool events carry it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolCall<'a> {

@@ -22,6 +22,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::event::field_text;
+
 /// What the model decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LlmVerdict {
@@ -42,29 +44,14 @@ pub fn render_template(template: &str, event: &str, payload: &Map<String, Value>
         let name = rest[start + 2..start + 2 + len].trim();
         match name {
             "event" => out.push_str(event),
-            "tool" => push_value(&mut out, payload.get("tool_name")),
-            "args" => push_value(&mut out, payload.get("tool_input")),
-            path => {
-                let mut parts = path.split('.');
-                let first = parts.next().and_then(|p| payload.get(p));
-                let value = parts
-                    .try_fold(first, |v, part| Some(v.and_then(|v| v.get(part))))
-                    .flatten();
-                push_value(&mut out, value);
-            }
+            "tool" => out.push_str(&field_text(payload, "tool_name")),
+            "args" => out.push_str(&field_text(payload, "tool_input")),
+            path => out.push_str(&field_text(payload, path)),
         }
         rest = &rest[start + 2 + len + 2..];
     }
     out.push_str(rest);
     out
-}
-
-fn push_value(out: &mut String, value: Option<&Value>) {
-    match value {
-        Some(Value::String(s)) => out.push_str(s),
-        Some(Value::Null) | None => {}
-        Some(other) => out.push_str(&other.to_string()),
-    }
 }
 
 /// Read the model's reply (see the module table).
