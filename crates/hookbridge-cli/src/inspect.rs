@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use hookbridge_core::config::{discover, HookKind, OnFailure};
-use hookbridge_core::diagnostics::{Diagnostic, Severity};
+use hookbridge_core::diagnostics::{Diagnostic, Position, Severity};
 use hookbridge_runner::hook_kinds::readiness;
 
 use crate::{say, ProjectArgs};
@@ -33,6 +33,16 @@ pub struct ValidateArgs {
     /// Colour the problems: `auto` on a terminal unless NO_COLOR is set, `always`, `never`.
     #[arg(long, value_enum, default_value_t = Color::Auto, value_name = "WHEN")]
     color: Color,
+    /// How each problem is shown: `full` (the source line, a caret and a `help:` line, as rustc
+    /// shows them) or `short` (one `path:line:col: severity: message` line, for editors and grep).
+    #[arg(long, value_enum, default_value_t = ProblemFormat::Full, value_name = "FORMAT")]
+    format: ProblemFormat,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProblemFormat {
+    Full,
+    Short,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -225,7 +235,7 @@ pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
         let mut err = BufWriter::new(anstream::AutoStream::new(std::io::stderr().lock(), choice));
         let mut sources = Sources::default();
         for d in &problems {
-            let _ = write_problem(&mut err, d, &mut sources);
+            let _ = write_problem(&mut err, d, &mut sources, args.format);
         }
         let _ = err.flush();
         drop(err);
@@ -308,33 +318,53 @@ fn problems(set: &hookbridge_core::config::HookSet, project: &std::path::Path) -
     problems
 }
 
-/// One problem as `validate` prints it: `path:line:col: severity: key: message` (the severity
-/// coloured when the stream keeps colours), the source line with a caret, and a "did you mean" as
-/// a `help:` line of its own.
-fn write_problem(out: &mut impl Write, d: &Diagnostic, sources: &mut Sources) -> std::io::Result<()> {
+/// One problem as `validate` prints it, in rustc's form (annotate-snippets renders it): the
+/// severity and message, `--> path:line:col`, the source line with a caret under the key or value
+/// at fault, and a "did you mean" as a `help:` line. Styled always; the stream drops the styles off
+/// a terminal, under NO_COLOR or `--color never`.
+fn write_problem(
+    out: &mut impl Write,
+    d: &Diagnostic,
+    sources: &mut Sources,
+    format: ProblemFormat,
+) -> std::io::Result<()> {
+    use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
     let (message, help) = split_help(&d.message);
-    let mut place = String::new();
-    if let Some(file) = &d.file {
-        place.push_str(&file.display().to_string());
-        if let Some(p) = d.position {
-            place.push_str(&format!(":{}:{}", p.line, p.column));
-        }
-        place.push_str(": ");
-    }
-    let style = match d.severity {
-        Severity::Error => anstyle::AnsiColor::Red.on_default().bold(),
-        Severity::Warning => anstyle::AnsiColor::Yellow.on_default().bold(),
-    };
     let key = d.key.as_ref().map(|k| format!("`{k}`: ")).unwrap_or_default();
-    writeln!(out, "{place}{style}{}{style:#}: {key}{message}", d.severity)?;
-    if let (Some(file), Some(at)) = (&d.file, d.position) {
-        write!(out, "{}", sources.snippet(file, at.line, at.column))?;
+    let title = format!("{key}{message}");
+    let level = match d.severity {
+        Severity::Error => Level::ERROR,
+        Severity::Warning => Level::WARNING,
+    };
+    let mut group = Group::with_title(level.primary_title(title));
+    let path = d.file.as_ref().map(|f| f.display().to_string());
+    match (&d.file, &path, d.position) {
+        (Some(file), Some(path), Some(at)) => match sources.locate(file, at) {
+            Some((text, span)) => {
+                group = group.element(
+                    Snippet::source(text)
+                        .path(path.as_str())
+                        .annotation(AnnotationKind::Primary.span(span)),
+                );
+            }
+            None => {
+                let origin = Origin::path(path.as_str()).line(at.line).char_column(at.column);
+                group = group.element(origin);
+            }
+        },
+        (_, Some(path), None) => group = group.element(Origin::path(path.as_str())),
+        _ => {}
     }
-    if let Some(help) = help {
-        let style = anstyle::AnsiColor::Cyan.on_default().bold();
-        writeln!(out, "  {style}help{style:#}: {help}")?;
+    if let Some(help) = &help {
+        group = group.element(Level::HELP.message(help.as_str()));
     }
-    Ok(())
+    match format {
+        ProblemFormat::Full => writeln!(out, "{}\n", Renderer::styled().render(&[group])),
+        ProblemFormat::Short => {
+            let renderer = Renderer::styled().short_message(true);
+            writeln!(out, "{}", renderer.render(&[group]))
+        }
+    }
 }
 
 /// A message without its "; did you mean `x`?", and that hint on its own.
@@ -358,45 +388,50 @@ struct Sources {
     texts: std::collections::HashMap<std::path::PathBuf, Option<String>>,
 }
 
-/// Characters of a line shown on each side of the column in a long (minified) line.
-const SNIPPET_HALF_WIDTH: usize = 60;
-
 impl Sources {
-    /// Line `line` of `file` and a caret under `column` (both 1-based), as rustc shows them; empty
-    /// when the file or the line cannot be read. A long line is cut to a window around the column.
-    fn snippet(&mut self, file: &std::path::Path, line: usize, column: usize) -> String {
+    /// The text of `file` and the byte span `at` points to: a quoted string starting there (a key
+    /// or a JSON string value) whole, else the one character; `None` when the file cannot be read
+    /// or has no such line.
+    fn locate(&mut self, file: &std::path::Path, at: Position) -> Option<(&str, std::ops::Range<usize>)> {
         let text = self
             .texts
             .entry(file.to_path_buf())
-            .or_insert_with(|| std::fs::read_to_string(file).ok());
-        let Some(source) = text.as_deref().and_then(|t| t.lines().nth(line.checked_sub(1)?)) else {
-            return String::new();
-        };
-        let chars: Vec<char> = source.chars().map(|c| if c == '\t' { ' ' } else { c }).collect();
-        let column = column.clamp(1, chars.len() + 1);
-        let (start, end) = if chars.len() <= 2 * SNIPPET_HALF_WIDTH {
-            (0, chars.len())
+            .or_insert_with(|| std::fs::read_to_string(file).ok())
+            .as_deref()?;
+        let line_start = if at.line <= 1 {
+            0
         } else {
-            let start = column.saturating_sub(1 + SNIPPET_HALF_WIDTH);
-            (start, (start + 2 * SNIPPET_HALF_WIDTH).min(chars.len()))
+            text.match_indices('\n').nth(at.line - 2)?.0 + 1
         };
-        let mut shown: String = chars[start..end].iter().collect();
-        let mut caret_at = column - 1 - start;
-        if start > 0 {
-            shown.insert(0, '…');
-            caret_at += 1;
-        }
-        if end < chars.len() {
-            shown.push('…');
-        }
-        let gutter = line.to_string();
-        let pad = " ".repeat(gutter.len());
-        format!(
-            "  {gutter} | {}\n  {pad} | {}^\n",
-            shown.trim_end(),
-            " ".repeat(caret_at)
-        )
+        let line = text[line_start..].split('\n').next().unwrap_or_default();
+        let column = line
+            .char_indices()
+            .nth(at.column.saturating_sub(1))
+            .map_or(line.len(), |(i, _)| i);
+        let rest = &line[column..];
+        let length = match rest.chars().next() {
+            Some('"') => quoted_length(rest),
+            Some(c) => c.len_utf8(),
+            None => 0,
+        };
+        let start = line_start + column;
+        Some((text, start..start + length))
     }
+}
+
+/// The length in bytes of the double-quoted string `text` starts with, escapes included; the whole
+/// text when it is never closed.
+fn quoted_length(text: &str) -> usize {
+    let mut escaped = false;
+    for (i, c) in text.char_indices().skip(1) {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '"' => return i + 1,
+            _ => {}
+        }
+    }
+    text.len()
 }
 
 #[cfg(test)]
@@ -424,35 +459,65 @@ mod tests {
         assert_eq!(split_help("plain"), ("plain".to_string(), None));
     }
 
-    #[test]
-    fn a_snippet_shows_the_line_and_a_caret_under_the_column() {
+    fn located(text: &str, line: usize, column: usize) -> Option<String> {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("hooks.json");
-        let long = format!("{{\"x\": \"{}\", \"comand\": 1}}", "a".repeat(200));
-        std::fs::write(
-            &file,
-            format!("{{\n  \"hooks\": {{\"PreToolUs\": []}}\n}}\n{long}\n"),
-        )
-        .unwrap();
+        std::fs::write(&file, text).unwrap();
         let mut sources = Sources::default();
+        sources
+            .locate(&file, Position { line, column })
+            .map(|(text, span)| text[span].to_string())
+    }
+
+    #[test]
+    fn the_span_is_the_quoted_key_or_value_at_the_position_else_one_character() {
+        let text = "{\n  \"hooks\": {\"PreToolUs\": []},\n  \"é\": \"a\\\"b\", \"n\": 12\n}";
+        assert_eq!(located(text, 2, 13).as_deref(), Some("\"PreToolUs\""));
+        assert_eq!(located(text, 2, 14).as_deref(), Some("P"));
         assert_eq!(
-            sources.snippet(&file, 2, 14),
-            "  2 |   \"hooks\": {\"PreToolUs\": []}\n    |              ^\n"
+            located(text, 3, 8).as_deref(),
+            Some("\"a\\\"b\""),
+            "escapes, after a multibyte key"
         );
-        let cut = sources.snippet(&file, 4, 211);
-        let lines: Vec<&str> = cut.lines().collect();
-        assert!(
-            lines[0].starts_with("  4 | …") && lines[0].contains("\"comand\""),
-            "{cut}"
-        );
-        let caret = lines[1].chars().position(|c| c == '^').unwrap();
-        assert_eq!(lines[0].chars().nth(caret), Some('"'), "{cut}");
+        assert_eq!(located(text, 3, 21).as_deref(), Some("1"));
         assert_eq!(
-            lines[0].chars().skip(caret).take(8).collect::<String>(),
-            "\"comand\"",
-            "{cut}"
+            located(text, 3, 99).as_deref(),
+            Some(""),
+            "past the end: the end of the line"
         );
-        assert_eq!(sources.snippet(&file, 99, 1), "");
-        assert_eq!(sources.snippet(&dir.path().join("gone.json"), 1, 1), "");
+        assert_eq!(located(text, 9, 1), None);
+        assert_eq!(located("{\"open", 1, 2).as_deref(), Some("\"open"));
+    }
+
+    #[test]
+    fn a_problem_is_rendered_with_its_place_source_caret_and_help() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("hooks.json");
+        std::fs::write(&file, "{\n  \"hooks\": {\"PreToolUs\": []}\n}\n").unwrap();
+        let mut d = Diagnostic::error("unknown event `PreToolUs`; did you mean `PreToolUse`?; ignored")
+            .in_file(&file);
+        d.position = Some(Position { line: 2, column: 13 });
+        d.key = Some("hooks.PreToolUs".into());
+        let mut out = Vec::new();
+        write_problem(&mut out, &d, &mut Sources::default(), ProblemFormat::Full).unwrap();
+        let mut short = Vec::new();
+        write_problem(&mut short, &d, &mut Sources::default(), ProblemFormat::Short).unwrap();
+        let short = anstream::adapter::strip_str(std::str::from_utf8(&short).unwrap()).to_string();
+        assert_eq!(
+            short.replace(&file.display().to_string(), "FILE"),
+            "FILE:2:13: error: `hooks.PreToolUs`: unknown event `PreToolUs`; ignored\n"
+        );
+        let shown = anstream::adapter::strip_str(std::str::from_utf8(&out).unwrap()).to_string();
+        let shown = shown.replace(&file.display().to_string(), "FILE");
+        assert_eq!(
+            shown,
+            "error: `hooks.PreToolUs`: unknown event `PreToolUs`; ignored\n \
+             --> FILE:2:13\n  \
+             |\n\
+             2 |   \"hooks\": {\"PreToolUs\": []}\n  \
+             |             ^^^^^^^^^^^\n  \
+             |\n  \
+             = help: did you mean `PreToolUse`?\n\n"
+        );
     }
 }

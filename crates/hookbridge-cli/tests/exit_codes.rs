@@ -234,23 +234,36 @@ fn validate_exits_1_and_names_positions() {
     let dir = p.dir.display().to_string();
     let done = p.finish(p.hookbridge(&["validate", "--project-dir", &dir]), b"");
     let stderr = done.stderr_str();
+    let short = p.finish(
+        p.hookbridge(&["validate", "--format", "short", "--project-dir", &dir]),
+        b"",
+    );
+    assert_eq!(short.code, done.code);
+    let short = short.stderr_str();
     assert_eq!(
         done.code,
         Some(1),
         "stdout {:?} stderr {stderr}",
         done.stdout_str()
     );
-    for (at, what) in [
-        (format!("{}:3:20: error:", broken.display()), "the syntax error"),
+    for (place, severity, what) in [
+        (format!("{}:3:20", broken.display()), "error", "the syntax error"),
         (
-            format!("{}:6:11: error:", plugin.display()),
+            format!("{}:6:11", plugin.display()),
+            "error",
             "the mcp_tool hook without a server",
         ),
-        (format!("{}:7:62: warning:", plugin.display()), "the unknown key"),
+        (format!("{}:7:62", plugin.display()), "warning", "the unknown key"),
     ] {
+        let line = format!("{place}: {severity}:");
         assert!(
-            stderr.contains(&at),
-            "validate does not report {what} as `{at}`:\n{stderr}"
+            short.contains(&line),
+            "validate --format short does not report {what} as `{line}`:\n{short}"
+        );
+        let arrow = format!("\n --> {place}\n");
+        assert!(
+            stderr.contains(&arrow),
+            "validate does not point at {what} with `{arrow}`:\n{stderr}"
         );
     }
     assert!(

@@ -425,11 +425,12 @@ fn validate_text_has_a_help_line_and_colours_only_when_asked() {
     assert_eq!(plain.code, Some(1));
     let err = plain.stderr_str();
     assert!(err.contains("unknown hook type `comand` (expected"), "{err}");
-    assert!(err.contains("\n  help: did you mean `command`?\n"), "{err}");
+    assert!(err.contains("\n  = help: did you mean `command`?\n"), "{err}");
+    assert!(err.contains("^^^^^^^^"), "a caret under `\"comand\"`: {err}");
     assert!(!err.contains('\u{1b}'), "not a terminal: no colour: {err}");
     let coloured = cli(&p, &["validate", "--color", "always"]).stderr_str();
     assert!(
-        coloured.contains("\u{1b}[1m\u{1b}[31merror\u{1b}[0m"),
+        coloured.contains("\u{1b}[1m\u{1b}[91merror\u{1b}[0m"),
         "{coloured}"
     );
     let mut cmd = p.hookbridge(&[

@@ -126,21 +126,41 @@ fn gemini_events_tools_and_millisecond_timeouts_are_translated() {
 }
 
 #[test]
-fn codex_hooks_json_is_claude_shaped_and_config_toml_hooks_are_reported() {
+fn codex_hooks_json_and_config_toml_hooks_tables_are_both_migrated() {
     let p = project_with("codex");
     let done = migrate(&p, "codex", &[]);
     assert_eq!(done.code, Some(0), "{}", done.stderr_str());
     let hooks = &migrated(&p, "codex")["hooks"];
+    let pre = hooks["PreToolUse"].as_array().unwrap();
+    assert_eq!(pre[0]["hooks"][0]["command"], "python3 .codex/hooks/guard.py");
     assert_eq!(
-        hooks["PreToolUse"][0]["hooks"][0]["command"],
-        "python3 .codex/hooks/guard.py"
+        pre[1],
+        json!({"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "echo 'codex toml says no' >&2; exit 2", "timeout": 10}
+        ]}),
+        "config.toml's [[hooks.PreToolUse]] after hooks.json's"
     );
     assert_eq!(hooks["Stop"][0]["hooks"][0]["command"], "./check.sh");
+    assert_eq!(hooks["SessionStart"][0]["hooks"][0]["command"], "echo hi");
+    assert!(hooks.get("state").is_none(), "{hooks}");
+    let err = done.stderr_str();
     assert!(
-        done.stderr_str().contains("config.toml tables are not read"),
-        "{}",
-        done.stderr_str()
+        err.contains("`hooks.state` switches off config.toml:session_start:0:0"),
+        "{err}"
     );
+    assert_blocks(&p, "codex toml says no");
+}
+
+#[test]
+fn a_broken_codex_config_toml_is_named_with_its_line_and_nothing_is_written() {
+    let p = project_with("codex");
+    p.file(".codex/config.toml", "[hooks]\nPreToolUse = [\n");
+    let done = migrate(&p, "codex", &[]);
+    assert_ne!(done.code, Some(0));
+    let err = done.stderr_str();
+    assert!(err.contains(".codex/config.toml:"), "{err}");
+    assert!(err.contains("not valid TOML"), "{err}");
+    assert!(p.read(".amplifier/hooks/from-codex/hooks.json").is_none());
 }
 
 #[test]

@@ -137,10 +137,13 @@ fn validate_reports_a_missing_script_and_a_program_not_on_path() {
         {"type": "command", "command": "python3 -c 'import sys; sys.exit(0)'"}
     ]}]}}));
     let dir = p.dir.to_string_lossy().into_owned();
-    let done = p.finish(
-        p.hookbridge(&["validate", "--project-dir", &dir, "--no-user-hooks"]),
-        b"",
-    );
+    let validate = || {
+        let args = ["validate", "--format", "short", "--no-user-hooks", "--project-dir"];
+        let mut cmd = p.hookbridge(&args);
+        cmd.arg(&dir);
+        p.finish(cmd, b"")
+    };
+    let done = validate();
     let stderr = done.stderr_str();
     assert_eq!(done.code, Some(1), "{stderr}");
     // Named at the hook's file:line:col, with its key.
@@ -164,10 +167,7 @@ fn validate_reports_a_missing_script_and_a_program_not_on_path() {
     p.write_hooks(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
         {"type": "command", "command": "bash \"$CLAUDE_PROJECT_DIR/hooks/guard.sh\""}
     ]}]}}));
-    let done = p.finish(
-        p.hookbridge(&["validate", "--project-dir", &dir, "--no-user-hooks"]),
-        b"",
-    );
+    let done = validate();
     assert_eq!(done.code, Some(0), "{}", done.stderr_str());
 }
 

@@ -424,7 +424,8 @@ fn seed_stdin(payload: &EventPayload, written: &str) -> Arc<[u8]> {
         add("tool", Value::String(call.tool_name.to_string()));
         add("args", Value::Object(call.tool_input.clone()));
     }
-    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now().max(std::time::UNIX_EPOCH))
+        .to_string();
     add("timestamp", Value::String(now));
     let mut bytes = serde_json::to_vec(&fields).expect("a JSON map always serializes");
     bytes.push(b'\n');

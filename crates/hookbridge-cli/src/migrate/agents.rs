@@ -69,11 +69,8 @@ pub fn read(agent: Agent, places: &Places) -> anyhow::Result<Migrated> {
         } else {
             Some(places.project.join(".codex/config.toml"))
         };
-        if let Some(toml) = toml.filter(|t| std::fs::read_to_string(t).is_ok_and(|s| s.contains("[hooks"))) {
-            migrated.note(format!(
-                "{}: hooks in config.toml tables are not read; move them to hooks.json (same shape) and migrate again",
-                toml.display()
-            ));
+        if let Some(file) = toml {
+            codex_config_toml(&file, &mut migrated)?;
         }
     }
     if agent != Agent::Claude && !migrated.read.is_empty() {
@@ -127,6 +124,54 @@ fn claude_shaped(agent: Agent, file: &Path, value: &Value, out: &mut Migrated) {
             out.add_group(event, group);
         }
     }
+}
+
+/// Codex's `config.toml`: its `[hooks]` table holds the same events and matcher groups as
+/// hooks.json (`[[hooks.PreToolUse]]`, `[[hooks.PreToolUse.hooks]]`), beside a `state` table of
+/// per-hook switches. Codex loads both files of a layer, so both are migrated.
+fn codex_config_toml(file: &Path, out: &mut Migrated) -> anyhow::Result<()> {
+    let Some(text) = crate::files::read_if_exists(file)? else {
+        return Ok(());
+    };
+    let config: Value = toml::from_str(&text).map_err(|e| {
+        let at = e
+            .span()
+            .map(|span| {
+                let before = &text[..span.start.min(text.len())];
+                let line = before.matches('\n').count() + 1;
+                let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+                format!(":{line}:{column}")
+            })
+            .unwrap_or_default();
+        anyhow::anyhow!("{}{at}: not valid TOML: {}", file.display(), e.message())
+    })?;
+    let Some(hooks) = config.get("hooks") else {
+        return Ok(());
+    };
+    out.read.push(file.to_path_buf());
+    let Some(table) = hooks.as_object() else {
+        out.note(format!("{}: `hooks` is not a table", file.display()));
+        return Ok(());
+    };
+    let mut events = table.clone();
+    if let Some(state) = events.remove("state") {
+        let off: Vec<&str> = state
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(_, s)| s.get("enabled") == Some(&Value::Bool(false)))
+            .map(|(key, _)| key.as_str())
+            .collect();
+        if !off.is_empty() {
+            out.note(format!(
+                "{}: `hooks.state` switches off {}; migrated hooks are on (switch one off with `hookbridge disable EVENT:LABEL`)",
+                file.display(),
+                off.join(", ")
+            ));
+        }
+    }
+    claude_shaped(Agent::Codex, file, &json!({ "hooks": events }), out);
+    Ok(())
 }
 
 /// Gemini CLI's tool names → Claude Code's.

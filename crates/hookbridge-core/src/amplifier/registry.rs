@@ -721,54 +721,22 @@ pub fn now_rfc3339() -> String {
 
 /// Formats `time` like chrono's `DateTime<Utc>::to_rfc3339()`, which amplifier-core uses:
 /// `2026-11-21T23:51:44.219033671+00:00`. The fraction has 9, 6 or 3 digits, the fewest that
-/// are exact, and is left out when the time is a whole second.
+/// are exact, and is left out when the time is a whole second. The calendar is humantime's; a
+/// clock set before 1970 (which humantime cannot write) reads as the epoch.
 pub fn rfc3339_utc(time: SystemTime) -> String {
-    let (secs, nanos) = match time.duration_since(UNIX_EPOCH) {
-        Ok(after) => (after.as_secs() as i64, after.subsec_nanos()),
-        Err(before) => {
-            let before = before.duration();
-            let (secs, nanos) = (before.as_secs() as i64, before.subsec_nanos());
-            if nanos == 0 {
-                (-secs, 0)
-            } else {
-                (-secs - 1, 1_000_000_000 - nanos)
-            }
-        }
+    let time = time.max(UNIX_EPOCH);
+    // `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`: split off the nine digits and the `Z`.
+    let full = humantime::format_rfc3339_nanos(time).to_string();
+    let full = full.trim_end_matches('Z');
+    let (seconds, fraction) = full.split_once('.').unwrap_or((full, ""));
+    let fraction = match fraction.trim_end_matches('0').len() {
+        0 => "",
+        1..=3 => &fraction[..3],
+        4..=6 => &fraction[..6],
+        _ => fraction,
     };
-    let days = secs.div_euclid(86_400);
-    let of_day = secs.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
-    let mut out = format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
-        of_day / 3600,
-        of_day % 3600 / 60,
-        of_day % 60
-    );
-    if nanos == 0 {
-    } else if nanos % 1_000_000 == 0 {
-        out.push_str(&format!(".{:03}", nanos / 1_000_000));
-    } else if nanos % 1_000 == 0 {
-        out.push_str(&format!(".{:06}", nanos / 1_000));
-    } else {
-        out.push_str(&format!(".{nanos:09}"));
-    }
-    out.push_str("+00:00");
-    out
-}
-
-/// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar
-/// (Howard Hinnant's `civil_from_days`).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
+    let dot = if fraction.is_empty() { "" } else { "." };
+    format!("{seconds}{dot}{fraction}+00:00")
 }
 
 /// `_auto_{event}_{uuid4}`, the name amplifier-core 2.0.2's Python binding gives an unnamed
@@ -1468,9 +1436,10 @@ mod tests {
             (at(1_795_305_104, 219_000_000), "2026-11-21T23:51:44.219+00:00"),
             (at(951_782_400, 1), "2000-02-29T00:00:00.000000001+00:00"),
             (at(4_107_542_399, 0), "2100-02-28T23:59:59+00:00"),
+            (at(253_402_300_799, 10_000_000), "9999-12-31T23:59:59.010+00:00"),
             (
                 UNIX_EPOCH - Duration::new(1, 500_000_000),
-                "1969-12-31T23:59:58.500+00:00",
+                "1970-01-01T00:00:00+00:00",
             ),
         ];
         for (time, expected) in cases {
