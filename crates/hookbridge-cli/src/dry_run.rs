@@ -237,13 +237,15 @@ fn human(trace: &Value) -> String {
             s += &format!("  {stream}: {}\n", one_line(text, 400));
         }
     }
-    for w in trace["warnings"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .chain(trace["diagnostics"].as_array().into_iter().flatten())
-    {
+    for w in trace["warnings"].as_array().into_iter().flatten() {
         s += &format!("warning: {}\n", w.as_str().unwrap_or(""));
+    }
+    let problems = trace["diagnostics"].as_array().filter(|p| !p.is_empty());
+    if let Some(problems) = problems {
+        s += "\nproblems in the hook files (`hookbridge validate` shows each in full):\n";
+        for problem in problems {
+            s += &format!("  {}\n", problem.as_str().unwrap_or(""));
+        }
     }
     s
 }

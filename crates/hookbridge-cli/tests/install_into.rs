@@ -174,6 +174,29 @@ fn timeouts_cover_the_slowest_hook_and_configured_replacing_events_are_registere
     assert!(settings["hooks"].get("WorktreeCreate").is_none(), "{settings}");
 }
 
+/// An event Claude Code does not know (yet) is registered, so hooks for a newer Claude Code's
+/// events reach hookbridge; a known event misspelt is not (Claude Code would only warn about the
+/// entry), and install-into says which event was meant.
+#[test]
+fn other_events_are_registered_but_a_misspelt_known_event_is_not() {
+    let p = Project::new(json!({"hooks": {
+        "PreToolUs": [{"hooks": [{"type": "command", "command": "true"}]}],
+        "NightlyDigest": [{"hooks": [{"type": "command", "command": "true"}]}]
+    }}));
+    let done = install(&p, &[]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    let settings = parsed(&settings_path(&p));
+    our_hook(&settings, "NightlyDigest");
+    our_hook(&settings, "PreToolUse");
+    assert!(settings["hooks"].get("PreToolUs").is_none(), "{settings}");
+    assert!(
+        done.stderr_str()
+            .contains("hooks for `PreToolUs` are not registered: Claude Code fires no such event; did you mean `PreToolUse`?"),
+        "{}",
+        done.stderr_str()
+    );
+}
+
 #[test]
 fn a_hook_in_both_places_and_a_second_scope_are_warned_about() {
     let p = Project::new(json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [

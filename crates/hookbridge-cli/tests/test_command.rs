@@ -138,7 +138,13 @@ fn validate_reports_a_missing_script_and_a_program_not_on_path() {
     ]}]}}));
     let dir = p.dir.to_string_lossy().into_owned();
     let validate = || {
-        let args = ["validate", "--format", "short", "--no-user-hooks", "--project-dir"];
+        let args = [
+            "validate",
+            "--format",
+            "short",
+            "--no-user-hooks",
+            "--project-dir",
+        ];
         let mut cmd = p.hookbridge(&args);
         cmd.arg(&dir);
         p.finish(cmd, b"")

@@ -137,20 +137,32 @@ pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
         }
     }
     if !args.remove {
+        for (event, meant) in misspelt_events(&set) {
+            say(format_args!(
+                "warning: hooks for `{event}` are not registered: Claude Code fires no such event; did you mean `{meant}`? (`hookbridge validate` shows where)"
+            ));
+        }
         warn_about_doubles(&set, &file, &project.dir, home.as_deref());
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// The registration for every event: Claude Code's known events (those that replace Claude Code's
-/// own behaviour only when hooks for them exist), then any other event the hooks name.
+/// own behaviour only when hooks for them exist), then any other event the hooks name (a newer
+/// Claude Code's, say) unless it is a misspelling of a known one (see [`misspelt_events`]).
 pub fn registrations(program: &str, set: &HookSet) -> Vec<Registration> {
     let mut events: Vec<EventName> = EventName::KNOWN
         .iter()
         .filter(|e| !REPLACING_EVENTS.contains(e) || set.events.get(*e).is_some_and(|g| !g.is_empty()))
         .cloned()
         .collect();
-    events.extend(set.events.keys().filter(|e| !e.is_known()).cloned());
+    let misspelt = misspelt_events(set);
+    events.extend(
+        set.events
+            .keys()
+            .filter(|e| !e.is_known() && !misspelt.iter().any(|(m, _)| m == *e))
+            .cloned(),
+    );
     let options = DispatchOptions::new(PathBuf::new());
     events
         .into_iter()
@@ -340,6 +352,19 @@ fn report(file: &Path, changes: &Changes, unchanged: bool, delete: bool, dry_run
 
 /// Hooks that Claude Code runs itself (from any of its settings files) and hookbridge runs as well
 /// run twice; so does hookbridge registered in two scopes.
+/// The unknown events of `set` that are a known event misspelt (`PreToolUs`), each with the event
+/// meant: registering one would only earn a settings warning in Claude Code.
+fn misspelt_events(set: &HookSet) -> Vec<(EventName, &'static str)> {
+    set.events
+        .keys()
+        .filter(|e| !e.is_known())
+        .filter_map(|e| {
+            let known = EventName::KNOWN.iter().map(EventName::as_str);
+            hookbridge_core::diagnostics::closest(e.as_str(), known).map(|meant| (e.clone(), meant))
+        })
+        .collect()
+}
+
 fn warn_about_doubles(set: &HookSet, target: &Path, project: &Path, home: Option<&Path>) {
     for other in Scope::ALL {
         let Some(file) = other.settings_file(project, home) else {
