@@ -1,5 +1,6 @@
 //! What `mcp_tool` hooks need to know before anything runs: the MCP servers a project configures
-//! (Claude Code's `.mcp.json`: `{"mcpServers": {name: {command, args, env} | {type: "http", url}}}`,
+//! (Claude Code's `.mcp.json`: `{"mcpServers": {name: {command, args, env} | {type: "http", url,
+//! headers}}}`,
 //! with `${VAR}` and `${VAR:-default}` expanded from the environment as Claude Code does), and the
 //! hook's `input` with its `${path}` placeholders filled from the hook input
 //! (`"${tool_input.file_path}"`). Talking to a server is the runner's business.
@@ -16,8 +17,15 @@ pub enum McpServer {
         args: Vec<String>,
         env: Vec<(String, String)>,
     },
-    /// A remote server (`type: "http"` or `"sse"`): not reachable from hooks in this version.
-    Remote { url: String },
+    /// A server reached over MCP's streamable HTTP transport (`type: "http"`), with the headers
+    /// to send it (`Authorization`, …).
+    Http {
+        url: String,
+        headers: Vec<(String, String)>,
+    },
+    /// A server on a transport hookbridge does not speak (`type: "sse"`, the deprecated HTTP+SSE
+    /// transport, or `"ws"`).
+    Unsupported { transport: String, url: String },
 }
 
 /// The servers of one `.mcp.json` (or a plugin manifest's `mcpServers`), by name.
@@ -41,12 +49,17 @@ fn server(spec: &Value, var: &impl Fn(&str) -> Option<String>) -> Result<McpServ
     let spec = spec.as_object().ok_or("a server must be an object")?;
     let text = |v: &Value| v.as_str().map(|s| expand_env(s, var));
     match spec.get("type").and_then(Value::as_str) {
-        Some("http" | "sse" | "ws") => {
+        Some(transport @ ("http" | "sse" | "ws")) => {
             let url = spec
                 .get("url")
                 .and_then(text)
                 .ok_or("a remote server needs a `url`")?;
-            return Ok(McpServer::Remote { url });
+            if transport != "http" {
+                let transport = transport.to_string();
+                return Ok(McpServer::Unsupported { transport, url });
+            }
+            let headers = string_map(spec.get("headers"), "headers", &text)?;
+            return Ok(McpServer::Http { url, headers });
         }
         None | Some("stdio") => {}
         Some(other) => return Err(format!("unknown server type `{other}`")),
@@ -63,19 +76,28 @@ fn server(spec: &Value, var: &impl Fn(&str) -> Option<String>) -> Result<McpServ
             .collect::<Result<_, _>>()?,
         Some(_) => return Err("`args` must be a list of strings".into()),
     };
-    let env = match spec.get("env") {
-        None => Vec::new(),
+    let env = string_map(spec.get("env"), "env", &text)?;
+    Ok(McpServer::Stdio { command, args, env })
+}
+
+/// An object of strings (`env`, `headers`), each value expanded by `text`; absent is empty.
+fn string_map(
+    value: Option<&Value>,
+    key: &str,
+    text: &impl Fn(&Value) -> Option<String>,
+) -> Result<Vec<(String, String)>, String> {
+    match value {
+        None => Ok(Vec::new()),
         Some(Value::Object(vars)) => vars
             .iter()
             .map(|(k, v)| {
                 text(v)
                     .map(|v| (k.clone(), v))
-                    .ok_or("`env` values must be strings")
+                    .ok_or_else(|| format!("`{key}` values must be strings"))
             })
-            .collect::<Result<_, _>>()?,
-        Some(_) => return Err("`env` must be an object of strings".into()),
-    };
-    Ok(McpServer::Stdio { command, args, env })
+            .collect(),
+        Some(_) => Err(format!("`{key}` must be an object of strings")),
+    }
 }
 
 /// `${VAR}` and `${VAR:-default}` replaced from `var` (an unset variable without a default becomes
@@ -152,7 +174,8 @@ mod tests {
         let servers = parse_mcp_servers(
             r#"{"mcpServers": {
                 "fs": {"command": "npx", "args": ["-y", "${PKG:-server-fs}", "${HOME_NOT_SET}"], "env": {"KEY": "${TOKEN}"}},
-                "web": {"type": "http", "url": "https://x/${TOKEN}"},
+                "web": {"type": "http", "url": "https://x/${TOKEN}", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+                "old": {"type": "sse", "url": "https://x/sse"},
                 "bad": {"args": []}
             }}"#,
             env,
@@ -168,8 +191,16 @@ mod tests {
         );
         assert_eq!(
             servers["web"],
-            Ok(McpServer::Remote {
-                url: "https://x/t0k".into()
+            Ok(McpServer::Http {
+                url: "https://x/t0k".into(),
+                headers: vec![("Authorization".into(), "Bearer t0k".into())],
+            })
+        );
+        assert_eq!(
+            servers["old"],
+            Ok(McpServer::Unsupported {
+                transport: "sse".into(),
+                url: "https://x/sse".into()
             })
         );
         assert!(servers["bad"].is_err());

@@ -7,18 +7,18 @@
 //! event, so it connects for the call: the server is found where Claude Code keeps it — `local`
 //! (`~/.claude.json`, `projects[<project>].mcpServers`), `project` (`<project>/.mcp.json`), `user`
 //! (`~/.claude.json`, `mcpServers`), and `plugin:<plugin>:<server>` in that plugin's `.mcp.json` or
-//! manifest — started in its own process group in the project, spoken to over stdio (MCP's
-//! newline-delimited JSON-RPC: `initialize`, `notifications/initialized`, `tools/call`), and its
-//! whole process group is stopped when the call is answered or the hook's time is up. Requests the
-//! server makes of the client are answered "method not found". Remote (http/sse) servers are not
-//! reachable from hooks in this version: such a hook is a non-blocking error that says so.
+//! manifest — and reached over its transport: a program started for the call and spoken to on
+//! stdio (`stdio.rs`), or a URL spoken to in streamable HTTP (`http.rs`). Either way the client
+//! sends `initialize`, `notifications/initialized`, then `tools/call`, and answers requests the
+//! server makes of it "method not found" (this module holds those messages). The deprecated
+//! HTTP+SSE transport (`type: "sse"`) and `ws` are not spoken: such a hook is a non-blocking error
+//! that says so.
 
-use std::io::{BufRead, BufReader, Write};
-use std::os::unix::process::CommandExt;
+mod http;
+mod stdio;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hookbridge_core::config::{HookSpec, McpToolHook};
 use hookbridge_core::decision::RunStatus;
@@ -64,21 +64,33 @@ pub(crate) fn job(hook: &HookSpec, mcp: &McpToolHook, ctx: JobContext<'_>) -> In
             // itself: a job still running at the deadline is abandoned, and `hookbridge run` may
             // exit before an abandoned job's cleanup runs.
             let deadline = deadline.checked_sub(CLEANUP_MARGIN).unwrap_or(deadline);
-            let server = match found {
-                Ok(McpServer::Stdio { command, args, env: server_env }) => Stdio3 {
+            let called = match found {
+                Ok(McpServer::Stdio {
                     command,
                     args,
-                    env: env.into_iter().chain(server_env.into_iter().map(|(k, v)| (k.into(), v.into()))).collect(),
-                    cwd,
-                },
-                Ok(McpServer::Remote { url }) => {
-                    return InProcessOutcome::of(RunStatus::Failed(format!(
-                        "MCP server `{server_name}` is remote ({url}); hookbridge reaches only stdio servers from hooks"
-                    )))
+                    env: server_env,
+                }) => {
+                    let server = stdio::StdioServer {
+                        command,
+                        args,
+                        env: env
+                            .into_iter()
+                            .chain(server_env.into_iter().map(|(k, v)| (k.into(), v.into())))
+                            .collect(),
+                        cwd,
+                    };
+                    stdio::call(&server, &tool, arguments, deadline)
+                }
+                Ok(McpServer::Http { url, headers }) => {
+                    http::call(&http::HttpServer { url, headers }, &tool, arguments, deadline)
+                }
+                Ok(McpServer::Unsupported { transport, url }) => {
+                    let why = unsupported(&server_name, &transport, &url);
+                    return InProcessOutcome::of(RunStatus::Failed(why));
                 }
                 Err(why) => return InProcessOutcome::of(RunStatus::Failed(why)),
             };
-            match call_stdio(&server, &tool, arguments, deadline) {
+            match called {
                 Ok(result) => outcome_of(&server_name, &tool, &result, cap),
                 Err(CallError::TimedOut) => InProcessOutcome::of(RunStatus::TimedOut),
                 Err(CallError::Failed(why)) => {
@@ -90,7 +102,8 @@ pub(crate) fn job(hook: &HookSpec, mcp: &McpToolHook, ctx: JobContext<'_>) -> In
 }
 
 /// Why `hook`'s server cannot be called from here, if it cannot (for `validate`): not configured,
-/// misconfigured, or remote. `project` and `home` as the hook would see them.
+/// misconfigured, or on a transport hookbridge does not speak. `project` and `home` as the hook
+/// would see them.
 pub fn server_problem(
     hook: &HookSpec,
     mcp: &McpToolHook,
@@ -105,13 +118,17 @@ pub fn server_problem(
     match find_server(&mcp.server, Some(project), home, plugin, |name| {
         std::env::var(name).ok()
     }) {
-        Ok(McpServer::Stdio { .. }) => None,
-        Ok(McpServer::Remote { url }) => Some(format!(
-            "MCP server `{}` is remote ({url}); hookbridge reaches only stdio servers from hooks",
-            mcp.server
-        )),
+        Ok(McpServer::Stdio { .. } | McpServer::Http { .. }) => None,
+        Ok(McpServer::Unsupported { transport, url }) => Some(unsupported(&mcp.server, &transport, &url)),
         Err(why) => Some(why),
     }
+}
+
+/// Why a server on an unsupported transport cannot be called.
+fn unsupported(name: &str, transport: &str, url: &str) -> String {
+    format!(
+        "MCP server `{name}` uses the `{transport}` transport ({url}); hookbridge speaks stdio and streamable HTTP (`\"type\": \"http\"`) to MCP servers"
+    )
 }
 
 /// A `tools/call` result as an outcome: its text content read like stdout, `isError` a failure.
@@ -207,132 +224,60 @@ fn find_server(
     ))
 }
 
-/// A stdio server ready to start.
-struct Stdio3 {
-    command: String,
-    args: Vec<String>,
-    env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
-    cwd: Option<PathBuf>,
-}
-
-enum CallError {
+/// Why a call got no result.
+pub(super) enum CallError {
     TimedOut,
     Failed(String),
 }
 
-/// The server's process group, stopped when dropped.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let group = nix::unistd::Pid::from_raw(self.0.id() as i32);
-        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
-        let _ = self.0.wait();
-    }
+/// The `initialize` request hookbridge sends, as request `id`.
+fn initialize(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+        "protocolVersion": PROTOCOL_VERSION,
+        "capabilities": {},
+        "clientInfo": {"name": "hookbridge", "version": env!("CARGO_PKG_VERSION")},
+    }})
 }
 
-/// Start the server, initialize, call the tool; the `tools/call` result.
-fn call_stdio(server: &Stdio3, tool: &str, arguments: Value, deadline: Instant) -> Result<Value, CallError> {
-    let mut command = Command::new(&server.command);
-    command
-        .args(&server.args)
-        .envs(server.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .process_group(0);
-    // A backstop for the group kill below: should this process die before the call ends, the
-    // server is killed with it (the signal follows the death of the thread that started it).
-    // SAFETY: prctl is async-signal-safe and touches only the child's own attributes.
-    unsafe {
-        command.pre_exec(|| {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    if let Some(cwd) = &server.cwd {
-        command.current_dir(cwd);
-    }
-    let mut child = command
-        .spawn()
-        .map_err(|e| CallError::Failed(format!("could not start `{}`: {e}", server.command)))?;
-    let mut stdin = child.stdin.take().expect("piped");
-    let stdout = child.stdout.take().expect("piped");
-    let _server = Server(child);
-    // Lines are read on a thread of their own, so a silent server cannot outlast the deadline; a
-    // descendant that keeps the pipe open leaves only that thread waiting, never the hook.
-    let (lines, incoming) = mpsc::channel::<String>();
-    std::thread::Builder::new()
-        .name("hookbridge-mcp-read".into())
-        .spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if lines.send(line).is_err() {
-                    break;
-                }
-            }
-        })
-        .map_err(|e| CallError::Failed(format!("could not start a reader thread: {e}")))?;
-    let mut send = |message: Value| -> Result<(), CallError> {
-        let mut line = message.to_string();
-        line.push('\n');
-        stdin
-            .write_all(line.as_bytes())
-            .and_then(|()| stdin.flush())
-            .map_err(|e| CallError::Failed(format!("the server stopped reading: {e}")))
-    };
-    send(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": {},
-            "clientInfo": {"name": "hookbridge", "version": env!("CARGO_PKG_VERSION")},
-        }}),
-    )?;
-    response(&incoming, 1, deadline, &mut send)?;
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
-    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments}}))?;
-    response(&incoming, 2, deadline, &mut send)
+/// The notification that ends the handshake.
+fn initialized() -> Value {
+    json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
 }
 
-/// The result of request `id`, answering the server's own requests on the way.
-fn response(
-    incoming: &mpsc::Receiver<String>,
-    id: u64,
-    deadline: Instant,
-    send: &mut impl FnMut(Value) -> Result<(), CallError>,
-) -> Result<Value, CallError> {
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let line = match incoming.recv_timeout(left) {
-            Ok(line) => line,
-            Err(mpsc::RecvTimeoutError::Timeout) => return Err(CallError::TimedOut),
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                return Err(CallError::Failed("the server exited before it answered".into()))
-            }
-        };
-        let Ok(message) = serde_json::from_str::<Value>(&line) else {
-            continue; // not JSON-RPC (a log line on stdout): not ours to read
-        };
-        if let (Some(method), Some(their_id)) = (message.get("method"), message.get("id")) {
-            send(json!({"jsonrpc": "2.0", "id": their_id, "error": {
-                "code": -32601, "message": format!("hookbridge does not offer {method}")}}))?;
-            continue;
-        }
-        if message.get("id").and_then(Value::as_u64) != Some(id) {
-            continue; // a notification
-        }
-        if let Some(error) = message.get("error") {
-            let text = error.get("message").and_then(Value::as_str).unwrap_or("an error");
-            return Err(CallError::Failed(format!("JSON-RPC error: {text}")));
-        }
-        return message
+/// The `tools/call` request, as request `id`.
+fn tools_call(id: u64, tool: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments}})
+}
+
+/// What one message from the server means to a client waiting for the answer to request `id`.
+enum Incoming {
+    /// The answer: the result, or the JSON-RPC error as a failure.
+    Answer(Result<Value, CallError>),
+    /// A request of the server's own: this reply ("method not found") goes back to it.
+    Reply(Value),
+    /// A notification, or an answer to something else: not ours to read.
+    Ignored,
+}
+
+fn incoming(message: &Value, id: u64) -> Incoming {
+    if let (Some(method), Some(their_id)) = (message.get("method"), message.get("id")) {
+        return Incoming::Reply(json!({"jsonrpc": "2.0", "id": their_id, "error": {
+            "code": -32601, "message": format!("hookbridge does not offer {method}")}}));
+    }
+    if message.get("id").and_then(Value::as_u64) != Some(id) {
+        return Incoming::Ignored;
+    }
+    if let Some(error) = message.get("error") {
+        let text = error.get("message").and_then(Value::as_str).unwrap_or("an error");
+        return Incoming::Answer(Err(CallError::Failed(format!("JSON-RPC error: {text}"))));
+    }
+    Incoming::Answer(
+        message
             .get("result")
             .cloned()
-            .ok_or_else(|| CallError::Failed("a response without a result".into()));
-    }
+            .ok_or_else(|| CallError::Failed("a response without a result".into())),
+    )
 }
 
 #[cfg(test)]

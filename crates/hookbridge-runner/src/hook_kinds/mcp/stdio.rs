@@ -1,0 +1,124 @@
+//! The stdio transport: the server is a program started for the call, in its own process group in
+//! the project, spoken to in newline-delimited JSON-RPC on its stdin and stdout; its whole group is
+//! stopped when the call is answered or the time is up.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Instant;
+
+use serde_json::Value;
+
+use super::{incoming, initialize, initialized, tools_call, CallError, Incoming};
+
+/// A stdio server ready to start.
+pub(super) struct StdioServer {
+    pub command: String,
+    pub args: Vec<String>,
+    pub env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
+    pub cwd: Option<PathBuf>,
+}
+
+/// The server's process group, stopped when dropped.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let group = nix::unistd::Pid::from_raw(self.0.id() as i32);
+        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
+        let _ = self.0.wait();
+    }
+}
+
+/// Start the server, initialize, call the tool; the `tools/call` result.
+pub(super) fn call(
+    server: &StdioServer,
+    tool: &str,
+    arguments: Value,
+    deadline: Instant,
+) -> Result<Value, CallError> {
+    let mut command = Command::new(&server.command);
+    command
+        .args(&server.args)
+        .envs(server.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .process_group(0);
+    // A backstop for the group kill below: should this process die before the call ends, the
+    // server is killed with it (the signal follows the death of the thread that started it).
+    // SAFETY: prctl is async-signal-safe and touches only the child's own attributes.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    if let Some(cwd) = &server.cwd {
+        command.current_dir(cwd);
+    }
+    let mut child = command
+        .spawn()
+        .map_err(|e| CallError::Failed(format!("could not start `{}`: {e}", server.command)))?;
+    let mut stdin = child.stdin.take().expect("piped");
+    let stdout = child.stdout.take().expect("piped");
+    let _running = Running(child);
+    // Lines are read on a thread of their own, so a silent server cannot outlast the deadline; a
+    // descendant that keeps the pipe open leaves only that thread waiting, never the hook.
+    let (lines, received) = mpsc::channel::<String>();
+    std::thread::Builder::new()
+        .name("hookbridge-mcp-read".into())
+        .spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if lines.send(line).is_err() {
+                    break;
+                }
+            }
+        })
+        .map_err(|e| CallError::Failed(format!("could not start a reader thread: {e}")))?;
+    let mut send = |message: Value| -> Result<(), CallError> {
+        let mut line = message.to_string();
+        line.push('\n');
+        stdin
+            .write_all(line.as_bytes())
+            .and_then(|()| stdin.flush())
+            .map_err(|e| CallError::Failed(format!("the server stopped reading: {e}")))
+    };
+    send(initialize(1))?;
+    answer(&received, 1, deadline, &mut send)?;
+    send(initialized())?;
+    send(tools_call(2, tool, arguments))?;
+    answer(&received, 2, deadline, &mut send)
+}
+
+/// The result of request `id`, answering the server's own requests on the way.
+fn answer(
+    received: &mpsc::Receiver<String>,
+    id: u64,
+    deadline: Instant,
+    send: &mut impl FnMut(Value) -> Result<(), CallError>,
+) -> Result<Value, CallError> {
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let line = match received.recv_timeout(left) {
+            Ok(line) => line,
+            Err(mpsc::RecvTimeoutError::Timeout) => return Err(CallError::TimedOut),
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(CallError::Failed("the server exited before it answered".into()))
+            }
+        };
+        let Ok(message) = serde_json::from_str::<Value>(&line) else {
+            continue; // not JSON-RPC (a log line on stdout): not ours to read
+        };
+        match incoming(&message, id) {
+            Incoming::Answer(result) => return result,
+            Incoming::Reply(reply) => send(reply)?,
+            Incoming::Ignored => {}
+        }
+    }
+}
