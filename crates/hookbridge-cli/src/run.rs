@@ -38,6 +38,24 @@ pub struct RunArgs {
     /// No hook runs longer than this many seconds (default: $HOOKBRIDGE_MAX_TIMEOUT, else 24.8 days).
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     max_timeout: Option<Duration>,
+    /// What to do with `asyncRewake` hooks.
+    #[arg(long, value_enum, default_value_t = RewakeHooks::Detach, value_name = "HOW")]
+    async_rewake_hooks: RewakeHooks,
+}
+
+/// Where an event's `asyncRewake` hooks run. Claude Code wakes the model with such a hook's exit-2
+/// stderr only for a hook registered with `asyncRewake` itself, so `install-into` registers, beside
+/// the main `hookbridge run` of an event that has them, a second one with `asyncRewake: true` that
+/// runs only those (`only`) while the main one leaves them out (`skip`).
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum RewakeHooks {
+    /// Started in the background like other async hooks; an exit 2 cannot wake the model.
+    Detach,
+    /// Left to the `only` registration.
+    Skip,
+    /// Only these run, awaited; an exit 2 is answered as exit 2 with the hook's stderr (or stdout),
+    /// for Claude Code to wake the model with; other answers as an async hook's.
+    Only,
 }
 
 impl RunArgs {
@@ -61,7 +79,7 @@ impl RunArgs {
         let mut parser = lexopt::Parser::from_args(args);
         let (mut event, mut project_dir, mut format) = (None, None, None);
         let (mut no_user_hooks, mut no_project_hooks, mut verbose) = (false, false, false);
-        let (mut default_timeout, mut max_timeout) = (None, None);
+        let (mut default_timeout, mut max_timeout, mut rewake) = (None, None, None);
         while let Some(arg) = parser.next().ok()? {
             match arg {
                 Long("event") if event.is_none() => event = Some(value(&mut parser)?.into_string().ok()?),
@@ -83,6 +101,14 @@ impl RunArgs {
                     default_timeout = Some(seconds(&mut parser)?);
                 }
                 Long("max-timeout") if max_timeout.is_none() => max_timeout = Some(seconds(&mut parser)?),
+                Long("async-rewake-hooks") if rewake.is_none() => {
+                    rewake = Some(match value(&mut parser)?.to_str()? {
+                        "detach" => RewakeHooks::Detach,
+                        "skip" => RewakeHooks::Skip,
+                        "only" => RewakeHooks::Only,
+                        _ => return None,
+                    });
+                }
                 _ => return None,
             }
         }
@@ -97,6 +123,7 @@ impl RunArgs {
             verbose,
             default_timeout,
             max_timeout,
+            async_rewake_hooks: rewake.unwrap_or(RewakeHooks::Detach),
         })
     }
 }
@@ -167,8 +194,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // event reaches is `async: true`, hookbridge answers the same way, so their output arrives as it
     // would have directly; a mix of sync and async hooks answers for the sync ones and starts the
     // async ones detached.
-    let selection = set.select(&payload);
+    let mut selection = set.select(&payload);
+    let rewake_only = args.async_rewake_hooks == RewakeHooks::Only;
+    if args.async_rewake_hooks != RewakeHooks::Detach {
+        selection.hooks.retain(|h| is_async_rewake(h) == rewake_only);
+    }
     let all_async = args.format == Format::Claude
+        && !rewake_only
         && !selection.hooks.is_empty()
         && selection
             .hooks
@@ -177,14 +209,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // A mix runs the async ones in a forked copy of this (single-threaded) process, which outlives
     // the answer; an all-async event awaits them and answers through Claude Code's async channel.
     options.async_hooks = AsyncHooks::ForkedSupervisor;
-    if all_async {
+    if all_async || rewake_only {
         options.async_hooks = AsyncHooks::Await;
+    }
+    if all_async {
         write_channel(std::io::stdout(), b"{\"async\": true}\n", "stdout", &mut problems);
     }
     // A lone command hook may switch itself to async mid-run (first line `{"async": true}`, case
     // 191): answered the same way at that moment, its later answer follows as an async one.
     let switched = Arc::new(AtomicBool::new(false));
-    let lone_command = selection.hooks.len() == 1
+    let lone_command = !rewake_only
+        && selection.hooks.len() == 1
         && matches!(&selection.hooks[0].kind, hookbridge_core::config::HookKind::Command(c) if !c.run_async);
     if args.format == Format::Claude && !all_async && lone_command {
         let flag = switched.clone();
@@ -226,6 +261,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         print_answer(&answer, &mut lines);
         diagnostics_log::append(&context, &lines);
         return Ok(ExitCode::SUCCESS);
+    }
+    if rewake_only && args.format == Format::Claude {
+        let answer = rewake_answer(&report);
+        // An exit 2 is this registration's way to wake the model, not a decision that was ignored.
+        let mut lines = match answer.exit_code {
+            2 => Vec::new(),
+            _ => problems_after_async(&report),
+        };
+        print_answer(&answer, &mut lines);
+        diagnostics_log::append(&context, &lines);
+        return Ok(ExitCode::from(exit_byte(answer.exit_code)));
     }
     if all_async {
         let answer = async_answer(&report);
@@ -494,6 +540,39 @@ fn async_answer(report: &EventReport) -> ClaudeAnswer {
         exit_code: 0,
         stdout: format!("{}\n", serde_json::Value::Object(out)),
         stderr: String::new(),
+    }
+}
+
+/// A `command` hook with `asyncRewake: true`.
+fn is_async_rewake(hook: &hookbridge_core::config::HookSpec) -> bool {
+    matches!(&hook.kind, hookbridge_core::config::HookKind::Command(c) if c.async_rewake)
+}
+
+/// The answer of the `asyncRewake` registration, read by Claude Code as one asyncRewake hook's:
+/// an exit 2 wakes the model with stderr (stdout when stderr is empty), so a hook that exited 2
+/// is answered that way (several: their texts one after another); otherwise the hooks' messages
+/// and context as an async hook gives them.
+fn rewake_answer(report: &EventReport) -> ClaudeAnswer {
+    let woken: Vec<String> = report
+        .hooks
+        .iter()
+        .filter(|h| h.execution.status == hookbridge_core::decision::RunStatus::Exited(2))
+        .map(|h| {
+            let text = if h.execution.stderr.is_empty() {
+                &h.execution.stdout
+            } else {
+                &h.execution.stderr
+            };
+            String::from_utf8_lossy(text).into_owned()
+        })
+        .collect();
+    if woken.is_empty() {
+        return async_answer(report);
+    }
+    ClaudeAnswer {
+        exit_code: 2,
+        stdout: String::new(),
+        stderr: woken.concat(),
     }
 }
 

@@ -306,3 +306,104 @@ fn the_registered_command_dispatches_the_projects_hooks() {
     assert_eq!(ran.code, Some(2), "{}", ran.stderr_str());
     assert!(ran.stderr_str().contains("no rm"), "{}", ran.stderr_str());
 }
+
+/// An event with an `asyncRewake` hook gets a second registration with `asyncRewake: true` that runs
+/// only those hooks (Claude Code wakes the model with an exit 2 only for a hook registered so), and
+/// the first leaves them out. Each registered command, started as Claude Code starts it, runs its
+/// share: the sync hook in one, the rewake hook (exit 2, its stderr) in the other.
+#[test]
+fn async_rewake_hooks_get_a_registration_of_their_own() {
+    let p = Project::new(json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "echo ran >> sync.txt"},
+        {"type": "command", "command": "echo ran >> rewake.txt; echo 'wake up: check this' >&2; exit 2",
+         "asyncRewake": true, "timeout": 900}
+    ]}]}}));
+    assert_eq!(install(&p, &[]).code, Some(0));
+    let settings = parsed(&settings_path(&p));
+    let group = &settings["hooks"]["PreToolUse"][0];
+    assert_eq!(
+        group,
+        &json!({"hooks": [
+            {"type": "command", "command": "hookbridge run --event PreToolUse --async-rewake-hooks skip", "timeout": 905},
+            {"type": "command", "command": "hookbridge run --event PreToolUse --async-rewake-hooks only",
+             "asyncRewake": true, "timeout": 905}
+        ]})
+    );
+    assert_eq!(
+        our_hook(&settings, "Stop"),
+        &json!({"type": "command", "command": "hookbridge run --event Stop", "timeout": 605}),
+        "events without such hooks keep one registration"
+    );
+    let before = fs::read(settings_path(&p)).unwrap();
+    assert_eq!(install(&p, &[]).code, Some(0));
+    assert_eq!(
+        fs::read(settings_path(&p)).unwrap(),
+        before,
+        "a second run changes no byte"
+    );
+
+    // Each command as Claude Code starts it (`hookbridge` is this build).
+    let bin = common::hookbridge_bin();
+    let start = |hook: &Value| {
+        let command = hook["command"]
+            .as_str()
+            .unwrap()
+            .replacen("hookbridge", &bin.to_string_lossy(), 1);
+        let mut cmd = std::process::Command::new("sh");
+        cmd.arg("-c").arg(command).current_dir(&p.dir);
+        for var in common::HOSTILE_ENV {
+            cmd.env_remove(var);
+        }
+        cmd.env("HOME", &p.home)
+            .env("CLAUDE_PROJECT_DIR", &p.dir)
+            .env("HOOKBRIDGE_LOG", &p.log);
+        p.finish(cmd, &serde_json::to_vec(&p.payload("PreToolUse")).unwrap())
+    };
+    let main = start(&group["hooks"][0]);
+    assert_eq!((main.code, main.stderr_str()), (Some(0), String::new()));
+    assert_eq!(p.read("sync.txt").as_deref(), Some("ran\n"));
+    assert_eq!(
+        p.read("rewake.txt"),
+        None,
+        "the main registration leaves the rewake hook out"
+    );
+    let rewake = start(&group["hooks"][1]);
+    assert_eq!(
+        (rewake.code, rewake.stdout_str(), rewake.stderr_str()),
+        (Some(2), String::new(), "wake up: check this\n".to_string())
+    );
+    assert_eq!(p.read("rewake.txt").as_deref(), Some("ran\n"));
+    assert_eq!(
+        p.read("sync.txt").as_deref(),
+        Some("ran\n"),
+        "and runs nothing else"
+    );
+
+    // Without the rewake hook, the next install goes back to one registration.
+    p.write_hooks(&json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}}));
+    assert_eq!(install(&p, &[]).code, Some(0));
+    assert_eq!(
+        parsed(&settings_path(&p))["hooks"]["PreToolUse"],
+        json!([{"hooks": [{"type": "command", "command": "hookbridge run --event PreToolUse", "timeout": 605}]}])
+    );
+}
+
+/// The `only` registration's answer when no rewake hook exits 2: what an async hook gives (its
+/// messages later), never a decision.
+#[test]
+fn a_rewake_registration_without_an_exit_2_answers_as_an_async_hook() {
+    let p = Project::new(json!({"hooks": {"PostToolUse": [{"hooks": [
+        {"type": "command", "asyncRewake": true,
+         "command": "echo '{\"systemMessage\": \"all clean\", \"decision\": \"block\", \"reason\": \"no\"}'"}
+    ]}]}}));
+    let mut cmd = p.command("PostToolUse", "claude");
+    cmd.args(["--async-rewake-hooks", "only"]);
+    let done = p.finish(cmd, &serde_json::to_vec(&p.payload("PostToolUse")).unwrap());
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    assert_eq!(done.stdout_str(), "{\"systemMessage\":\"all clean\"}\n");
+    assert!(
+        p.log_text().contains("async answers can only add context"),
+        "{}",
+        p.log_text()
+    );
+}

@@ -16,16 +16,34 @@ pub struct Registration {
     pub event: String,
     pub command: String,
     pub timeout_secs: u64,
+    /// When the event has `asyncRewake` hooks: the outer timeout of a second registration, with
+    /// `asyncRewake: true`, that runs only those (Claude Code wakes the model with an exit 2 only
+    /// for a hook registered that way); the first one then leaves them out.
+    pub rewake_timeout_secs: Option<u64>,
 }
 
 impl Registration {
     /// The matcher group Claude Code reads: no matcher (hookbridge applies each hook's own).
     pub fn group(&self) -> Value {
+        let Some(rewake_timeout) = self.rewake_timeout_secs else {
+            return serde_json::json!({
+                "hooks": [{
+                    "type": "command",
+                    "command": self.command,
+                    "timeout": self.timeout_secs,
+                }]
+            });
+        };
         serde_json::json!({
             "hooks": [{
                 "type": "command",
-                "command": self.command,
+                "command": format!("{} --async-rewake-hooks skip", self.command),
                 "timeout": self.timeout_secs,
+            }, {
+                "type": "command",
+                "command": format!("{} --async-rewake-hooks only", self.command),
+                "asyncRewake": true,
+                "timeout": rewake_timeout,
             }]
         })
     }
@@ -253,6 +271,7 @@ mod tests {
             event: event.into(),
             command: format!("hookbridge run --event {event}"),
             timeout_secs: timeout,
+            rewake_timeout_secs: None,
         }
     }
 

@@ -167,20 +167,30 @@ pub fn registrations(program: &str, set: &HookSet) -> Vec<Registration> {
     events
         .into_iter()
         .map(|event| {
-            let slowest = set
-                .events
-                .get(&event)
-                .into_iter()
-                .flatten()
-                .flat_map(|group| &group.hooks)
-                .map(|hook| options.timeout_for(&event, hook))
-                .max()
-                .unwrap_or_default();
+            let hooks = || {
+                set.events
+                    .get(&event)
+                    .into_iter()
+                    .flatten()
+                    .flat_map(|group| &group.hooks)
+            };
             let floor = std::time::Duration::from_secs(event.traits().default_timeout_secs);
-            let secs = slowest.max(floor).as_secs_f64().ceil() as u64;
+            let outer = |slowest: Option<std::time::Duration>| {
+                let secs = slowest.unwrap_or_default().max(floor).as_secs_f64().ceil() as u64;
+                secs.saturating_add(TIMEOUT_MARGIN_SECS)
+            };
+            let is_rewake = |hook: &&hookbridge_core::config::HookSpec| {
+                matches!(&hook.kind, HookKind::Command(c) if c.async_rewake)
+            };
+            let slowest = hooks().map(|hook| options.timeout_for(&event, hook)).max();
+            let rewake = hooks()
+                .filter(is_rewake)
+                .map(|hook| options.timeout_for(&event, hook))
+                .max();
             Registration {
                 command: format!("{program} run --event {event}"),
-                timeout_secs: secs.saturating_add(TIMEOUT_MARGIN_SECS),
+                timeout_secs: outer(slowest),
+                rewake_timeout_secs: rewake.map(|slowest| outer(Some(slowest))),
                 event: event.as_str().to_string(),
             }
         })
