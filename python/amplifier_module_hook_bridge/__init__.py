@@ -18,12 +18,12 @@ Config (all optional)::
     max_timeout: 300           # seconds; no hook runs longer, whatever it asks for
     project_dir: null          # default: the session.working_dir capability, else the process cwd
     priority: 20               # handler priority (lower runs first), as hook-shell used
-    prompt_hooks:              # who answers `type: "prompt"` hooks
+    prompt_hooks:              # who answers `type: "prompt"` and `"agent"` hooks (and seed `llm` ones)
       provider: session        # session: the session's own mounted provider (no second API key);
                                # environment: the Anthropic / OpenAI-compatible API configured by
                                # ANTHROPIC_* / OPENAI_* / HOOKBRIDGE_MODEL_PROVIDER (as `hookbridge run`)
       name: null               # with `session`: which mounted provider (default: the first)
-      model: null              # a model for every prompt hook that names none
+      model: null              # a model for every prompt or agent hook that names none
     hooks: null                # hooks written in the bundle itself, in hooks.yaml's shape (the
                                # seed's `PreToolUse: [{type: matcher, ...}]` or Claude Code's
                                # matcher groups); loaded after the discovered files
@@ -252,7 +252,7 @@ class HookBridge:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.closed = False
         if config["prompt_hooks"]["provider"] == "session":
-            self.engine.set_model(self._ask_session_provider)
+            self.engine.set_model(self._ask_session_provider, self._converse_with_session_provider)
 
     # -- session context -------------------------------------------------------------------------
 
@@ -324,10 +324,22 @@ class HookBridge:
             future.cancel()
             raise
 
-    async def _complete(self, system: str, user: str, model: str | None, max_tokens: int,
-                        schema: dict[str, Any]) -> str:
-        from amplifier_core.message_models import ChatRequest, Message, ResponseFormatJsonSchema
+    def _converse_with_session_provider(self, conversation_json: str, timeout: float) -> str:
+        """The engine's model for agent hooks: their next turn, asked of the session's provider on
+        the session's event loop (as for prompt hooks), as ``{"text", "calls"}`` JSON."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            raise RuntimeError("hook-bridge: no event loop to ask the session's provider on")
+        future = asyncio.run_coroutine_threadsafe(self._converse(json.loads(conversation_json)), loop)
+        try:
+            return future.result(timeout)
+        except BaseException:
+            future.cancel()
+            raise
 
+    def _judge_provider(self) -> Any:
+        """The mounted provider that answers prompt and agent hooks (``prompt_hooks.name``, else the
+        first)."""
         providers = self.coordinator.get("providers") or {}
         wanted = self.config["prompt_hooks"]["name"]
         if wanted is not None:
@@ -336,10 +348,50 @@ class HookBridge:
                 raise RuntimeError(
                     f"prompt_hooks.name is {wanted!r}, but the session's providers are {sorted(providers) or 'none'}"
                 )
-        elif providers:
-            provider = next(iter(providers.values()))
+            return provider
+        if providers:
+            return next(iter(providers.values()))
+        raise RuntimeError("the session has no provider mounted to answer prompt hooks")
+
+    async def _converse(self, conversation: dict[str, Any]) -> str:
+        """One turn of an agent hook's conversation in amplifier-core's message model: the turns as
+        user, assistant (text and tool calls) and tool messages, the hook's tools as ToolSpecs."""
+        from amplifier_core.message_models import ChatRequest, Message, TextBlock, ToolCallBlock, ToolSpec
+
+        messages = [Message(role="system", content=conversation["system"])]
+        for turn in conversation["turns"]:
+            if turn["role"] == "user":
+                messages.append(Message(role="user", content=turn["text"]))
+            elif turn["role"] == "assistant":
+                blocks: list[Any] = [TextBlock(text=turn["text"])] if turn["text"] else []
+                blocks += [ToolCallBlock(id=c["id"], name=c["name"], input=c["input"]) for c in turn["calls"]]
+                messages.append(Message(role="assistant", content=blocks))
+            else:
+                for result in turn["results"]:
+                    text = ("Error: " + result["text"]) if result["is_error"] else result["text"]
+                    messages.append(Message(role="tool", content=text, tool_call_id=result["id"]))
+        request = ChatRequest(
+            messages=messages,
+            tools=[ToolSpec(name=t["name"], description=t["description"], parameters=t["schema"])
+                   for t in conversation["tools"]],
+            max_output_tokens=conversation["max_tokens"],
+            model=conversation["model"] or self.config["prompt_hooks"]["model"],
+        )
+        response = await self._judge_provider().complete(request)
+        content = response.content or []
+        text = "".join(getattr(block, "text", "") or "" for block in content if getattr(block, "type", "") == "text")
+        if response.tool_calls:
+            calls = [{"id": c.id, "name": c.name, "input": c.arguments} for c in response.tool_calls]
         else:
-            raise RuntimeError("the session has no provider mounted to answer prompt hooks")
+            calls = [{"id": b.id, "name": b.name, "input": b.input}
+                     for b in content if getattr(b, "type", "") == "tool_call"]
+        return json.dumps({"text": text, "calls": calls})
+
+    async def _complete(self, system: str, user: str, model: str | None, max_tokens: int,
+                        schema: dict[str, Any]) -> str:
+        from amplifier_core.message_models import ChatRequest, Message, ResponseFormatJsonSchema
+
+        provider = self._judge_provider()
         request = ChatRequest(
             messages=[Message(role="system", content=system), Message(role="user", content=user)],
             max_output_tokens=max_tokens,

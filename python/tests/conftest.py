@@ -32,3 +32,12 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     return Project(root=root.resolve(), home=home.resolve())
+
+
+@pytest.fixture
+def no_model_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No model API configured by the environment: prompt and agent hooks reach the provider a test
+    sets up, never a developer's own keys."""
+    for var in ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY",
+                "OPENAI_BASE_URL", "HOOKBRIDGE_MODEL_PROVIDER", "HOOKBRIDGE_PROMPT_MODEL"):
+        monkeypatch.delenv(var, raising=False)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 
@@ -20,16 +19,7 @@ from hookbridge._native import judge_system_prompt
 from support.harness import Project, group, run_session, tool_call
 
 
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
-    root, home = tmp_path / "project", tmp_path / "home"
-    root.mkdir()
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    for var in ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY",
-                "OPENAI_BASE_URL", "HOOKBRIDGE_MODEL_PROVIDER", "HOOKBRIDGE_PROMPT_MODEL"):
-        monkeypatch.delenv(var, raising=False)
-    return Project(root=root.resolve(), home=home.resolve())
+pytestmark = pytest.mark.usefixtures("no_model_env")
 
 
 PROMPT = "Is this deploy allowed? $ARGUMENTS"

@@ -41,6 +41,7 @@ use hookbridge_core::amplifier::events::{claude_events_for, ROUTES};
 use hookbridge_core::amplifier::hook_result::HookResult;
 use hookbridge_core::amplifier::translate::{self, SessionContext};
 use hookbridge_core::config::{discover, DiscoveryOptions, HookSet};
+use hookbridge_runner::model_api::conversation::{Conversation, Reply};
 use hookbridge_runner::model_api::{JudgeRequest, ModelCallError, ModelJudge};
 use hookbridge_runner::{dispatch, AsyncAnswers, DispatchOptions, EventReport};
 
@@ -138,12 +139,26 @@ pub struct Engine {
     async_answers: AsyncAnswers,
 }
 
-/// A Python callable as the judge of prompt hooks:
-/// `model(system, user, model, max_tokens, schema_json, timeout_seconds) -> str`. It is called on
-/// the hook's own thread (never an event loop's), with the GIL; it may block until the answer is
-/// in. An exception is the hook's failure (a non-blocking error), never the dispatch's.
+/// Python callables as the model of prompt and agent hooks:
+/// `model(system, user, model, max_tokens, schema_json, timeout_seconds) -> str` answers one
+/// request, and `converse(conversation_json, timeout_seconds) -> str` gives an agent hook's next
+/// turn (the JSON forms of `Conversation::to_host_json` and `Reply::from_host_json`). They are
+/// called on the hook's own thread (never an event loop's), with the GIL; they may block until the
+/// answer is in. An exception is the hook's failure (a non-blocking error), never the dispatch's.
 struct PythonModel {
     callable: Py<PyAny>,
+    converse: Option<Py<PyAny>>,
+}
+
+/// A failed Python call as a model call error (a `TimeoutError` is the hook's timeout).
+fn model_error(e: PyErr) -> ModelCallError {
+    Python::attach(|py| {
+        if e.is_instance_of::<pyo3::exceptions::PyTimeoutError>(py) {
+            ModelCallError::TimedOut
+        } else {
+            ModelCallError::Host(e.to_string())
+        }
+    })
 }
 
 impl std::fmt::Debug for PythonModel {
@@ -177,15 +192,36 @@ impl ModelJudge for PythonModel {
             )?;
             exit_safe::call(self.callable.bind(py), &args, None)?.extract()
         })
-        .map_err(|e| {
-            Python::attach(|py| {
-                if e.is_instance_of::<pyo3::exceptions::PyTimeoutError>(py) {
-                    ModelCallError::TimedOut
-                } else {
-                    ModelCallError::Host(e.to_string())
-                }
-            })
+        .map_err(model_error)
+    }
+
+    fn converse(&self, conversation: &Conversation, deadline: Instant) -> Result<Reply, ModelCallError> {
+        let Some(converse) = &self.converse else {
+            return Err(ModelCallError::NotConfigured(
+                "the host gave a model for single requests only; it cannot run an agent hook's tool loop"
+                    .into(),
+            ));
+        };
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(ModelCallError::TimedOut);
+        }
+        let text = Python::attach(|py| -> PyResult<String> {
+            let args = PyTuple::new(
+                py,
+                [
+                    conversation
+                        .to_host_json()
+                        .to_string()
+                        .into_pyobject(py)?
+                        .into_any(),
+                    left.as_secs_f64().into_pyobject(py)?.into_any(),
+                ],
+            )?;
+            exit_safe::call(converse.bind(py), &args, None)?.extract()
         })
+        .map_err(model_error)?;
+        Reply::from_host_json(&text)
     }
 }
 
@@ -294,14 +330,15 @@ impl Engine {
         self.settings.project_dir.clone()
     }
 
-    /// Sets who answers `prompt` hooks: a callable
+    /// Sets who answers `prompt` and `agent` hooks: a callable
     /// `model(system, user, model, max_tokens, schema_json, timeout_seconds) -> str` returning the
-    /// model's reply text (the Amplifier module passes one that asks the session's provider), or
-    /// `None` for the provider the environment configures (`ANTHROPIC_*`, `OPENAI_*`,
-    /// `HOOKBRIDGE_MODEL_PROVIDER`).
-    #[pyo3(signature = (model))]
-    fn set_model(&self, model: Option<Py<PyAny>>) {
-        let judge = model.map(|callable| Arc::new(PythonModel { callable }) as Arc<dyn ModelJudge>);
+    /// model's reply text, and optionally `converse(conversation_json, timeout_seconds) -> str`
+    /// returning an agent hook's next turn as JSON (`{"text", "calls": [{"id", "name", "input"}]}`)
+    /// — the Amplifier module passes both, asking the session's provider — or `None` for the
+    /// provider the environment configures (`ANTHROPIC_*`, `OPENAI_*`, `HOOKBRIDGE_MODEL_PROVIDER`).
+    #[pyo3(signature = (model, converse=None))]
+    fn set_model(&self, model: Option<Py<PyAny>>, converse: Option<Py<PyAny>>) {
+        let judge = model.map(|callable| Arc::new(PythonModel { callable, converse }) as Arc<dyn ModelJudge>);
         *self.model.write().unwrap_or_else(|e| e.into_inner()) = judge;
     }
 

@@ -6,12 +6,12 @@
 //!
 //! The tools see the project only: a path outside the session's working directory (after
 //! symlinks) is refused with an error the model reads. Output is bounded per call. The model is
-//! the provider the environment configures (Anthropic or OpenAI-compatible, as for prompt hooks);
-//! a host's own single-turn model (the Amplifier session's) cannot run a tool loop, so it is not
-//! used here.
+//! the host's own when it gave one (the Amplifier session's mounted provider, as for prompt hooks),
+//! else the provider the environment configures (Anthropic or OpenAI-compatible).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use hookbridge_core::config::PromptHook;
@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 
 use super::JobContext;
 use crate::model_api::conversation::{Conversation, ToolCall, ToolDef, Turn};
-use crate::model_api::Provider;
+use crate::model_api::{ModelJudge, Provider};
 use crate::process::{InProcessJob, InProcessOutcome};
 
 /// Claude Code's limit on an agent hook's turns.
@@ -73,7 +73,10 @@ pub fn tools() -> Vec<ToolDef> {
 
 /// The job that runs `hook`'s verifier.
 pub(crate) fn job(hook: &PromptHook, ctx: JobContext<'_>) -> InProcessJob {
-    let provider = Provider::from_env(|name| ctx.var(name));
+    let model: Result<Arc<dyn ModelJudge>, String> = match &ctx.model {
+        Some(host) => Ok(host.clone()),
+        None => Provider::from_env(|name| ctx.var(name)).map(|p| Arc::new(p) as Arc<dyn ModelJudge>),
+    };
     let root = ctx
         .cwd
         .clone()
@@ -89,22 +92,22 @@ pub(crate) fn job(hook: &PromptHook, ctx: JobContext<'_>) -> InProcessJob {
     InProcessJob {
         kind: "agent",
         timeout: ctx.timeout,
-        work: Box::new(move |deadline| match provider {
-            Ok(provider) => verify(&provider, conversation, &root, deadline),
+        work: Box::new(move |deadline| match model {
+            Ok(model) => verify(model.as_ref(), conversation, &root, deadline),
             Err(why) => InProcessOutcome::of(hookbridge_core::decision::RunStatus::Failed(why)),
         }),
     }
 }
 
 fn verify(
-    provider: &Provider,
+    model: &dyn ModelJudge,
     mut conversation: Conversation,
     root: &Path,
     deadline: Instant,
 ) -> InProcessOutcome {
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     for _ in 0..MAX_TURNS {
-        let reply = match provider.converse(&conversation, deadline) {
+        let reply = match model.converse(&conversation, deadline) {
             Ok(reply) => reply,
             Err(e) => return super::failed_call(e),
         };

@@ -1,6 +1,8 @@
 //! A tool-using conversation with a model, for `agent` hooks: the provider-neutral turns, and each
 //! provider's wire form (Anthropic's `tool_use`/`tool_result` content blocks, OpenAI's
-//! `tool_calls` and `tool` messages). One request per call, not streamed, bounded by the deadline.
+//! `tool_calls` and `tool` messages), plus a plain JSON form for a host that asks its own model
+//! (`Conversation::to_host_json`, `Reply::from_host_json`). One request per call, not streamed,
+//! bounded by the deadline.
 
 use std::time::Instant;
 
@@ -54,9 +56,77 @@ pub struct Reply {
     pub calls: Vec<ToolCall>,
 }
 
+impl Conversation {
+    /// The conversation as a host's model receives it:
+    /// `{"system", "model", "max_tokens", "tools": [{"name", "description", "schema"}], "turns":
+    /// [{"role": "user", "text"} | {"role": "assistant", "text", "calls": [{"id", "name",
+    /// "input"}]} | {"role": "tool_results", "results": [{"id", "text", "is_error"}]}]}`.
+    pub fn to_host_json(&self) -> Value {
+        let turns: Vec<Value> = self
+            .turns
+            .iter()
+            .map(|turn| match turn {
+                Turn::User(text) => json!({"role": "user", "text": text}),
+                Turn::Assistant { text, calls } => json!({"role": "assistant", "text": text, "calls":
+                    calls.iter().map(|k| json!({"id": k.id, "name": k.name, "input": k.input})).collect::<Vec<_>>()}),
+                Turn::ToolResults(results) => json!({"role": "tool_results", "results":
+                    results.iter().map(|(id, text, is_error)| json!({"id": id, "text": text, "is_error": is_error})).collect::<Vec<_>>()}),
+            })
+            .collect();
+        json!({
+            "system": self.system,
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "tools": self.tools.iter().map(|t| json!({"name": t.name, "description": t.description, "schema": t.schema})).collect::<Vec<_>>(),
+            "turns": turns,
+        })
+    }
+}
+
+impl Reply {
+    /// A host model's turn: `{"text": "...", "calls": [{"id", "name", "input"}]}` (`calls` may be
+    /// absent; an input that is not an object is an error the model reads when the tool runs).
+    pub fn from_host_json(text: &str) -> Result<Reply, ModelCallError> {
+        let malformed = |cause: String| ModelCallError::Malformed {
+            endpoint: "the host's model".into(),
+            cause,
+        };
+        let value: Value = serde_json::from_str(text).map_err(|e| malformed(format!("not JSON: {e}")))?;
+        let reply_text = value
+            .get("text")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let calls = match value.get("calls") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(calls)) => calls
+                .iter()
+                .map(|call| {
+                    let field = |name: &str| call.get(name).and_then(Value::as_str).map(str::to_string);
+                    Ok(ToolCall {
+                        id: field("id").ok_or_else(|| malformed("a call without an `id`".into()))?,
+                        name: field("name").ok_or_else(|| malformed("a call without a `name`".into()))?,
+                        input: call.get("input").cloned().unwrap_or_else(|| json!({})),
+                    })
+                })
+                .collect::<Result<_, _>>()?,
+            Some(_) => return Err(malformed("`calls` is not a list".into())),
+        };
+        Ok(Reply {
+            text: reply_text,
+            calls,
+        })
+    }
+}
+
 impl Provider {
-    /// Ask the model for its next turn of `conversation`, by `deadline`.
-    pub fn converse(&self, conversation: &Conversation, deadline: Instant) -> Result<Reply, ModelCallError> {
+    /// Ask the model for its next turn of `conversation`, by `deadline` (the HTTP APIs; see
+    /// [`super::ModelJudge::converse`]).
+    pub(super) fn converse_over_http(
+        &self,
+        conversation: &Conversation,
+        deadline: Instant,
+    ) -> Result<Reply, ModelCallError> {
         match self {
             Provider::Anthropic {
                 base_url,
@@ -296,5 +366,34 @@ mod tests {
             (reply.text.as_str(), reply.calls[0].name.as_str()),
             ("hi", "Glob")
         );
+    }
+
+    #[test]
+    fn the_host_form_carries_every_turn_and_reads_the_hosts_reply() {
+        assert_eq!(
+            conversation().to_host_json(),
+            json!({"system": "s", "model": null, "max_tokens": 10,
+            "tools": [{"name": "Read", "description": "d", "schema": {"type": "object"}}],
+            "turns": [
+                {"role": "user", "text": "u"},
+                {"role": "assistant", "text": "", "calls": [{"id": "t1", "name": "Read", "input": {"file_path": "a"}}]},
+                {"role": "tool_results", "results": [{"id": "t1", "text": "text", "is_error": false}]}
+            ]})
+        );
+        let reply = Reply::from_host_json(
+            r#"{"text": "t", "calls": [{"id": "c", "name": "Grep", "input": {"pattern": "x"}}]}"#,
+        )
+        .unwrap();
+        assert_eq!(reply.calls[0].input, json!({"pattern": "x"}));
+        assert_eq!(
+            Reply::from_host_json(r#"{"text": "only"}"#).unwrap().calls,
+            vec![]
+        );
+        for bad in ["nope", r#"{"calls": 3}"#, r#"{"calls": [{"name": "Read"}]}"#] {
+            assert!(
+                matches!(Reply::from_host_json(bad), Err(ModelCallError::Malformed { .. })),
+                "{bad}"
+            );
+        }
     }
 }

@@ -42,11 +42,25 @@ pub struct JudgeRequest {
     pub schema: Option<Value>,
 }
 
-/// Something that can answer a judge request: a provider configured from the environment, or a
-/// host's own model (the Amplifier module hands in the session's mounted provider).
+/// Something that can answer a judge request and hold a tool-using conversation: a provider
+/// configured from the environment, or a host's own model (the Amplifier module hands in the
+/// session's mounted provider).
 pub trait ModelJudge: Send + Sync + std::fmt::Debug {
     /// The model's reply text to `request`, by `deadline`.
     fn judge(&self, request: &JudgeRequest, deadline: Instant) -> Result<String, ModelCallError>;
+
+    /// The model's next turn of `conversation` (an `agent` hook's), by `deadline`. A model that
+    /// cannot call tools says so.
+    fn converse(
+        &self,
+        conversation: &conversation::Conversation,
+        deadline: Instant,
+    ) -> Result<conversation::Reply, ModelCallError> {
+        let _ = (conversation, deadline);
+        Err(ModelCallError::NotConfigured(
+            "this host's model answers single requests only; it cannot run an agent hook's tool loop".into(),
+        ))
+    }
 }
 
 /// Where a model call goes.
@@ -134,6 +148,14 @@ impl ModelJudge for Provider {
                 default_model,
             } => openai::judge(base_url, api_key.as_deref(), default_model, request, deadline),
         }
+    }
+
+    fn converse(
+        &self,
+        conversation: &conversation::Conversation,
+        deadline: Instant,
+    ) -> Result<conversation::Reply, ModelCallError> {
+        self.converse_over_http(conversation, deadline)
     }
 }
 
