@@ -261,8 +261,11 @@ stage_mux() {
         installed+=("$SHARED/conformance/cases/$name")
     done
     # The plugin registers one hookbridge per event whatever the hooks are, so only install-into
-    # runs the asyncRewake case (it registers a second, asyncRewake hookbridge where one is needed).
-    local installed_only=("${installed[@]}" "$ROOT/tests/conformance/cases/208-async-rewake-exit2")
+    # runs the background-hook cases (it registers an async and an asyncRewake hookbridge beside the
+    # main one where an event has such hooks): a mixed sync/async event (81), a command both sync
+    # and async (190), an asyncRewake exit 2 (208).
+    local installed_only=("${installed[@]}" "$SHARED/conformance/cases/81-async-hook"
+        "$ROOT/tests/conformance/cases/190-dedup-sync-then-async" "$ROOT/tests/conformance/cases/208-async-rewake-exit2")
     echo "running tests/install_into/check_with_claude.py on ${#installed_only[@]} cases"
     set +e
     HOOKBRIDGE_ORACLE_DIR="$oracle" python3 -B "$ROOT/tests/install_into/check_with_claude.py" "$BIN" "${installed_only[@]}" </dev/null 2>&1 | tee "$installed_log"

@@ -6,8 +6,9 @@ timeouts. This check runs a spread of measured cases with exactly the settings `
 writes (the case's hooks moved to `.amplifier/hooks/`, its settings file produced by
 `hookbridge install-into claude --scope project --dry-run`) and compares, with mux_diff's own
 view, what the model saw, how the run ended and what files were left against Claude Code running
-the hooks directly. A case with no hooks at all is among them: registering every event must change
-nothing by itself.
+the hooks directly, and beyond mux_diff's view every text the model was given after its first
+answer (an async hook's answer arrives as a bare system reminder that view does not keep). A case
+with no hooks at all is among them: registering every event must change nothing by itself.
 
 With `--plugin DIR`, the same cases run with hookbridge's Claude Code plugin instead
 (`plugins/hookbridge`, loaded with `--plugin-dir`, `hookbridge` found on PATH) and no hooks in the
@@ -47,6 +48,25 @@ def without_plugin_note(node):
     if isinstance(node, dict):
         return {k: without_plugin_note(v) for k, v in node.items()}
     return node
+
+
+def later_texts(report, commands):
+    """Every text the model was given after its first answer outside tool results, normalized as
+    mux_diff normalizes: mux_diff's view keeps only texts that mention a hook, and an async hook's
+    answer reaches the model as a bare system reminder (`ASYNC-SYSMSG\nASYNC-CTX`, case 81)."""
+    last = (report.get("model_requests") or [[]])[-1]
+    first_answer = next((i for i, m in enumerate(last) if m.get("role") == "assistant"), len(last))
+    texts = []
+    for msg in last[first_answer:]:
+        if msg.get("role") == "assistant":
+            continue
+        content = msg.get("content")
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        for block in content or []:
+            if block.get("type") == "text":
+                texts.append(mux_diff.normalize_text(block.get("text", ""), commands))
+    return texts
 
 
 def installed_case(case_dir, hookbridge, dest, plugin=None):
@@ -126,8 +146,11 @@ def main():
             if plugin:
                 installed_commands = sorted({f"hookbridge run --event {e}" for e in spec.get("settings", {}).get("hooks", {})}
                                             | set(installed_commands), key=len, reverse=True)
-            a = mux_diff.view(mux_diff.run_oracle(case_dir), direct_commands, ignore)
-            b = mux_diff.view(mux_diff.run_oracle(tmp), installed_commands, ignore)
+            direct, installed = mux_diff.run_oracle(case_dir), mux_diff.run_oracle(tmp)
+            a = mux_diff.view(direct, direct_commands, ignore)
+            b = mux_diff.view(installed, installed_commands, ignore)
+            a["texts"] = later_texts(direct, direct_commands)
+            b["texts"] = later_texts(installed, installed_commands)
             if plugin:
                 a, b = without_plugin_note(a), without_plugin_note(b)
         except Exception as e:  # a failure to run is a difference, not a crash
@@ -140,7 +163,7 @@ def main():
             print(f"same  {name} ({events} events registered)")
         else:
             print(f"DIFF  {name} ({events} events registered)")
-            for key in ("prelude", "shown", "files", "contents", "ending"):
+            for key in ("prelude", "shown", "texts", "files", "contents", "ending"):
                 if a[key] != b[key]:
                     print(f"      {key}: claude   ={json.dumps(a[key])[:400]}")
                     print(f"      {key}: installed={json.dumps(b[key])[:400]}")

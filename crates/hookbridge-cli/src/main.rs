@@ -410,6 +410,23 @@ mod tests {
                 "/p",
             ],
             &["--event", "X", "--async-rewake-hooks", "detach"],
+            &["--event", "X", "--async-hooks", "only"],
+            &[
+                "--event",
+                "X",
+                "--async-hooks",
+                "skip",
+                "--async-rewake-hooks",
+                "skip",
+            ],
+            &[
+                "--event",
+                "X",
+                "--async-rewake-hooks",
+                "only",
+                "--async-hooks",
+                "only",
+            ],
             &["--event", "X", "--async-rewake-hooks", "later"],
             &[
                 "--event",

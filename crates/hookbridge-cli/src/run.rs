@@ -38,23 +38,30 @@ pub struct RunArgs {
     /// No hook runs longer than this many seconds (default: $HOOKBRIDGE_MAX_TIMEOUT, else 24.8 days).
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     max_timeout: Option<Duration>,
+    /// What to do with `async: true` hooks (not `asyncRewake` ones).
+    #[arg(long, value_enum, default_value_t = Background::Detach, value_name = "HOW")]
+    async_hooks: Background,
     /// What to do with `asyncRewake` hooks.
-    #[arg(long, value_enum, default_value_t = RewakeHooks::Detach, value_name = "HOW")]
-    async_rewake_hooks: RewakeHooks,
+    #[arg(long, value_enum, default_value_t = Background::Detach, value_name = "HOW")]
+    async_rewake_hooks: Background,
 }
 
-/// Where an event's `asyncRewake` hooks run. Claude Code wakes the model with such a hook's exit-2
-/// stderr only for a hook registered with `asyncRewake` itself, so `install-into` registers, beside
-/// the main `hookbridge run` of an event that has them, a second one with `asyncRewake: true` that
-/// runs only those (`only`) while the main one leaves them out (`skip`).
+/// Where an event's background hooks (`async: true`, `asyncRewake: true`) run. Claude Code delivers
+/// an async hook's answer on a later request, and wakes the model with an asyncRewake hook's exit
+/// 2, only for a hook registered that way itself. So `install-into` registers, beside the main
+/// `hookbridge run` of an event that has such hooks, one `hookbridge run` with `async: true` that
+/// runs only the async ones and one with `asyncRewake: true` that runs only the rewake ones
+/// (`only`), while the main one leaves them out (`skip`).
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum RewakeHooks {
-    /// Started in the background like other async hooks; an exit 2 cannot wake the model.
+enum Background {
+    /// Started in the background by hookbridge; their answers are not delivered (a lone async
+    /// hook, or an event whose hooks are all async, still answers through Claude Code's channel).
     Detach,
     /// Left to the `only` registration.
     Skip,
-    /// Only these run, awaited; an exit 2 is answered as exit 2 with the hook's stderr (or stdout),
-    /// for Claude Code to wake the model with; other answers as an async hook's.
+    /// Only these run, awaited, answered as Claude Code reads one such hook: an async hook's
+    /// messages and context for later; an asyncRewake hook's exit 2 as exit 2 with its stderr (or
+    /// stdout).
     Only,
 }
 
@@ -79,7 +86,15 @@ impl RunArgs {
         let mut parser = lexopt::Parser::from_args(args);
         let (mut event, mut project_dir, mut format) = (None, None, None);
         let (mut no_user_hooks, mut no_project_hooks, mut verbose) = (false, false, false);
-        let (mut default_timeout, mut max_timeout, mut rewake) = (None, None, None);
+        let (mut default_timeout, mut max_timeout, mut rewake, mut background) = (None, None, None, None);
+        fn mode(parser: &mut lexopt::Parser) -> Option<Background> {
+            Some(match value(parser)?.to_str()? {
+                "detach" => Background::Detach,
+                "skip" => Background::Skip,
+                "only" => Background::Only,
+                _ => return None,
+            })
+        }
         while let Some(arg) = parser.next().ok()? {
             match arg {
                 Long("event") if event.is_none() => event = Some(value(&mut parser)?.into_string().ok()?),
@@ -102,12 +117,10 @@ impl RunArgs {
                 }
                 Long("max-timeout") if max_timeout.is_none() => max_timeout = Some(seconds(&mut parser)?),
                 Long("async-rewake-hooks") if rewake.is_none() => {
-                    rewake = Some(match value(&mut parser)?.to_str()? {
-                        "detach" => RewakeHooks::Detach,
-                        "skip" => RewakeHooks::Skip,
-                        "only" => RewakeHooks::Only,
-                        _ => return None,
-                    });
+                    rewake = Some(mode(&mut parser)?);
+                }
+                Long("async-hooks") if background.is_none() => {
+                    background = Some(mode(&mut parser)?);
                 }
                 _ => return None,
             }
@@ -123,7 +136,8 @@ impl RunArgs {
             verbose,
             default_timeout,
             max_timeout,
-            async_rewake_hooks: rewake.unwrap_or(RewakeHooks::Detach),
+            async_hooks: background.unwrap_or(Background::Detach),
+            async_rewake_hooks: rewake.unwrap_or(Background::Detach),
         })
     }
 }
@@ -139,6 +153,12 @@ enum Format {
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    if args.async_hooks == Background::Only && args.async_rewake_hooks == Background::Only {
+        return Err(UsageError(
+            "--async-hooks only and --async-rewake-hooks only are two registrations; give one".into(),
+        )
+        .into());
+    }
     let flag_event = EventName::parse(&args.event).map_err(|e| {
         let hint = did_you_mean(&args.event)
             .map(|k| format!("; did you mean `{k}`?"))
@@ -194,13 +214,20 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // event reaches is `async: true`, hookbridge answers the same way, so their output arrives as it
     // would have directly; a mix of sync and async hooks answers for the sync ones and starts the
     // async ones detached.
+    // Each registration takes its share of the hooks the event reaches (selected, and deduplicated,
+    // the same way in every one of them).
     let mut selection = set.select(&payload);
-    let rewake_only = args.async_rewake_hooks == RewakeHooks::Only;
-    if args.async_rewake_hooks != RewakeHooks::Detach {
-        selection.hooks.retain(|h| is_async_rewake(h) == rewake_only);
-    }
+    let (async_mode, rewake_mode) = (args.async_hooks, args.async_rewake_hooks);
+    let rewake_only = rewake_mode == Background::Only;
+    let async_only = async_mode == Background::Only;
+    selection.hooks.retain(|h| match background_kind(h) {
+        None => !rewake_only && !async_only,
+        Some(BackgroundKind::Async) => !rewake_only && async_mode != Background::Skip,
+        Some(BackgroundKind::Rewake) => !async_only && rewake_mode != Background::Skip,
+    });
     let all_async = args.format == Format::Claude
         && !rewake_only
+        && !async_only
         && !selection.hooks.is_empty()
         && selection
             .hooks
@@ -209,7 +236,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // A mix runs the async ones in a forked copy of this (single-threaded) process, which outlives
     // the answer; an all-async event awaits them and answers through Claude Code's async channel.
     options.async_hooks = AsyncHooks::ForkedSupervisor;
-    if all_async || rewake_only {
+    if all_async || rewake_only || async_only {
         options.async_hooks = AsyncHooks::Await;
     }
     if all_async {
@@ -219,6 +246,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // 191): answered the same way at that moment, its later answer follows as an async one.
     let switched = Arc::new(AtomicBool::new(false));
     let lone_command = !rewake_only
+        && !async_only
         && selection.hooks.len() == 1
         && matches!(&selection.hooks[0].kind, hookbridge_core::config::HookKind::Command(c) if !c.run_async);
     if args.format == Format::Claude && !all_async && lone_command {
@@ -273,7 +301,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         diagnostics_log::append(&context, &lines);
         return Ok(ExitCode::from(exit_byte(answer.exit_code)));
     }
-    if all_async {
+    if all_async || (async_only && args.format == Format::Claude) {
         let answer = async_answer(&report);
         let mut lines = problems_after_async(&report);
         print_answer(&answer, &mut lines);
@@ -543,9 +571,20 @@ fn async_answer(report: &EventReport) -> ClaudeAnswer {
     }
 }
 
-/// A `command` hook with `asyncRewake: true`.
-fn is_async_rewake(hook: &hookbridge_core::config::HookSpec) -> bool {
-    matches!(&hook.kind, hookbridge_core::config::HookKind::Command(c) if c.async_rewake)
+/// Which background hooks a command hook is, if it is one.
+enum BackgroundKind {
+    /// `async: true`.
+    Async,
+    /// `asyncRewake: true` (which implies async).
+    Rewake,
+}
+
+fn background_kind(hook: &hookbridge_core::config::HookSpec) -> Option<BackgroundKind> {
+    match &hook.kind {
+        hookbridge_core::config::HookKind::Command(c) if c.async_rewake => Some(BackgroundKind::Rewake),
+        hookbridge_core::config::HookKind::Command(c) if c.run_async => Some(BackgroundKind::Async),
+        _ => None,
+    }
 }
 
 /// The answer of the `asyncRewake` registration, read by Claude Code as one asyncRewake hook's:

@@ -307,6 +307,25 @@ fn the_registered_command_dispatches_the_projects_hooks() {
     assert!(ran.stderr_str().contains("no rm"), "{}", ran.stderr_str());
 }
 
+/// Start the registered `hook` of settings as Claude Code starts it (`sh -c`, the event's payload
+/// on stdin), `hookbridge` being this build.
+fn start_as_claude_code(p: &Project, hook: &Value, event: &str) -> common::Finished {
+    let bin = common::hookbridge_bin();
+    let command = hook["command"]
+        .as_str()
+        .unwrap()
+        .replacen("hookbridge", &bin.to_string_lossy(), 1);
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c").arg(command).current_dir(&p.dir);
+    for var in common::HOSTILE_ENV {
+        cmd.env_remove(var);
+    }
+    cmd.env("HOME", &p.home)
+        .env("CLAUDE_PROJECT_DIR", &p.dir)
+        .env("HOOKBRIDGE_LOG", &p.log);
+    p.finish(cmd, &serde_json::to_vec(&p.payload(event)).unwrap())
+}
+
 /// An event with an `asyncRewake` hook gets a second registration with `asyncRewake: true` that runs
 /// only those hooks (Claude Code wakes the model with an exit 2 only for a hook registered so), and
 /// the first leaves them out. Each registered command, started as Claude Code starts it, runs its
@@ -343,22 +362,7 @@ fn async_rewake_hooks_get_a_registration_of_their_own() {
     );
 
     // Each command as Claude Code starts it (`hookbridge` is this build).
-    let bin = common::hookbridge_bin();
-    let start = |hook: &Value| {
-        let command = hook["command"]
-            .as_str()
-            .unwrap()
-            .replacen("hookbridge", &bin.to_string_lossy(), 1);
-        let mut cmd = std::process::Command::new("sh");
-        cmd.arg("-c").arg(command).current_dir(&p.dir);
-        for var in common::HOSTILE_ENV {
-            cmd.env_remove(var);
-        }
-        cmd.env("HOME", &p.home)
-            .env("CLAUDE_PROJECT_DIR", &p.dir)
-            .env("HOOKBRIDGE_LOG", &p.log);
-        p.finish(cmd, &serde_json::to_vec(&p.payload("PreToolUse")).unwrap())
-    };
+    let start = |hook: &Value| start_as_claude_code(&p, hook, "PreToolUse");
     let main = start(&group["hooks"][0]);
     assert_eq!((main.code, main.stderr_str()), (Some(0), String::new()));
     assert_eq!(p.read("sync.txt").as_deref(), Some("ran\n"));
@@ -386,6 +390,57 @@ fn async_rewake_hooks_get_a_registration_of_their_own() {
         parsed(&settings_path(&p))["hooks"]["PreToolUse"],
         json!([{"hooks": [{"type": "command", "command": "hookbridge run --event PreToolUse", "timeout": 605}]}])
     );
+}
+
+/// An event with `async: true` hooks gets a registration with `async: true` that runs only those
+/// (Claude Code delivers an async hook's answer on a later request only for a hook registered so),
+/// beside the rewake one when both kinds are there; the main registration runs the rest. Each, as
+/// Claude Code starts it, answers for its share: the async one with the hooks' later messages.
+#[test]
+fn async_hooks_get_a_registration_of_their_own() {
+    let p = Project::new(json!({"hooks": {"PostToolUse": [{"hooks": [
+        {"type": "command", "command": "echo ran >> sync.txt"},
+        {"type": "command", "async": true, "timeout": 30,
+         "command": "echo '{\"systemMessage\": \"ASYNC-SYSMSG\", \"hookSpecificOutput\": {\"hookEventName\": \"PostToolUse\", \"additionalContext\": \"ASYNC-CTX\"}}'"},
+        {"type": "command", "asyncRewake": true, "command": "echo rewake >> rewake.txt"}
+    ]}]}}));
+    assert_eq!(install(&p, &[]).code, Some(0));
+    let settings = parsed(&settings_path(&p));
+    let group = &settings["hooks"]["PostToolUse"][0];
+    let base = "hookbridge run --event PostToolUse";
+    assert_eq!(
+        group,
+        &json!({"hooks": [
+            {"type": "command", "command": format!("{base} --async-hooks skip --async-rewake-hooks skip"), "timeout": 605},
+            {"type": "command", "command": format!("{base} --async-hooks only"), "async": true, "timeout": 605},
+            {"type": "command", "command": format!("{base} --async-rewake-hooks only"), "asyncRewake": true, "timeout": 605}
+        ]})
+    );
+    let start = |hook: &Value| start_as_claude_code(&p, hook, "PostToolUse");
+    let main = start(&group["hooks"][0]);
+    assert_eq!((main.code, main.stdout_str()), (Some(0), String::new()));
+    assert_eq!(
+        (p.read("sync.txt").as_deref(), p.read("rewake.txt")),
+        (Some("ran\n"), None)
+    );
+    let later = start(&group["hooks"][1]);
+    assert_eq!(later.code, Some(0), "{}", later.stderr_str());
+    let answer: Value = serde_json::from_slice(&later.stdout).unwrap();
+    assert_eq!(
+        answer,
+        json!({"systemMessage": "ASYNC-SYSMSG", "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "ASYNC-CTX"}})
+    );
+    assert_eq!(
+        (p.read("sync.txt").as_deref(), p.read("rewake.txt")),
+        (Some("ran\n"), None)
+    );
+    assert_eq!(start(&group["hooks"][2]).code, Some(0));
+    assert_eq!(p.read("rewake.txt").as_deref(), Some("rewake\n"));
+    assert_eq!(p.read("sync.txt").as_deref(), Some("ran\n"));
+    // Both background flags at once is a usage error.
+    let mut both = p.command("PostToolUse", "claude");
+    both.args(["--async-hooks", "only", "--async-rewake-hooks", "only"]);
+    assert_eq!(p.finish(both, b"{}").code, Some(64));
 }
 
 /// The `only` registration's answer when no rewake hook exits 2: what an async hook gives (its

@@ -16,36 +16,37 @@ pub struct Registration {
     pub event: String,
     pub command: String,
     pub timeout_secs: u64,
-    /// When the event has `asyncRewake` hooks: the outer timeout of a second registration, with
-    /// `asyncRewake: true`, that runs only those (Claude Code wakes the model with an exit 2 only
-    /// for a hook registered that way); the first one then leaves them out.
+    /// When the event has `async: true` hooks: the outer timeout of a registration with `async:
+    /// true` that runs only those (Claude Code delivers an async hook's answer on a later request
+    /// only for a hook registered that way); the first one then leaves them out.
+    pub async_timeout_secs: Option<u64>,
+    /// The same for `asyncRewake` hooks, registered with `asyncRewake: true` (Claude Code wakes the
+    /// model with an exit 2 only for a hook registered that way).
     pub rewake_timeout_secs: Option<u64>,
 }
 
 impl Registration {
     /// The matcher group Claude Code reads: no matcher (hookbridge applies each hook's own).
     pub fn group(&self) -> Value {
-        let Some(rewake_timeout) = self.rewake_timeout_secs else {
-            return serde_json::json!({
-                "hooks": [{
+        let mut main = self.command.clone();
+        let mut hooks = Vec::new();
+        for (timeout, flag, key) in [
+            (self.async_timeout_secs, "--async-hooks", "async"),
+            (self.rewake_timeout_secs, "--async-rewake-hooks", "asyncRewake"),
+        ] {
+            if let Some(timeout) = timeout {
+                main.push_str(&format!(" {flag} skip"));
+                hooks.push(serde_json::json!({
                     "type": "command",
-                    "command": self.command,
-                    "timeout": self.timeout_secs,
-                }]
-            });
-        };
-        serde_json::json!({
-            "hooks": [{
-                "type": "command",
-                "command": format!("{} --async-rewake-hooks skip", self.command),
-                "timeout": self.timeout_secs,
-            }, {
-                "type": "command",
-                "command": format!("{} --async-rewake-hooks only", self.command),
-                "asyncRewake": true,
-                "timeout": rewake_timeout,
-            }]
-        })
+                    "command": format!("{} {flag} only", self.command),
+                    key: true,
+                    "timeout": timeout,
+                }));
+            }
+        }
+        let main = serde_json::json!({"type": "command", "command": main, "timeout": self.timeout_secs});
+        hooks.insert(0, main);
+        serde_json::json!({ "hooks": hooks })
     }
 }
 
@@ -271,6 +272,7 @@ mod tests {
             event: event.into(),
             command: format!("hookbridge run --event {event}"),
             timeout_secs: timeout,
+            async_timeout_secs: None,
             rewake_timeout_secs: None,
         }
     }

@@ -179,18 +179,21 @@ pub fn registrations(program: &str, set: &HookSet) -> Vec<Registration> {
                 let secs = slowest.unwrap_or_default().max(floor).as_secs_f64().ceil() as u64;
                 secs.saturating_add(TIMEOUT_MARGIN_SECS)
             };
-            let is_rewake = |hook: &&hookbridge_core::config::HookSpec| {
-                matches!(&hook.kind, HookKind::Command(c) if c.async_rewake)
+            // The slowest hook of those `keep` picks, if any.
+            let slowest = |keep: fn(&hookbridge_core::config::CommandHook) -> bool| {
+                hooks()
+                    .filter(|hook| matches!(&hook.kind, HookKind::Command(c) if keep(c)))
+                    .map(|hook| options.timeout_for(&event, hook))
+                    .max()
             };
-            let slowest = hooks().map(|hook| options.timeout_for(&event, hook)).max();
-            let rewake = hooks()
-                .filter(is_rewake)
-                .map(|hook| options.timeout_for(&event, hook))
-                .max();
+            let slowest_of_all = hooks().map(|hook| options.timeout_for(&event, hook)).max();
+            let async_hooks = slowest(|c| c.run_async && !c.async_rewake);
+            let rewake_hooks = slowest(|c| c.async_rewake);
             Registration {
                 command: format!("{program} run --event {event}"),
-                timeout_secs: outer(slowest),
-                rewake_timeout_secs: rewake.map(|slowest| outer(Some(slowest))),
+                timeout_secs: outer(slowest_of_all),
+                async_timeout_secs: async_hooks.map(|slowest| outer(Some(slowest))),
+                rewake_timeout_secs: rewake_hooks.map(|slowest| outer(Some(slowest))),
                 event: event.as_str().to_string(),
             }
         })
