@@ -20,9 +20,13 @@ use crate::{diagnostics_log, say, ProjectArgs, UsageError};
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The Claude Code event name (`PreToolUse`, `Stop`, …).
+    /// The event name: Claude Code's (`PreToolUse`, `Stop`, …), or with `--host amplifier`
+    /// Amplifier's (`tool:pre`, `prompt:submit`, …).
     #[arg(long, value_name = "NAME")]
     event: String,
+    /// Whose event and payload arrive on stdin, and in whose terms the answer is given.
+    #[arg(long, value_enum, default_value_t = Host::Claude)]
+    host: Host,
     #[command(flatten)]
     project: ProjectArgs,
     /// What to print.
@@ -136,10 +140,21 @@ impl RunArgs {
             verbose,
             default_timeout,
             max_timeout,
+            host: Host::Claude,
             async_hooks: background.unwrap_or(Background::Detach),
             async_rewake_hooks: rewake.unwrap_or(Background::Detach),
         })
     }
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Host {
+    /// Claude Code: its event payload in; exit code, stdout and stderr out (see `--format`).
+    Claude,
+    /// Amplifier: a kernel event's data in (`--event tool:pre`), run exactly as the hook-bridge
+    /// module runs it (hookbridge-amplifier's engine); the `HookResult` as JSON out, or with
+    /// `--format report` everything the module gets (result, events fired, reports, notes).
+    Amplifier,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -153,6 +168,9 @@ enum Format {
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    if args.host == Host::Amplifier {
+        return run_amplifier(args);
+    }
     if args.async_hooks == Background::Only && args.async_rewake_hooks == Background::Only {
         return Err(UsageError(
             "--async-hooks only and --async-rewake-hooks only are two registrations; give one".into(),
@@ -338,10 +356,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
         Format::Amplifier => {
             // The payload stands in for the Amplifier event data: `run` receives Claude Code's form.
-            let amplifier_event = hookbridge_core::amplifier::events::amplifier_event_for(&report.event)
+            let amplifier_event = hookbridge_amplifier::events::amplifier_event_for(&report.event)
                 .unwrap_or(report.event.as_str());
             let data = serde_json::Value::Object(payload.fields().clone());
-            let result = hookbridge_core::amplifier::translate::to_hook_result(
+            let result = hookbridge_amplifier::translate::to_hook_result(
                 amplifier_event,
                 &data,
                 &payload,
@@ -351,6 +369,85 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `run --host amplifier`: one Amplifier kernel event, through the engine the hook-bridge module
+/// uses (the project's and the user's hooks as `run` finds them, the session's working directory
+/// being this process's).
+fn run_amplifier(args: RunArgs) -> anyhow::Result<ExitCode> {
+    use hookbridge_amplifier::engine::{amplifier_events, Engine, EngineSettings, HostContext};
+    let events = amplifier_events();
+    if !events.contains(&args.event.as_str()) {
+        return Err(UsageError(format!(
+            "`{}` is not an Amplifier event hooks run on; expected one of: {}",
+            args.event,
+            events.join(", ")
+        ))
+        .into());
+    }
+    let project = args.project.resolve()?;
+    let mut problems = project.warnings;
+    let mut input = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut input)
+        .context("reading the event data from stdin")?;
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    let settings = EngineSettings {
+        project_dir: project.dir.clone(),
+        user_home: home.clone(),
+        include_user: !args.project.no_user_hooks,
+        include_project: !args.project.no_project_hooks,
+        default_timeout: timeout_setting(args.default_timeout, "HOOKBRIDGE_DEFAULT_TIMEOUT", &mut problems),
+        max_timeout: timeout_setting(args.max_timeout, "HOOKBRIDGE_MAX_TIMEOUT", &mut problems),
+        inline_hooks: None,
+        // This process exits after the event: a forked supervisor sees async hooks through.
+        async_hooks: AsyncHooks::ForkedSupervisor,
+    };
+    let engine = Engine::new(settings);
+    problems.extend(engine.loaded().diagnostics.iter().cloned());
+    let mut context = HostContext::default();
+    context.session.cwd = std::env::current_dir()
+        .ok()
+        .map(|d| d.to_string_lossy().into_owned());
+    context.session.home_dir = home.map(|h| h.to_string_lossy().into_owned());
+    context.env_file = ["AMPLIFIER_ENV_FILE", "CLAUDE_ENV_FILE"]
+        .iter()
+        .find_map(|v| std::env::var_os(v).filter(|p| !p.is_empty()))
+        .map(PathBuf::from);
+    let log_context = format!("run --host amplifier {}", args.event);
+    let text = String::from_utf8_lossy(&input);
+    let text = if text.trim().is_empty() {
+        "{}"
+    } else {
+        text.as_ref()
+    };
+    let out = match engine.dispatch(&args.event, text, &context) {
+        Ok(out) => out,
+        Err(why) => {
+            problems.push(format!("event data refused, no hook ran: {why}"));
+            diagnostics_log::append(&log_context, &problems);
+            say(format_args!("{why}"));
+            return Ok(ExitCode::from(crate::EXIT_INTERNAL));
+        }
+    };
+    problems.extend(
+        out["warnings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|w| w.as_str().map(str::to_string)),
+    );
+    diagnostics_log::append(&log_context, &problems);
+    if args.verbose {
+        diagnostics_log::to_terminal(&problems);
+    }
+    match args.format {
+        Format::Report => print_json(&serde_json::to_string_pretty(&out)?)?,
+        Format::Claude | Format::Amplifier => print_json(&out["result"].to_string())?,
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A timeout from its flag, else from `var`; a bad value of the variable is a logged warning and

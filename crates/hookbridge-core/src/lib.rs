@@ -3,11 +3,10 @@
 //! It owns everything that can be decided without running a process: the event names and their
 //! payloads, the hook configuration (discovery, parsing, validation), Claude Code's matcher rules,
 //! the interpretation of one hook's exit code and output, the merging of several hooks' answers
-//! into one decision, and Amplifier's hook model. No I/O happens here except reading config files
+//! into one decision. Hosts live in crates of their own (hookbridge-amplifier). No I/O happens here except reading config files
 //! during discovery, and no async runtime is involved: the runner crate drives processes and feeds
 //! their results back into these types.
 
-pub mod amplifier;
 pub mod config;
 pub mod decision;
 pub mod diagnostics;
@@ -16,3 +15,4 @@ pub mod matcher;
 pub mod mcp;
 pub mod seed;
 pub mod timeout;
+pub mod tool_names;

@@ -12,38 +12,24 @@
 //! (`json.dumps`, `json.loads`) goes through [`exit_safe::call`], and pyo3 parks it at the end of
 //! `detach`, so neither unwinds through Rust (see `exit_safe`).
 //!
-//! One dispatch: the Amplifier event and its data fire zero or more Claude Code events
-//! ([`hookbridge_core::amplifier::events::claude_events_for`]); each one that has hooks gets its
-//! payload ([`translate::claude_payload`]), is run by [`hookbridge_runner::dispatch`], and its
-//! merged decision becomes a `HookResult` ([`translate::translate_outcome`]). When one Amplifier
-//! event fires two Claude Code events (`tool:post` of a finished sub-agent: PostToolUse, then
-//! SubagentStop), both see the event data as received, run one after the other in firing order,
-//! and their results are joined by [`translate::combine`] (`deny > ask_user > inject_context >
-//! modify > continue`; injections and messages kept in firing order).
-//!
-//! Besides the result the host gets, for logging, each event's report (every hook's status, exit
-//! code, output, duration), the translation notes (what had no Amplifier effect), and
-//! `warnings`: one line per hook that gave no answer — timed out, failed with an exit code other
-//! than 0 and 2, was killed, could not start. Those hooks fail open (the operation goes on), and
-//! the warnings are what makes that visible to the user.
+//! The host loop itself (loading, selection, dispatch, translation) is
+//! [`hookbridge_amplifier::engine::Engine`]; this file converts to and from Python, releases the
+//! GIL around it, and turns Python callables into the engine's model.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use hookbridge_core::amplifier::events::{claude_events_for, ROUTES};
-use hookbridge_core::amplifier::hook_result::HookResult;
-use hookbridge_core::amplifier::translate::{self, SessionContext};
-use hookbridge_core::config::{discover, DiscoveryOptions, HookSet};
+use hookbridge_amplifier::engine::{self as host, EngineSettings, HostContext};
+use hookbridge_amplifier::translate::SessionContext;
 use hookbridge_runner::model_api::conversation::{Conversation, Reply};
 use hookbridge_runner::model_api::{JudgeRequest, ModelCallError, ModelJudge};
-use hookbridge_runner::{dispatch, AsyncAnswers, DispatchOptions, EventReport};
 
 use crate::exit_safe;
 
@@ -51,13 +37,7 @@ use crate::exit_safe;
 /// order of the mapping table: the events hook-bridge subscribes to.
 #[pyfunction]
 pub fn amplifier_events() -> Vec<&'static str> {
-    let mut out: Vec<&'static str> = Vec::new();
-    for route in ROUTES {
-        if !out.contains(&route.amplifier) {
-            out.push(route.amplifier);
-        }
-    }
-    out
+    host::amplifier_events()
 }
 
 /// The system prompt a prompt hook's judge gets (Claude Code's), for hosts and tests.
@@ -66,77 +46,10 @@ pub fn judge_system_prompt() -> &'static str {
     hookbridge_core::decision::JUDGE_SYSTEM_PROMPT
 }
 
-/// Where and how hooks are loaded and run; fixed at construction.
-#[derive(Debug, Clone)]
-struct Settings {
-    project_dir: PathBuf,
-    user_home: Option<PathBuf>,
-    include_user: bool,
-    include_project: bool,
-    default_timeout: Option<Duration>,
-    max_timeout: Option<Duration>,
-    /// Hooks written in the module's own config (`config: {hooks: {...}}` in a bundle), as the
-    /// JSON text of a hooks file; loaded after the discovered files.
-    inline_hooks: Option<String>,
-}
-
-/// The name inline hooks are reported under.
-pub const INLINE_HOOKS_SOURCE: &str = "<hook-bridge config: hooks>";
-
-/// What discovery found.
-struct Loaded {
-    set: Arc<HookSet>,
-    diagnostics: Vec<String>,
-}
-
-impl Settings {
-    fn load(&self) -> Loaded {
-        let mut options = DiscoveryOptions::new(&self.project_dir, self.user_home.as_deref());
-        options.include_user = self.include_user;
-        options.include_project = self.include_project;
-        let mut set = discover(&options);
-        if let Some(text) = &self.inline_hooks {
-            let source = hookbridge_core::config::ConfigSource {
-                path: PathBuf::from(INLINE_HOOKS_SOURCE),
-                scope: hookbridge_core::config::Scope::Explicit,
-                hooks_dir: options.project_hooks_dir(),
-                plugin: None,
-                description: None,
-            };
-            let project = self.project_dir.to_string_lossy();
-            let parsed = hookbridge_core::config::parse_hooks_file(text, source, set.sources.len(), &project);
-            set.extend(parsed);
-        }
-        let mut diagnostics: Vec<String> = set.diagnostics.iter().map(ToString::to_string).collect();
-        if let Some(by) = &set.disabled_by {
-            diagnostics.push(format!(
-                "{}: `disableAllHooks` is true: no hook runs",
-                by.display()
-            ));
-        }
-        Loaded {
-            set: Arc::new(set),
-            diagnostics,
-        }
-    }
-}
-
-/// What one dispatch knows beyond the event data.
-struct HostContext {
-    session: SessionContext,
-    env_file: Option<PathBuf>,
-    extra_env: Vec<(String, String)>,
-}
-
 /// The Rust engine for one Amplifier host: loads hook configs once, dispatches events.
 #[pyclass(module = "hookbridge._native", frozen)]
 pub struct Engine {
-    settings: Settings,
-    loaded: RwLock<Loaded>,
-    /// Who answers prompt hooks, if the host gave a model of its own (`set_model`).
-    model: RwLock<Option<Arc<dyn ModelJudge>>>,
-    /// What finished async hooks left for the model (`take_async_context`).
-    async_answers: AsyncAnswers,
+    inner: host::Engine,
 }
 
 /// Python callables as the model of prompt and agent hooks:
@@ -264,7 +177,7 @@ impl Engine {
                 .filter(|h| !h.is_empty())
                 .map(PathBuf::from)
         });
-        let settings = Settings {
+        let settings = EngineSettings {
             project_dir,
             user_home,
             include_user: include_user_hooks,
@@ -272,62 +185,48 @@ impl Engine {
             default_timeout,
             max_timeout,
             inline_hooks,
+            async_hooks: hookbridge_runner::AsyncHooks::BackgroundThread,
         };
-        let loaded = RwLock::new(settings.load());
         Ok(Engine {
-            settings,
-            loaded,
-            model: RwLock::new(None),
-            async_answers: AsyncAnswers::default(),
+            inner: py_detach_new(settings),
         })
     }
 
     /// Problems found while loading the configs, one line each (`path:line:col: error: …`).
     #[getter]
     fn diagnostics(&self) -> Vec<String> {
-        self.loaded().diagnostics.clone()
+        self.inner.loaded().diagnostics.clone()
     }
 
     /// How many hooks were loaded.
     #[getter]
     fn hook_count(&self) -> usize {
-        self.loaded().set.hooks().count()
+        self.inner.loaded().set.hooks().count()
     }
 
     /// The Claude Code events that have hooks, in config order.
     #[getter]
     fn configured_events(&self) -> Vec<String> {
-        self.loaded().set.events.keys().map(|e| e.to_string()).collect()
+        self.inner
+            .loaded()
+            .set
+            .events
+            .keys()
+            .map(|e| e.to_string())
+            .collect()
     }
 
     /// Every loaded hook: `{"event", "matcher", "type", "label", "source", "line", "scope",
     /// "plugin"}`, in config order.
     #[getter]
     fn hooks<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let loaded = self.loaded();
-        let hooks: Vec<Value> = loaded
-            .set
-            .hooks()
-            .map(|(event, group, hook)| {
-                json!({
-                    "event": event.as_str(),
-                    "matcher": group.matcher_text,
-                    "type": hook.kind.type_name(),
-                    "label": hook.kind.label(),
-                    "source": hook.source.path,
-                    "line": hook.position.line,
-                    "scope": format!("{:?}", hook.source.scope).to_lowercase(),
-                    "plugin": hook.source.plugin.as_ref().map(|p| p.name.clone()),
-                })
-            })
-            .collect();
-        py.import("json")?
-            .call_method1("loads", (Value::Array(hooks).to_string(),))
+        let hooks = Value::Array(self.inner.hooks());
+        py.import("json")?.call_method1("loads", (hooks.to_string(),))
     }
 
     #[getter]
     fn project_dir(&self) -> PathBuf {
-        self.settings.project_dir.clone()
+        self.inner.settings().project_dir.clone()
     }
 
     /// Sets who answers `prompt` and `agent` hooks: a callable
@@ -339,22 +238,18 @@ impl Engine {
     #[pyo3(signature = (model, converse=None))]
     fn set_model(&self, model: Option<Py<PyAny>>, converse: Option<Py<PyAny>>) {
         let judge = model.map(|callable| Arc::new(PythonModel { callable, converse }) as Arc<dyn ModelJudge>);
-        *self.model.write().unwrap_or_else(|e| e.into_inner()) = judge;
+        self.inner.set_model(judge);
     }
 
     /// Loads the configs again (hooks added or edited since construction take effect).
     fn reload(&self, py: Python<'_>) {
-        let loaded = py.detach(|| self.settings.load());
-        *self.loaded.write().unwrap_or_else(|e| e.into_inner()) = loaded;
+        py.detach(|| self.inner.reload());
     }
 
     /// Whether `event` (an Amplifier event name) can fire a Claude Code event that has hooks.
     /// A cheap test a host can make before paying for a dispatch.
     fn handles(&self, event: &str) -> bool {
-        let loaded = self.loaded();
-        ROUTES
-            .iter()
-            .any(|r| r.amplifier == event && loaded.set.events.contains_key(&r.claude))
+        self.inner.handles(event)
     }
 
     /// Whether dispatching this event would run (or report) any hook: the selection `dispatch`
@@ -363,30 +258,7 @@ impl Engine {
     /// cannot be read or translated), `True`: `dispatch` then reports why.
     #[pyo3(signature = (event, data, session_id = None, cwd = None))]
     fn selects(&self, event: &str, data: &str, session_id: Option<String>, cwd: Option<String>) -> bool {
-        let set = self.loaded().set.clone();
-        let Ok(data) = serde_json::from_str::<Value>(data) else {
-            return true;
-        };
-        let data = if data.is_null() { json!({}) } else { data };
-        let session = SessionContext {
-            session_id,
-            cwd,
-            transcript_path: None,
-            permission_mode: None,
-            home_dir: None,
-        };
-        claude_events_for(event, &data)
-            .into_iter()
-            .filter(|claude| set.events.contains_key(claude))
-            .any(
-                |claude| match translate::claude_payload(event, &data, &claude, &session) {
-                    Ok(payload) => {
-                        let selection = set.select(&payload);
-                        !selection.hooks.is_empty() || !selection.skipped.is_empty()
-                    }
-                    Err(_) => true,
-                },
-            )
+        self.inner.selects(event, data, session_id, cwd)
     }
 
     /// What `async: true` hooks that finished since the last call left for the model, oldest first:
@@ -394,7 +266,7 @@ impl Engine {
     /// Code shows on its next request (shared case 81). The host injects them before its next
     /// model request.
     fn take_async_context(&self) -> Vec<String> {
-        self.async_answers.take()
+        self.inner.take_async_context()
     }
 
     /// Dispatches one Amplifier event to the hooks it reaches. `data` is the event data, a dict
@@ -434,11 +306,12 @@ impl Engine {
         let mut extra_env: Vec<(String, String)> = extra_env.unwrap_or_default().into_iter().collect();
         extra_env.sort();
         let home_dir = self
-            .settings
+            .inner
+            .settings()
             .user_home
             .as_ref()
             .map(|h| h.to_string_lossy().into_owned());
-        let host = HostContext {
+        let context = HostContext {
             session: SessionContext {
                 session_id,
                 cwd,
@@ -449,18 +322,7 @@ impl Engine {
             env_file,
             extra_env,
         };
-        let set = self.loaded().set.clone();
-        let event = event.to_owned();
-        let out = py.detach(move || -> Result<String, String> {
-            let data: Value = serde_json::from_str(&text)
-                .map_err(|e| format!("the {event} data is not valid JSON: {e}"))?;
-            let data = match data {
-                Value::Null => json!({}),
-                object @ Value::Object(_) => object,
-                other => return Err(format!("the {event} data must be an object, got {other}")),
-            };
-            Ok(self.run(&set, &event, &data, &host).to_string())
-        });
+        let out = py.detach(|| self.inner.dispatch(event, &text, &context).map(|v| v.to_string()));
         let args = PyTuple::new(py, [out.map_err(PyValueError::new_err)?])?;
         exit_safe::call(&json_module.getattr("loads")?, &args, None)
     }
@@ -468,83 +330,15 @@ impl Engine {
     fn __repr__(&self) -> String {
         format!(
             "Engine(project_dir={:?}, hooks={}, user_hooks={}, project_hooks={})",
-            self.settings.project_dir,
+            self.inner.settings().project_dir,
             self.hook_count(),
-            self.settings.include_user,
-            self.settings.include_project
+            self.inner.settings().include_user,
+            self.inner.settings().include_project
         )
     }
 }
 
-impl Engine {
-    fn loaded(&self) -> std::sync::RwLockReadGuard<'_, Loaded> {
-        self.loaded.read().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn options(&self, host: &HostContext) -> DispatchOptions {
-        let mut options = DispatchOptions::new(&self.settings.project_dir);
-        options.default_timeout = self.settings.default_timeout;
-        options.max_timeout = self.settings.max_timeout;
-        options.env_file = host.env_file.clone();
-        options.extra_env = host.extra_env.iter().map(|(k, v)| (k.into(), v.into())).collect();
-        options.model = self.model.read().unwrap_or_else(|e| e.into_inner()).clone();
-        options.async_answers = Some(self.async_answers.clone());
-        options
-    }
-
-    /// Fires every Claude Code event of `event` that has hooks and joins their results.
-    fn run(&self, set: &HookSet, event: &str, data: &Value, host: &HostContext) -> Value {
-        let options = self.options(host);
-        let mut results: Vec<HookResult> = Vec::new();
-        let mut fired = Vec::new();
-        let mut reports = Vec::new();
-        let mut notes = Vec::new();
-        let mut warnings = Vec::new();
-        let mut stop_turn: Option<String> = None;
-        for claude in claude_events_for(event, data) {
-            if !set.events.contains_key(&claude) {
-                continue;
-            }
-            let payload = match translate::claude_payload(event, data, &claude, &host.session) {
-                Ok(payload) => payload,
-                Err(e) => {
-                    warnings.push(format!("{claude} hooks were not run: {e}"));
-                    continue;
-                }
-            };
-            let report = dispatch(set, &payload, &options);
-            fired.push(claude.to_string());
-            warnings.extend(report_warnings(&report));
-            let outcome = translate::translate_outcome(event, data, &payload, &report.decision);
-            notes.extend(outcome.notes);
-            stop_turn = stop_turn.or(outcome.stop_turn);
-            let mut json_report = report.to_json();
-            json_report["hook_result"] = outcome.result.to_value();
-            reports.push(json_report);
-            results.push(outcome.result);
-        }
-        let result = match results.len() {
-            0 => HookResult::default(),
-            1 => results.pop().expect("one result"),
-            _ => translate::combine(results),
-        };
-        json!({
-            "result": result.to_value(),
-            "claude_events": fired,
-            "reports": reports,
-            "notes": notes,
-            "warnings": warnings,
-            "stop_turn": stop_turn,
-        })
-    }
-}
-
-/// One line for each problem the user should see (hooks that failed and were passed by, output
-/// cut, …): the runner's one description, shared with `hookbridge run`'s log.
-fn report_warnings(report: &EventReport) -> Vec<String> {
-    hookbridge_runner::problems::problems(report)
-        .iter()
-        .filter(|p| p.for_the_user())
-        .map(ToString::to_string)
-        .collect()
+/// Loads the configs (file reads) without holding the GIL when called from Python.
+fn py_detach_new(settings: EngineSettings) -> host::Engine {
+    Python::attach(|py| py.detach(|| host::Engine::new(settings)))
 }

@@ -19,7 +19,7 @@ mod _native {
     use pyo3::prelude::*;
     use pyo3::types::PyList;
 
-    use hookbridge_core::amplifier::registry::kernel_events;
+    use hookbridge_amplifier::registry::kernel_events;
 
     // Amplifier's HookRegistry model (python/hookbridge/registry.py builds on these).
     #[pymodule_export]

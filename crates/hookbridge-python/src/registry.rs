@@ -14,8 +14,8 @@ use pyo3::types::PyDict;
 use pyo3::PyTraverseError;
 use serde_json::Value;
 
-use hookbridge_core::amplifier::hook_result::HookResult;
-use hookbridge_core::amplifier::registry::{self as core, EmitSnapshot, HandlerError, HandlerId};
+use hookbridge_amplifier::hook_result::HookResult;
+use hookbridge_amplifier::registry::{self as core, EmitSnapshot, HandlerError, HandlerId};
 
 /// Parses JSON text from Python; amplifier-core raises `RuntimeError("Invalid JSON: …")` for the
 /// same inputs (e.g. `NaN`), with the same serde_json message.
@@ -201,7 +201,7 @@ impl UnregisterFn {
     }
 }
 
-/// One `emit` in progress (see `hookbridge_core::amplifier::registry::EmitFold`).
+/// One `emit` in progress (see `hookbridge_amplifier::registry::EmitFold`).
 #[pyclass(module = "hookbridge._native")]
 pub struct EmitFold {
     fold: Option<core::EmitFold>,
@@ -289,7 +289,7 @@ impl EmitFold {
     }
 }
 
-/// One `emit_and_collect` in progress (see `hookbridge_core::amplifier::registry::CollectFold`).
+/// One `emit_and_collect` in progress (see `hookbridge_amplifier::registry::CollectFold`).
 #[pyclass(module = "hookbridge._native")]
 pub struct CollectFold {
     fold: Option<core::CollectFold>,

@@ -28,7 +28,7 @@ pub struct ClaudeAnswer {
 
 /// Claude Code's label for a hook's plain-stdout context: `SessionStart:startup hook success: `.
 /// The one definition, also used by the Amplifier translation.
-pub(crate) fn success_label(event: &EventName, match_query: Option<&str>) -> String {
+pub fn success_label(event: &EventName, match_query: Option<&str>) -> String {
     match match_query.filter(|q| !q.is_empty()) {
         Some(q) => format!("{event}:{q} hook success: "),
         None => format!("{event} hook success: "),
@@ -46,7 +46,7 @@ fn display_name(event: &EventName, match_query: Option<&str>) -> String {
 /// Claude Code's label for `additionalContext`: `PostToolUse:Bash hook additional context: ` on tool
 /// events, `SessionStart hook additional context: ` elsewhere (measured: golden cases with
 /// SessionStart and Stop contexts). The one definition, also used by the Amplifier translation.
-pub(crate) fn context_label(event: &EventName, match_query: Option<&str>) -> String {
+pub fn context_label(event: &EventName, match_query: Option<&str>) -> String {
     format!("{} hook additional context: ", display_name(event, match_query))
 }
 

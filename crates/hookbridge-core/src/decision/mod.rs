@@ -18,7 +18,7 @@ mod merge;
 mod verdict;
 
 pub use answer::{async_delivery, interpret, interpret_hook, HookAnswer, HookJson, HookOutput};
-pub use claude::{render_claude, ClaudeAnswer};
+pub use claude::{context_label, render_claude, success_label, ClaudeAnswer};
 pub use execution::{HookExecution, RunStatus};
 pub use merge::{
     merge, AnsweredHook, Blocking, BlockingSource, Context, ContextKind, EventDecision, PermissionDecision,

@@ -17,7 +17,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::amplifier::tools::amplifier_tool_names;
+use crate::tool_names::amplifier_tool_names;
 
 /// What a matching rule does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -16,7 +16,7 @@
 //! Rows are applied in this order; the first of rows 1–5 that applies decides the action, rows
 //! 6–9 then shape it. "Message" means `user_message` (`user_message_source = "hookbridge"`).
 //!
-//! | # | Claude Code outcome (after [`crate::decision::merge`]) | HookResult |
+//! | # | Claude Code outcome (after [`hookbridge_core::decision::merge`]) | HookResult |
 //! |---|---|---|
 //! | 1 | `continue: false` (+ `stopReason`) on an event where Claude Code honors it | On PreToolUse/PostToolUse/PostToolUseFailure the operation goes on as the other rows say (the tool runs unless a hook also denies it) and the turn ends after it, as in Claude Code (cases 44, 45, 128): the outcome's `stop_turn` asks the host to cancel gracefully (Amplifier: `coordinator.request_cancel(False)`), and `stopReason` is shown as a warning message. On UserPromptSubmit (case 46) and the other honoring events: `deny`, reason = `stopReason` (or a default), message = `stopReason` + row 9. On Stop/SubagentStop it means "do stop": it cancels a block and the result is built from rows 6–9. Ignored where Claude Code discards it (SessionStart — case 47 —, Notification, PreCompact, PostCompact, SessionEnd, StopFailure, MessageDisplay, …). |
 //! | 2 | a block — exit 2 (stderr), `decision: "block"` (`reason`), PreToolUse `permissionDecision: "deny"`, `onFailure: "block"` — on `tool:post` (PostToolUse, PostToolUseFailure, SubagentStop) | no `deny` (the tool has run; the orchestrators ignore it and it would skip later handlers): the message becomes model feedback, `"<Event>:<tool> hook blocking error: <message>"`, injected as in row 6 — where Claude Code shows it too |
@@ -72,8 +72,8 @@ use super::events;
 use super::hook_result::{ApprovalDefault, HookAction, HookResult, InjectionRole, MessageLevel};
 use super::registry::kernel_events::{PROMPT_SUBMIT, TOOL_ERROR, TOOL_POST, TOOL_PRE};
 use super::tools::{self, PathBase};
-use crate::decision::{BlockingSource, ContextKind, EventDecision, PermissionDecision};
-use crate::event::{EventName, EventPayload, PayloadError};
+use hookbridge_core::decision::{BlockingSource, ContextKind, EventDecision, PermissionDecision};
+use hookbridge_core::event::{EventName, EventPayload, PayloadError};
 
 /// `user_message_source` of every message hookbridge shows.
 pub const MESSAGE_SOURCE: &str = "hookbridge";
@@ -703,11 +703,11 @@ impl<'a> Translator<'a> {
                 // Claude Code's own labels, from the one definition its renderer uses.
                 ContextKind::PlainStdout => pieces.push(format!(
                     "{}{}",
-                    crate::decision::claude::success_label(self.event, self.query.as_deref()),
+                    hookbridge_core::decision::success_label(self.event, self.query.as_deref()),
                     c.text.trim_end_matches(['\n', '\r'])
                 )),
                 ContextKind::AdditionalContext if takes_additional_context(self.event) => {
-                    let label = crate::decision::claude::context_label(self.event, self.query.as_deref());
+                    let label = hookbridge_core::decision::context_label(self.event, self.query.as_deref());
                     pieces.push(format!("{label}{}", c.text));
                 }
                 ContextKind::AdditionalContext => self.notes.push(format!(
@@ -951,9 +951,9 @@ pub fn combine(results: impl IntoIterator<Item = HookResult>) -> HookResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::amplifier::events::{DELEGATE_AGENT_SPAWNED, TASK_AGENT_SPAWNED};
-    use crate::amplifier::registry::kernel_events::*;
-    use crate::decision::{interpret, merge, AnsweredHook, HookExecution, RunStatus};
+    use crate::events::{DELEGATE_AGENT_SPAWNED, TASK_AGENT_SPAWNED};
+    use crate::registry::kernel_events::*;
+    use hookbridge_core::decision::{interpret, merge, AnsweredHook, HookExecution, RunStatus};
     use std::time::Duration;
 
     fn session() -> SessionContext {
@@ -1017,7 +1017,7 @@ mod tests {
                 AnsweredHook {
                     answer: interpret(&claude, &exec),
                     finish_order: i,
-                    on_failure: crate::config::OnFailure::Continue,
+                    on_failure: hookbridge_core::config::OnFailure::Continue,
                     label: format!("hook {i}"),
                 }
             })

@@ -43,42 +43,11 @@ use std::path::{Component, Path, PathBuf};
 
 use serde_json::{json, Map, Number, Value};
 
-/// Amplifier tool name → Claude Code tool name, for the tools whose names differ.
-pub const TOOL_NAMES: &[(&str, &str)] = &[
-    ("bash", "Bash"),
-    ("read_file", "Read"),
-    ("write_file", "Write"),
-    ("edit_file", "Edit"),
-    ("glob", "Glob"),
-    ("grep", "Grep"),
-    ("web_fetch", "WebFetch"),
-    ("web_search", "WebSearch"),
-    ("todo", "TodoWrite"),
-    ("task", "Agent"),
-    ("delegate", "Agent"),
-];
+pub use hookbridge_core::tool_names::{amplifier_tool_names, claude_tool_name, TOOL_NAMES};
 
 /// Amplifier's sub-agent tools: `task` (amplifier-module-tool-task) and `delegate`
 /// (amplifier-foundation's tool-delegate).
 pub const AGENT_TOOLS: &[&str] = &["task", "delegate"];
-
-/// The Claude Code name hooks match for an Amplifier tool. Unknown tools keep their own name.
-pub fn claude_tool_name(amplifier_tool: &str) -> &str {
-    TOOL_NAMES
-        .iter()
-        .find(|(a, _)| *a == amplifier_tool)
-        .map_or(amplifier_tool, |(_, c)| c)
-}
-
-/// Every Amplifier tool presented under `claude_tool` (`Agent` → `task`, `delegate`). Empty for a
-/// Claude Code name no Amplifier tool maps to.
-pub fn amplifier_tool_names(claude_tool: &str) -> Vec<&'static str> {
-    TOOL_NAMES
-        .iter()
-        .filter(|(_, c)| *c == claude_tool)
-        .map(|(a, _)| *a)
-        .collect()
-}
 
 /// Older Claude Code names of the same tool, which hooks written for them still match
 /// (`Agent` was `Task` until 2026).

@@ -14,8 +14,8 @@
 //! difference is noted. A typical driver:
 //!
 //! ```
-//! use hookbridge_core::amplifier::hook_result::{HookAction, HookResult};
-//! use hookbridge_core::amplifier::registry::{now_rfc3339, EmitFold, HookRegistry};
+//! use hookbridge_amplifier::hook_result::{HookAction, HookResult};
+//! use hookbridge_amplifier::registry::{now_rfc3339, EmitFold, HookRegistry};
 //! use serde_json::json;
 //!
 //! let mut registry = HookRegistry::new();
@@ -780,7 +780,7 @@ fn random_uuid_v4() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::amplifier::hook_result::InjectionRole;
+    use crate::hook_result::InjectionRole;
     use serde_json::json;
 
     const TS: &str = "2026-11-21T23:51:44.219033671+00:00";

@@ -67,7 +67,7 @@ use serde_json::Value;
 
 use super::registry::kernel_events::*;
 use super::tools;
-use crate::event::EventName;
+use hookbridge_core::event::EventName;
 
 /// Module events (not in `ALL_EVENTS`) emitted by the sub-agent tools when a sub-session starts.
 pub const DELEGATE_AGENT_SPAWNED: &str = "delegate:agent_spawned";

@@ -1,0 +1,312 @@
+//! The Amplifier host loop: hook configs loaded once per session, and each Amplifier event run
+//! through them — event → the Claude Code events it fires → their payloads → dispatch → the merged
+//! decision → one `HookResult`. The Python binding wraps [`Engine`] for the hook-bridge module and
+//! only converts to and from Python; nothing here knows about Python.
+//!
+//! One dispatch: the Amplifier event and its data fire zero or more Claude Code events
+//! ([`claude_events_for`]); each one that has hooks gets its payload ([`translate::claude_payload`]),
+//! is run by [`hookbridge_runner::dispatch`], and its merged decision becomes a `HookResult`
+//! ([`translate::translate_outcome`]). When one Amplifier event fires two Claude Code events
+//! (`tool:post` of a finished sub-agent: PostToolUse, then SubagentStop), both see the event data as
+//! received, run one after the other in firing order, and their results are joined by
+//! [`translate::combine`] (`deny > ask_user > inject_context > modify > continue`; injections and
+//! messages kept in firing order).
+//!
+//! Besides the result the host gets, for logging, each event's report (every hook's status, exit
+//! code, output, duration), the translation notes (what had no Amplifier effect), and `warnings`:
+//! one line per hook that gave no answer — timed out, failed with an exit code other than 0 and 2,
+//! was killed, could not start. Those hooks fail open (the operation goes on), and the warnings are
+//! what makes that visible to the user.
+
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock, RwLockReadGuard};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use hookbridge_core::config::{discover, DiscoveryOptions, HookSet};
+use hookbridge_runner::model_api::ModelJudge;
+use hookbridge_runner::{dispatch, AsyncAnswers, AsyncHooks, DispatchOptions, EventReport};
+
+use crate::events::{claude_events_for, ROUTES};
+use crate::hook_result::HookResult;
+use crate::translate::{self, SessionContext};
+
+/// The name inline hooks are reported under.
+pub const INLINE_HOOKS_SOURCE: &str = "<hook-bridge config: hooks>";
+
+/// The Amplifier events that fire at least one Claude Code event, without duplicates, in the
+/// order of the mapping table: the events a host subscribes to.
+pub fn amplifier_events() -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for route in ROUTES {
+        if !out.contains(&route.amplifier) {
+            out.push(route.amplifier);
+        }
+    }
+    out
+}
+
+/// Where and how hooks are loaded and run; fixed at construction.
+#[derive(Debug, Clone)]
+pub struct EngineSettings {
+    pub project_dir: PathBuf,
+    /// The home whose `~/.amplifier/hooks/` is read (`None`: no user hooks can be found).
+    pub user_home: Option<PathBuf>,
+    pub include_user: bool,
+    pub include_project: bool,
+    /// For hooks that set no `timeout` (`None`: Claude Code's per-event default).
+    pub default_timeout: Option<Duration>,
+    /// No hook runs longer (`None`: no cap).
+    pub max_timeout: Option<Duration>,
+    /// Hooks written in the host's own config (`config: {hooks: {...}}` in a bundle), as the JSON
+    /// text of a hooks file; loaded after the discovered files.
+    pub inline_hooks: Option<String>,
+    /// How `async: true` hooks run: on a background thread of a host that outlives them (the
+    /// module; their answers are delivered by [`Engine::take_async_context`]), or by a forked
+    /// supervisor for a process that exits after one event (`hookbridge run --host amplifier`).
+    pub async_hooks: AsyncHooks,
+}
+
+/// What discovery found.
+pub struct Loaded {
+    pub set: Arc<HookSet>,
+    /// Problems found while loading, one line each (`path:line:col: error: …`).
+    pub diagnostics: Vec<String>,
+}
+
+impl EngineSettings {
+    fn load(&self) -> Loaded {
+        let mut options = DiscoveryOptions::new(&self.project_dir, self.user_home.as_deref());
+        options.include_user = self.include_user;
+        options.include_project = self.include_project;
+        let mut set = discover(&options);
+        if let Some(text) = &self.inline_hooks {
+            let source = hookbridge_core::config::ConfigSource {
+                path: PathBuf::from(INLINE_HOOKS_SOURCE),
+                scope: hookbridge_core::config::Scope::Explicit,
+                hooks_dir: options.project_hooks_dir(),
+                plugin: None,
+                description: None,
+            };
+            let project = self.project_dir.to_string_lossy();
+            let parsed = hookbridge_core::config::parse_hooks_file(text, source, set.sources.len(), &project);
+            set.extend(parsed);
+        }
+        let mut diagnostics: Vec<String> = set.diagnostics.iter().map(ToString::to_string).collect();
+        if let Some(by) = &set.disabled_by {
+            diagnostics.push(format!(
+                "{}: `disableAllHooks` is true: no hook runs",
+                by.display()
+            ));
+        }
+        Loaded {
+            set: Arc::new(set),
+            diagnostics,
+        }
+    }
+}
+
+/// What one dispatch knows beyond the event data.
+#[derive(Debug, Clone, Default)]
+pub struct HostContext {
+    pub session: SessionContext,
+    /// Offered to SessionStart hooks as `CLAUDE_ENV_FILE` / `AMPLIFIER_ENV_FILE`.
+    pub env_file: Option<PathBuf>,
+    /// Set for every hook, sorted.
+    pub extra_env: Vec<(String, String)>,
+}
+
+/// The engine for one Amplifier host (session): loads hook configs once, dispatches events.
+pub struct Engine {
+    settings: EngineSettings,
+    loaded: RwLock<Loaded>,
+    /// Who answers prompt and agent hooks, if the host gave a model of its own.
+    model: RwLock<Option<Arc<dyn ModelJudge>>>,
+    /// What finished async hooks left for the model ([`Engine::take_async_context`]).
+    async_answers: AsyncAnswers,
+}
+
+impl Engine {
+    /// Loads the configs `settings` name.
+    pub fn new(settings: EngineSettings) -> Engine {
+        let loaded = RwLock::new(settings.load());
+        Engine {
+            settings,
+            loaded,
+            model: RwLock::new(None),
+            async_answers: AsyncAnswers::default(),
+        }
+    }
+
+    pub fn settings(&self) -> &EngineSettings {
+        &self.settings
+    }
+
+    /// What the last load found.
+    pub fn loaded(&self) -> RwLockReadGuard<'_, Loaded> {
+        self.loaded.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Loads the configs again (hooks added or edited since construction take effect).
+    pub fn reload(&self) {
+        let loaded = self.settings.load();
+        *self.loaded.write().unwrap_or_else(|e| e.into_inner()) = loaded;
+    }
+
+    /// Sets who answers `prompt` and `agent` hooks: the host's own model, or `None` for the
+    /// provider the environment configures.
+    pub fn set_model(&self, model: Option<Arc<dyn ModelJudge>>) {
+        *self.model.write().unwrap_or_else(|e| e.into_inner()) = model;
+    }
+
+    /// Every loaded hook: `{"event", "matcher", "type", "label", "source", "line", "scope",
+    /// "plugin"}`, in config order.
+    pub fn hooks(&self) -> Vec<Value> {
+        self.loaded()
+            .set
+            .hooks()
+            .map(|(event, group, hook)| {
+                json!({
+                    "event": event.as_str(),
+                    "matcher": group.matcher_text,
+                    "type": hook.kind.type_name(),
+                    "label": hook.kind.label(),
+                    "source": hook.source.path,
+                    "line": hook.position.line,
+                    "scope": format!("{:?}", hook.source.scope).to_lowercase(),
+                    "plugin": hook.source.plugin.as_ref().map(|p| p.name.clone()),
+                })
+            })
+            .collect()
+    }
+
+    /// Whether `event` (an Amplifier event name) can fire a Claude Code event that has hooks.
+    pub fn handles(&self, event: &str) -> bool {
+        let loaded = self.loaded();
+        ROUTES
+            .iter()
+            .any(|r| r.amplifier == event && loaded.set.events.contains_key(&r.claude))
+    }
+
+    /// Whether dispatching this event would run (or report) any hook: the selection `dispatch`
+    /// makes, decided in microseconds, so that an event no hook matches never pays for a hop to a
+    /// worker thread. `data` is the event data as JSON text. When in doubt (data that cannot be
+    /// read or translated), `true`: `dispatch` then reports why.
+    pub fn selects(&self, event: &str, data: &str, session_id: Option<String>, cwd: Option<String>) -> bool {
+        let set = self.loaded().set.clone();
+        let Ok(data) = serde_json::from_str::<Value>(data) else {
+            return true;
+        };
+        let data = if data.is_null() { json!({}) } else { data };
+        let session = SessionContext {
+            session_id,
+            cwd,
+            ..SessionContext::default()
+        };
+        claude_events_for(event, &data)
+            .into_iter()
+            .filter(|claude| set.events.contains_key(claude))
+            .any(
+                |claude| match translate::claude_payload(event, &data, &claude, &session) {
+                    Ok(payload) => {
+                        let selection = set.select(&payload);
+                        !selection.hooks.is_empty() || !selection.skipped.is_empty()
+                    }
+                    Err(_) => true,
+                },
+            )
+    }
+
+    /// What `async: true` hooks that finished since the last call left for the model, oldest
+    /// first: for each, its `systemMessage` and `additionalContext` one per line — the system block
+    /// Claude Code shows on its next request (shared case 81). The host injects them before its
+    /// next model request.
+    pub fn take_async_context(&self) -> Vec<String> {
+        self.async_answers.take()
+    }
+
+    /// Dispatches one Amplifier event, its data given as JSON text (an object, or `null`), to the
+    /// hooks it reaches; blocks until every hook has answered or timed out. Returns
+    /// `{"result": <HookResult>, "claude_events": [names fired], "reports": [...], "notes": [...],
+    /// "warnings": [...], "stop_turn": <reason or null>}`, or why the data cannot be read.
+    pub fn dispatch(&self, event: &str, data: &str, host: &HostContext) -> Result<Value, String> {
+        let data: Value =
+            serde_json::from_str(data).map_err(|e| format!("the {event} data is not valid JSON: {e}"))?;
+        let data = match data {
+            Value::Null => json!({}),
+            object @ Value::Object(_) => object,
+            other => return Err(format!("the {event} data must be an object, got {other}")),
+        };
+        let set = self.loaded().set.clone();
+        Ok(self.run(&set, event, &data, host))
+    }
+
+    fn options(&self, host: &HostContext) -> DispatchOptions {
+        let mut options = DispatchOptions::new(&self.settings.project_dir);
+        options.default_timeout = self.settings.default_timeout;
+        options.max_timeout = self.settings.max_timeout;
+        options.env_file = host.env_file.clone();
+        options.extra_env = host.extra_env.iter().map(|(k, v)| (k.into(), v.into())).collect();
+        options.model = self.model.read().unwrap_or_else(|e| e.into_inner()).clone();
+        options.async_answers = Some(self.async_answers.clone());
+        options.async_hooks = self.settings.async_hooks;
+        options
+    }
+
+    /// Fires every Claude Code event of `event` that has hooks and joins their results.
+    fn run(&self, set: &HookSet, event: &str, data: &Value, host: &HostContext) -> Value {
+        let options = self.options(host);
+        let mut results: Vec<HookResult> = Vec::new();
+        let mut fired = Vec::new();
+        let mut reports = Vec::new();
+        let mut notes = Vec::new();
+        let mut warnings = Vec::new();
+        let mut stop_turn: Option<String> = None;
+        for claude in claude_events_for(event, data) {
+            if !set.events.contains_key(&claude) {
+                continue;
+            }
+            let payload = match translate::claude_payload(event, data, &claude, &host.session) {
+                Ok(payload) => payload,
+                Err(e) => {
+                    warnings.push(format!("{claude} hooks were not run: {e}"));
+                    continue;
+                }
+            };
+            let report = dispatch(set, &payload, &options);
+            fired.push(claude.to_string());
+            warnings.extend(report_warnings(&report));
+            let outcome = translate::translate_outcome(event, data, &payload, &report.decision);
+            notes.extend(outcome.notes);
+            stop_turn = stop_turn.or(outcome.stop_turn);
+            let mut json_report = report.to_json();
+            json_report["hook_result"] = outcome.result.to_value();
+            reports.push(json_report);
+            results.push(outcome.result);
+        }
+        let result = match results.len() {
+            0 => HookResult::default(),
+            1 => results.pop().expect("one result"),
+            _ => translate::combine(results),
+        };
+        json!({
+            "result": result.to_value(),
+            "claude_events": fired,
+            "reports": reports,
+            "notes": notes,
+            "warnings": warnings,
+            "stop_turn": stop_turn,
+        })
+    }
+}
+
+/// One line for each problem the user should see (hooks that failed and were passed by, output
+/// cut, …): the runner's one description, shared with `hookbridge run`'s log.
+fn report_warnings(report: &EventReport) -> Vec<String> {
+    hookbridge_runner::problems::problems(report)
+        .iter()
+        .filter(|p| p.for_the_user())
+        .map(ToString::to_string)
+        .collect()
+}
