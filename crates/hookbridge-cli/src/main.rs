@@ -14,6 +14,7 @@ mod diagnostics_log;
 mod docs;
 mod dry_run;
 mod files;
+mod hosts;
 mod inspect;
 mod install_into;
 mod manage;
@@ -88,7 +89,7 @@ enum Command {
     /// Try one event against the real hooks (they run) and trace it: which hooks run and why the
     /// others do not, what each printed and returned, and the answer `run` would give.
     Test(dry_run::TestArgs),
-    /// Register `hookbridge run` as the agent's hook for every event (`install-into claude`), or
+    /// Register `hookbridge run` as the agent's hook for every event (`install-into claude`, `install-into gemini`), or
     /// remove it (`--remove`).
     InstallInto(install_into::InstallIntoArgs),
     /// Install a plugin (a folder, a git URL or PLUGIN@MARKETPLACE) into the hooks directory.

@@ -155,6 +155,9 @@ enum Host {
     /// module runs it (hookbridge-amplifier's engine); the `HookResult` as JSON out, or with
     /// `--format report` everything the module gets (result, events fired, reports, notes).
     Amplifier,
+    /// Gemini CLI: its event (`--event BeforeTool`) and payload in, Claude Code's hooks run, the
+    /// answer as Gemini CLI reads it (exit 0, one JSON object; see `src/hosts/gemini.rs`).
+    Gemini,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -168,8 +171,10 @@ enum Format {
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    if args.host == Host::Amplifier {
-        return run_amplifier(args);
+    match args.host {
+        Host::Amplifier => return run_amplifier(args),
+        Host::Gemini => return run_gemini(args),
+        Host::Claude => {}
     }
     if args.async_hooks == Background::Only && args.async_rewake_hooks == Background::Only {
         return Err(UsageError(
@@ -183,12 +188,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             .unwrap_or_default();
         UsageError(format!("{e}{hint}"))
     })?;
-    let project = args.project.resolve()?;
-    let mut problems = project.warnings;
-    let mut input = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut input)
-        .context("reading the event payload from stdin")?;
+    let (project_dir, mut problems, input) = project_and_input(&args)?;
     let event = choose_event(flag_event, declared_event(&input), &mut problems);
     let mut payload = match EventPayload::parse(event.clone(), &input) {
         Ok(p) => p,
@@ -204,7 +204,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let context = format!("run {}", payload.event());
-    let project_dir = project.dir;
     if payload.cwd().is_none() {
         if let Ok(cwd) = std::env::current_dir() {
             payload.set(
@@ -219,9 +218,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     problems.extend(set.diagnostics.iter().map(ToString::to_string));
 
     let mut options = DispatchOptions::new(&project_dir);
-    options.default_timeout =
-        timeout_setting(args.default_timeout, "HOOKBRIDGE_DEFAULT_TIMEOUT", &mut problems);
-    options.max_timeout = timeout_setting(args.max_timeout, "HOOKBRIDGE_MAX_TIMEOUT", &mut problems);
+    set_timeouts(&mut options, &args, &mut problems);
     options.env_file = ["AMPLIFIER_ENV_FILE", "CLAUDE_ENV_FILE"]
         .iter()
         .find_map(|v| std::env::var_os(v).filter(|p| !p.is_empty()))
@@ -281,13 +278,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         options.canceller = prepare_to_run_hooks();
     }
     let report = dispatch_selection(selection, &payload, &options);
-    if let Some(signal) = hookbridge_runner::process::termination_signal_received() {
-        problems.push(format!(
-            "hookbridge was stopped by signal {signal} while its hooks ran; every hook still running was killed with its process group, and no answer was given"
-        ));
-        problems.extend(report_problems(&report));
-        diagnostics_log::append(&context, &problems);
-        return Ok(ExitCode::from(128u8.saturating_add(signal as u8)));
+    if let Some(stopped) = stopped_by_signal(&report, &mut problems, &context) {
+        return Ok(stopped);
     }
     // Test hook (debug builds only): a panic after the hooks ran (tests/cli_failsafe.rs).
     #[cfg(debug_assertions)]
@@ -385,17 +377,12 @@ fn run_amplifier(args: RunArgs) -> anyhow::Result<ExitCode> {
         ))
         .into());
     }
-    let project = args.project.resolve()?;
-    let mut problems = project.warnings;
-    let mut input = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut input)
-        .context("reading the event data from stdin")?;
+    let (project_dir, mut problems, input) = project_and_input(&args)?;
     let home = std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(PathBuf::from);
     let settings = EngineSettings {
-        project_dir: project.dir.clone(),
+        project_dir: project_dir.clone(),
         user_home: home.clone(),
         include_user: !args.project.no_user_hooks,
         include_project: !args.project.no_project_hooks,
@@ -448,6 +435,131 @@ fn run_amplifier(args: RunArgs) -> anyhow::Result<ExitCode> {
         Format::Claude | Format::Amplifier => print_json(&out["result"].to_string())?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `run --host gemini`: one Gemini CLI event, translated to Claude Code's, dispatched as `run`
+/// dispatches, answered in Gemini's terms (`hosts::gemini`).
+fn run_gemini(args: RunArgs) -> anyhow::Result<ExitCode> {
+    use crate::hosts::gemini;
+    let claude = match gemini::event(&args.event) {
+        Some(gemini::GeminiEvent::Claude(event)) => Some(event),
+        Some(gemini::GeminiEvent::NoCounterpart) => None,
+        None => {
+            return Err(UsageError(format!(
+                "`{}` is not a Gemini CLI event; expected one of: {}",
+                args.event,
+                gemini::event_names().join(", ")
+            ))
+            .into())
+        }
+    };
+    let (project_dir, mut problems, input) = project_and_input(&args)?;
+    let context = format!("run --host gemini {}", args.event);
+    let Some(claude) = claude else {
+        problems.push(format!(
+            "{} has no Claude Code event: no hook runs on it",
+            args.event
+        ));
+        diagnostics_log::append(&context, &problems);
+        return Ok(ExitCode::SUCCESS);
+    };
+    let fields = match serde_json::from_slice::<serde_json::Value>(&input) {
+        Ok(serde_json::Value::Object(fields)) => fields,
+        Ok(_) | Err(_) if input.iter().all(u8::is_ascii_whitespace) => serde_json::Map::new(),
+        Ok(other) => {
+            return refuse_payload(
+                &context,
+                problems,
+                format!("the payload must be a JSON object, got {other}"),
+            )
+        }
+        Err(e) => return refuse_payload(&context, problems, format!("the payload is not valid JSON: {e}")),
+    };
+    let fields = gemini::claude_payload(&claude, fields);
+    let mut payload = match EventPayload::from_value(claude, serde_json::Value::Object(fields)) {
+        Ok(payload) => payload,
+        Err(e) => return refuse_payload(&context, problems, e.to_string()),
+    };
+    if payload.cwd().is_none() {
+        if let Ok(cwd) = std::env::current_dir() {
+            payload.set(
+                "cwd",
+                serde_json::Value::String(cwd.to_string_lossy().into_owned()),
+            );
+        }
+    }
+    let set = discover(&args.project.discovery(&project_dir));
+    problems.extend(set.diagnostics.iter().map(ToString::to_string));
+    let mut options = DispatchOptions::new(&project_dir);
+    set_timeouts(&mut options, &args, &mut problems);
+    options.async_hooks = AsyncHooks::ForkedSupervisor;
+    let selection = set.select(&payload);
+    if !selection.hooks.is_empty() {
+        options.canceller = prepare_to_run_hooks();
+    }
+    let report = dispatch_selection(selection, &payload, &options);
+    if let Some(stopped) = stopped_by_signal(&report, &mut problems, &context) {
+        return Ok(stopped);
+    }
+    problems.extend(report_problems(&report));
+    diagnostics_log::append(&context, &problems);
+    if args.verbose {
+        diagnostics_log::to_terminal(&problems);
+    }
+    if args.format == Format::Report {
+        let mut json = report.to_json();
+        json["answer"] = gemini::answer(&args.event, &report.decision).unwrap_or(serde_json::Value::Null);
+        print_json(&serde_json::to_string_pretty(&json)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(answer) = gemini::answer(&args.event, &report.decision) {
+        let mut lost = Vec::new();
+        write_channel(
+            std::io::stdout(),
+            format!("{answer}\n").as_bytes(),
+            "stdout",
+            &mut lost,
+        );
+        diagnostics_log::append(&context, &lost);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The project `args` name (its warnings for the log) and the event's payload, read from stdin.
+fn project_and_input(args: &RunArgs) -> anyhow::Result<(PathBuf, Vec<String>, Vec<u8>)> {
+    let project = args.project.resolve()?;
+    let mut input = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut input)
+        .context("reading the event payload from stdin")?;
+    Ok((project.dir, project.warnings, input))
+}
+
+/// The hooks' timeouts from `--default-timeout`/`--max-timeout` or their variables.
+fn set_timeouts(options: &mut DispatchOptions, args: &RunArgs, problems: &mut Vec<String>) {
+    options.default_timeout = timeout_setting(args.default_timeout, "HOOKBRIDGE_DEFAULT_TIMEOUT", problems);
+    options.max_timeout = timeout_setting(args.max_timeout, "HOOKBRIDGE_MAX_TIMEOUT", problems);
+}
+
+/// The exit code when a termination signal stopped the hooks (every one still running was killed
+/// with its group): logged, and no answer is given.
+fn stopped_by_signal(report: &EventReport, problems: &mut Vec<String>, context: &str) -> Option<ExitCode> {
+    let signal = hookbridge_runner::process::termination_signal_received()?;
+    problems.push(format!(
+        "hookbridge was stopped by signal {signal} while its hooks ran; every hook still running was killed with its process group, and no answer was given"
+    ));
+    problems.extend(report_problems(report));
+    diagnostics_log::append(context, problems);
+    Some(ExitCode::from(128u8.saturating_add(signal as u8)))
+}
+
+/// A payload no hook can be given: logged and said on stderr, exit 1 (a non-blocking error for
+/// Gemini CLI as for Claude Code).
+fn refuse_payload(context: &str, mut problems: Vec<String>, why: String) -> anyhow::Result<ExitCode> {
+    problems.push(format!("payload refused, no hook ran: {why}"));
+    diagnostics_log::append(context, &problems);
+    say(format_args!("{why}"));
+    Ok(ExitCode::from(crate::EXIT_INTERNAL))
 }
 
 /// A timeout from its flag, else from `var`; a bad value of the variable is a logged warning and

@@ -310,6 +310,11 @@ fn the_registered_command_dispatches_the_projects_hooks() {
 /// Start the registered `hook` of settings as Claude Code starts it (`sh -c`, the event's payload
 /// on stdin), `hookbridge` being this build.
 fn start_as_claude_code(p: &Project, hook: &Value, event: &str) -> common::Finished {
+    start_as_agent(p, hook, &p.payload(event))
+}
+
+/// Start the registered `hook` as an agent starts it (`sh -c`), with `payload` on stdin.
+fn start_as_agent(p: &Project, hook: &Value, payload: &Value) -> common::Finished {
     let bin = common::hookbridge_bin();
     let command = hook["command"]
         .as_str()
@@ -323,7 +328,7 @@ fn start_as_claude_code(p: &Project, hook: &Value, event: &str) -> common::Finis
     cmd.env("HOME", &p.home)
         .env("CLAUDE_PROJECT_DIR", &p.dir)
         .env("HOOKBRIDGE_LOG", &p.log);
-    p.finish(cmd, &serde_json::to_vec(&p.payload(event)).unwrap())
+    p.finish(cmd, &serde_json::to_vec(payload).unwrap())
 }
 
 /// An event with an `asyncRewake` hook gets a second registration with `asyncRewake: true` that runs
@@ -460,5 +465,95 @@ fn a_rewake_registration_without_an_exit_2_answers_as_an_async_hook() {
         p.log_text().contains("async answers can only add context"),
         "{}",
         p.log_text()
+    );
+}
+
+/// `install-into gemini`: `hookbridge run --host gemini` for each Gemini CLI event that has a
+/// Claude Code counterpart, in `.gemini/settings.json`, timeouts in milliseconds; the file's other
+/// settings kept, a second run a no-op, `--remove` taking hookbridge out again, and the registered
+/// command answering a Gemini payload in Gemini's terms.
+#[test]
+fn install_into_gemini_registers_the_gemini_host_with_millisecond_timeouts() {
+    let p = Project::new(json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "echo 'no rm' >&2; exit 2", "timeout": 900}
+    ]}]}}));
+    let settings_file = p.file(
+        ".gemini/settings.json",
+        "{\n  \"general\": {\"vimMode\": true}\n}\n",
+    );
+    let dir = p.dir.to_string_lossy().into_owned();
+    let args = [
+        "install-into",
+        "gemini",
+        "--project-dir",
+        &dir,
+        "--program",
+        "hookbridge",
+    ];
+    let done = p.finish(p.hookbridge(&args), b"");
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    let settings = parsed(&settings_file);
+    assert_eq!(settings["general"], json!({"vimMode": true}));
+    let events: Vec<&str> = settings["hooks"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        events,
+        [
+            "BeforeTool",
+            "AfterTool",
+            "BeforeAgent",
+            "AfterAgent",
+            "SessionStart",
+            "SessionEnd",
+            "Notification",
+            "PreCompress"
+        ]
+    );
+    let before_tool = &settings["hooks"]["BeforeTool"][0]["hooks"][0];
+    assert_eq!(
+        before_tool,
+        &json!({"type": "command", "command": "hookbridge run --host gemini --event BeforeTool", "timeout": 905_000})
+    );
+    assert_eq!(settings["hooks"]["AfterAgent"][0]["hooks"][0]["timeout"], 605_000);
+    let before = fs::read(&settings_file).unwrap();
+    assert_eq!(p.finish(p.hookbridge(&args), b"").code, Some(0));
+    assert_eq!(
+        fs::read(&settings_file).unwrap(),
+        before,
+        "a second run changes no byte"
+    );
+
+    // The registered command, as Gemini CLI starts it, with a Gemini payload.
+    let payload = json!({"hook_event_name": "BeforeTool", "cwd": p.dir, "tool_name": "run_shell_command", "tool_input": {"command": "rm -rf x"}});
+    let ran = start_as_agent(&p, before_tool, &payload);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr_str());
+    assert_eq!(
+        serde_json::from_slice::<Value>(&ran.stdout).unwrap(),
+        json!({"decision": "deny", "reason": "no rm"})
+    );
+
+    let mut remove = args.to_vec();
+    remove.push("--remove");
+    assert_eq!(p.finish(p.hookbridge(&remove), b"").code, Some(0));
+    let settings = parsed(&settings_file);
+    assert_eq!(settings, json!({"general": {"vimMode": true}}));
+    let local = [
+        "install-into",
+        "gemini",
+        "--scope",
+        "local",
+        "--project-dir",
+        &dir,
+    ];
+    let done = p.finish(p.hookbridge(&local), b"");
+    assert_eq!(done.code, Some(64));
+    assert!(
+        done.stderr_str().contains("no local settings file"),
+        "{}",
+        done.stderr_str()
     );
 }

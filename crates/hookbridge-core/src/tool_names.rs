@@ -1,8 +1,10 @@
 //! Which tool another agent calls by which Claude Code name: Amplifier's tools (`bash` is `Bash`,
-//! `read_file` is `Read`, …). Hooks match Claude Code's names; the Amplifier host presents its
-//! tools under them (hookbridge-amplifier's `tools`, which also converts their inputs), and the
-//! seed dialect's rules, written with Amplifier's names, match either (`seed::rule`). One table
-//! for both.
+//! `read_file` is `Read`, …) and Gemini CLI's (`run_shell_command` is `Bash`, `replace` is `Edit`,
+//! …). Hooks match Claude Code's names; the Amplifier host presents its tools under them
+//! (hookbridge-amplifier's `tools`, which also converts their inputs), the seed dialect's rules,
+//! written with Amplifier's names, match either (`seed::rule`), and Gemini CLI's payloads and
+//! matchers are read with the Gemini table (`hookbridge run --host gemini`, `migrate --from
+//! gemini`). One table per agent.
 
 /// Amplifier tool name → Claude Code tool name, for the tools whose names differ.
 pub const TOOL_NAMES: &[(&str, &str)] = &[
@@ -35,4 +37,29 @@ pub fn amplifier_tool_names(claude_tool: &str) -> Vec<&'static str> {
         .filter(|(_, c)| *c == claude_tool)
         .map(|(a, _)| *a)
         .collect()
+}
+
+/// Gemini CLI tool name → Claude Code tool name (Gemini CLI's built-in tools, 2026).
+pub const GEMINI_TOOL_NAMES: &[(&str, &str)] = &[
+    ("run_shell_command", "Bash"),
+    ("write_file", "Write"),
+    ("replace", "Edit"),
+    ("read_file", "Read"),
+    ("read_many_files", "Read"),
+    ("glob", "Glob"),
+    ("search_file_content", "Grep"),
+    ("grep_search", "Grep"),
+    ("list_directory", "LS"),
+    ("web_fetch", "WebFetch"),
+    ("google_web_search", "WebSearch"),
+    ("write_todos", "TodoWrite"),
+];
+
+/// The Claude Code name hooks match for a Gemini CLI tool. Unknown tools (MCP tools, extensions')
+/// keep their own name.
+pub fn claude_tool_name_for_gemini(gemini_tool: &str) -> &str {
+    GEMINI_TOOL_NAMES
+        .iter()
+        .find(|(g, _)| *g == gemini_tool)
+        .map_or(gemini_tool, |(_, c)| c)
 }

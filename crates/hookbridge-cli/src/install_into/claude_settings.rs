@@ -10,19 +10,20 @@
 
 use serde_json::{Map, Value};
 
-/// One hook to register: `command` on `event`, with Claude Code's outer `timeout` in seconds.
+/// One hook to register: `command` on `event`, with the agent's outer `timeout` in its unit
+/// (seconds for Claude Code, milliseconds for Gemini CLI).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Registration {
     pub event: String,
     pub command: String,
-    pub timeout_secs: u64,
+    pub timeout: u64,
     /// When the event has `async: true` hooks: the outer timeout of a registration with `async:
     /// true` that runs only those (Claude Code delivers an async hook's answer on a later request
     /// only for a hook registered that way); the first one then leaves them out.
-    pub async_timeout_secs: Option<u64>,
+    pub async_timeout: Option<u64>,
     /// The same for `asyncRewake` hooks, registered with `asyncRewake: true` (Claude Code wakes the
     /// model with an exit 2 only for a hook registered that way).
-    pub rewake_timeout_secs: Option<u64>,
+    pub rewake_timeout: Option<u64>,
 }
 
 impl Registration {
@@ -31,8 +32,8 @@ impl Registration {
         let mut main = self.command.clone();
         let mut hooks = Vec::new();
         for (timeout, flag, key) in [
-            (self.async_timeout_secs, "--async-hooks", "async"),
-            (self.rewake_timeout_secs, "--async-rewake-hooks", "asyncRewake"),
+            (self.async_timeout, "--async-hooks", "async"),
+            (self.rewake_timeout, "--async-rewake-hooks", "asyncRewake"),
         ] {
             if let Some(timeout) = timeout {
                 main.push_str(&format!(" {flag} skip"));
@@ -44,7 +45,7 @@ impl Registration {
                 }));
             }
         }
-        let main = serde_json::json!({"type": "command", "command": main, "timeout": self.timeout_secs});
+        let main = serde_json::json!({"type": "command", "command": main, "timeout": self.timeout});
         hooks.insert(0, main);
         serde_json::json!({ "hooks": hooks })
     }
@@ -271,9 +272,9 @@ mod tests {
         Registration {
             event: event.into(),
             command: format!("hookbridge run --event {event}"),
-            timeout_secs: timeout,
-            async_timeout_secs: None,
-            rewake_timeout_secs: None,
+            timeout,
+            async_timeout: None,
+            rewake_timeout: None,
         }
     }
 

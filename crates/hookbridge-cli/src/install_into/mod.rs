@@ -1,5 +1,7 @@
-//! `hookbridge install-into claude`: make `hookbridge run` Claude Code's hook for every event, in
-//! one of its settings files, so the hooks in `.amplifier/hooks/` run under Claude Code.
+//! `hookbridge install-into claude|gemini`: make `hookbridge run` the agent's hook for every event,
+//! in one of its settings files, so the hooks in `.amplifier/hooks/` run under Claude Code (or
+//! Gemini CLI, through `run --host gemini`; its settings file has the same `hooks` shape, with its
+//! own event names and millisecond timeouts).
 //!
 //! This module owns the files: which settings file a scope means, reading it (errors with line and
 //! column), the outer timeouts (from the hooks hookbridge would run), the checks that warn about a
@@ -41,7 +43,8 @@ pub struct InstallIntoArgs {
     agent: Agent,
     /// Which settings file: `user` (~/.claude/settings.json, every project), `project`
     /// (<project>/.claude/settings.json, shared with the repository) or `local`
-    /// (<project>/.claude/settings.local.json, this checkout only).
+    /// (<project>/.claude/settings.local.json, this checkout only); for Gemini CLI `user`
+    /// (~/.gemini/settings.json) or `project` (<project>/.gemini/settings.json).
     #[arg(long, value_enum, default_value_t = Scope::Project)]
     scope: Scope,
     /// Remove hookbridge's registrations instead (the file's other content stays).
@@ -62,6 +65,8 @@ pub struct InstallIntoArgs {
 enum Agent {
     /// Claude Code.
     Claude,
+    /// Gemini CLI (`.gemini/settings.json`; `--scope user|project`).
+    Gemini,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,7 +79,7 @@ enum Scope {
 impl Scope {
     const ALL: [Scope; 3] = [Scope::User, Scope::Project, Scope::Local];
 
-    /// The settings file of this scope, `None` for `user` without a home directory.
+    /// Claude Code's settings file of this scope, `None` for `user` without a home directory.
     fn settings_file(self, project: &Path, home: Option<&Path>) -> Option<PathBuf> {
         match self {
             Scope::User => home.map(|h| h.join(".claude").join("settings.json")),
@@ -82,10 +87,29 @@ impl Scope {
             Scope::Local => Some(project.join(".claude").join("settings.local.json")),
         }
     }
+
+    /// `agent`'s settings file of this scope.
+    fn agent_settings_file(
+        self,
+        agent: Agent,
+        project: &Path,
+        home: Option<&Path>,
+    ) -> Result<PathBuf, UsageError> {
+        let no_home = || UsageError("--scope user: HOME is not set".into());
+        match (agent, self) {
+            (Agent::Claude, scope) => scope.settings_file(project, home).ok_or_else(no_home),
+            (Agent::Gemini, Scope::User) => home
+                .map(|h| h.join(".gemini").join("settings.json"))
+                .ok_or_else(no_home),
+            (Agent::Gemini, Scope::Project) => Ok(project.join(".gemini").join("settings.json")),
+            (Agent::Gemini, Scope::Local) => Err(UsageError(
+                "Gemini CLI has no local settings file: use --scope project or --scope user".into(),
+            )),
+        }
+    }
 }
 
 pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
-    let Agent::Claude = args.agent;
     let project = args.project.resolve_for_people()?;
     for warning in &project.warnings {
         say(format_args!("warning: {warning}"));
@@ -95,8 +119,7 @@ pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
         .and_then(|h| std::path::absolute(h).ok());
     let file = args
         .scope
-        .settings_file(&project.dir, home.as_deref())
-        .ok_or_else(|| UsageError("--scope user: HOME is not set".into()))?;
+        .agent_settings_file(args.agent, &project.dir, home.as_deref())?;
     let original = read_settings(&file)?;
     let mut settings = original
         .value
@@ -111,7 +134,11 @@ pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
             Some(program) => program.clone(),
             None => default_program()?,
         };
-        claude_settings::register(&mut settings, &registrations(&program, &set))
+        let wanted = match args.agent {
+            Agent::Claude => registrations(&program, &set),
+            Agent::Gemini => gemini_registrations(&program, &set),
+        };
+        claude_settings::register(&mut settings, &wanted)
     }
     .map_err(|e| anyhow::anyhow!("{}: {e}; nothing was changed", file.display()))?;
 
@@ -136,7 +163,7 @@ pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
             say(format_args!("the previous file is kept as {}", backup.display()));
         }
     }
-    if !args.remove {
+    if !args.remove && args.agent == Agent::Claude {
         for (event, meant) in misspelt_events(&set) {
             say(format_args!(
                 "warning: hooks for `{event}` are not registered: Claude Code fires no such event; did you mean `{meant}`? (`hookbridge validate` shows where)"
@@ -163,41 +190,86 @@ pub fn registrations(program: &str, set: &HookSet) -> Vec<Registration> {
             .filter(|e| !e.is_known() && !misspelt.iter().any(|(m, _)| m == *e))
             .cloned(),
     );
-    let options = DispatchOptions::new(PathBuf::new());
     events
         .into_iter()
         .map(|event| {
-            let hooks = || {
-                set.events
-                    .get(&event)
-                    .into_iter()
-                    .flatten()
-                    .flat_map(|group| &group.hooks)
-            };
-            let floor = std::time::Duration::from_secs(event.traits().default_timeout_secs);
-            let outer = |slowest: Option<std::time::Duration>| {
-                let secs = slowest.unwrap_or_default().max(floor).as_secs_f64().ceil() as u64;
-                secs.saturating_add(TIMEOUT_MARGIN_SECS)
-            };
-            // The slowest hook of those `keep` picks, if any.
-            let slowest = |keep: fn(&hookbridge_core::config::CommandHook) -> bool| {
-                hooks()
-                    .filter(|hook| matches!(&hook.kind, HookKind::Command(c) if keep(c)))
-                    .map(|hook| options.timeout_for(&event, hook))
-                    .max()
-            };
-            let slowest_of_all = hooks().map(|hook| options.timeout_for(&event, hook)).max();
-            let async_hooks = slowest(|c| c.run_async && !c.async_rewake);
-            let rewake_hooks = slowest(|c| c.async_rewake);
+            let timeouts = OuterTimeouts::of(set, &event);
             Registration {
                 command: format!("{program} run --event {event}"),
-                timeout_secs: outer(slowest_of_all),
-                async_timeout_secs: async_hooks.map(|slowest| outer(Some(slowest))),
-                rewake_timeout_secs: rewake_hooks.map(|slowest| outer(Some(slowest))),
+                timeout: timeouts.outer(|_| true).unwrap_or(timeouts.floor),
+                async_timeout: timeouts
+                    .outer(|h| matches!(&h.kind, HookKind::Command(c) if c.run_async && !c.async_rewake)),
+                rewake_timeout: timeouts.outer(|h| matches!(&h.kind, HookKind::Command(c) if c.async_rewake)),
                 event: event.as_str().to_string(),
             }
         })
         .collect()
+}
+
+/// Gemini CLI's registration for each of its events that has a Claude Code counterpart, with its
+/// timeouts in milliseconds. Gemini CLI has no async hooks of its own: `async` ones run in the
+/// background behind the one registration, their answers not delivered.
+pub fn gemini_registrations(program: &str, set: &HookSet) -> Vec<Registration> {
+    crate::hosts::gemini::EVENTS
+        .iter()
+        .map(|(gemini, claude, _)| {
+            let event = EventName::parse(claude).expect("the table names Claude Code events");
+            let timeouts = OuterTimeouts::of(set, &event);
+            let secs = timeouts.outer(|_| true).unwrap_or(timeouts.floor);
+            Registration {
+                command: format!("{program} run --host gemini --event {gemini}"),
+                timeout: secs.saturating_mul(1000),
+                async_timeout: None,
+                rewake_timeout: None,
+                event: gemini.to_string(),
+            }
+        })
+        .collect()
+}
+
+/// The outer timeouts of one event's registrations, in seconds: the slowest of the hooks a
+/// registration runs (never less than the event's default), plus [`TIMEOUT_MARGIN_SECS`].
+struct OuterTimeouts<'a> {
+    hooks: Vec<&'a hookbridge_core::config::HookSpec>,
+    event: &'a EventName,
+    options: DispatchOptions,
+    /// The outer timeout with no hook, or only faster ones.
+    floor: u64,
+}
+
+impl<'a> OuterTimeouts<'a> {
+    fn of(set: &'a HookSet, event: &'a EventName) -> OuterTimeouts<'a> {
+        let hooks = set
+            .events
+            .get(event)
+            .into_iter()
+            .flatten()
+            .flat_map(|g| &g.hooks)
+            .collect();
+        let floor = event
+            .traits()
+            .default_timeout_secs
+            .saturating_add(TIMEOUT_MARGIN_SECS);
+        OuterTimeouts {
+            hooks,
+            event,
+            options: DispatchOptions::new(PathBuf::new()),
+            floor,
+        }
+    }
+
+    /// The outer timeout for the hooks `keep` picks (every hook, for `|_| true`), `None` when it
+    /// picks none (and, for `|_| true`, when the event has no hook).
+    fn outer(&self, keep: impl Fn(&hookbridge_core::config::HookSpec) -> bool) -> Option<u64> {
+        let slowest = self
+            .hooks
+            .iter()
+            .filter(|hook| keep(hook))
+            .map(|hook| self.options.timeout_for(self.event, hook))
+            .max()?;
+        let secs = slowest.as_secs_f64().ceil() as u64;
+        Some(secs.saturating_add(TIMEOUT_MARGIN_SECS).max(self.floor))
+    }
 }
 
 /// The `hooks/hooks.json` of the Claude Code plugin shipped in `plugins/hookbridge/`: what
@@ -477,8 +549,8 @@ mod tests {
         assert!(!all.iter().any(|r| r.event == "WorktreeCreate"));
         let stop = all.iter().find(|r| r.event == "Stop").unwrap();
         assert_eq!(stop.command, "hookbridge run --event Stop");
-        assert_eq!(stop.timeout_secs, 600 + TIMEOUT_MARGIN_SECS);
+        assert_eq!(stop.timeout, 600 + TIMEOUT_MARGIN_SECS);
         let prompt = all.iter().find(|r| r.event == "UserPromptSubmit").unwrap();
-        assert_eq!(prompt.timeout_secs, 30 + TIMEOUT_MARGIN_SECS);
+        assert_eq!(prompt.timeout, 30 + TIMEOUT_MARGIN_SECS);
     }
 }

@@ -6,8 +6,10 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 
 use super::{read_json, Agent, Migrated, Places};
+use crate::hosts::{gemini, EventTable};
 use crate::install_into::claude_settings::is_hookbridge_run;
 use crate::install_into::shell_quote;
+use hookbridge_core::tool_names::GEMINI_TOOL_NAMES;
 
 /// The files an agent's hooks are read from, for `places`.
 pub fn looked_in(agent: Agent, places: &Places) -> Vec<PathBuf> {
@@ -174,22 +176,6 @@ fn codex_config_toml(file: &Path, out: &mut Migrated) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Gemini CLI's tool names → Claude Code's.
-const GEMINI_TOOLS: &[(&str, &str)] = &[
-    ("run_shell_command", "Bash"),
-    ("write_file", "Write"),
-    ("replace", "Edit"),
-    ("read_file", "Read"),
-    ("read_many_files", "Read"),
-    ("glob", "Glob"),
-    ("search_file_content", "Grep"),
-    ("grep_search", "Grep"),
-    ("list_directory", "LS"),
-    ("web_fetch", "WebFetch"),
-    ("google_web_search", "WebSearch"),
-    ("write_todos", "TodoWrite"),
-];
-
 /// Cursor's tool names → Claude Code's.
 const CURSOR_TOOLS: &[(&str, &str)] = &[
     ("Shell", "Bash"),
@@ -214,21 +200,6 @@ fn translate_tools(matcher: &str, table: &[(&str, &str)]) -> Option<String> {
     }
     Some(out.join("|"))
 }
-
-/// An agent's event → Claude Code's event, and the matcher the event implies (Cursor's
-/// `beforeShellExecution` is PreToolUse on `Bash`).
-type EventTable = &'static [(&'static str, &'static str, Option<&'static str>)];
-
-const GEMINI_EVENTS: EventTable = &[
-    ("BeforeTool", "PreToolUse", None),
-    ("AfterTool", "PostToolUse", None),
-    ("BeforeAgent", "UserPromptSubmit", None),
-    ("AfterAgent", "Stop", None),
-    ("SessionStart", "SessionStart", None),
-    ("SessionEnd", "SessionEnd", None),
-    ("Notification", "Notification", None),
-    ("PreCompress", "PreCompact", None),
-];
 
 const CURSOR_EVENTS: EventTable = &[
     ("beforeShellExecution", "PreToolUse", Some("Bash")),
@@ -297,14 +268,14 @@ fn gemini(file: &Path, value: &Value, out: &mut Migrated) {
     let why = " (BeforeModel, AfterModel and BeforeToolSelection see the model's request)";
     // `enabled`/`disabled`/`notifications`: the older shape's switches, not events.
     let switches = ["enabled", "disabled", "notifications"];
-    for (event, claude_event, _, groups) in mapped_events(file, value, GEMINI_EVENTS, &switches, why, out) {
+    for (event, claude_event, _, groups) in mapped_events(file, value, gemini::EVENTS, &switches, why, out) {
         for group in groups.as_array().into_iter().flatten() {
             let matcher = group
                 .get("matcher")
                 .and_then(Value::as_str)
                 .filter(|m| !m.is_empty() && *m != "*");
             let matcher = match (matcher, claude_event) {
-                (Some(m), "PreToolUse" | "PostToolUse") => Some(translate_tools(m, GEMINI_TOOLS).unwrap_or_else(|| {
+                (Some(m), "PreToolUse" | "PostToolUse") => Some(translate_tools(m, GEMINI_TOOL_NAMES).unwrap_or_else(|| {
                     out.note(format!(
                         "{}: {event} matcher `{m}` is kept as written; it names Gemini's tools, translate it to Claude Code's (run_shell_command → Bash, write_file → Write, replace → Edit, …)",
                         file.display()
@@ -447,18 +418,18 @@ mod tests {
     #[test]
     fn tool_lists_translate_only_when_every_name_is_known() {
         assert_eq!(
-            translate_tools("run_shell_command", GEMINI_TOOLS).as_deref(),
+            translate_tools("run_shell_command", GEMINI_TOOL_NAMES).as_deref(),
             Some("Bash")
         );
         assert_eq!(
-            translate_tools("write_file|replace", GEMINI_TOOLS).as_deref(),
+            translate_tools("write_file|replace", GEMINI_TOOL_NAMES).as_deref(),
             Some("Write|Edit")
         );
         assert_eq!(
-            translate_tools("read_file|read_many_files", GEMINI_TOOLS).as_deref(),
+            translate_tools("read_file|read_many_files", GEMINI_TOOL_NAMES).as_deref(),
             Some("Read")
         );
-        assert_eq!(translate_tools("run_.*", GEMINI_TOOLS), None);
+        assert_eq!(translate_tools("run_.*", GEMINI_TOOL_NAMES), None);
         assert_eq!(
             translate_tools("Shell|StrReplace", CURSOR_TOOLS).as_deref(),
             Some("Bash|Edit")

@@ -1,0 +1,194 @@
+//! Gemini CLI as a host (`hookbridge run --host gemini --event BeforeTool`): Gemini's payload in,
+//! Claude Code's hooks run, the answer in Gemini's terms.
+//!
+//! Read from Gemini CLI's source (`packages/core/src/hooks/types.ts`, `hookRunner.ts`,
+//! `hookAggregator.ts`; see `../shared/spec/peers.md` §2), not measured: Gemini CLI cannot be run
+//! against the loopback oracle here.
+//!
+//! - **Events**: BeforeTool → PreToolUse, AfterTool → PostToolUse, BeforeAgent → UserPromptSubmit,
+//!   AfterAgent → Stop, SessionStart, SessionEnd, PreCompress → PreCompact, Notification. Gemini's
+//!   BeforeModel, AfterModel and BeforeToolSelection have no Claude Code event: nothing runs.
+//! - **Payloads**: Gemini sends Claude Code's common fields (`session_id`, `transcript_path`, `cwd`,
+//!   `hook_event_name`) plus `timestamp`; tool names become Claude Code's
+//!   (`run_shell_command` → `Bash`, `replace` → `Edit`, …, `hookbridge_core::tool_names`), their inputs
+//!   keep their fields (Gemini's built-in tools use Claude Code's names: `command`, `file_path`,
+//!   `old_string`, …); AfterAgent's `prompt_response` is Stop's `last_assistant_message`;
+//!   Notification's `ToolPermission` is `permission_prompt`. Every other field is kept.
+//! - **Answers**: always exit 0 with one JSON object on stdout, which Gemini reads for every event:
+//!   a block (exit 2, `decision: block`, a PreToolUse deny) is `decision: "deny"` with its reason
+//!   (Gemini denies the tool, the prompt, or — on AfterAgent — retries with the reason, as Claude
+//!   Code's Stop block continues); `ask`/`allow` permission decisions become `decision: ask|allow`;
+//!   `updatedInput` is `hookSpecificOutput.tool_input`; contexts are
+//!   `hookSpecificOutput.additionalContext` (on AfterTool, BeforeAgent, SessionStart);
+//!   `systemMessage`, `continue: false` + `stopReason` and `suppressOutput` keep their names.
+//!   Nothing to say: no output.
+
+use hookbridge_core::decision::{EventDecision, PermissionDecision};
+use hookbridge_core::event::EventName;
+use hookbridge_core::tool_names::claude_tool_name_for_gemini;
+use serde_json::{json, Map, Value};
+
+use super::EventTable;
+
+/// Gemini CLI's events and Claude Code's.
+pub const EVENTS: EventTable = &[
+    ("BeforeTool", "PreToolUse", None),
+    ("AfterTool", "PostToolUse", None),
+    ("BeforeAgent", "UserPromptSubmit", None),
+    ("AfterAgent", "Stop", None),
+    ("SessionStart", "SessionStart", None),
+    ("SessionEnd", "SessionEnd", None),
+    ("Notification", "Notification", None),
+    ("PreCompress", "PreCompact", None),
+];
+
+/// Gemini CLI's events that no Claude Code event corresponds to (model-level hooks).
+pub const WITHOUT_CLAUDE_EVENT: &[&str] = &["BeforeModel", "AfterModel", "BeforeToolSelection"];
+
+/// What a Gemini event is for hookbridge.
+pub enum GeminiEvent {
+    /// It fires this Claude Code event.
+    Claude(EventName),
+    /// A Gemini event with no Claude Code counterpart: no hook runs.
+    NoCounterpart,
+}
+
+/// Gemini's `event`, or `None` for a name Gemini CLI does not fire.
+pub fn event(name: &str) -> Option<GeminiEvent> {
+    if WITHOUT_CLAUDE_EVENT.contains(&name) {
+        return Some(GeminiEvent::NoCounterpart);
+    }
+    let (_, claude, _) = EVENTS.iter().find(|(gemini, _, _)| *gemini == name)?;
+    Some(GeminiEvent::Claude(
+        EventName::parse(claude).expect("the table names Claude Code events"),
+    ))
+}
+
+/// Every event name Gemini CLI fires, for messages.
+pub fn event_names() -> Vec<&'static str> {
+    EVENTS
+        .iter()
+        .map(|(g, _, _)| *g)
+        .chain(WITHOUT_CLAUDE_EVENT.iter().copied())
+        .collect()
+}
+
+/// Gemini's payload `fields` as Claude Code's payload for `claude` (see the module doc).
+pub fn claude_payload(claude: &EventName, mut fields: Map<String, Value>) -> Map<String, Value> {
+    fields.insert(
+        "hook_event_name".into(),
+        Value::String(claude.as_str().to_string()),
+    );
+    if let Some(Value::String(tool)) = fields.get("tool_name") {
+        let name = claude_tool_name_for_gemini(tool).to_string();
+        fields.insert("tool_name".into(), Value::String(name));
+    }
+    match claude.as_str() {
+        "Stop" => {
+            if let Some(response) = fields.get("prompt_response").cloned() {
+                fields.entry("last_assistant_message").or_insert(response);
+            }
+            fields.entry("stop_hook_active").or_insert(Value::Bool(false));
+        }
+        "Notification"
+            if fields.get("notification_type").and_then(Value::as_str) == Some("ToolPermission") =>
+        {
+            fields.insert("notification_type".into(), json!("permission_prompt"));
+        }
+        _ => {}
+    }
+    fields
+}
+
+/// The answer Gemini CLI reads for `gemini_event` from `decision`, if there is anything to say.
+pub fn answer(gemini_event: &str, decision: &EventDecision) -> Option<Value> {
+    let mut out = Map::new();
+    let mut specific = Map::new();
+    if let Some(block) = &decision.blocking {
+        out.insert("decision".into(), json!("deny"));
+        out.insert("reason".into(), json!(block.message().trim_end()));
+    } else if let Some(permission) = decision.permission {
+        let word = match permission {
+            PermissionDecision::Allow => Some("allow"),
+            PermissionDecision::Ask => Some("ask"),
+            // Deny comes with a block (above); defer is Claude Code's "no opinion".
+            PermissionDecision::Deny | PermissionDecision::Defer => None,
+        };
+        if let Some(word) = word {
+            out.insert("decision".into(), json!(word));
+            if let Some(reason) = &decision.permission_reason {
+                out.insert("reason".into(), json!(reason));
+            }
+        }
+    }
+    if let Some(Value::Object(input)) = &decision.updated_input {
+        specific.insert("tool_input".into(), Value::Object(input.clone()));
+    }
+    let contexts: Vec<&str> = decision
+        .contexts
+        .iter()
+        .map(|c| c.text.as_str())
+        .filter(|text| !text.is_empty())
+        .collect();
+    if !contexts.is_empty() {
+        specific.insert("additionalContext".into(), json!(contexts.join("\n\n")));
+    }
+    if !decision.system_messages.is_empty() {
+        out.insert("systemMessage".into(), json!(decision.system_messages.join("\n")));
+    }
+    if let Some(reason) = &decision.stop {
+        out.insert("continue".into(), json!(false));
+        if let Some(reason) = reason {
+            out.insert("stopReason".into(), json!(reason));
+        }
+    }
+    if decision.suppress_output {
+        out.insert("suppressOutput".into(), json!(true));
+    }
+    if !specific.is_empty() {
+        specific.insert("hookEventName".into(), json!(gemini_event));
+        out.insert("hookSpecificOutput".into(), Value::Object(specific));
+    }
+    (!out.is_empty()).then_some(Value::Object(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_map_both_ways_and_model_events_have_no_counterpart() {
+        assert!(matches!(event("BeforeTool"), Some(GeminiEvent::Claude(e)) if e.as_str() == "PreToolUse"));
+        assert!(matches!(event("AfterAgent"), Some(GeminiEvent::Claude(e)) if e.as_str() == "Stop"));
+        assert!(matches!(event("BeforeModel"), Some(GeminiEvent::NoCounterpart)));
+        assert!(event("PreToolUse").is_none());
+        assert_eq!(event_names().len(), 11);
+    }
+
+    #[test]
+    fn payloads_get_claude_codes_names() {
+        let stop = EventName::parse("Stop").unwrap();
+        let fields = json!({"hook_event_name": "AfterAgent", "prompt": "p", "prompt_response": "done"});
+        let out = claude_payload(&stop, fields.as_object().unwrap().clone());
+        assert_eq!(out["hook_event_name"], "Stop");
+        assert_eq!(out["last_assistant_message"], "done");
+        assert_eq!(out["stop_hook_active"], false);
+        let pre = EventName::parse("PreToolUse").unwrap();
+        let fields = json!({"tool_name": "run_shell_command", "tool_input": {"command": "ls"}});
+        let out = claude_payload(&pre, fields.as_object().unwrap().clone());
+        assert_eq!(
+            (out["tool_name"].as_str(), out["hook_event_name"].as_str()),
+            (Some("Bash"), Some("PreToolUse"))
+        );
+        let fields = json!({"tool_name": "mcp_github_issue", "tool_input": {}});
+        assert_eq!(
+            claude_payload(&pre, fields.as_object().unwrap().clone())["tool_name"],
+            "mcp_github_issue"
+        );
+    }
+
+    #[test]
+    fn nothing_decided_is_no_answer() {
+        assert_eq!(answer("BeforeTool", &EventDecision::default()), None);
+    }
+}
