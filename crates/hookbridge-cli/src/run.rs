@@ -158,6 +158,9 @@ enum Host {
     /// Gemini CLI: its event (`--event BeforeTool`) and payload in, Claude Code's hooks run, the
     /// answer as Gemini CLI reads it (exit 0, one JSON object; see `src/hosts/gemini.rs`).
     Gemini,
+    /// Codex CLI: Claude Code's events and payloads, the answer fitted to what Codex accepts (it
+    /// refuses a whole answer over one unsupported field; see `src/hosts/codex.rs`).
+    Codex,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -174,7 +177,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     match args.host {
         Host::Amplifier => return run_amplifier(args),
         Host::Gemini => return run_gemini(args),
-        Host::Claude => {}
+        Host::Claude | Host::Codex => {}
     }
     if args.async_hooks == Background::Only && args.async_rewake_hooks == Background::Only {
         return Err(UsageError(
@@ -240,7 +243,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         Some(BackgroundKind::Async) => !rewake_only && async_mode != Background::Skip,
         Some(BackgroundKind::Rewake) => !async_only && rewake_mode != Background::Skip,
     });
-    let all_async = args.format == Format::Claude
+    // Claude Code's async channel (a first line `{"async": true}`) is Claude Code's own.
+    let claude_channel = args.format == Format::Claude && args.host == Host::Claude;
+    let all_async = claude_channel
         && !rewake_only
         && !async_only
         && !selection.hooks.is_empty()
@@ -264,7 +269,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         && !async_only
         && selection.hooks.len() == 1
         && matches!(&selection.hooks[0].kind, hookbridge_core::config::HookKind::Command(c) if !c.run_async);
-    if args.format == Format::Claude && !all_async && lone_command {
+    if claude_channel && !all_async && lone_command {
         let flag = switched.clone();
         options.first_line = Some(FirstLineWatch(Arc::new(move |line: &[u8]| {
             if is_async_switch(line) {
@@ -326,6 +331,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     );
     match args.format {
         Format::Claude => {
+            let answer = match args.host {
+                Host::Codex => {
+                    let (fitted, notes) = crate::hosts::codex::fit(&report.event, answer);
+                    let notes: Vec<String> = notes.into_iter().map(|n| format!("for Codex: {n}")).collect();
+                    diagnostics_log::append(&context, &notes);
+                    fitted
+                }
+                _ => answer,
+            };
             let mut lost = Vec::new();
             print_answer(&answer, &mut lost);
             diagnostics_log::append(&context, &lost);

@@ -4,6 +4,7 @@
 //! Claude Code. Amplifier, a host that loads hookbridge as a library, has a crate of its own
 //! (hookbridge-amplifier).
 
+pub mod codex;
 pub mod gemini;
 
 /// An agent's event → Claude Code's event, and the matcher the event implies (Cursor's
