@@ -89,7 +89,7 @@ enum Command {
     /// Try one event against the real hooks (they run) and trace it: which hooks run and why the
     /// others do not, what each printed and returned, and the answer `run` would give.
     Test(dry_run::TestArgs),
-    /// Register `hookbridge run` as the agent's hook for every event (`install-into claude`, `install-into gemini`), or
+    /// Register `hookbridge run` as the agent's hook for every event (`install-into claude`, `gemini`, `codex`), or
     /// remove it (`--remove`).
     InstallInto(install_into::InstallIntoArgs),
     /// Install a plugin (a folder, a git URL or PLUGIN@MARKETPLACE) into the hooks directory.

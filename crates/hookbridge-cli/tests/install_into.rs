@@ -11,10 +11,15 @@ use common::project::Project;
 use serde_json::{json, Value};
 
 fn install(p: &Project, extra: &[&str]) -> common::Finished {
+    install_for(p, "claude", extra)
+}
+
+/// `install-into AGENT` for the project, `hookbridge` as the program.
+fn install_for(p: &Project, agent: &str, extra: &[&str]) -> common::Finished {
     let dir = p.dir.to_string_lossy().into_owned();
     let mut args = vec![
         "install-into",
-        "claude",
+        agent,
         "--project-dir",
         &dir,
         "--program",
@@ -481,16 +486,7 @@ fn install_into_gemini_registers_the_gemini_host_with_millisecond_timeouts() {
         ".gemini/settings.json",
         "{\n  \"general\": {\"vimMode\": true}\n}\n",
     );
-    let dir = p.dir.to_string_lossy().into_owned();
-    let args = [
-        "install-into",
-        "gemini",
-        "--project-dir",
-        &dir,
-        "--program",
-        "hookbridge",
-    ];
-    let done = p.finish(p.hookbridge(&args), b"");
+    let done = install_for(&p, "gemini", &[]);
     assert_eq!(done.code, Some(0), "{}", done.stderr_str());
     let settings = parsed(&settings_file);
     assert_eq!(settings["general"], json!({"vimMode": true}));
@@ -520,7 +516,7 @@ fn install_into_gemini_registers_the_gemini_host_with_millisecond_timeouts() {
     );
     assert_eq!(settings["hooks"]["AfterAgent"][0]["hooks"][0]["timeout"], 605_000);
     let before = fs::read(&settings_file).unwrap();
-    assert_eq!(p.finish(p.hookbridge(&args), b"").code, Some(0));
+    assert_eq!(install_for(&p, "gemini", &[]).code, Some(0));
     assert_eq!(
         fs::read(&settings_file).unwrap(),
         before,
@@ -536,24 +532,59 @@ fn install_into_gemini_registers_the_gemini_host_with_millisecond_timeouts() {
         json!({"decision": "deny", "reason": "no rm"})
     );
 
-    let mut remove = args.to_vec();
-    remove.push("--remove");
-    assert_eq!(p.finish(p.hookbridge(&remove), b"").code, Some(0));
+    assert_eq!(install_for(&p, "gemini", &["--remove"]).code, Some(0));
     let settings = parsed(&settings_file);
     assert_eq!(settings, json!({"general": {"vimMode": true}}));
-    let local = [
-        "install-into",
-        "gemini",
-        "--scope",
-        "local",
-        "--project-dir",
-        &dir,
-    ];
-    let done = p.finish(p.hookbridge(&local), b"");
+    let done = install_for(&p, "gemini", &["--scope", "local"]);
     assert_eq!(done.code, Some(64));
     assert!(
         done.stderr_str().contains("no local settings file"),
         "{}",
         done.stderr_str()
+    );
+}
+
+/// `install-into codex`: `hookbridge run --host codex` for each event Codex CLI shares with Claude
+/// Code, in `.codex/hooks.json` (Claude Code's shape and units); the command, as Codex starts it,
+/// answers in the form Codex accepts; `migrate --from codex` does not take hookbridge's own
+/// registrations for hooks to import.
+#[test]
+fn install_into_codex_registers_the_codex_host_in_hooks_json() {
+    let p = Project::new(
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
+        "command": "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"ask\"}}'"}]}]}}),
+    );
+    let done = install_for(&p, "codex", &[]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    let hooks_file = p.dir.join(".codex/hooks.json");
+    let settings = parsed(&hooks_file);
+    assert_eq!(settings["hooks"].as_object().unwrap().len(), 10);
+    let pre = &settings["hooks"]["PreToolUse"][0]["hooks"][0];
+    assert_eq!(
+        pre,
+        &json!({"type": "command", "command": "hookbridge run --host codex --event PreToolUse", "timeout": 605})
+    );
+    let ran = start_as_agent(&p, pre, &p.payload("PreToolUse"));
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr_str());
+    let answer: Value = serde_json::from_slice(&ran.stdout).unwrap();
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"], "deny",
+        "Codex cannot ask"
+    );
+    let migrated = p.finish(
+        p.hookbridge(&[
+            "migrate",
+            "--from",
+            "codex",
+            "--dry-run",
+            "--project-dir",
+            &p.dir.to_string_lossy(),
+        ]),
+        b"",
+    );
+    assert!(
+        !migrated.stdout_str().contains("run --host codex"),
+        "{}",
+        migrated.stdout_str()
     );
 }

@@ -20,6 +20,21 @@ use hookbridge_core::decision::ClaudeAnswer;
 use hookbridge_core::event::EventName;
 use serde_json::{json, Map, Value};
 
+/// The events Codex CLI fires that Claude Code fires too (its `HookEventsToml`), by the same names:
+/// what `install-into codex` registers.
+pub const EVENTS: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PreCompact",
+    "PostCompact",
+    "SubagentStart",
+    "SubagentStop",
+    "Stop",
+];
+
 /// The reason given when a block has none (Codex ignores a block without one).
 const NO_REASON: &str = "blocked by a hook (no reason given)";
 

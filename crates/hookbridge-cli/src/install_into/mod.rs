@@ -1,7 +1,8 @@
-//! `hookbridge install-into claude|gemini`: make `hookbridge run` the agent's hook for every event,
-//! in one of its settings files, so the hooks in `.amplifier/hooks/` run under Claude Code (or
-//! Gemini CLI, through `run --host gemini`; its settings file has the same `hooks` shape, with its
-//! own event names and millisecond timeouts).
+//! `hookbridge install-into claude|gemini|codex`: make `hookbridge run` the agent's hook for every
+//! event, in one of its settings files, so the hooks in `.amplifier/hooks/` run under Claude Code
+//! (or Gemini CLI, through `run --host gemini`, whose settings file has the same `hooks` shape with
+//! its own event names and millisecond timeouts; or Codex CLI, through `run --host codex`, in
+//! `.codex/hooks.json`).
 //!
 //! This module owns the files: which settings file a scope means, reading it (errors with line and
 //! column), the outer timeouts (from the hooks hookbridge would run), the checks that warn about a
@@ -44,7 +45,8 @@ pub struct InstallIntoArgs {
     /// Which settings file: `user` (~/.claude/settings.json, every project), `project`
     /// (<project>/.claude/settings.json, shared with the repository) or `local`
     /// (<project>/.claude/settings.local.json, this checkout only); for Gemini CLI `user`
-    /// (~/.gemini/settings.json) or `project` (<project>/.gemini/settings.json).
+    /// (~/.gemini/settings.json) or `project` (<project>/.gemini/settings.json); for Codex CLI
+    /// `user` (~/.codex/hooks.json) or `project` (<project>/.codex/hooks.json).
     #[arg(long, value_enum, default_value_t = Scope::Project)]
     scope: Scope,
     /// Remove hookbridge's registrations instead (the file's other content stays).
@@ -67,6 +69,8 @@ enum Agent {
     Claude,
     /// Gemini CLI (`.gemini/settings.json`; `--scope user|project`).
     Gemini,
+    /// Codex CLI (`.codex/hooks.json`; `--scope user|project`).
+    Codex,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,9 +106,18 @@ impl Scope {
                 .map(|h| h.join(".gemini").join("settings.json"))
                 .ok_or_else(no_home),
             (Agent::Gemini, Scope::Project) => Ok(project.join(".gemini").join("settings.json")),
-            (Agent::Gemini, Scope::Local) => Err(UsageError(
-                "Gemini CLI has no local settings file: use --scope project or --scope user".into(),
-            )),
+            (Agent::Codex, Scope::User) => home
+                .map(|h| h.join(".codex").join("hooks.json"))
+                .ok_or_else(no_home),
+            (Agent::Codex, Scope::Project) => Ok(project.join(".codex").join("hooks.json")),
+            (Agent::Gemini | Agent::Codex, Scope::Local) => Err(UsageError(format!(
+                "{} has no local settings file: use --scope project or --scope user",
+                if agent == Agent::Gemini {
+                    "Gemini CLI"
+                } else {
+                    "Codex CLI"
+                }
+            ))),
         }
     }
 }
@@ -137,6 +150,7 @@ pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
         let wanted = match args.agent {
             Agent::Claude => registrations(&program, &set),
             Agent::Gemini => gemini_registrations(&program, &set),
+            Agent::Codex => codex_registrations(&program, &set),
         };
         claude_settings::register(&mut settings, &wanted)
     }
@@ -222,6 +236,25 @@ pub fn gemini_registrations(program: &str, set: &HookSet) -> Vec<Registration> {
                 async_timeout: None,
                 rewake_timeout: None,
                 event: gemini.to_string(),
+            }
+        })
+        .collect()
+}
+
+/// Codex CLI's registration for each event it shares with Claude Code (in `.codex/hooks.json`,
+/// Claude Code's shape and units), answered through `run --host codex`.
+pub fn codex_registrations(program: &str, set: &HookSet) -> Vec<Registration> {
+    crate::hosts::codex::EVENTS
+        .iter()
+        .map(|name| {
+            let event = EventName::parse(name).expect("the table names Claude Code events");
+            let timeouts = OuterTimeouts::of(set, &event);
+            Registration {
+                command: format!("{program} run --host codex --event {name}"),
+                timeout: timeouts.outer(|_| true).unwrap_or(timeouts.floor),
+                async_timeout: None,
+                rewake_timeout: None,
+                event: name.to_string(),
             }
         })
         .collect()
