@@ -161,7 +161,9 @@ impl Engine {
     #[pyo3(signature = (project_dir, include_user_hooks = true, include_project_hooks = true,
                         default_timeout = Some(30.0), max_timeout = Some(300.0), user_home = None,
                         inline_hooks = None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
+        py: Python<'_>,
         project_dir: PathBuf,
         include_user_hooks: bool,
         include_project_hooks: bool,
@@ -188,7 +190,8 @@ impl Engine {
             async_hooks: hookbridge_runner::AsyncHooks::BackgroundThread,
         };
         Ok(Engine {
-            inner: py_detach_new(settings),
+            // Discovery reads files: not while holding the GIL.
+            inner: py.detach(|| host::Engine::new(settings)),
         })
     }
 
@@ -336,9 +339,4 @@ impl Engine {
             self.inner.settings().include_project
         )
     }
-}
-
-/// Loads the configs (file reads) without holding the GIL when called from Python.
-fn py_detach_new(settings: EngineSettings) -> host::Engine {
-    Python::attach(|py| py.detach(|| host::Engine::new(settings)))
 }

@@ -51,7 +51,7 @@ pub fn fit(event: &EventName, mut answer: ClaudeAnswer) -> (ClaudeAnswer, Vec<St
     let Ok(Value::Object(mut out)) = serde_json::from_str::<Value>(answer.stdout.trim()) else {
         return (answer, notes);
     };
-    let mut drop = |out: &mut Map<String, Value>, key: &str, why: &str| {
+    let mut leave_out = |out: &mut Map<String, Value>, key: &str, why: &str| {
         if out.remove(key).is_some() {
             notes.push(format!("{event}: `{key}` left out: {why}"));
         }
@@ -59,13 +59,13 @@ pub fn fit(event: &EventName, mut answer: ClaudeAnswer) -> (ClaudeAnswer, Vec<St
     match event.as_str() {
         "PreToolUse" => {
             for key in ["continue", "stopReason", "suppressOutput"] {
-                drop(&mut out, key, "Codex does not support it on PreToolUse");
+                leave_out(&mut out, key, "Codex does not support it on PreToolUse");
             }
             fit_pre_tool_use(&mut out, &mut notes);
         }
         "PermissionRequest" => {
             for key in ["continue", "stopReason", "suppressOutput"] {
-                drop(&mut out, key, "Codex does not support it on PermissionRequest");
+                leave_out(&mut out, key, "Codex does not support it on PermissionRequest");
             }
             if let Some(Value::Object(decision)) = out
                 .get_mut("hookSpecificOutput")
@@ -80,7 +80,7 @@ pub fn fit(event: &EventName, mut answer: ClaudeAnswer) -> (ClaudeAnswer, Vec<St
                 }
             }
         }
-        "PostToolUse" => drop(
+        "PostToolUse" => leave_out(
             &mut out,
             "suppressOutput",
             "Codex does not support it on PostToolUse",
