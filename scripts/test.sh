@@ -26,8 +26,12 @@
 #              Known gaps (cases hookbridge does not pass yet) are listed in MUX_KNOWN_GAPS below. Then
 #              tests/install_into/check_with_claude.py: a spread of cases with the settings
 #              `hookbridge install-into claude` writes (every event registered), compared the same way.
+#   codex      tests/hosts/codex/check_codex.py: every measured Codex case through the real Codex CLI
+#              (pinned, installed with npm on first use) against a scripted fake model on loopback,
+#              twice: hooks registered in Codex directly vs. through `hookbridge install-into codex`;
+#              any difference, or a direct run that no longer matches the case's measured.json, fails.
 #
-# Quick local runs: HOOKBRIDGE_TEST_SKIP_<STAGE>=1 skips a stage (RUST, FUZZ, PYTHON, EXAMPLES, DEMO, MUX),
+# Quick local runs: HOOKBRIDGE_TEST_SKIP_<STAGE>=1 skips a stage (RUST, FUZZ, PYTHON, EXAMPLES, DEMO, MUX, CODEX),
 # e.g. HOOKBRIDGE_TEST_SKIP_MUX=1 bash scripts/test.sh. With CI=true these are ignored: CI runs everything.
 set -euo pipefail
 
@@ -283,6 +287,24 @@ stage_mux() {
     return "$plugin_rc"
 }
 
+stage_codex() {
+    local cases=() log="$STATE/codex.log"
+    for dir in "$ROOT"/tests/hosts/codex/cases/*/; do
+        [ -f "$dir/hooks.json" ] && cases+=("${dir%/}")
+    done
+    [ ${#cases[@]} -gt 0 ] || {
+        echo "${RED}no Codex cases found in tests/hosts/codex/cases${RESET}" >&2
+        return 1
+    }
+    echo "running tests/hosts/codex/check_codex.py on ${#cases[@]} cases"
+    set +e
+    python3 -B "$ROOT/tests/hosts/codex/check_codex.py" "$BIN" "${cases[@]}" </dev/null 2>&1 | tee "$log"
+    local rc=${PIPESTATUS[0]}
+    set -e
+    note "codex: $(tail -n 1 "$log")"
+    return "$rc"
+}
+
 # --- running one stage in a child process ------------------------------------------------------------
 if [ "${1:-}" = "__stage" ]; then
     "stage_$2"
@@ -290,7 +312,7 @@ if [ "${1:-}" = "__stage" ]; then
 fi
 
 # --- the driver ------------------------------------------------------------------------------------------
-STAGES=(tools pyenv build install rust fuzz python examples demo mux)
+STAGES=(tools pyenv build install rust fuzz python examples demo mux codex)
 declare -A TITLE=(
     [tools]="Tools"
     [pyenv]="Python environment (scripts/python-env.sh)"
@@ -302,8 +324,9 @@ declare -A TITLE=(
     [examples]="Example hooks (pytest tests/examples)"
     [demo]="Demo on the example project (scripts/demo.sh)"
     [mux]="Claude Code differential check (mux_diff.py)"
+    [codex]="Codex CLI differential check (tests/hosts/codex)"
 )
-declare -A NEEDS=([pyenv]=tools [build]=tools [install]="build pyenv" [rust]=tools [fuzz]=tools [python]=pyenv [examples]=build [demo]=build [mux]=build)
+declare -A NEEDS=([pyenv]=tools [build]=tools [install]="build pyenv" [rust]=tools [fuzz]=tools [python]=pyenv [examples]=build [demo]=build [mux]=build [codex]=build)
 declare -A RESULT=()
 
 rm -rf "$STATE"

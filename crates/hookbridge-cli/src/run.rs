@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use hookbridge_core::config::discover;
-use hookbridge_core::decision::{render_claude, ClaudeAnswer};
+use hookbridge_core::decision::{render_claude, AnsweredHook, ClaudeAnswer};
 use hookbridge_core::event::{EventName, EventPayload};
 use hookbridge_core::timeout::parse_timeout;
 use hookbridge_runner::process::FirstLineWatch;
@@ -333,10 +333,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         Format::Claude => {
             let answer = match args.host {
                 Host::Codex => {
-                    let (fitted, notes) = crate::hosts::codex::fit(&report.event, answer);
+                    let (answer, notes) = codex_answer(&report, &set);
                     let notes: Vec<String> = notes.into_iter().map(|n| format!("for Codex: {n}")).collect();
                     diagnostics_log::append(&context, &notes);
-                    fitted
+                    answer
                 }
                 _ => answer,
             };
@@ -734,6 +734,38 @@ fn own_command() -> String {
 fn is_async_switch(line: &[u8]) -> bool {
     serde_json::from_slice::<serde_json::Value>(line.trim_ascii())
         .is_ok_and(|v| v.get("async").and_then(serde_json::Value::as_bool) == Some(true))
+}
+
+/// Codex's answer: the hooks' answers read again with what Codex would ignore dropped (it ignores
+/// an answer it cannot read whole, context and all), merged, and rendered in Codex's terms.
+fn codex_answer(report: &EventReport, set: &hookbridge_core::config::HookSet) -> (ClaudeAnswer, Vec<String>) {
+    let mut answered: Vec<AnsweredHook> = report
+        .hooks
+        .iter()
+        .filter_map(|ran| {
+            let spec = set.hooks().map(|(_, _, h)| h).find(|h| h.id == ran.hook.id)?;
+            Some(AnsweredHook {
+                answer: ran.answer.clone(),
+                finish_order: ran.execution.finish_order,
+                on_failure: spec.on_failure,
+                label: spec.kind.label().to_string(),
+            })
+        })
+        .collect();
+    let mut notes = crate::hosts::codex::admit(&report.event, &mut answered);
+    let decision = if notes.is_empty() {
+        report.decision.clone()
+    } else {
+        hookbridge_core::decision::merge(&report.event, &answered)
+    };
+    let (answer, more) = crate::hosts::codex::render(
+        &report.event,
+        report.match_query.as_deref(),
+        &decision,
+        &own_command(),
+    );
+    notes.extend(more);
+    (answer, notes)
 }
 
 /// The report of a run whose lone hook switched itself to async: its answer is what it printed

@@ -1,7 +1,8 @@
 //! `hookbridge run --host codex`: Codex CLI sends Claude Code's events and payloads (with its own
-//! extra fields, such as `turn_id`), so the hooks run as under Claude Code; the answer is then
-//! fitted to what Codex accepts, since Codex refuses a whole answer over one field it does not
-//! support for the event (src/hosts/codex.rs; read from Codex's source, not measured).
+//! extra fields, such as `turn_id`), so the hooks run as under Claude Code; an answer Codex would
+//! ignore whole (one field it does not support for the event) is ignored here too, and the merged
+//! answer is given in the form Codex accepts (src/hosts/codex.rs). The rules are measured against
+//! the real Codex CLI in tests/hosts/codex/ (part of scripts/test.sh); these tests pin them.
 
 mod common;
 
@@ -22,27 +23,25 @@ fn bash(p: &Project, command: &str) -> Value {
 }
 
 #[test]
-fn an_ask_is_a_deny_for_codex_and_fields_codex_refuses_are_left_out() {
-    let p = Project::new(
-        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
-        "command": "cat > seen.json; echo '{\"suppressOutput\": true, \"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"ask\", \"permissionDecisionReason\": \"deploys need a human\"}}'"}]}]}}),
-    );
+fn an_answer_codex_would_ignore_is_ignored_and_the_other_hooks_still_count() {
+    let p = Project::new(json!({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command",
+        "command": "cat > seen.json; echo '{\"suppressOutput\": true, \"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"ask\", \"permissionDecisionReason\": \"deploys need a human\", \"additionalContext\": \"lost with the ask\"}}'"}]},
+        {"matcher": "Bash", "hooks": [{"type": "command",
+        "command": "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"additionalContext\": \"kept\"}}'"}]}
+    ]}}));
     let done = codex(&p, "PreToolUse", &bash(&p, "deploy"));
     assert_eq!(done.code, Some(0), "{}", done.stderr_str());
     let answer: Value = serde_json::from_slice(&done.stdout).unwrap();
+    // Codex ignores the first answer whole, its context too (measured: pre_ask_with_context), and
+    // shows the second hook's context (pre_two_hooks_one_denies).
     assert_eq!(
         answer,
-        json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-            "permissionDecisionReason": "deploys need a human (approval was asked for; Codex hooks cannot ask, so the call is denied)"}})
+        json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "kept"}})
     );
     assert!(
         p.log_text()
-            .contains("for Codex: PreToolUse: `ask` answered as a deny"),
-        "{}",
-        p.log_text()
-    );
-    assert!(
-        p.log_text().contains("`suppressOutput` left out"),
+            .contains("Codex ignores this answer (`suppressOutput` is not supported)"),
         "{}",
         p.log_text()
     );
@@ -59,12 +58,34 @@ fn an_ask_is_a_deny_for_codex_and_fields_codex_refuses_are_left_out() {
 }
 
 #[test]
+fn a_block_and_another_hooks_context_reach_codex_together() {
+    let p = Project::new(json!({"hooks": {"PostToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo 'lint failed' >&2; exit 2"}]},
+        {"matcher": "Bash", "hooks": [{"type": "command",
+        "command": "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolUse\", \"additionalContext\": \"3 files changed\"}}'"}]}
+    ]}}));
+    let mut payload = p.payload("PostToolUse");
+    payload["tool_input"] = json!({"command": "make"});
+    payload["tool_response"] = json!({"stdout": "", "stderr": ""});
+    let done = codex(&p, "PostToolUse", &payload);
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    let answer: Value = serde_json::from_slice(&done.stdout).unwrap();
+    assert_eq!(
+        answer,
+        json!({"decision": "block", "reason": "lint failed",
+               "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "3 files changed"}})
+    );
+}
+
+#[test]
 fn blocks_and_rewrites_reach_codex_in_its_form() {
     let p = Project::new(json!({"hooks": {
         "PreToolUse": [
             {"matcher": "Bash", "hooks": [{"type": "command", "command": "grep -q 'rm -rf' && { echo 'no rm' >&2; exit 2; }; exit 0"}]},
             {"matcher": "Write", "hooks": [{"type": "command",
-                "command": "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"updatedInput\": {\"file_path\": \"safe.txt\", \"content\": \"x\"}}}'"}]}
+                "command": "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"allow\", \"updatedInput\": {\"file_path\": \"safe.txt\", \"content\": \"x\"}}}'"}]},
+            {"matcher": "Edit", "hooks": [{"type": "command",
+                "command": "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"updatedInput\": {\"file_path\": \"safe.txt\"}}}'"}]}
         ],
         "Stop": [{"hooks": [{"type": "command", "command": "echo '{\"decision\": \"block\", \"reason\": \"tests first\"}'"}]}]
     }}));
@@ -77,8 +98,15 @@ fn blocks_and_rewrites_reach_codex_in_its_form() {
     let answer: Value = serde_json::from_slice(&done.stdout).unwrap();
     assert_eq!(
         answer["hookSpecificOutput"],
-        json!({"hookEventName": "PreToolUse", "updatedInput": {"file_path": "safe.txt", "content": "x"}, "permissionDecision": "allow"})
+        json!({"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {"file_path": "safe.txt", "content": "x"}})
     );
+    // Without `permissionDecision: allow` Codex ignores a rewrite (measured:
+    // pre_updated_input_without_decision); Claude Code would apply it.
+    let mut edit = p.payload("PreToolUse");
+    edit["tool_name"] = json!("Edit");
+    edit["tool_input"] = json!({"file_path": "a.txt"});
+    let done = codex(&p, "PreToolUse", &edit);
+    assert_eq!((done.code, done.stdout_str()), (Some(0), String::new()));
     let done = codex(&p, "Stop", &p.payload("Stop"));
     let answer: Value = serde_json::from_slice(&done.stdout).unwrap();
     assert_eq!(answer, json!({"decision": "block", "reason": "tests first"}));

@@ -552,7 +552,7 @@ fn install_into_gemini_registers_the_gemini_host_with_millisecond_timeouts() {
 fn install_into_codex_registers_the_codex_host_in_hooks_json() {
     let p = Project::new(
         json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
-        "command": "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"ask\"}}'"}]}]}}),
+        "command": "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"deny\", \"permissionDecisionReason\": \"no\"}}'"}]}]}}),
     );
     let done = install_for(&p, "codex", &[]);
     assert_eq!(done.code, Some(0), "{}", done.stderr_str());
@@ -568,8 +568,9 @@ fn install_into_codex_registers_the_codex_host_in_hooks_json() {
     assert_eq!(ran.code, Some(0), "{}", ran.stderr_str());
     let answer: Value = serde_json::from_slice(&ran.stdout).unwrap();
     assert_eq!(
-        answer["hookSpecificOutput"]["permissionDecision"], "deny",
-        "Codex cannot ask"
+        answer,
+        json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no"}}),
+        "the command Codex starts answers as hookbridge run --host codex"
     );
     let migrated = p.finish(
         p.hookbridge(&[

@@ -1,22 +1,31 @@
 //! Codex CLI as a host (`hookbridge run --host codex --event PreToolUse`). Codex fires Claude Code's
 //! event names with Claude Code's payloads (plus `turn_id`, `model`, …, which ride along), and reads
 //! Claude Code's answers, but strictly: an answer with a field Codex does not support for that event
-//! is *invalid* as a whole, and the hook fails open (read in openai/codex
-//! `codex-rs/hooks/src/engine/output_parser.rs`; see `../shared/spec/peers.md` §3; not measured).
-//! So the hooks run as under Claude Code, and the Claude Code answer is then fitted to what Codex
-//! accepts, with a note for each change:
+//! is *invalid* as a whole and ignored (the hook fails open; openai/codex
+//! `codex-rs/hooks/src/engine/output_parser.rs`). The contract below is measured against the real
+//! Codex CLI (`tests/hosts/codex/`: each case run with its hooks registered in Codex and through
+//! hookbridge, compared).
 //!
-//! - PreToolUse: `continue: false`, `stopReason` and `suppressOutput` are left out; `ask` (Codex
-//!   cannot ask) becomes a deny that says approval was asked for; `updatedInput` goes with
-//!   `permissionDecision: "allow"` (the only way Codex applies it; the rewritten call then runs
-//!   without Codex's own approval prompt); a bare `allow` or `defer` is left out (Codex goes on
-//!   with its own flow); a deny always has a reason.
-//! - PermissionRequest: `updatedInput`, `updatedPermissions`, `interrupt` and the universal
-//!   `continue: false` / `stopReason` / `suppressOutput` are left out.
-//! - PostToolUse: `suppressOutput` is left out.
-//! - A block by exit code needs text on stderr for Codex to block: an empty one gets a reason.
+//! hookbridge runs the hooks as Claude Code would and merges their answers into one; that one
+//! answer is then fitted so that Codex does with it what it does with the hooks registered
+//! directly, with a note for each change:
+//!
+//! - What Codex would ignore in a hook's own answer is left out here too, so it is ignored the
+//!   same way: `ask` (Codex cannot ask; its own approval policy decides), `updatedInput` without
+//!   `permissionDecision: "allow"`, a bare `allow` or `defer`, a reason without a decision.
+//! - What would make Codex ignore a *merged* answer that it would partly honour from the separate
+//!   hooks is left out, so the rest still counts: `continue: false`, `stopReason` and
+//!   `suppressOutput` on PreToolUse and PermissionRequest, `suppressOutput` on PostToolUse,
+//!   `updatedInput`, `updatedPermissions` and `interrupt` in a PermissionRequest decision. (A deny
+//!   from one hook must not be lost because another hook asked to stop.)
+//! - A PreToolUse block by exit code 2 while another hook added context becomes a JSON deny that
+//!   carries both (Codex reads no stdout beside an exit 2, but shows both from separate hooks).
+//! - A block Codex would ignore (exit 2 with nothing on stderr, a deny without a reason) is left as
+//!   it is, so Codex ignores it as it would the hook's own, and the log says so.
 
-use hookbridge_core::decision::ClaudeAnswer;
+use hookbridge_core::decision::{
+    render_claude, AnsweredHook, ClaudeAnswer, ContextKind, EventDecision, HookAnswer, HookJson, HookOutput,
+};
 use hookbridge_core::event::EventName;
 use serde_json::{json, Map, Value};
 
@@ -35,15 +44,13 @@ pub const EVENTS: &[&str] = &[
     "Stop",
 ];
 
-/// The reason given when a block has none (Codex ignores a block without one).
-const NO_REASON: &str = "blocked by a hook (no reason given)";
-
 /// `answer`, Claude Code's for `event`, as Codex accepts it; the notes say what was changed.
 pub fn fit(event: &EventName, mut answer: ClaudeAnswer) -> (ClaudeAnswer, Vec<String>) {
     let mut notes = Vec::new();
     if answer.exit_code == 2 && answer.stderr.trim().is_empty() {
-        answer.stderr = format!("{NO_REASON}\n");
-        notes.push("a block without a reason: Codex blocks only with one, so one was given".into());
+        notes.push(format!(
+            "{event}: a block by exit code 2 with nothing on stderr: Codex ignores such a block (as it would the hook's own)"
+        ));
     }
     if answer.exit_code != 0 {
         return (answer, notes);
@@ -95,6 +102,132 @@ pub fn fit(event: &EventName, mut answer: ClaudeAnswer) -> (ClaudeAnswer, Vec<St
     (answer, notes)
 }
 
+/// Why Codex ignores this one hook's answer as a whole, if it does: its output parser's rules,
+/// measured (`tests/hosts/codex/`). Codex then runs on as if the hook had said nothing, its
+/// context included; `run --host codex` reads such an answer as dropped before the answers are
+/// merged, so another hook's answer still counts as it would.
+pub fn ignored_by_codex(event: &EventName, answer: &HookAnswer) -> Option<String> {
+    match answer {
+        HookAnswer::Blocking { stderr, json: None } if stderr.trim().is_empty() => {
+            Some("a block by exit code 2 with nothing on stderr".into())
+        }
+        HookAnswer::Output(HookOutput::Json(json)) => match event.as_str() {
+            "PreToolUse" => unsupported_universal(json, true).or_else(|| pre_tool_use_problem(json)),
+            "PermissionRequest" => unsupported_universal(json, true).or_else(|| {
+                let decision = json.specific_value("decision")?;
+                ["updatedInput", "updatedPermissions"]
+                    .into_iter()
+                    .find(|k| decision.get(*k).is_some())
+                    .map(|k| format!("`decision.{k}` is not supported"))
+                    .or_else(|| {
+                        (decision.get("interrupt") == Some(&Value::Bool(true)))
+                            .then(|| "`decision.interrupt: true` is not supported".to_string())
+                    })
+            }),
+            "PostToolUse" => unsupported_universal(json, false),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `continue: false`, `stopReason` (where `all`) and `suppressOutput`, which Codex refuses.
+fn unsupported_universal(json: &HookJson, all: bool) -> Option<String> {
+    if all && json.continue_ == Some(false) {
+        Some("`continue: false` is not supported".into())
+    } else if all && json.stop_reason.is_some() {
+        Some("`stopReason` is not supported".into())
+    } else if json.suppress_output == Some(true) {
+        Some("`suppressOutput` is not supported".into())
+    } else {
+        None
+    }
+}
+
+fn pre_tool_use_problem(json: &HookJson) -> Option<String> {
+    let has_reason = |r: Option<&str>| r.is_some_and(|r| !r.trim().is_empty());
+    let decision = json.specific_str("permissionDecision");
+    let reason = json.specific_str("permissionDecisionReason");
+    let updated = json.specific_value("updatedInput").is_some();
+    if decision.is_some() || json.specific_value("permissionDecisionReason").is_some() || updated {
+        return match (decision, updated) {
+            (Some("allow"), true) => None,
+            (_, true) => Some("`updatedInput` without `permissionDecision: allow`".into()),
+            (Some("allow"), false) => Some("`permissionDecision: allow` without `updatedInput`".into()),
+            (Some("deny"), _) if !has_reason(reason) => Some("a deny without a reason".into()),
+            (Some("deny"), _) => None,
+            (Some(other), _) => Some(format!("`permissionDecision: {other}` is not supported")),
+            (None, _) => Some("a reason without a decision".into()),
+        };
+    }
+    match json.decision.as_deref() {
+        Some("approve") => Some("`decision: approve` is not supported".into()),
+        Some("block") if !has_reason(json.reason.as_deref()) => Some("a block without a reason".into()),
+        None if json.reason.is_some() => Some("a reason without a decision".into()),
+        _ => None,
+    }
+}
+
+/// `answers` with those Codex would ignore read as dropped, and a note for each.
+pub fn admit(event: &EventName, answers: &mut [AnsweredHook]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for answered in answers {
+        if let Some(why) = ignored_by_codex(event, &answered.answer) {
+            notes.push(format!(
+                "{event}: `{}`: Codex ignores this answer ({why}), and so does hookbridge",
+                answered.label
+            ));
+            answered.answer =
+                HookAnswer::Output(HookOutput::Dropped(format!("Codex ignores this answer: {why}")));
+        }
+    }
+    notes
+}
+
+/// The answer Codex gets for `decision`: a block on a tool event as JSON (Codex shows a JSON block
+/// and an exit-2 one alike, and reads no stdout beside an exit 2, so only JSON can carry the
+/// context other hooks added, which Codex shows from separate hooks); anything else as Claude
+/// Code's answer, fitted ([`fit`]).
+pub fn render(
+    event: &EventName,
+    match_query: Option<&str>,
+    decision: &EventDecision,
+    own_command: &str,
+) -> (ClaudeAnswer, Vec<String>) {
+    let contexts: Vec<&str> = decision
+        .contexts
+        .iter()
+        .filter(|c| c.kind == ContextKind::AdditionalContext)
+        .map(|c| c.text.as_str())
+        .collect();
+    let block = decision
+        .blocking
+        .as_ref()
+        .map(|b| b.message().trim())
+        .filter(|m| !m.is_empty());
+    if let (Some(reason), false) = (block, contexts.is_empty()) {
+        let context = contexts.join("\n\n");
+        let out = match event.as_str() {
+            "PreToolUse" => Some(json!({"hookSpecificOutput": {
+                "hookEventName": "PreToolUse", "permissionDecision": "deny",
+                "permissionDecisionReason": reason, "additionalContext": context}})),
+            "PostToolUse" => Some(json!({"decision": "block", "reason": reason,
+                "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": context}})),
+            _ => None,
+        };
+        if let Some(out) = out {
+            let note = format!("{event}: a block and other hooks' context sent together as one JSON answer");
+            let answer = ClaudeAnswer {
+                exit_code: 0,
+                stdout: format!("{out}\n"),
+                stderr: String::new(),
+            };
+            return (answer, vec![note]);
+        }
+    }
+    fit(event, render_claude(event, match_query, decision, own_command))
+}
+
 fn fit_pre_tool_use(out: &mut Map<String, Value>, notes: &mut Vec<String>) {
     let Some(Value::Object(specific)) = out.get_mut("hookSpecificOutput") else {
         return;
@@ -109,38 +242,37 @@ fn fit_pre_tool_use(out: &mut Map<String, Value>, notes: &mut Vec<String>) {
         .map(str::trim)
         .filter(|r| !r.is_empty())
         .map(str::to_string);
-    match (decision.as_deref(), specific.contains_key("updatedInput")) {
-        (Some("ask"), _) => {
-            let why = reason.unwrap_or_else(|| "a hook asks for approval".to_string());
-            specific.remove("updatedInput");
-            specific.insert("permissionDecision".into(), json!("deny"));
-            specific.insert(
-                "permissionDecisionReason".into(),
-                json!(format!(
-                    "{why} (approval was asked for; Codex hooks cannot ask, so the call is denied)"
-                )),
-            );
-            notes.push("PreToolUse: `ask` answered as a deny: Codex hooks cannot ask".into());
+    fn leave_out(specific: &mut Map<String, Value>, notes: &mut Vec<String>, why: &str) {
+        for key in ["permissionDecision", "permissionDecisionReason", "updatedInput"] {
+            specific.remove(key);
         }
+        notes.push(format!("PreToolUse: {why}"));
+    }
+    match (decision.as_deref(), specific.contains_key("updatedInput")) {
+        (Some("ask"), _) => leave_out(
+            specific,
+            notes,
+            "`ask` left out: Codex hooks cannot ask (Codex ignores it; its own approval policy decides)",
+        ),
         (Some("deny"), _) => {
             specific.remove("updatedInput");
             if reason.is_none() {
-                specific.insert("permissionDecisionReason".into(), json!(NO_REASON));
+                notes.push(
+                    "PreToolUse: a deny without a reason: Codex ignores such a deny (as it would the hook's own)".into(),
+                );
             }
         }
-        (_, true) => {
-            specific.insert("permissionDecision".into(), json!("allow"));
-            notes.push(
-                "PreToolUse: `updatedInput` sent with permissionDecision allow, the only way Codex applies it (the call then skips Codex's approval prompt)".into(),
-            );
-        }
-        (Some(other), false) => {
-            specific.remove("permissionDecision");
-            specific.remove("permissionDecisionReason");
-            notes.push(format!(
-                "PreToolUse: permissionDecision `{other}` left out: Codex supports it only with updatedInput (allow) or not at all (defer)"
-            ));
-        }
+        (Some("allow"), true) => {}
+        (_, true) => leave_out(
+            specific,
+            notes,
+            "`updatedInput` left out: Codex applies it only with permissionDecision allow, and ignores it otherwise",
+        ),
+        (Some(other), false) => leave_out(
+            specific,
+            notes,
+            &format!("permissionDecision `{other}` left out: Codex supports it only with updatedInput (allow) or not at all (defer)"),
+        ),
         (None, false) => {
             if specific.remove("permissionDecisionReason").is_some() {
                 notes.push("PreToolUse: a reason without a decision left out".into());
@@ -190,21 +322,20 @@ mod tests {
                 json!({"hookEventName": "PreToolUse", "permissionDecision": "ask", "permissionDecisionReason": "sure?"}),
             ),
         );
-        assert_eq!(out["hookSpecificOutput"]["permissionDecision"], "deny");
-        assert!(out["hookSpecificOutput"]["permissionDecisionReason"]
-            .as_str()
-            .unwrap()
-            .starts_with("sure? (approval"));
-        let (out, _) = fitted(
+        assert_eq!(out, Value::Null, "ask is left out: Codex ignores it");
+        let (out, notes) = fitted(
             "PreToolUse",
             specific(json!({"hookEventName": "PreToolUse", "updatedInput": {"command": "ls -a"}})),
         );
         assert_eq!(
-            out,
-            specific(
-                json!({"hookEventName": "PreToolUse", "updatedInput": {"command": "ls -a"}, "permissionDecision": "allow"})
-            )
+            (out, notes.len()),
+            (Value::Null, 1),
+            "Codex applies updatedInput only with allow"
         );
+        let rewrite = specific(
+            json!({"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {"command": "ls -a"}}),
+        );
+        assert_eq!(fitted("PreToolUse", rewrite.clone()), (rewrite, vec![]));
         let (out, notes) = fitted(
             "PreToolUse",
             specific(
@@ -212,11 +343,13 @@ mod tests {
             ),
         );
         assert_eq!((out, notes.len()), (Value::Null, 1));
-        let (out, _) = fitted(
-            "PreToolUse",
-            specific(json!({"hookEventName": "PreToolUse", "permissionDecision": "deny"})),
+        let bare_deny = specific(json!({"hookEventName": "PreToolUse", "permissionDecision": "deny"}));
+        let (out, notes) = fitted("PreToolUse", bare_deny.clone());
+        assert_eq!(
+            (out, notes.len()),
+            (bare_deny, 1),
+            "left for Codex to ignore, and logged"
         );
-        assert_eq!(out["hookSpecificOutput"]["permissionDecisionReason"], NO_REASON);
         let (out, notes) = fitted(
             "PreToolUse",
             specific(json!({"hookEventName": "PreToolUse", "additionalContext": "c"})),
@@ -251,14 +384,73 @@ mod tests {
             (out, notes),
             (json!({"decision": "block", "reason": "go on"}), vec![])
         );
-        let (blocked, notes) = fit(
-            &EventName::parse("PreToolUse").unwrap(),
-            ClaudeAnswer {
-                exit_code: 2,
-                stdout: String::new(),
-                stderr: String::new(),
-            },
+        let silent = ClaudeAnswer {
+            exit_code: 2,
+            stdout: String::new(),
+            stderr: String::new(),
+        };
+        let (blocked, notes) = fit(&EventName::parse("PreToolUse").unwrap(), silent.clone());
+        assert_eq!(
+            (blocked, notes.len()),
+            (silent, 1),
+            "left for Codex to ignore, and logged"
         );
-        assert_eq!((blocked.stderr.trim(), notes.len()), (NO_REASON, 1));
+    }
+
+    #[test]
+    fn answers_codex_would_ignore_are_dropped_before_the_merge() {
+        let event = EventName::parse("PreToolUse").unwrap();
+        let json_answer = |v: Value| {
+            HookAnswer::Output(HookOutput::Json(Box::new(HookJson::from_object(
+                &event,
+                v.as_object().unwrap().clone(),
+            ))))
+        };
+        let specific = |v: Value| json!({"hookSpecificOutput": v});
+        let ignored = [
+            specific(
+                json!({"hookEventName": "PreToolUse", "permissionDecision": "ask", "additionalContext": "c"}),
+            ),
+            specific(json!({"hookEventName": "PreToolUse", "permissionDecision": "allow"})),
+            specific(json!({"hookEventName": "PreToolUse", "updatedInput": {"command": "ls"}})),
+            specific(json!({"hookEventName": "PreToolUse", "permissionDecision": "deny"})),
+            json!({"continue": false}),
+            json!({"decision": "approve"}),
+            json!({"decision": "block"}),
+        ];
+        for answer in ignored {
+            assert!(
+                ignored_by_codex(&event, &json_answer(answer.clone())).is_some(),
+                "{answer}"
+            );
+        }
+        let honoured = [
+            specific(
+                json!({"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "r"}),
+            ),
+            specific(
+                json!({"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {}}),
+            ),
+            specific(json!({"hookEventName": "PreToolUse", "additionalContext": "c"})),
+            json!({"decision": "block", "reason": "r"}),
+            json!({"systemMessage": "m"}),
+        ];
+        for answer in honoured {
+            assert_eq!(
+                ignored_by_codex(&event, &json_answer(answer.clone())),
+                None,
+                "{answer}"
+            );
+        }
+        let silent_block = HookAnswer::Blocking {
+            stderr: " \n".into(),
+            json: None,
+        };
+        assert!(ignored_by_codex(&event, &silent_block).is_some());
+        let post = EventName::parse("PostToolUse").unwrap();
+        assert_eq!(
+            ignored_by_codex(&post, &json_answer(json!({"continue": false}))),
+            None
+        );
     }
 }

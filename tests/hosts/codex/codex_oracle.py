@@ -1,0 +1,287 @@
+"""The real Codex CLI, run headless against a scripted fake model on loopback: ground truth for
+hookbridge's Codex host, as `../shared/oracle/` is for Claude Code.
+
+A case is a folder:
+
+    hooks.json     Claude Code-format hooks (`{"hooks": {event: [groups]}}`); `{{HOOKS}}` in a
+                   command is the folder that holds `hook.py` and the case's `actions.json`
+    actions.json   what each hook answers: `{name: {"stdout": text or JSON, "stderr": text,
+                   "exit": code, "first_only": bool}}`, run by `hook.py NAME`
+    script.json    the model's turns: a list of turns, each a list of Responses API output items
+                   (`function_call` or `message`); later requests get "END"
+    prompt         the user's prompt (default "go")
+    files/         optional: the project's starting files
+
+`run_case(case, mode)` runs it in a fresh project and CODEX_HOME:
+- `direct`: the hooks registered in Codex itself (`<project>/.codex/hooks.json`);
+- `bridge`: the hooks in `<project>/.amplifier/hooks/hooks.json`, and Codex's hooks file written
+  by `hookbridge install-into codex --scope project`.
+Either way the project is marked trusted and Codex runs with `--dangerously-bypass-hook-trust` (its
+hook review is a question of installation, the same for both). The result is a *view*: what the
+model saw after the user's prompt (tool outputs and texts a hook added, ids and timings
+normalized), the messages Codex printed, its exit code and the project's files, so that the two
+modes can be compared and a direct run checked against the view recorded in `measured.json`.
+
+Codex is installed from npm (pinned below) into `$HOOKBRIDGE_CODEX_DIR` (default
+`target/codex-cli`) on first use.
+"""
+
+import http.server
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+
+CODEX_VERSION = "0.169.0"
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+
+
+def codex_binary():
+    """The pinned Codex CLI, installed from npm on first use."""
+    where = os.environ.get("HOOKBRIDGE_CODEX_DIR") or os.path.join(ROOT, "target", "codex-cli")
+    binary = os.path.join(where, "node_modules", ".bin", "codex")
+    version_file = os.path.join(where, "installed-version")
+    if os.path.exists(binary) and os.path.exists(version_file):
+        with open(version_file) as f:
+            if f.read().strip() == CODEX_VERSION:
+                return binary
+    os.makedirs(where, exist_ok=True)
+    subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", where,
+                    f"@openai/codex@{CODEX_VERSION}"], check=True, stdout=subprocess.DEVNULL)
+    with open(version_file, "w") as f:
+        f.write(CODEX_VERSION)
+    return binary
+
+
+class FakeModel:
+    """A Responses API that answers request i with turn i of the script, streamed as Codex reads
+    it, and keeps every request body."""
+
+    def __init__(self, turns):
+        self.turns, self.requests, self.lock = turns, [], threading.Lock()
+        model = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                self._send("application/json", json.dumps({"object": "list", "data": []}).encode())
+
+            def do_POST(self):
+                raw = self.rfile.read(int(self.headers.get("content-length", 0)))
+                with model.lock:
+                    index = len(model.requests)
+                    model.requests.append(json.loads(raw or b"{}"))
+                items = model.turns[index] if index < len(model.turns) else [
+                    {"type": "message", "content": [{"type": "output_text", "text": "END"}]}]
+                rid = f"resp_{index}"
+                events = [("response.created", {"type": "response.created", "response": {"id": rid}})]
+                for j, item in enumerate(items):
+                    item = dict(item, id=f"item_{index}_{j}")
+                    if item["type"] == "message":
+                        item.setdefault("role", "assistant")
+                    events.append(("response.output_item.done",
+                                   {"type": "response.output_item.done", "output_index": j, "item": item}))
+                usage = {"input_tokens": 1, "input_tokens_details": None, "output_tokens": 1,
+                         "output_tokens_details": None, "total_tokens": 2}
+                events.append(("response.completed",
+                               {"type": "response.completed", "response": {"id": rid, "usage": usage}}))
+                self._send("text/event-stream",
+                           "".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in events).encode())
+
+            def _send(self, kind, body):
+                self.send_response(200)
+                self.send_header("content-type", kind)
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def port(self):
+        return self.server.server_address[1]
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+UUIDISH = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
+WALL_TIME = re.compile(r"Wall time: [0-9.]+ seconds")
+CHUNK_ID = re.compile(r"Chunk ID: \w+")
+# Codex tells the model which registration a Stop hook's continuation came from: the event, the
+# handler's position among all handlers of the hooks file, and the file. install-into registers
+# hookbridge for every event, so its Stop handler is not at the position of the case's own: an
+# opaque ordinal, normalized (the text around it is compared).
+HOOK_RUN_ORDINAL = re.compile(r'hook_run_id="(\w+):\d+:')
+SESSION_DAY = re.compile(r"sessions/\d{4}/\d\d/\d\d/")
+TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d[-:]\d\d[-:]\d\d(\.\d+)?Z?")
+
+
+def normalize(text, places):
+    for path, name in places:
+        text = text.replace(path, name)
+    text = UUIDISH.sub("<id>", text)
+    text = WALL_TIME.sub("Wall time: <t> seconds", text)
+    text = CHUNK_ID.sub("Chunk ID: <id>", text)
+    text = HOOK_RUN_ORDINAL.sub(r'hook_run_id="\1:<n>:', text)
+    text = SESSION_DAY.sub("sessions/<day>/", text)
+    return TIMESTAMP.sub("<time>", text)
+
+
+def model_view(requests, places):
+    """What the model was given after the user's prompt, request by request: every item but the
+    model's own, with ids left out and texts normalized."""
+    view = []
+    for request in requests:
+        items = request.get("input", [])
+        prompt = max((i for i, item in enumerate(items)
+                      if item.get("role") == "user" and item.get("type") == "message"), default=-1)
+        # The prompt is the last user message before the first function call of this turn.
+        first_call = next((i for i, item in enumerate(items) if item.get("type") == "function_call"), len(items))
+        users = [i for i, item in enumerate(items[:first_call]) if item.get("role") == "user"]
+        if users:
+            prompt = users[-1]
+        seen = []
+        for item in items[prompt:]:
+            kind = item.get("type")
+            if kind == "function_call":
+                seen.append({"call": item.get("name"), "arguments": item.get("arguments")})
+            elif kind == "function_call_output":
+                output = item.get("output")
+                if not isinstance(output, str):
+                    output = json.dumps(output, sort_keys=True)
+                seen.append({"output": normalize(output, places)})
+            elif kind == "message":
+                texts = [normalize(c.get("text", ""), places) for c in item.get("content", [])
+                         if isinstance(c, dict)]
+                seen.append({"role": item.get("role"), "texts": texts})
+        view.append(seen)
+    return view
+
+
+def files_view(project, places):
+    """The project's files (hookbridge's and Codex's own config left out) and what they hold."""
+    files = {}
+    for base, dirs, names in os.walk(project):
+        rel_base = os.path.relpath(base, project)
+        if rel_base.split(os.sep)[0] in (".codex", ".amplifier", ".git"):
+            continue
+        for name in names:
+            path = os.path.join(base, name)
+            rel = os.path.normpath(os.path.join(rel_base, name))
+            try:
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    files[rel] = normalize(f.read(), places)
+            except OSError as e:
+                files[rel] = f"<unreadable: {e}>"
+    return files
+
+
+def printed_view(stdout, places):
+    """The agent messages and errors Codex printed (`--json` events), warnings about this harness
+    (the bypassed hook review, the fake model's missing metadata) left out."""
+    shown = []
+    for line in stdout.splitlines():
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        item = event.get("item") or {}
+        if event.get("type") != "item.completed":
+            if event.get("type") in ("turn.failed", "error"):
+                shown.append({"event": event.get("type"), "text": normalize(json.dumps(event), places)})
+            continue
+        kind = item.get("type")
+        text = item.get("text") or item.get("message") or ""
+        if kind == "error" and ("dangerously-bypass-hook-trust" in text or "Model metadata" in text):
+            continue
+        if kind in ("agent_message", "error"):
+            shown.append({kind: normalize(text, places)})
+        elif kind == "command_execution":
+            shown.append({"command": item.get("command"), "exit_code": item.get("exit_code"),
+                          "status": item.get("status")})
+    return shown
+
+
+def prepare(case, mode, hookbridge, workdir):
+    """A fresh project and CODEX_HOME for `case` in `mode`; returns (project, home)."""
+    project, home = os.path.join(workdir, "project"), os.path.join(workdir, "codex-home")
+    os.makedirs(home)
+    if os.path.isdir(os.path.join(case, "files")):
+        shutil.copytree(os.path.join(case, "files"), project)
+    else:
+        os.makedirs(project)
+    hooks_dir = os.path.join(workdir, "hooks")
+    os.makedirs(hooks_dir)
+    shutil.copy(os.path.join(HERE, "hook.py"), hooks_dir)
+    if os.path.exists(os.path.join(case, "actions.json")):
+        shutil.copy(os.path.join(case, "actions.json"), hooks_dir)
+    with open(os.path.join(case, "hooks.json")) as f:
+        hooks = json.loads(f.read().replace("{{HOOKS}}", hooks_dir))
+    with open(os.path.join(home, "config.toml"), "w") as f:
+        f.write(f'[projects."{project}"]\ntrust_level = "trusted"\n')
+    if mode == "direct":
+        os.makedirs(os.path.join(project, ".codex"))
+        with open(os.path.join(project, ".codex", "hooks.json"), "w") as f:
+            json.dump(hooks, f, indent=2)
+    else:
+        os.makedirs(os.path.join(project, ".amplifier", "hooks"))
+        with open(os.path.join(project, ".amplifier", "hooks", "hooks.json"), "w") as f:
+            json.dump(hooks, f, indent=2)
+        env = dict(os.environ, HOME=workdir)
+        for key in ("CLAUDE_PROJECT_DIR", "AMPLIFIER_PROJECT_DIR"):
+            env.pop(key, None)
+        out = subprocess.run([hookbridge, "install-into", "codex", "--scope", "project",
+                              "--program", hookbridge, "--project-dir", project],
+                             capture_output=True, text=True, env=env, cwd=project, timeout=60)
+        if out.returncode != 0:
+            raise RuntimeError(f"install-into codex failed ({out.returncode}): {out.stderr}")
+    subprocess.run(["git", "init", "-q", project], check=True)
+    return project, home
+
+
+def run_case(case, mode, hookbridge=None, keep=None):
+    """Runs `case` in `mode` (`direct` or `bridge`) and returns its view."""
+    case = os.path.abspath(case)
+    with open(os.path.join(case, "script.json")) as f:
+        model = FakeModel(json.load(f))
+    prompt_file = os.path.join(case, "prompt")
+    prompt = open(prompt_file).read().strip() if os.path.exists(prompt_file) else "go"
+    workdir = tempfile.mkdtemp(prefix=f"codex-{mode}-")
+    try:
+        project, home = prepare(case, mode, hookbridge, workdir)
+        provider = (f'{{name="fake",base_url="http://127.0.0.1:{model.port}/v1",'
+                    f'wire_api="responses",env_key="FAKE_MODEL_KEY"}}')
+        env = dict(os.environ, CODEX_HOME=home, HOME=workdir, FAKE_MODEL_KEY="fake")
+        for key in ("CLAUDE_PROJECT_DIR", "AMPLIFIER_PROJECT_DIR", "OPENAI_API_KEY", "CODEX_API_KEY"):
+            env.pop(key, None)
+        run = subprocess.run(
+            [codex_binary(), "exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", "--json",
+             "-s", "workspace-write", "-c", "model_provider=fake", "-c", f"model_providers.fake={provider}",
+             "-m", "gpt-5", prompt],
+            cwd=project, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=180)
+        places = [(project, "<project>"), (workdir, "<work>"), (case, "<case>")]
+        view = {
+            "model": model_view(model.requests, places),
+            "printed": printed_view(run.stdout, places),
+            "exit_code": run.returncode,
+            "files": files_view(project, places),
+        }
+        if keep:
+            shutil.copytree(workdir, keep, dirs_exist_ok=True)
+            with open(os.path.join(keep, "codex.stderr"), "w") as f:
+                f.write(run.stderr)
+        return view
+    finally:
+        model.close()
+        shutil.rmtree(workdir, ignore_errors=True)

@@ -1,0 +1,28 @@
+"""The hook every Codex case runs: `python3 hook.py NAME`. It keeps the payload it was given in
+`<payload cwd>/hooklog/NAME.json` (a list, one per run; the oracle compares these files too, so a
+payload hookbridge changed on its way to the hook shows up) and answers as `actions.json[NAME]`
+says: `stdout` (text, or JSON written as JSON), `stderr`, `exit`; with `first_only`, only its
+first run answers, later ones exit 0 silently (a Stop hook that asks for one more turn)."""
+import json
+import os
+import sys
+
+name = sys.argv[1]
+payload = json.load(sys.stdin)
+log_dir = os.path.join(payload.get("cwd") or os.getcwd(), "hooklog")
+os.makedirs(log_dir, exist_ok=True)
+log = os.path.join(log_dir, f"{name}.json")
+runs = json.load(open(log)) if os.path.exists(log) else []
+runs.append(payload)
+with open(log, "w") as f:
+    json.dump(runs, f, indent=1, sort_keys=True)
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "actions.json")) as f:
+    action = json.load(f).get(name, {})
+if action.get("first_only") and len(runs) > 1:
+    sys.exit(0)
+out = action.get("stdout")
+if out is not None:
+    sys.stdout.write(out if isinstance(out, str) else json.dumps(out))
+if action.get("stderr"):
+    sys.stderr.write(action["stderr"])
+sys.exit(action.get("exit", 0))
