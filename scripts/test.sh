@@ -26,12 +26,13 @@
 #              Known gaps (cases hookbridge does not pass yet) are listed in MUX_KNOWN_GAPS below. Then
 #              tests/install_into/check_with_claude.py: a spread of cases with the settings
 #              `hookbridge install-into claude` writes (every event registered), compared the same way.
-#   codex      tests/hosts/codex/check_codex.py: every measured Codex case through the real Codex CLI
-#              (pinned, installed with npm on first use) against a scripted fake model on loopback,
-#              twice: hooks registered in Codex directly vs. through `hookbridge install-into codex`;
-#              any difference, or a direct run that no longer matches the case's measured.json, fails.
+#   hosts      tests/hosts/check_host.py: every measured case of the other agents hookbridge serves, run
+#              through the real Codex CLI and Gemini CLI (pinned, installed with npm on first use)
+#              against a scripted fake model on loopback, twice: the hooks registered in the agent
+#              directly vs. Claude Code hooks through `hookbridge install-into <agent>`; any
+#              difference, or a direct run that no longer matches the case's measured.json, fails.
 #
-# Quick local runs: HOOKBRIDGE_TEST_SKIP_<STAGE>=1 skips a stage (RUST, FUZZ, PYTHON, EXAMPLES, DEMO, MUX, CODEX),
+# Quick local runs: HOOKBRIDGE_TEST_SKIP_<STAGE>=1 skips a stage (RUST, FUZZ, PYTHON, EXAMPLES, DEMO, MUX, HOSTS),
 # e.g. HOOKBRIDGE_TEST_SKIP_MUX=1 bash scripts/test.sh. With CI=true these are ignored: CI runs everything.
 set -euo pipefail
 
@@ -287,21 +288,25 @@ stage_mux() {
     return "$plugin_rc"
 }
 
-stage_codex() {
-    local cases=() log="$STATE/codex.log"
-    for dir in "$ROOT"/tests/hosts/codex/cases/*/; do
-        [ -f "$dir/hooks.json" ] && cases+=("${dir%/}")
+stage_hosts() {
+    local host rc=0
+    for host in codex gemini; do
+        local cases=() log="$STATE/$host.log"
+        for dir in "$ROOT"/tests/hosts/"$host"/cases/*/; do
+            [ -f "$dir/measured.json" ] && cases+=("${dir%/}")
+        done
+        if [ ${#cases[@]} -eq 0 ]; then
+            echo "${RED}no measured cases found in tests/hosts/$host/cases${RESET}" >&2
+            rc=1
+            continue
+        fi
+        echo "running tests/hosts/check_host.py $host on ${#cases[@]} cases"
+        set +e
+        python3 -B "$ROOT/tests/hosts/check_host.py" "$host" "$BIN" "${cases[@]}" </dev/null 2>&1 | tee "$log"
+        [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+        set -e
+        note "hosts: $(tail -n 1 "$log")"
     done
-    [ ${#cases[@]} -gt 0 ] || {
-        echo "${RED}no Codex cases found in tests/hosts/codex/cases${RESET}" >&2
-        return 1
-    }
-    echo "running tests/hosts/codex/check_codex.py on ${#cases[@]} cases"
-    set +e
-    python3 -B "$ROOT/tests/hosts/codex/check_codex.py" "$BIN" "${cases[@]}" </dev/null 2>&1 | tee "$log"
-    local rc=${PIPESTATUS[0]}
-    set -e
-    note "codex: $(tail -n 1 "$log")"
     return "$rc"
 }
 
@@ -312,7 +317,7 @@ if [ "${1:-}" = "__stage" ]; then
 fi
 
 # --- the driver ------------------------------------------------------------------------------------------
-STAGES=(tools pyenv build install rust fuzz python examples demo mux codex)
+STAGES=(tools pyenv build install rust fuzz python examples demo mux hosts)
 declare -A TITLE=(
     [tools]="Tools"
     [pyenv]="Python environment (scripts/python-env.sh)"
@@ -324,9 +329,9 @@ declare -A TITLE=(
     [examples]="Example hooks (pytest tests/examples)"
     [demo]="Demo on the example project (scripts/demo.sh)"
     [mux]="Claude Code differential check (mux_diff.py)"
-    [codex]="Codex CLI differential check (tests/hosts/codex)"
+    [hosts]="Codex CLI and Gemini CLI differential checks (tests/hosts)"
 )
-declare -A NEEDS=([pyenv]=tools [build]=tools [install]="build pyenv" [rust]=tools [fuzz]=tools [python]=pyenv [examples]=build [demo]=build [mux]=build [codex]=build)
+declare -A NEEDS=([pyenv]=tools [build]=tools [install]="build pyenv" [rust]=tools [fuzz]=tools [python]=pyenv [examples]=build [demo]=build [mux]=build [hosts]=build)
 declare -A RESULT=()
 
 rm -rf "$STATE"

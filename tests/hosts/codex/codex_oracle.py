@@ -29,32 +29,22 @@ Codex is installed from npm (pinned below) into `$HOOKBRIDGE_CODEX_DIR` (default
 import http.server
 import json
 import os
-import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from host_oracle import files_view, install_hookbridge, normalize, npm_binary, read_prompt  # noqa: E402
+
 CODEX_VERSION = "0.169.0"
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 
 
 def codex_binary():
     """The pinned Codex CLI, installed from npm on first use."""
-    where = os.environ.get("HOOKBRIDGE_CODEX_DIR") or os.path.join(ROOT, "target", "codex-cli")
-    binary = os.path.join(where, "node_modules", ".bin", "codex")
-    version_file = os.path.join(where, "installed-version")
-    if os.path.exists(binary) and os.path.exists(version_file):
-        with open(version_file) as f:
-            if f.read().strip() == CODEX_VERSION:
-                return binary
-    os.makedirs(where, exist_ok=True)
-    subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", where,
-                    f"@openai/codex@{CODEX_VERSION}"], check=True, stdout=subprocess.DEVNULL)
-    with open(version_file, "w") as f:
-        f.write(CODEX_VERSION)
-    return binary
+    return npm_binary("@openai/codex", CODEX_VERSION, "codex", "HOOKBRIDGE_CODEX_DIR")
 
 
 class FakeModel:
@@ -115,29 +105,6 @@ class FakeModel:
         self.server.server_close()
 
 
-UUIDISH = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
-WALL_TIME = re.compile(r"Wall time: [0-9.]+ seconds")
-CHUNK_ID = re.compile(r"Chunk ID: \w+")
-# Codex tells the model which registration a Stop hook's continuation came from: the event, the
-# handler's position among all handlers of the hooks file, and the file. install-into registers
-# hookbridge for every event, so its Stop handler is not at the position of the case's own: an
-# opaque ordinal, normalized (the text around it is compared).
-HOOK_RUN_ORDINAL = re.compile(r'hook_run_id="(\w+):\d+:')
-SESSION_DAY = re.compile(r"sessions/\d{4}/\d\d/\d\d/")
-TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d[-:]\d\d[-:]\d\d(\.\d+)?Z?")
-
-
-def normalize(text, places):
-    for path, name in places:
-        text = text.replace(path, name)
-    text = UUIDISH.sub("<id>", text)
-    text = WALL_TIME.sub("Wall time: <t> seconds", text)
-    text = CHUNK_ID.sub("Chunk ID: <id>", text)
-    text = HOOK_RUN_ORDINAL.sub(r'hook_run_id="\1:<n>:', text)
-    text = SESSION_DAY.sub("sessions/<day>/", text)
-    return TIMESTAMP.sub("<time>", text)
-
-
 def model_view(requests, places):
     """What the model was given after the user's prompt, request by request: every item but the
     model's own, with ids left out and texts normalized."""
@@ -167,24 +134,6 @@ def model_view(requests, places):
                 seen.append({"role": item.get("role"), "texts": texts})
         view.append(seen)
     return view
-
-
-def files_view(project, places):
-    """The project's files (hookbridge's and Codex's own config left out) and what they hold."""
-    files = {}
-    for base, dirs, names in os.walk(project):
-        rel_base = os.path.relpath(base, project)
-        if rel_base.split(os.sep)[0] in (".codex", ".amplifier", ".git"):
-            continue
-        for name in names:
-            path = os.path.join(base, name)
-            rel = os.path.normpath(os.path.join(rel_base, name))
-            try:
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    files[rel] = normalize(f.read(), places)
-            except OSError as e:
-                files[rel] = f"<unreadable: {e}>"
-    return files
 
 
 def printed_view(stdout, places):
@@ -223,7 +172,7 @@ def prepare(case, mode, hookbridge, workdir):
         os.makedirs(project)
     hooks_dir = os.path.join(workdir, "hooks")
     os.makedirs(hooks_dir)
-    shutil.copy(os.path.join(HERE, "hook.py"), hooks_dir)
+    shutil.copy(os.path.join(HERE, "..", "hook.py"), hooks_dir)
     if os.path.exists(os.path.join(case, "actions.json")):
         shutil.copy(os.path.join(case, "actions.json"), hooks_dir)
     with open(os.path.join(case, "hooks.json")) as f:
@@ -235,17 +184,7 @@ def prepare(case, mode, hookbridge, workdir):
         with open(os.path.join(project, ".codex", "hooks.json"), "w") as f:
             json.dump(hooks, f, indent=2)
     else:
-        os.makedirs(os.path.join(project, ".amplifier", "hooks"))
-        with open(os.path.join(project, ".amplifier", "hooks", "hooks.json"), "w") as f:
-            json.dump(hooks, f, indent=2)
-        env = dict(os.environ, HOME=workdir)
-        for key in ("CLAUDE_PROJECT_DIR", "AMPLIFIER_PROJECT_DIR"):
-            env.pop(key, None)
-        out = subprocess.run([hookbridge, "install-into", "codex", "--scope", "project",
-                              "--program", hookbridge, "--project-dir", project],
-                             capture_output=True, text=True, env=env, cwd=project, timeout=60)
-        if out.returncode != 0:
-            raise RuntimeError(f"install-into codex failed ({out.returncode}): {out.stderr}")
+        install_hookbridge(hookbridge, "codex", project, workdir, hooks)
     subprocess.run(["git", "init", "-q", project], check=True)
     return project, home
 
@@ -255,8 +194,7 @@ def run_case(case, mode, hookbridge=None, keep=None):
     case = os.path.abspath(case)
     with open(os.path.join(case, "script.json")) as f:
         model = FakeModel(json.load(f))
-    prompt_file = os.path.join(case, "prompt")
-    prompt = open(prompt_file).read().strip() if os.path.exists(prompt_file) else "go"
+    prompt = read_prompt(case)
     workdir = tempfile.mkdtemp(prefix=f"codex-{mode}-")
     try:
         project, home = prepare(case, mode, hookbridge, workdir)
@@ -285,3 +223,6 @@ def run_case(case, mode, hookbridge=None, keep=None):
     finally:
         model.close()
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+NAME, VERSION, binary = "Codex CLI", CODEX_VERSION, codex_binary

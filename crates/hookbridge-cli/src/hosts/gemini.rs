@@ -2,8 +2,9 @@
 //! Claude Code's hooks run, the answer in Gemini's terms.
 //!
 //! Read from Gemini CLI's source (`packages/core/src/hooks/types.ts`, `hookRunner.ts`,
-//! `hookAggregator.ts`; see `../shared/spec/peers.md` §2), not measured: Gemini CLI cannot be run
-//! against the loopback oracle here.
+//! `hookAggregator.ts`; see `../shared/spec/peers.md` §2) and measured against the real Gemini CLI
+//! (`tests/hosts/gemini/`: each case a Claude Code hook through hookbridge and the Gemini CLI hook
+//! that means the same, which must give Gemini CLI's model the same view).
 //!
 //! - **Events**: BeforeTool → PreToolUse, AfterTool → PostToolUse, BeforeAgent → UserPromptSubmit,
 //!   AfterAgent → Stop, SessionStart, SessionEnd, PreCompress → PreCompact, Notification. Gemini's

@@ -1,4 +1,4 @@
-"""The hook every Codex case runs: `python3 hook.py NAME`. It keeps the payload it was given in
+"""The hook every host case runs: `python3 hook.py NAME`. It keeps the payload it was given in
 `<payload cwd>/hooklog/NAME.json` (a list, one per run; the oracle compares these files too, so a
 payload hookbridge changed on its way to the hook shows up) and answers as `actions.json[NAME]`
 says: `stdout` (text, or JSON written as JSON), `stderr`, `exit`; with `first_only`, only its

@@ -1,0 +1,109 @@
+"""What the host oracles (`codex/`, `gemini/`) share: installing a pinned agent from npm, and the
+normalized views of a run that two runs are compared by."""
+
+import json
+import os
+import re
+import subprocess
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+
+def npm_binary(package, version, name, env_var):
+    """The pinned `package@version`'s `name` command, installed from npm on first use into
+    `$env_var` (default `target/<name>-cli`)."""
+    where = os.environ.get(env_var) or os.path.join(ROOT, "target", f"{name}-cli")
+    binary = os.path.join(where, "node_modules", ".bin", name)
+    version_file = os.path.join(where, "installed-version")
+    if os.path.exists(binary) and os.path.exists(version_file):
+        with open(version_file) as f:
+            if f.read().strip() == version:
+                return binary
+    os.makedirs(where, exist_ok=True)
+    subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", where, f"{package}@{version}"],
+                   check=True, stdout=subprocess.DEVNULL)
+    with open(version_file, "w") as f:
+        f.write(version)
+    return binary
+
+
+UUIDISH = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
+WALL_TIME = re.compile(r"Wall time: [0-9.]+ seconds")
+CHUNK_ID = re.compile(r"Chunk ID: \w+")
+# Codex tells the model which registration a Stop hook's continuation came from: the event, the
+# handler's position among all handlers of the hooks file, and the file. install-into registers
+# hookbridge for every event, so its Stop handler is not at the position of the case's own: an
+# opaque ordinal, normalized (the text around it is compared).
+HOOK_RUN_ORDINAL = re.compile(r'hook_run_id="(\w+):\d+:')
+SESSION_DAY = re.compile(r"sessions/\d{4}/\d\d/\d\d/")
+TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d[-:]\d\d[-:]\d\d(\.\d+)?Z?")
+
+
+def normalize(text, places):
+    for path, name in places:
+        text = text.replace(path, name)
+    text = UUIDISH.sub("<id>", text)
+    text = WALL_TIME.sub("Wall time: <t> seconds", text)
+    text = CHUNK_ID.sub("Chunk ID: <id>", text)
+    text = HOOK_RUN_ORDINAL.sub(r'hook_run_id="\1:<n>:', text)
+    text = SESSION_DAY.sub("sessions/<day>/", text)
+    return TIMESTAMP.sub("<time>", text)
+
+
+def files_view(project, places, skip=(".codex", ".gemini", ".amplifier", ".git")):
+    """The project's files (hookbridge's and Codex's own config left out) and what they hold."""
+    files = {}
+    for base, dirs, names in os.walk(project):
+        rel_base = os.path.relpath(base, project)
+        if rel_base.split(os.sep)[0] in skip:
+            continue
+        for name in names:
+            path = os.path.join(base, name)
+            rel = os.path.normpath(os.path.join(rel_base, name))
+            try:
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    files[rel] = normalize(f.read(), places)
+            except OSError as e:
+                files[rel] = f"<unreadable: {e}>"
+    return files
+
+
+
+def install_hookbridge(hookbridge, agent, project, home, hooks):
+    """`hooks` (Claude Code format) in `<project>/.amplifier/hooks/`, and hookbridge registered in
+    `agent` for that project by `hookbridge install-into <agent> --scope project`."""
+    os.makedirs(os.path.join(project, ".amplifier", "hooks"))
+    with open(os.path.join(project, ".amplifier", "hooks", "hooks.json"), "w") as f:
+        json.dump(hooks, f, indent=2)
+    env = dict(os.environ, HOME=home)
+    for key in ("CLAUDE_PROJECT_DIR", "AMPLIFIER_PROJECT_DIR"):
+        env.pop(key, None)
+    out = subprocess.run([hookbridge, "install-into", agent, "--scope", "project",
+                          "--program", hookbridge, "--project-dir", project],
+                         capture_output=True, text=True, env=env, cwd=project, timeout=60)
+    if out.returncode != 0:
+        raise RuntimeError(f"install-into {agent} failed ({out.returncode}): {out.stderr}")
+
+
+def read_prompt(case):
+    """The case's `prompt` file, or "go"."""
+    path = os.path.join(case, "prompt")
+    if not os.path.exists(path):
+        return "go"
+    with open(path) as f:
+        return f.read().strip()
+
+
+def differences(a, b, path=""):
+    """Where two views differ, as `path: a != b` lines."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for key in sorted(set(a) | set(b)):
+            out += differences(a.get(key), b.get(key), f"{path}.{key}" if path else key)
+        return out
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        out = []
+        for i, (x, y) in enumerate(zip(a, b)):
+            out += differences(x, y, f"{path}[{i}]")
+        return out
+    return [] if a == b else [f"{path}: {json.dumps(a)[:300]}\n      != {json.dumps(b)[:300]}"]
