@@ -40,7 +40,7 @@ async def mounted(root):
     from amplifier_module_hook_bridge import mount as mount_bridge
     from amplifier_module_hook_shell import mount as mount_shell
     bridge, shell, bare = MockCoordinator(), MockCoordinator(), MockCoordinator()
-    await mount_bridge(bridge, {"project_dir": str(root), "include_user_hooks": False})
+    await mount_bridge(bridge, {"project_dir": str(root), "allow_user_hooks": False})
     os.chdir(root)  # hook-shell reads `.amplifier/hooks/` of the current directory
     await mount_shell(shell, {})
     return bridge, shell, bare
