@@ -571,7 +571,7 @@ impl<'a> Translator<'a> {
 
         // Row 1: continue: false.
         let mut blocking = d.blocking.as_ref();
-        if let Some(stop_reason) = d.stop.as_ref() {
+        if let Some(stop_reason) = d.stop.as_ref().map(|stop| &stop.reason) {
             if !continue_honored(self.event) {
                 self.notes.push(format!(
                     "continue: false is ignored on {}, as Claude Code ignores it",

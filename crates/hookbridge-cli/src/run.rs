@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use hookbridge_core::config::discover;
-use hookbridge_core::decision::{render_claude, AnsweredHook, ClaudeAnswer};
+use hookbridge_core::decision::{render_claude, ClaudeAnswer};
 use hookbridge_core::event::{EventName, EventPayload};
 use hookbridge_core::timeout::parse_timeout;
 use hookbridge_runner::process::FirstLineWatch;
@@ -25,8 +25,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "NAME")]
     event: String,
     /// Whose event and payload arrive on stdin, and in whose terms the answer is given.
-    #[arg(long, value_enum, default_value_t = Host::Claude)]
-    host: Host,
+    #[arg(long, value_name = "AGENT", value_parser = host_names(), default_value = CLAUDE)]
+    host: String,
     #[command(flatten)]
     project: ProjectArgs,
     /// What to print.
@@ -140,27 +140,31 @@ impl RunArgs {
             verbose,
             default_timeout,
             max_timeout,
-            host: Host::Claude,
+            host: CLAUDE.to_string(),
             async_hooks: background.unwrap_or(Background::Detach),
             async_rewake_hooks: rewake.unwrap_or(Background::Detach),
         })
     }
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum Host {
-    /// Claude Code: its event payload in; exit code, stdout and stderr out (see `--format`).
-    Claude,
-    /// Amplifier: a kernel event's data in (`--event tool:pre`), run exactly as the hook-bridge
-    /// module runs it (hookbridge-amplifier's engine); the `HookResult` as JSON out, or with
-    /// `--format report` everything the module gets (result, events fired, reports, notes).
-    Amplifier,
-    /// Gemini CLI: its event (`--event BeforeTool`) and payload in, Claude Code's hooks run, the
-    /// answer as Gemini CLI reads it (exit 0, one JSON object; see `src/hosts/gemini.rs`).
-    Gemini,
-    /// Codex CLI: Claude Code's events and payloads, the answer fitted to what Codex accepts (it
-    /// refuses a whole answer over one unsupported field; see `src/hosts/codex.rs`).
-    Codex,
+const CLAUDE: &str = "claude";
+const AMPLIFIER: &str = "amplifier";
+
+/// `--host`'s values: Claude Code, Amplifier, and every agent in `hosts::HOSTS`.
+fn host_names() -> clap::builder::PossibleValuesParser {
+    use clap::builder::PossibleValue;
+    let mut names = vec![
+        PossibleValue::new(CLAUDE).help("Claude Code: its event payload in; exit code, stdout and stderr out (see `--format`)"),
+        PossibleValue::new(AMPLIFIER).help(
+            "Amplifier: a kernel event's data in (`--event tool:pre`), run exactly as the hook-bridge module runs it; the `HookResult` as JSON out, or with `--format report` everything the module gets",
+        ),
+    ];
+    names.extend(
+        crate::hosts::HOSTS
+            .iter()
+            .map(|h| PossibleValue::new(h.name()).help(h.summary())),
+    );
+    clap::builder::PossibleValuesParser::new(names)
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -174,10 +178,13 @@ enum Format {
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    match args.host {
-        Host::Amplifier => return run_amplifier(args),
-        Host::Gemini => return run_gemini(args),
-        Host::Claude | Host::Codex => {}
+    match args.host.as_str() {
+        CLAUDE => {}
+        AMPLIFIER => return run_amplifier(args),
+        other => {
+            let host = crate::hosts::named(other).expect("clap accepts only the hosts there are");
+            return run_host(host, args);
+        }
     }
     if args.async_hooks == Background::Only && args.async_rewake_hooks == Background::Only {
         return Err(UsageError(
@@ -244,7 +251,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         Some(BackgroundKind::Rewake) => !async_only && rewake_mode != Background::Skip,
     });
     // Claude Code's async channel (a first line `{"async": true}`) is Claude Code's own.
-    let claude_channel = args.format == Format::Claude && args.host == Host::Claude;
+    let claude_channel = args.format == Format::Claude;
     let all_async = claude_channel
         && !rewake_only
         && !async_only
@@ -331,15 +338,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     );
     match args.format {
         Format::Claude => {
-            let answer = match args.host {
-                Host::Codex => {
-                    let (answer, notes) = codex_answer(&report, &set);
-                    let notes: Vec<String> = notes.into_iter().map(|n| format!("for Codex: {n}")).collect();
-                    diagnostics_log::append(&context, &notes);
-                    answer
-                }
-                _ => answer,
-            };
             let mut lost = Vec::new();
             print_answer(&answer, &mut lost);
             diagnostics_log::append(&context, &lost);
@@ -451,24 +449,20 @@ fn run_amplifier(args: RunArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `run --host gemini`: one Gemini CLI event, translated to Claude Code's, dispatched as `run`
-/// dispatches, answered in Gemini's terms (`hosts::gemini`).
-fn run_gemini(args: RunArgs) -> anyhow::Result<ExitCode> {
-    use crate::hosts::gemini;
-    let claude = match gemini::event(&args.event) {
-        Some(gemini::GeminiEvent::Claude(event)) => Some(event),
-        Some(gemini::GeminiEvent::NoCounterpart) => None,
-        None => {
-            return Err(UsageError(format!(
-                "`{}` is not a Gemini CLI event; expected one of: {}",
-                args.event,
-                gemini::event_names().join(", ")
-            ))
-            .into())
-        }
-    };
+/// `run --host <agent>` for an agent in `hosts::HOSTS`: its event and payload as Claude Code's,
+/// dispatched as `run` dispatches (`async` hooks in the background: these agents read no async
+/// answer), answered in its terms.
+fn run_host(host: &dyn crate::hosts::Host, args: RunArgs) -> anyhow::Result<ExitCode> {
+    if args.async_hooks != Background::Detach || args.async_rewake_hooks != Background::Detach {
+        return Err(UsageError(format!(
+            "--async-hooks and --async-rewake-hooks split Claude Code's registrations; {} has one per event",
+            host.name()
+        ))
+        .into());
+    }
+    let claude = host.claude_event(&args.event).map_err(UsageError)?;
     let (project_dir, mut problems, input) = project_and_input(&args)?;
-    let context = format!("run --host gemini {}", args.event);
+    let context = format!("run --host {} {}", host.name(), args.event);
     let Some(claude) = claude else {
         problems.push(format!(
             "{} has no Claude Code event: no hook runs on it",
@@ -489,7 +483,7 @@ fn run_gemini(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
         Err(e) => return refuse_payload(&context, problems, format!("the payload is not valid JSON: {e}")),
     };
-    let fields = gemini::claude_payload(&claude, fields);
+    let fields = host.claude_payload(&claude, fields);
     let mut payload = match EventPayload::from_value(claude, serde_json::Value::Object(fields)) {
         Ok(payload) => payload,
         Err(e) => return refuse_payload(&context, problems, e.to_string()),
@@ -502,10 +496,14 @@ fn run_gemini(args: RunArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    let set = discover(&args.project.discovery(&project_dir));
+    let set = std::mem::ManuallyDrop::new(discover(&args.project.discovery(&project_dir)));
     problems.extend(set.diagnostics.iter().map(ToString::to_string));
     let mut options = DispatchOptions::new(&project_dir);
     set_timeouts(&mut options, &args, &mut problems);
+    options.env_file = ["AMPLIFIER_ENV_FILE", "CLAUDE_ENV_FILE"]
+        .iter()
+        .find_map(|v| std::env::var_os(v).filter(|p| !p.is_empty()))
+        .map(|p| std::path::absolute(&p).unwrap_or_else(|_| PathBuf::from(p)));
     options.async_hooks = AsyncHooks::ForkedSupervisor;
     let selection = set.select(&payload);
     if !selection.hooks.is_empty() {
@@ -516,27 +514,26 @@ fn run_gemini(args: RunArgs) -> anyhow::Result<ExitCode> {
         return Ok(stopped);
     }
     problems.extend(report_problems(&report));
+    let (answer, notes) = host.answer(&args.event, &report, &set);
+    problems.extend(notes.into_iter().map(|n| format!("for {}: {n}", host.name())));
     diagnostics_log::append(&context, &problems);
     if args.verbose {
         diagnostics_log::to_terminal(&problems);
     }
     if args.format == Format::Report {
         let mut json = report.to_json();
-        json["answer"] = gemini::answer(&args.event, &report.decision).unwrap_or(serde_json::Value::Null);
+        json["answer"] = serde_json::json!({
+            "exit_code": answer.exit_code,
+            "stdout": answer.stdout,
+            "stderr": answer.stderr,
+        });
         print_json(&serde_json::to_string_pretty(&json)?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    if let Some(answer) = gemini::answer(&args.event, &report.decision) {
-        let mut lost = Vec::new();
-        write_channel(
-            std::io::stdout(),
-            format!("{answer}\n").as_bytes(),
-            "stdout",
-            &mut lost,
-        );
-        diagnostics_log::append(&context, &lost);
-    }
-    Ok(ExitCode::SUCCESS)
+    let mut lost = Vec::new();
+    print_answer(&answer, &mut lost);
+    diagnostics_log::append(&context, &lost);
+    Ok(ExitCode::from(exit_byte(answer.exit_code)))
 }
 
 /// The project `args` name (its warnings for the log) and the event's payload, read from stdin.
@@ -712,7 +709,7 @@ fn report_problems(report: &EventReport) -> Vec<String> {
 
 /// The command line that started hookbridge, quoted as a shell would need it (Python's
 /// `shlex.quote` rules). Claude Code names a hook by its command string; this reconstructs ours.
-fn own_command() -> String {
+pub(crate) fn own_command() -> String {
     std::env::args_os()
         .map(|arg| arg.to_string_lossy().into_owned())
         .map(|arg| {
@@ -734,38 +731,6 @@ fn own_command() -> String {
 fn is_async_switch(line: &[u8]) -> bool {
     serde_json::from_slice::<serde_json::Value>(line.trim_ascii())
         .is_ok_and(|v| v.get("async").and_then(serde_json::Value::as_bool) == Some(true))
-}
-
-/// Codex's answer: the hooks' answers read again with what Codex would ignore dropped (it ignores
-/// an answer it cannot read whole, context and all), merged, and rendered in Codex's terms.
-fn codex_answer(report: &EventReport, set: &hookbridge_core::config::HookSet) -> (ClaudeAnswer, Vec<String>) {
-    let mut answered: Vec<AnsweredHook> = report
-        .hooks
-        .iter()
-        .filter_map(|ran| {
-            let spec = set.hooks().map(|(_, _, h)| h).find(|h| h.id == ran.hook.id)?;
-            Some(AnsweredHook {
-                answer: ran.answer.clone(),
-                finish_order: ran.execution.finish_order,
-                on_failure: spec.on_failure,
-                label: spec.kind.label().to_string(),
-            })
-        })
-        .collect();
-    let mut notes = crate::hosts::codex::admit(&report.event, &mut answered);
-    let decision = if notes.is_empty() {
-        report.decision.clone()
-    } else {
-        hookbridge_core::decision::merge(&report.event, &answered)
-    };
-    let (answer, more) = crate::hosts::codex::render(
-        &report.event,
-        report.match_query.as_deref(),
-        &decision,
-        &own_command(),
-    );
-    notes.extend(more);
-    (answer, notes)
 }
 
 /// The report of a run whose lone hook switched itself to async: its answer is what it printed

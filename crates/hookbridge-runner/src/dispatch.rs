@@ -394,7 +394,7 @@ fn decided_early(event: &EventName, hook: &HookSpec, execution: &HookExecution) 
             Some("cancelled: another UserPromptSubmit hook blocked the prompt")
         }
         (EventName::UserPromptSubmit, HookAnswer::Output(HookOutput::Json(j)))
-            if j.decision.as_deref() == Some("block") =>
+            if j.decision == Some(hookbridge_core::decision::TopDecision::Block) =>
         {
             Some("cancelled: another UserPromptSubmit hook blocked the prompt")
         }

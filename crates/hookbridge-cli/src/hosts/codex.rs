@@ -25,6 +25,7 @@
 
 use hookbridge_core::decision::{
     render_claude, AnsweredHook, ClaudeAnswer, ContextKind, EventDecision, HookAnswer, HookJson, HookOutput,
+    TopDecision,
 };
 use hookbridge_core::event::EventName;
 use serde_json::{json, Map, Value};
@@ -160,9 +161,11 @@ fn pre_tool_use_problem(json: &HookJson) -> Option<String> {
             (None, _) => Some("a reason without a decision".into()),
         };
     }
-    match json.decision.as_deref() {
-        Some("approve") => Some("`decision: approve` is not supported".into()),
-        Some("block") if !has_reason(json.reason.as_deref()) => Some("a block without a reason".into()),
+    match json.decision {
+        Some(TopDecision::Approve) => Some("`decision: approve` is not supported".into()),
+        Some(TopDecision::Block) if !has_reason(json.reason.as_deref()) => {
+            Some("a block without a reason".into())
+        }
         None if json.reason.is_some() => Some("a reason without a decision".into()),
         _ => None,
     }
@@ -282,6 +285,80 @@ fn fit_pre_tool_use(out: &mut Map<String, Value>, notes: &mut Vec<String>) {
     let only_event_name = specific.keys().all(|k| k == "hookEventName");
     if only_event_name {
         out.remove("hookSpecificOutput");
+    }
+}
+
+/// Codex CLI as a [`Host`](super::Host).
+pub struct Codex;
+
+impl super::Host for Codex {
+    fn name(&self) -> &'static str {
+        "codex"
+    }
+
+    fn display_name(&self) -> &'static str {
+        "Codex CLI"
+    }
+
+    fn hooks_file_name(&self) -> &'static str {
+        ".codex/hooks.json"
+    }
+
+    /// Each event it shares with Claude Code, in Claude Code's shape and units.
+    fn registrations(
+        &self,
+        program: &str,
+        set: &hookbridge_core::config::HookSet,
+    ) -> Vec<crate::install_into::claude_settings::Registration> {
+        super::registrations_for(self.name(), program, set, EVENTS.iter().map(|e| (*e, *e)), 1)
+    }
+
+    fn summary(&self) -> &'static str {
+        "Codex CLI: Claude Code's events and payloads, each hook's answer read as Codex reads it, the merged answer in the form Codex honours"
+    }
+
+    /// Codex fires Claude Code's events by their names (a later Codex may fire more of them).
+    fn claude_event(&self, name: &str) -> Result<Option<EventName>, String> {
+        EventName::parse(name).map(Some).map_err(|e| e.to_string())
+    }
+
+    fn claude_payload(&self, _event: &EventName, fields: Map<String, Value>) -> Map<String, Value> {
+        fields
+    }
+
+    fn answer(
+        &self,
+        _host_event: &str,
+        report: &hookbridge_runner::EventReport,
+        set: &hookbridge_core::config::HookSet,
+    ) -> (ClaudeAnswer, Vec<String>) {
+        let mut answered: Vec<AnsweredHook> = report
+            .hooks
+            .iter()
+            .filter_map(|ran| {
+                let spec = set.hooks().map(|(_, _, h)| h).find(|h| h.id == ran.hook.id)?;
+                Some(AnsweredHook {
+                    answer: ran.answer.clone(),
+                    finish_order: ran.execution.finish_order,
+                    on_failure: spec.on_failure,
+                    label: spec.kind.label().to_string(),
+                })
+            })
+            .collect();
+        let mut notes = admit(&report.event, &mut answered);
+        let decision = if notes.is_empty() {
+            report.decision.clone()
+        } else {
+            hookbridge_core::decision::merge(&report.event, &answered)
+        };
+        let (answer, more) = render(
+            &report.event,
+            report.match_query.as_deref(),
+            &decision,
+            &crate::run::own_command(),
+        );
+        notes.extend(more);
+        (answer, notes)
     }
 }
 

@@ -137,9 +137,9 @@ pub fn answer(gemini_event: &str, decision: &EventDecision) -> Option<Value> {
     if !decision.system_messages.is_empty() {
         out.insert("systemMessage".into(), json!(decision.system_messages.join("\n")));
     }
-    if let Some(reason) = &decision.stop {
+    if let Some(stop) = &decision.stop {
         out.insert("continue".into(), json!(false));
-        if let Some(reason) = reason {
+        if let Some(reason) = &stop.reason {
             out.insert("stopReason".into(), json!(reason));
         }
     }
@@ -151,6 +151,76 @@ pub fn answer(gemini_event: &str, decision: &EventDecision) -> Option<Value> {
         out.insert("hookSpecificOutput".into(), Value::Object(specific));
     }
     (!out.is_empty()).then_some(Value::Object(out))
+}
+
+/// Gemini CLI as a [`Host`](super::Host).
+pub struct Gemini;
+
+impl super::Host for Gemini {
+    fn name(&self) -> &'static str {
+        "gemini"
+    }
+
+    fn display_name(&self) -> &'static str {
+        "Gemini CLI"
+    }
+
+    fn hooks_file_name(&self) -> &'static str {
+        ".gemini/settings.json"
+    }
+
+    /// Each of its events that has a Claude Code counterpart, with its timeouts in milliseconds.
+    /// Gemini CLI has no async hooks of its own: `async` ones run in the background behind the one
+    /// registration, their answers not delivered.
+    fn registrations(
+        &self,
+        program: &str,
+        set: &hookbridge_core::config::HookSet,
+    ) -> Vec<crate::install_into::claude_settings::Registration> {
+        super::registrations_for(
+            self.name(),
+            program,
+            set,
+            EVENTS.iter().map(|(gemini, claude, _)| (*gemini, *claude)),
+            1000,
+        )
+    }
+
+    fn summary(&self) -> &'static str {
+        "Gemini CLI: its event (`--event BeforeTool`) and payload in, Claude Code's hooks run, the answer as Gemini CLI reads it"
+    }
+
+    fn claude_event(&self, name: &str) -> Result<Option<EventName>, String> {
+        match event(name) {
+            Some(GeminiEvent::Claude(event)) => Ok(Some(event)),
+            Some(GeminiEvent::NoCounterpart) => Ok(None),
+            None => Err(format!(
+                "`{name}` is not a Gemini CLI event; expected one of: {}",
+                event_names().join(", ")
+            )),
+        }
+    }
+
+    fn claude_payload(&self, event: &EventName, fields: Map<String, Value>) -> Map<String, Value> {
+        claude_payload(event, fields)
+    }
+
+    fn answer(
+        &self,
+        host_event: &str,
+        report: &hookbridge_runner::EventReport,
+        _set: &hookbridge_core::config::HookSet,
+    ) -> (hookbridge_core::decision::ClaudeAnswer, Vec<String>) {
+        let stdout = answer(host_event, &report.decision)
+            .map(|answer| format!("{answer}\n"))
+            .unwrap_or_default();
+        let answer = hookbridge_core::decision::ClaudeAnswer {
+            exit_code: 0,
+            stdout,
+            stderr: String::new(),
+        };
+        (answer, Vec::new())
+    }
 }
 
 #[cfg(test)]

@@ -40,8 +40,8 @@ const REPLACING_EVENTS: &[EventName] = &[EventName::WorktreeCreate, EventName::W
 #[derive(Args, Debug)]
 pub struct InstallIntoArgs {
     /// The agent to register hookbridge with.
-    #[arg(value_enum)]
-    agent: Agent,
+    #[arg(value_name = "AGENT", value_parser = agent_names())]
+    agent: String,
     /// Which settings file: `user` (~/.claude/settings.json, every project), `project`
     /// (<project>/.claude/settings.json, shared with the repository) or `local`
     /// (<project>/.claude/settings.local.json, this checkout only); for Gemini CLI `user`
@@ -63,14 +63,19 @@ pub struct InstallIntoArgs {
     project: ProjectArgs,
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum Agent {
-    /// Claude Code.
-    Claude,
-    /// Gemini CLI (`.gemini/settings.json`; `--scope user|project`).
-    Gemini,
-    /// Codex CLI (`.codex/hooks.json`; `--scope user|project`).
-    Codex,
+/// `install-into`'s agents: Claude Code and every agent in `hosts::HOSTS`.
+fn agent_names() -> clap::builder::PossibleValuesParser {
+    use clap::builder::PossibleValue;
+    let mut names = vec![PossibleValue::new("claude").help("Claude Code")];
+    names.extend(crate::hosts::HOSTS.iter().map(|h| {
+        let help = format!(
+            "{} (`{}`; `--scope user|project`)",
+            h.display_name(),
+            h.hooks_file_name()
+        );
+        PossibleValue::new(h.name()).help(help)
+    }));
+    clap::builder::PossibleValuesParser::new(names)
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,31 +97,21 @@ impl Scope {
         }
     }
 
-    /// `agent`'s settings file of this scope.
+    /// `agent`'s settings file of this scope (`None`: Claude Code).
     fn agent_settings_file(
         self,
-        agent: Agent,
+        agent: Option<&dyn crate::hosts::Host>,
         project: &Path,
         home: Option<&Path>,
     ) -> Result<PathBuf, UsageError> {
         let no_home = || UsageError("--scope user: HOME is not set".into());
         match (agent, self) {
-            (Agent::Claude, scope) => scope.settings_file(project, home).ok_or_else(no_home),
-            (Agent::Gemini, Scope::User) => home
-                .map(|h| h.join(".gemini").join("settings.json"))
-                .ok_or_else(no_home),
-            (Agent::Gemini, Scope::Project) => Ok(project.join(".gemini").join("settings.json")),
-            (Agent::Codex, Scope::User) => home
-                .map(|h| h.join(".codex").join("hooks.json"))
-                .ok_or_else(no_home),
-            (Agent::Codex, Scope::Project) => Ok(project.join(".codex").join("hooks.json")),
-            (Agent::Gemini | Agent::Codex, Scope::Local) => Err(UsageError(format!(
+            (None, scope) => scope.settings_file(project, home).ok_or_else(no_home),
+            (Some(agent), Scope::User) => home.map(|h| agent.hooks_file(h)).ok_or_else(no_home),
+            (Some(agent), Scope::Project) => Ok(agent.hooks_file(project)),
+            (Some(agent), Scope::Local) => Err(UsageError(format!(
                 "{} has no local settings file: use --scope project or --scope user",
-                if agent == Agent::Gemini {
-                    "Gemini CLI"
-                } else {
-                    "Codex CLI"
-                }
+                agent.display_name()
             ))),
         }
     }
@@ -130,9 +125,11 @@ pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
     let home = std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .and_then(|h| std::path::absolute(h).ok());
+    // `None`: Claude Code, whose settings files and registrations are this module's own.
+    let agent = crate::hosts::named(&args.agent);
     let file = args
         .scope
-        .agent_settings_file(args.agent, &project.dir, home.as_deref())?;
+        .agent_settings_file(agent, &project.dir, home.as_deref())?;
     let original = read_settings(&file)?;
     let mut settings = original
         .value
@@ -147,10 +144,9 @@ pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
             Some(program) => program.clone(),
             None => default_program()?,
         };
-        let wanted = match args.agent {
-            Agent::Claude => registrations(&program, &set),
-            Agent::Gemini => gemini_registrations(&program, &set),
-            Agent::Codex => codex_registrations(&program, &set),
+        let wanted = match agent {
+            None => registrations(&program, &set),
+            Some(agent) => agent.registrations(&program, &set),
         };
         claude_settings::register(&mut settings, &wanted)
     }
@@ -177,7 +173,7 @@ pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
             say(format_args!("the previous file is kept as {}", backup.display()));
         }
     }
-    if !args.remove && args.agent == Agent::Claude {
+    if !args.remove && agent.is_none() {
         for (event, meant) in misspelt_events(&set) {
             say(format_args!(
                 "warning: hooks for `{event}` are not registered: Claude Code fires no such event; did you mean `{meant}`? (`hookbridge validate` shows where)"
@@ -220,58 +216,18 @@ pub fn registrations(program: &str, set: &HookSet) -> Vec<Registration> {
         .collect()
 }
 
-/// Gemini CLI's registration for each of its events that has a Claude Code counterpart, with its
-/// timeouts in milliseconds. Gemini CLI has no async hooks of its own: `async` ones run in the
-/// background behind the one registration, their answers not delivered.
-pub fn gemini_registrations(program: &str, set: &HookSet) -> Vec<Registration> {
-    crate::hosts::gemini::EVENTS
-        .iter()
-        .map(|(gemini, claude, _)| {
-            let event = EventName::parse(claude).expect("the table names Claude Code events");
-            let timeouts = OuterTimeouts::of(set, &event);
-            let secs = timeouts.outer(|_| true).unwrap_or(timeouts.floor);
-            Registration {
-                command: format!("{program} run --host gemini --event {gemini}"),
-                timeout: secs.saturating_mul(1000),
-                async_timeout: None,
-                rewake_timeout: None,
-                event: gemini.to_string(),
-            }
-        })
-        .collect()
-}
-
-/// Codex CLI's registration for each event it shares with Claude Code (in `.codex/hooks.json`,
-/// Claude Code's shape and units), answered through `run --host codex`.
-pub fn codex_registrations(program: &str, set: &HookSet) -> Vec<Registration> {
-    crate::hosts::codex::EVENTS
-        .iter()
-        .map(|name| {
-            let event = EventName::parse(name).expect("the table names Claude Code events");
-            let timeouts = OuterTimeouts::of(set, &event);
-            Registration {
-                command: format!("{program} run --host codex --event {name}"),
-                timeout: timeouts.outer(|_| true).unwrap_or(timeouts.floor),
-                async_timeout: None,
-                rewake_timeout: None,
-                event: name.to_string(),
-            }
-        })
-        .collect()
-}
-
 /// The outer timeouts of one event's registrations, in seconds: the slowest of the hooks a
 /// registration runs (never less than the event's default), plus [`TIMEOUT_MARGIN_SECS`].
-struct OuterTimeouts<'a> {
+pub(crate) struct OuterTimeouts<'a> {
     hooks: Vec<&'a hookbridge_core::config::HookSpec>,
     event: &'a EventName,
     options: DispatchOptions,
     /// The outer timeout with no hook, or only faster ones.
-    floor: u64,
+    pub(crate) floor: u64,
 }
 
 impl<'a> OuterTimeouts<'a> {
-    fn of(set: &'a HookSet, event: &'a EventName) -> OuterTimeouts<'a> {
+    pub(crate) fn of(set: &'a HookSet, event: &'a EventName) -> OuterTimeouts<'a> {
         let hooks = set
             .events
             .get(event)
@@ -293,7 +249,7 @@ impl<'a> OuterTimeouts<'a> {
 
     /// The outer timeout for the hooks `keep` picks (every hook, for `|_| true`), `None` when it
     /// picks none (and, for `|_| true`, when the event has no hook).
-    fn outer(&self, keep: impl Fn(&hookbridge_core::config::HookSpec) -> bool) -> Option<u64> {
+    pub(crate) fn outer(&self, keep: impl Fn(&hookbridge_core::config::HookSpec) -> bool) -> Option<u64> {
         let slowest = self
             .hooks
             .iter()

@@ -18,7 +18,7 @@ pub struct HookJson {
     pub suppress_output: Option<bool>,
     pub system_message: Option<String>,
     /// Top-level `decision`: `"block"` (and, on PreToolUse, the legacy `"approve"`).
-    pub decision: Option<String>,
+    pub decision: Option<TopDecision>,
     pub reason: Option<String>,
     /// `hookSpecificOutput`, only when its `hookEventName` names this event (otherwise Claude Code
     /// ignores the whole object — conformance case 50).
@@ -28,6 +28,25 @@ pub struct HookJson {
     pub new_content: Option<Value>,
     /// The object as the hook printed it.
     pub raw: Map<String, Value>,
+}
+
+/// The top-level `decision`, with the only values Claude Code's output schema accepts (any
+/// other makes the whole answer fail the schema).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TopDecision {
+    /// The legacy PreToolUse `allow`.
+    Approve,
+    Block,
+}
+
+impl TopDecision {
+    pub fn parse(word: &str) -> Option<TopDecision> {
+        match word {
+            "approve" => Some(TopDecision::Approve),
+            "block" => Some(TopDecision::Block),
+            _ => None,
+        }
+    }
 }
 
 /// Why a JSON answer fails Claude Code's output schema (it is then dropped whole — case 135).
@@ -88,7 +107,10 @@ impl HookJson {
             stop_reason: string("stopReason"),
             suppress_output: boolean("suppressOutput"),
             system_message: string("systemMessage"),
-            decision: string("decision"),
+            decision: raw
+                .get("decision")
+                .and_then(Value::as_str)
+                .and_then(TopDecision::parse),
             reason: string("reason"),
             specific,
             context_injection: string("contextInjection"),
@@ -123,6 +145,28 @@ pub enum HookOutput {
     Dropped(String),
 }
 
+/// Why a hook gave no answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoVerdictReason {
+    TimedOut,
+    CouldNotStart(String),
+    /// An `async: true` hook, left running in the background.
+    InBackground,
+    /// Not run, or cancelled before it finished (the run was stopped; the hook cannot run here).
+    NotRun(String),
+}
+
+impl std::fmt::Display for NoVerdictReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoVerdictReason::TimedOut => f.write_str("timed out"),
+            NoVerdictReason::CouldNotStart(why) => write!(f, "could not start: {why}"),
+            NoVerdictReason::InBackground => f.write_str("running in the background (async)"),
+            NoVerdictReason::NotRun(why) => f.write_str(why),
+        }
+    }
+}
+
 /// One hook's answer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum HookAnswer {
@@ -137,8 +181,8 @@ pub enum HookAnswer {
     },
     /// Any other exit code, or death by a signal: reported, never blocking.
     NonBlockingError { code: Option<i32>, stderr: String },
-    /// No answer at all (timed out, could not start, not run, running in the background).
-    NoVerdict { why: String },
+    /// No answer at all.
+    NoVerdict { why: NoVerdictReason },
     /// A `prompt` or `agent` hook's `ok: false` where it blocks: Claude Code shows it as a blocking
     /// error `[<label>]: <reason>`, like an exit-2 block; `stops_turn` where it also ends the turn
     /// (see [`verdict_answer`](super::verdict_answer)).
@@ -303,15 +347,17 @@ pub fn interpret(event: &EventName, execution: &HookExecution) -> HookAnswer {
             },
         },
         RunStatus::TimedOut => HookAnswer::NoVerdict {
-            why: "timed out".into(),
+            why: NoVerdictReason::TimedOut,
         },
         RunStatus::SpawnFailed(why) => HookAnswer::NoVerdict {
-            why: format!("could not start: {why}"),
+            why: NoVerdictReason::CouldNotStart(why.clone()),
         },
         RunStatus::Detached => HookAnswer::NoVerdict {
-            why: "running in the background (async)".into(),
+            why: NoVerdictReason::InBackground,
         },
-        RunStatus::NotRun(why) | RunStatus::Cancelled(why) => HookAnswer::NoVerdict { why: why.clone() },
+        RunStatus::NotRun(why) | RunStatus::Cancelled(why) => HookAnswer::NoVerdict {
+            why: NoVerdictReason::NotRun(why.clone()),
+        },
         // An http hook's body is read like a command's stdout on success.
         RunStatus::Responded(200..=299) => HookAnswer::Output(parse_stdout(event, &text(&execution.stdout))),
         RunStatus::Responded(status) => HookAnswer::Failed {

@@ -145,9 +145,9 @@ impl Renderer<'_> {
     /// updatedInput and hook-specific fields hookbridge does not model itself.
     fn common_fields(&mut self) {
         let d = self.decision;
-        if let Some(reason) = &d.stop {
+        if let Some(stop) = &d.stop {
             self.out.insert("continue".into(), json!(false));
-            if let Some(r) = reason {
+            if let Some(r) = &stop.reason {
                 self.out.insert("stopReason".into(), json!(r));
             }
         }

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 use crate::config::OnFailure;
 use crate::event::EventName;
 
-use super::answer::{HookAnswer, HookJson, HookOutput};
+use super::answer::{HookAnswer, HookJson, HookOutput, NoVerdictReason, TopDecision};
 
 /// PreToolUse's permission decision, in increasing precedence: deny > defer > ask > allow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -99,6 +99,21 @@ pub struct Problem {
     pub message: String,
 }
 
+/// A hook's `continue: false`: the agent stops after this event.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct StopRequest {
+    /// The `stopReason` of the last hook that asked (shown to the user), if it gave one.
+    pub reason: Option<String>,
+}
+
+impl StopRequest {
+    pub fn because(reason: &str) -> StopRequest {
+        StopRequest {
+            reason: Some(reason.to_string()),
+        }
+    }
+}
+
 /// The combined effect of every hook of one event.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EventDecision {
@@ -118,8 +133,8 @@ pub struct EventDecision {
     pub contexts: Vec<Context>,
     /// `systemMessage`s, in completion order (shown to the user, not the model).
     pub system_messages: Vec<String>,
-    /// `continue: false`: stop after this event; the `stopReason` of the last such hook.
-    pub stop: Option<Option<String>>,
+    /// `continue: false`: stop after this event.
+    pub stop: Option<StopRequest>,
     pub suppress_output: bool,
     /// Other `hookSpecificOutput` fields (sessionTitle, watchPaths, updatedToolOutput, …): last wins.
     pub other_specific: Map<String, Value>,
@@ -243,16 +258,16 @@ pub fn merge(event: &EventName, answers: &[AnsweredHook]) -> EventDecision {
             HookAnswer::NoVerdict { why } => {
                 if a.on_failure == OnFailure::Block
                     && traits.exit2_blocks
-                    && why != "running in the background (async)"
+                    && *why != NoVerdictReason::InBackground
                 {
-                    let timed_out = why == "timed out";
-                    let message =
-                        failure_block_message(&a.label, timed_out, if timed_out { "" } else { why });
+                    let timed_out = *why == NoVerdictReason::TimedOut;
+                    let detail = if timed_out { String::new() } else { why.to_string() };
+                    let message = failure_block_message(&a.label, timed_out, &detail);
                     m.block(BlockingSource::Failure { message }, i, fo);
                 } else {
                     m.d.problems.push(Problem {
                         hook: i,
-                        message: why.clone(),
+                        message: why.to_string(),
                     });
                 }
             }
@@ -267,10 +282,10 @@ pub fn merge(event: &EventName, answers: &[AnsweredHook]) -> EventDecision {
                 };
                 m.block(source, i, fo);
                 if *stops_turn {
-                    m.d.stop = Some(Some(reason.clone()));
+                    m.d.stop = Some(StopRequest::because(reason));
                 }
             }
-            HookAnswer::Stopped { reason } => m.d.stop = Some(Some(reason.clone())),
+            HookAnswer::Stopped { reason } => m.d.stop = Some(StopRequest::because(reason)),
             HookAnswer::Failed { message } => {
                 if a.on_failure == OnFailure::Block && traits.exit2_blocks {
                     let message = failure_block_message(&a.label, false, message);
@@ -344,13 +359,13 @@ impl Merger<'_> {
             if json.specific_str("permissionDecision") == Some("deny") {
                 return json.specific_str("permissionDecisionReason").map(str::to_string);
             }
-            if json.specific_str("permissionDecision").is_none() && json.decision.as_deref() == Some("block")
+            if json.specific_str("permissionDecision").is_none() && json.decision == Some(TopDecision::Block)
             {
                 return json.reason.clone();
             }
             return None;
         }
-        if json.decision.as_deref() == Some("block") {
+        if json.decision == Some(TopDecision::Block) {
             return json.reason.clone();
         }
         None
@@ -378,7 +393,9 @@ impl Merger<'_> {
     fn json(&mut self, json: &HookJson, i: usize, fo: usize) {
         let traits = self.event.traits();
         if json.continue_ == Some(false) {
-            self.d.stop = Some(json.stop_reason.clone());
+            self.d.stop = Some(StopRequest {
+                reason: json.stop_reason.clone(),
+            });
         }
         if json.suppress_output == Some(true) {
             self.d.suppress_output = true;
@@ -390,9 +407,9 @@ impl Merger<'_> {
             let specific = json
                 .specific_str("permissionDecision")
                 .and_then(PermissionDecision::parse);
-            let legacy = match json.decision.as_deref() {
-                Some("approve") => Some(PermissionDecision::Allow),
-                Some("block") => Some(PermissionDecision::Deny),
+            let legacy = match json.decision {
+                Some(TopDecision::Approve) => Some(PermissionDecision::Allow),
+                Some(TopDecision::Block) => Some(PermissionDecision::Deny),
                 _ => None,
             };
             let (decision, reason) = match (specific, legacy) {
@@ -418,7 +435,7 @@ impl Merger<'_> {
                     self.d.permission_request = Some(decision.clone());
                 }
             }
-        } else if json.decision.as_deref() == Some("block") && traits.exit2_blocks {
+        } else if json.decision == Some(TopDecision::Block) && traits.exit2_blocks {
             self.block(
                 BlockingSource::Decision {
                     reason: json.reason.clone(),
@@ -681,20 +698,20 @@ mod tests {
                 ),
                 answer(
                     HookAnswer::NoVerdict {
-                        why: "timed out".into(),
+                        why: NoVerdictReason::TimedOut,
                     },
                     2,
                 ),
             ],
         );
-        assert_eq!(d.stop, Some(Some("halt".into())));
+        assert_eq!(d.stop, Some(StopRequest::because("halt")));
         assert_eq!(d.problems.len(), 2);
         assert_eq!(d.last_error_code, Some(1));
         let strict = AnsweredHook {
             on_failure: OnFailure::Block,
             ..answer(
                 HookAnswer::NoVerdict {
-                    why: "timed out".into(),
+                    why: NoVerdictReason::TimedOut,
                 },
                 0,
             )

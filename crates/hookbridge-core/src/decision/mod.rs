@@ -17,12 +17,14 @@ mod execution;
 mod merge;
 mod verdict;
 
-pub use answer::{async_delivery, interpret, interpret_hook, HookAnswer, HookJson, HookOutput};
+pub use answer::{
+    async_delivery, interpret, interpret_hook, HookAnswer, HookJson, HookOutput, NoVerdictReason, TopDecision,
+};
 pub use claude::{context_label, render_claude, success_label, ClaudeAnswer};
 pub use execution::{HookExecution, RunStatus};
 pub use merge::{
     merge, AnsweredHook, Blocking, BlockingSource, Context, ContextKind, EventDecision, PermissionDecision,
-    Problem,
+    Problem, StopRequest,
 };
 pub use verdict::{
     judge_prompt, verdict_answer, verdict_schema, Judge, Verdict, VerdictError, JUDGE_SYSTEM_PROMPT,
