@@ -1,7 +1,7 @@
 //! `hookbridge completions <shell>`, `hookbridge man` and `hookbridge schema`: shell completion
 //! scripts and a man page generated from the one clap definition of the command line, and the JSON
-//! Schema of a hooks file generated from the parser's tables — none can drift from what it
-//! describes.
+//! Schemas of a hooks file and of a hook's answer generated from the parser's and the output
+//! checker's tables — none can drift from what it describes.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -32,9 +32,28 @@ pub fn man(command: clap::Command) -> anyhow::Result<ExitCode> {
     write_out(&out)
 }
 
-/// Writes the JSON Schema of a hooks file to stdout.
-pub fn schema() -> anyhow::Result<ExitCode> {
-    let text = serde_json::to_string_pretty(&hookbridge_core::config::hooks_file_schema())? + "\n";
+#[derive(Args, Debug)]
+pub struct SchemaArgs {
+    /// Which schema.
+    #[arg(value_enum, default_value_t = SchemaOf::HooksFile)]
+    of: SchemaOf,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum SchemaOf {
+    /// A hooks file (`hooks.json`, settings' `hooks`), from the config parser's tables.
+    HooksFile,
+    /// A hook's JSON answer on stdout, from the output checker's tables.
+    HookOutput,
+}
+
+/// Writes the JSON Schema `args` asks for to stdout.
+pub fn schema(args: SchemaArgs) -> anyhow::Result<ExitCode> {
+    let schema = match args.of {
+        SchemaOf::HooksFile => hookbridge_core::config::hooks_file_schema(),
+        SchemaOf::HookOutput => hookbridge_core::decision::output_schema::hook_output_schema(),
+    };
+    let text = serde_json::to_string_pretty(&schema)? + "\n";
     write_out(text.as_bytes())
 }
 

@@ -109,8 +109,9 @@ enum Command {
     Completions(docs::CompletionsArgs),
     /// Print the man page (roff): `hookbridge man > hookbridge.1`.
     Man,
-    /// Print the JSON Schema of a hooks file (`hooks.json`), for editors.
-    Schema,
+    /// Print a JSON Schema, for editors: of a hooks file (`hooks.json`, the default) or of a
+    /// hook's JSON answer (`hook-output`).
+    Schema(docs::SchemaArgs),
 }
 
 /// `hookbridge run` alone. The agent starts `run` once per event, so its start-up time is hook
@@ -175,7 +176,7 @@ fn main() -> ExitCode {
         Command::Migrate(args) => migrate::migrate(args).unwrap_or_else(|err| failure(&err)),
         Command::Completions(args) => docs::completions(args, <Cli as clap::CommandFactory>::command())
             .unwrap_or_else(|err| failure(&err)),
-        Command::Schema => docs::schema().unwrap_or_else(|err| failure(&err)),
+        Command::Schema(args) => docs::schema(args).unwrap_or_else(|err| failure(&err)),
         Command::Man => {
             docs::man(<Cli as clap::CommandFactory>::command()).unwrap_or_else(|err| failure(&err))
         }

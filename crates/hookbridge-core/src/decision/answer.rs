@@ -40,6 +40,7 @@ pub enum TopDecision {
 }
 
 impl TopDecision {
+    /// One of [`TOP_DECISIONS`](super::output_schema::TOP_DECISIONS).
     pub fn parse(word: &str) -> Option<TopDecision> {
         match word {
             "approve" => Some(TopDecision::Approve),
@@ -47,49 +48,6 @@ impl TopDecision {
             _ => None,
         }
     }
-}
-
-/// Why a JSON answer fails Claude Code's output schema (it is then dropped whole — case 135).
-fn schema_problem(raw: &Map<String, Value>) -> Option<String> {
-    let expect = |key: &str, ok: fn(&Value) -> bool, what: &str| -> Option<String> {
-        match raw.get(key) {
-            Some(v) if !ok(v) => Some(format!("`{key}` must be {what}")),
-            _ => None,
-        }
-    };
-    expect("continue", Value::is_boolean, "a boolean")
-        .or_else(|| expect("suppressOutput", Value::is_boolean, "a boolean"))
-        .or_else(|| expect("stopReason", Value::is_string, "a string"))
-        .or_else(|| expect("systemMessage", Value::is_string, "a string"))
-        .or_else(|| expect("reason", Value::is_string, "a string"))
-        .or_else(|| {
-            expect(
-                "decision",
-                |v| matches!(v.as_str(), Some("approve" | "block")),
-                "\"approve\" or \"block\"",
-            )
-        })
-        .or_else(|| expect("hookSpecificOutput", Value::is_object, "an object"))
-        .or_else(|| {
-            let specific = raw.get("hookSpecificOutput")?.as_object()?;
-            let field = |key: &str, ok: fn(&Value) -> bool, what: &str| -> Option<String> {
-                match specific.get(key) {
-                    Some(v) if !ok(v) => Some(format!("`hookSpecificOutput.{key}` must be {what}")),
-                    _ => None,
-                }
-            };
-            field("hookEventName", Value::is_string, "a string")
-                .or_else(|| {
-                    field(
-                        "permissionDecision",
-                        |v| matches!(v.as_str(), Some("allow" | "deny" | "ask" | "defer")),
-                        "\"allow\", \"deny\", \"ask\" or \"defer\"",
-                    )
-                })
-                .or_else(|| field("permissionDecisionReason", Value::is_string, "a string"))
-                .or_else(|| field("additionalContext", Value::is_string, "a string"))
-                .or_else(|| field("updatedInput", Value::is_object, "an object"))
-        })
 }
 
 impl HookJson {
@@ -404,7 +362,7 @@ fn parse_stdout(event: &EventName, stdout: &str) -> HookOutput {
     if trimmed.starts_with('{') {
         match serde_json::from_str::<Value>(trimmed) {
             Ok(Value::Object(map)) => {
-                if let Some(problem) = schema_problem(&map) {
+                if let Some(problem) = super::output_schema::problem(&map) {
                     return HookOutput::Dropped(format!(
                         "JSON output does not fit the hook output schema: {problem}"
                     ));

@@ -15,6 +15,7 @@ mod answer;
 pub(crate) mod claude;
 mod execution;
 mod merge;
+pub mod output_schema;
 mod verdict;
 
 pub use answer::{
