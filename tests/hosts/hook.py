@@ -1,11 +1,13 @@
 """The hook every host case runs: `python3 hook.py NAME`. It keeps the payload it was given in
 `<payload cwd>/hooklog/NAME.json` (a list, one per run; the oracle compares these files too, so a
 payload hookbridge changed on its way to the hook shows up) and answers as `actions.json[NAME]`
-says: `stdout` (text, or JSON written as JSON), `stderr`, `exit`; with `first_only`, only its
-first run answers, later ones exit 0 silently (a Stop hook that asks for one more turn)."""
+says: `stdout` (text, or JSON written as JSON), `stderr`, `exit`, after `sleep` seconds (to make
+it finish after a hook configured later); with `first_only`, only its first run answers, later ones
+exit 0 silently (a Stop hook that asks for one more turn)."""
 import json
 import os
 import sys
+import time
 
 name = sys.argv[1]
 payload = json.load(sys.stdin)
@@ -20,6 +22,7 @@ with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "actions.json
     action = json.load(f).get(name, {})
 if action.get("first_only") and len(runs) > 1:
     sys.exit(0)
+time.sleep(action.get("sleep", 0))
 out = action.get("stdout")
 if out is not None:
     sys.stdout.write(out if isinstance(out, str) else json.dumps(out))

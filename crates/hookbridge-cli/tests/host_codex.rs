@@ -111,3 +111,25 @@ fn blocks_and_rewrites_reach_codex_in_its_form() {
     let answer: Value = serde_json::from_slice(&done.stdout).unwrap();
     assert_eq!(answer, json!({"decision": "block", "reason": "tests first"}));
 }
+
+#[test]
+fn several_contexts_reach_codex_as_one_in_the_order_the_hooks_are_configured() {
+    let context = |text: &str| {
+        format!("echo '{{\"hookSpecificOutput\": {{\"hookEventName\": \"PostToolUse\", \"additionalContext\": \"{text}\"}}}}'")
+    };
+    let p = Project::new(json!({"hooks": {"PostToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": format!("sleep 0.3; {}", context("first"))}]},
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": context("second")}]}
+    ]}}));
+    let mut payload = p.payload("PostToolUse");
+    payload["tool_input"] = json!({"command": "make"});
+    payload["tool_response"] = json!({"stdout": "", "stderr": ""});
+    let done = codex(&p, "PostToolUse", &payload);
+    let answer: Value = serde_json::from_slice(&done.stdout).unwrap();
+    // Codex orders them as configured, not as they finished, and shows no labels between them
+    // (measured: post_two_contexts, a listed gap only in that Codex shows two messages).
+    assert_eq!(
+        answer,
+        json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "first\n\nsecond"}})
+    );
+}

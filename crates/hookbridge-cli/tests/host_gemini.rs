@@ -140,3 +140,21 @@ fn model_events_run_nothing_and_unknown_events_or_payloads_are_refused() {
     );
     assert!(p.read("pre.json").is_none(), "no hook ran");
 }
+
+#[test]
+fn several_contexts_are_joined_as_gemini_joins_them() {
+    let context = |text: &str| {
+        format!("echo '{{\"hookSpecificOutput\": {{\"hookEventName\": \"PostToolUse\", \"additionalContext\": \"{text}\"}}}}'")
+    };
+    let p = Project::new(json!({"hooks": {"PostToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": format!("sleep 0.3; {}", context("first"))}]},
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": context("second")}]}
+    ]}}));
+    let payload = json!({"hook_event_name": "AfterTool", "tool_name": "run_shell_command", "cwd": p.dir,
+                         "tool_input": {"command": "make"}, "tool_response": {"llmContent": ""}});
+    // One newline, in the order the hooks are configured (measured: after_tool_two_contexts).
+    assert_eq!(
+        answer(&gemini(&p, "AfterTool", &payload))["hookSpecificOutput"]["additionalContext"],
+        "first\nsecond"
+    );
+}

@@ -215,5 +215,8 @@ fn help_and_schema() {
     let p = project();
     assert_redacted_snapshot!("help", shown(&p, &["--help"], b""));
     assert_redacted_snapshot!("schema", shown_json(&p, &["schema"], b""));
-    assert_redacted_snapshot!("schema_hook_output", shown_json(&p, &["schema", "hook-output"], b""));
+    assert_redacted_snapshot!(
+        "schema_hook_output",
+        shown_json(&p, &["schema", "hook-output"], b"")
+    );
 }

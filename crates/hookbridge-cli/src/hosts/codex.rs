@@ -24,8 +24,8 @@
 //!   it is, so Codex ignores it as it would the hook's own, and the log says so.
 
 use hookbridge_core::decision::{
-    render_claude, AnsweredHook, ClaudeAnswer, ContextKind, EventDecision, HookAnswer, HookJson, HookOutput,
-    TopDecision,
+    render_claude, AnsweredHook, ClaudeAnswer, Context, ContextKind, EventDecision, HookAnswer, HookJson,
+    HookOutput, TopDecision,
 };
 use hookbridge_core::event::EventName;
 use serde_json::{json, Map, Value};
@@ -197,12 +197,16 @@ pub fn render(
     decision: &EventDecision,
     own_command: &str,
 ) -> (ClaudeAnswer, Vec<String>) {
-    let contexts: Vec<&str> = decision
+    // Codex shows each hook's context as a message of its own, in the order the hooks are
+    // configured (measured: post_two_contexts); one answer carries one, so they are joined in
+    // that order, without the labels Claude Code would have put between them.
+    let mut additional: Vec<&Context> = decision
         .contexts
         .iter()
         .filter(|c| c.kind == ContextKind::AdditionalContext)
-        .map(|c| c.text.as_str())
         .collect();
+    additional.sort_by_key(|c| c.hook);
+    let contexts: Vec<&str> = additional.iter().map(|c| c.text.as_str()).collect();
     let block = decision
         .blocking
         .as_ref()
@@ -228,7 +232,24 @@ pub fn render(
             return (answer, vec![note]);
         }
     }
-    fit(event, render_claude(event, match_query, decision, own_command))
+    if contexts.len() < 2 {
+        return fit(event, render_claude(event, match_query, decision, own_command));
+    }
+    let mut joined = decision.clone();
+    let first = additional[0].clone();
+    joined
+        .contexts
+        .retain(|c| c.kind != ContextKind::AdditionalContext);
+    joined.contexts.push(Context {
+        text: contexts.join("\n\n"),
+        ..first
+    });
+    let (answer, mut notes) = fit(event, render_claude(event, match_query, &joined, own_command));
+    notes.push(format!(
+        "{event}: {} hooks' contexts joined into one (Codex would show each as a message of its own)",
+        contexts.len()
+    ));
+    (answer, notes)
 }
 
 fn fit_pre_tool_use(out: &mut Map<String, Value>, notes: &mut Vec<String>) {

@@ -125,14 +125,14 @@ pub fn answer(gemini_event: &str, decision: &EventDecision) -> Option<Value> {
     if let Some(Value::Object(input)) = &decision.updated_input {
         specific.insert("tool_input".into(), Value::Object(input.clone()));
     }
-    let contexts: Vec<&str> = decision
-        .contexts
-        .iter()
-        .map(|c| c.text.as_str())
-        .filter(|text| !text.is_empty())
-        .collect();
+    // Gemini CLI joins the contexts of several hooks with a newline, in the order the hooks are
+    // configured (measured: tests/hosts/gemini/cases/after_tool_two_contexts).
+    let mut contexts: Vec<&hookbridge_core::decision::Context> =
+        decision.contexts.iter().filter(|c| !c.text.is_empty()).collect();
+    contexts.sort_by_key(|c| c.hook);
     if !contexts.is_empty() {
-        specific.insert("additionalContext".into(), json!(contexts.join("\n\n")));
+        let texts: Vec<&str> = contexts.iter().map(|c| c.text.as_str()).collect();
+        specific.insert("additionalContext".into(), json!(texts.join("\n")));
     }
     if !decision.system_messages.is_empty() {
         out.insert("systemMessage".into(), json!(decision.system_messages.join("\n")));
