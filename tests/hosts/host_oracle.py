@@ -1,10 +1,12 @@
 """What the host oracles (`codex/`, `gemini/`) share: installing a pinned agent from npm, and the
 normalized views of a run that two runs are compared by."""
 
+import http.server
 import json
 import os
 import re
 import subprocess
+import threading
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
@@ -67,6 +69,58 @@ def files_view(project, places, skip=(".codex", ".gemini", ".amplifier", ".git")
                 files[rel] = f"<unreadable: {e}>"
     return files
 
+
+
+class FakeModel:
+    """A scripted model API on loopback: a subclass says what a GET and a POST answer
+    (`answer_get`, `answer_post`, each `(content type, body bytes)`); `take_turn` keeps a model
+    request and gives its index, the turn of the script it gets."""
+
+    def __init__(self, turns):
+        self.turns, self.requests, self.lock = turns, [], threading.Lock()
+        fake = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                self._send(*fake.answer_get(self.path))
+
+            def do_POST(self):
+                raw = self.rfile.read(int(self.headers.get("content-length", 0)))
+                self._send(*fake.answer_post(self.path, json.loads(raw or b"{}")))
+
+            def _send(self, kind, body):
+                self.send_response(200)
+                self.send_header("content-type", kind)
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def take_turn(self, body):
+        with self.lock:
+            self.requests.append(body)
+            return len(self.requests) - 1
+
+    def answer_get(self, path):
+        return "application/json", b"{}"
+
+    def answer_post(self, path, body):
+        raise NotImplementedError
+
+    @property
+    def port(self):
+        return self.server.server_address[1]
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
 
 
 def install_hookbridge(hookbridge, agent, project, home, hooks):

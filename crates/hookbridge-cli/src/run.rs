@@ -214,25 +214,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let context = format!("run {}", payload.event());
-    if payload.cwd().is_none() {
-        if let Ok(cwd) = std::env::current_dir() {
-            payload.set(
-                "cwd",
-                serde_json::Value::String(cwd.to_string_lossy().into_owned()),
-            );
-        }
-    }
-    // Never dropped: the process exits right after answering, and freeing every loaded hook one
-    // by one (thousands with many plugins) would only delay the answer the agent is waiting for.
-    let set = std::mem::ManuallyDrop::new(discover(&args.project.discovery(&project_dir)));
-    problems.extend(set.diagnostics.iter().map(ToString::to_string));
-
-    let mut options = DispatchOptions::new(&project_dir);
-    set_timeouts(&mut options, &args, &mut problems);
-    options.env_file = ["AMPLIFIER_ENV_FILE", "CLAUDE_ENV_FILE"]
-        .iter()
-        .find_map(|v| std::env::var_os(v).filter(|p| !p.is_empty()))
-        .map(|p| std::path::absolute(&p).unwrap_or_else(|_| PathBuf::from(p)));
+    fill_cwd(&mut payload);
+    let (set, mut options) = load_hooks(&args, &project_dir, &mut problems);
 
     // Claude Code backgrounds a hook whose first stdout line is `{"async": true}` and hands its later
     // JSON to the model on a later request (measured, cases 81 and 190–191). When every hook this
@@ -488,22 +471,8 @@ fn run_host(host: &dyn crate::hosts::Host, args: RunArgs) -> anyhow::Result<Exit
         Ok(payload) => payload,
         Err(e) => return refuse_payload(&context, problems, e.to_string()),
     };
-    if payload.cwd().is_none() {
-        if let Ok(cwd) = std::env::current_dir() {
-            payload.set(
-                "cwd",
-                serde_json::Value::String(cwd.to_string_lossy().into_owned()),
-            );
-        }
-    }
-    let set = std::mem::ManuallyDrop::new(discover(&args.project.discovery(&project_dir)));
-    problems.extend(set.diagnostics.iter().map(ToString::to_string));
-    let mut options = DispatchOptions::new(&project_dir);
-    set_timeouts(&mut options, &args, &mut problems);
-    options.env_file = ["AMPLIFIER_ENV_FILE", "CLAUDE_ENV_FILE"]
-        .iter()
-        .find_map(|v| std::env::var_os(v).filter(|p| !p.is_empty()))
-        .map(|p| std::path::absolute(&p).unwrap_or_else(|_| PathBuf::from(p)));
+    fill_cwd(&mut payload);
+    let (set, mut options) = load_hooks(&args, &project_dir, &mut problems);
     options.async_hooks = AsyncHooks::ForkedSupervisor;
     let selection = set.select(&payload);
     if !selection.hooks.is_empty() {
@@ -534,6 +503,41 @@ fn run_host(host: &dyn crate::hosts::Host, args: RunArgs) -> anyhow::Result<Exit
     print_answer(&answer, &mut lost);
     diagnostics_log::append(&context, &lost);
     Ok(ExitCode::from(exit_byte(answer.exit_code)))
+}
+
+/// The payload's `cwd`, this process's when the agent sent none.
+fn fill_cwd(payload: &mut EventPayload) {
+    if payload.cwd().is_none() {
+        if let Ok(cwd) = std::env::current_dir() {
+            payload.set(
+                "cwd",
+                serde_json::Value::String(cwd.to_string_lossy().into_owned()),
+            );
+        }
+    }
+}
+
+/// The project's hooks (their problems for the log) and the dispatch options `args` and the
+/// environment ask for: timeouts, and the env file offered to SessionStart hooks.
+fn load_hooks(
+    args: &RunArgs,
+    project_dir: &std::path::Path,
+    problems: &mut Vec<String>,
+) -> (
+    std::mem::ManuallyDrop<hookbridge_core::config::HookSet>,
+    DispatchOptions,
+) {
+    // Never dropped: the process exits right after answering, and freeing every loaded hook one
+    // by one (thousands with many plugins) would only delay the answer the agent is waiting for.
+    let set = std::mem::ManuallyDrop::new(discover(&args.project.discovery(project_dir)));
+    problems.extend(set.diagnostics.iter().map(ToString::to_string));
+    let mut options = DispatchOptions::new(project_dir);
+    set_timeouts(&mut options, args, problems);
+    options.env_file = ["AMPLIFIER_ENV_FILE", "CLAUDE_ENV_FILE"]
+        .iter()
+        .find_map(|v| std::env::var_os(v).filter(|p| !p.is_empty()))
+        .map(|p| std::path::absolute(&p).unwrap_or_else(|_| PathBuf::from(p)));
+    (set, options)
 }
 
 /// The project `args` name (its warnings for the log) and the event's payload, read from stdin.

@@ -26,17 +26,15 @@ Codex is installed from npm (pinned below) into `$HOOKBRIDGE_CODEX_DIR` (default
 `target/codex-cli`) on first use.
 """
 
-import http.server
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from host_oracle import files_view, install_hookbridge, normalize, npm_binary, read_prompt  # noqa: E402
+from host_oracle import FakeModel, files_view, install_hookbridge, normalize, npm_binary, read_prompt  # noqa: E402
 
 CODEX_VERSION = "0.169.0"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -47,62 +45,30 @@ def codex_binary():
     return npm_binary("@openai/codex", CODEX_VERSION, "codex", "HOOKBRIDGE_CODEX_DIR")
 
 
-class FakeModel:
+class FakeResponses(FakeModel):
     """A Responses API that answers request i with turn i of the script, streamed as Codex reads
     it, and keeps every request body."""
 
-    def __init__(self, turns):
-        self.turns, self.requests, self.lock = turns, [], threading.Lock()
-        model = self
+    def answer_get(self, path):
+        return "application/json", json.dumps({"object": "list", "data": []}).encode()
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def do_GET(self):
-                self._send("application/json", json.dumps({"object": "list", "data": []}).encode())
-
-            def do_POST(self):
-                raw = self.rfile.read(int(self.headers.get("content-length", 0)))
-                with model.lock:
-                    index = len(model.requests)
-                    model.requests.append(json.loads(raw or b"{}"))
-                items = model.turns[index] if index < len(model.turns) else [
-                    {"type": "message", "content": [{"type": "output_text", "text": "END"}]}]
-                rid = f"resp_{index}"
-                events = [("response.created", {"type": "response.created", "response": {"id": rid}})]
-                for j, item in enumerate(items):
-                    item = dict(item, id=f"item_{index}_{j}")
-                    if item["type"] == "message":
-                        item.setdefault("role", "assistant")
-                    events.append(("response.output_item.done",
-                                   {"type": "response.output_item.done", "output_index": j, "item": item}))
-                usage = {"input_tokens": 1, "input_tokens_details": None, "output_tokens": 1,
-                         "output_tokens_details": None, "total_tokens": 2}
-                events.append(("response.completed",
-                               {"type": "response.completed", "response": {"id": rid, "usage": usage}}))
-                self._send("text/event-stream",
-                           "".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in events).encode())
-
-            def _send(self, kind, body):
-                self.send_response(200)
-                self.send_header("content-type", kind)
-                self.send_header("content-length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    @property
-    def port(self):
-        return self.server.server_address[1]
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+    def answer_post(self, path, body):
+        index = self.take_turn(body)
+        items = self.turns[index] if index < len(self.turns) else [
+            {"type": "message", "content": [{"type": "output_text", "text": "END"}]}]
+        rid = f"resp_{index}"
+        events = [("response.created", {"type": "response.created", "response": {"id": rid}})]
+        for j, item in enumerate(items):
+            item = dict(item, id=f"item_{index}_{j}")
+            if item["type"] == "message":
+                item.setdefault("role", "assistant")
+            events.append(("response.output_item.done",
+                           {"type": "response.output_item.done", "output_index": j, "item": item}))
+        usage = {"input_tokens": 1, "input_tokens_details": None, "output_tokens": 1,
+                 "output_tokens_details": None, "total_tokens": 2}
+        events.append(("response.completed",
+                       {"type": "response.completed", "response": {"id": rid, "usage": usage}}))
+        return "text/event-stream", "".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in events).encode()
 
 
 def model_view(requests, places):
@@ -193,7 +159,7 @@ def run_case(case, mode, hookbridge=None, keep=None):
     """Runs `case` in `mode` (`direct` or `bridge`) and returns its view."""
     case = os.path.abspath(case)
     with open(os.path.join(case, "script.json")) as f:
-        model = FakeModel(json.load(f))
+        model = FakeResponses(json.load(f))
     prompt = read_prompt(case)
     workdir = tempfile.mkdtemp(prefix=f"codex-{mode}-")
     try:

@@ -24,7 +24,6 @@ Gemini CLI is installed from npm (pinned below) into `$HOOKBRIDGE_GEMINI_DIR` (d
 `target/gemini-cli`) on first use.
 """
 
-import http.server
 import json
 import os
 import re
@@ -32,10 +31,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from host_oracle import files_view, install_hookbridge, normalize, npm_binary, read_prompt  # noqa: E402
+from host_oracle import FakeModel, files_view, install_hookbridge, normalize, npm_binary, read_prompt  # noqa: E402
 
 GEMINI_VERSION = "0.61.0"
 MODEL = "gemini-2.5-flash"
@@ -47,62 +45,28 @@ def gemini_binary():
     return npm_binary("@google/gemini-cli", GEMINI_VERSION, "gemini", "HOOKBRIDGE_GEMINI_DIR")
 
 
-class FakeGemini:
+class FakeGemini(FakeModel):
     """The Gemini API: `streamGenerateContent` answers request i with turn i of the script; other
     calls (token counts, Gemini CLI's own helper requests) get a neutral answer."""
 
-    def __init__(self, turns):
-        self.turns, self.requests, self.lock = turns, [], threading.Lock()
-        fake = self
-        usage = {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}
+    USAGE = {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def do_GET(self):
-                self._send("application/json", b"{}")
-
-            def do_POST(self):
-                raw = self.rfile.read(int(self.headers.get("content-length", 0)))
-                body = json.loads(raw or b"{}")
-                if ":countTokens" in self.path:
-                    return self._send("application/json", json.dumps({"totalTokens": 1}).encode())
-                if ":streamGenerateContent" in self.path:
-                    with fake.lock:
-                        index = len(fake.requests)
-                        fake.requests.append(body)
-                    parts = fake.turns[index] if index < len(fake.turns) else [{"text": "END"}]
-                    chunk = {"candidates": [{"content": {"role": "model", "parts": parts},
-                                             "finishReason": "STOP", "index": 0}], "usageMetadata": usage}
-                    return self._send("text/event-stream", f"data: {json.dumps(chunk)}\r\n\r\n".encode())
-                # A helper request with a JSON schema: the smallest answer that fits it.
-                schema = (body.get("generationConfig") or {}).get("responseJsonSchema") or {}
-                answer = {key: (50 if spec.get("type") in ("INTEGER", "NUMBER", "integer", "number") else "user")
-                          for key, spec in (schema.get("properties") or {}).items()}
-                chunk = {"candidates": [{"content": {"role": "model", "parts": [{"text": json.dumps(answer)}]},
-                                         "finishReason": "STOP", "index": 0}], "usageMetadata": usage}
-                self._send("application/json", json.dumps(chunk).encode())
-
-            def _send(self, kind, body):
-                self.send_response(200)
-                self.send_header("content-type", kind)
-                self.send_header("content-length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    @property
-    def port(self):
-        return self.server.server_address[1]
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+    def answer_post(self, path, body):
+        if ":countTokens" in path:
+            return "application/json", json.dumps({"totalTokens": 1}).encode()
+        if ":streamGenerateContent" in path:
+            index = self.take_turn(body)
+            parts = self.turns[index] if index < len(self.turns) else [{"text": "END"}]
+            chunk = {"candidates": [{"content": {"role": "model", "parts": parts},
+                                     "finishReason": "STOP", "index": 0}], "usageMetadata": self.USAGE}
+            return "text/event-stream", f"data: {json.dumps(chunk)}\r\n\r\n".encode()
+        # A helper request with a JSON schema: the smallest answer that fits it.
+        schema = (body.get("generationConfig") or {}).get("responseJsonSchema") or {}
+        answer = {key: (50 if spec.get("type") in ("INTEGER", "NUMBER", "integer", "number") else "user")
+                  for key, spec in (schema.get("properties") or {}).items()}
+        chunk = {"candidates": [{"content": {"role": "model", "parts": [{"text": json.dumps(answer)}]},
+                                 "finishReason": "STOP", "index": 0}], "usageMetadata": self.USAGE}
+        return "application/json", json.dumps(chunk).encode()
 
 
 CALL_ID = re.compile(r"\b(\w+)_\d{10,}_\d+\b")
