@@ -51,6 +51,8 @@ def main():
             with open(measured_file, "w") as f:
                 json.dump(direct, f, indent=1, sort_keys=True)
                 f.write("\n")
+        elif not os.path.exists(measured_file):
+            problems.append("no measured.json: record the case with --record first")
         else:
             with open(measured_file) as f:
                 measured = json.load(f)
