@@ -1005,6 +1005,7 @@ mod tests {
             .enumerate()
             .map(|(i, (code, out, err))| {
                 let exec = HookExecution {
+                    warm: Default::default(),
                     status: RunStatus::Exited(*code),
                     stdout: out.as_bytes().to_vec(),
                     stderr: err.as_bytes().to_vec(),

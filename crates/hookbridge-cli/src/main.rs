@@ -21,6 +21,7 @@ mod manage;
 mod migrate;
 mod preflight;
 mod run;
+mod serve;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -112,6 +113,9 @@ enum Command {
     /// Print a JSON Schema, for editors: of a hooks file (`hooks.json`, the default) or of a
     /// hook's JSON answer (`hook-output`).
     Schema(docs::SchemaArgs),
+    /// This user's warm Python services (HOOKBRIDGE_WARM): show them (`--status`), stop them
+    /// (`--stop`), or start one ahead of time.
+    Serve(serve::ServeArgs),
 }
 
 /// `hookbridge run` alone. The agent starts `run` once per event, so its start-up time is hook
@@ -177,6 +181,7 @@ fn main() -> ExitCode {
         Command::Completions(args) => docs::completions(args, <Cli as clap::CommandFactory>::command())
             .unwrap_or_else(|err| failure(&err)),
         Command::Schema(args) => docs::schema(args).unwrap_or_else(|err| failure(&err)),
+        Command::Serve(args) => serve::serve(args).unwrap_or_else(|err| failure(&err)),
         Command::Man => {
             docs::man(<Cli as clap::CommandFactory>::command()).unwrap_or_else(|err| failure(&err))
         }

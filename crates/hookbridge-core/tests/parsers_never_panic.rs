@@ -134,6 +134,7 @@ proptest! {
     fn hook_output_pipeline_never_panics(stdout in jsonish(), stderr in ".{0,40}", code in 0i32..4, event in 0usize..33) {
         let event = EventName::KNOWN[event].clone();
         let execution = HookExecution {
+            warm: Default::default(),
             status: RunStatus::Exited(code),
             stdout: stdout.into_bytes(),
             stderr: stderr.into_bytes(),

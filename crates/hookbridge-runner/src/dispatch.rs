@@ -15,11 +15,13 @@ use std::time::Duration;
 use hookbridge_core::config::{HookId, HookKind, HookSet, HookSpec, HttpPolicy, Selection, SkipReason};
 use hookbridge_core::decision::{
     interpret_hook, merge, AnsweredHook, EventDecision, HookAnswer, HookExecution, HookOutput, RunStatus,
+    WarmRun,
 };
 use hookbridge_core::event::{EventName, EventPayload};
 
 pub use crate::detached::{AsyncAnswers, AsyncHooks};
 use crate::hook_kinds::{self, JobContext};
+use crate::process::warm::WarmUse;
 use crate::process::{run_jobs, Flow, Job, JobOutcome, ProcessSpec, ProcessStatus};
 
 /// Settings of one dispatch.
@@ -442,6 +444,7 @@ pub(crate) fn execution_of(outcome: JobOutcome, finish_order: usize) -> HookExec
         JobOutcome::Process(outcome) => outcome,
         JobOutcome::InProcess(outcome) => {
             return HookExecution {
+                warm: Default::default(),
                 status: outcome.status,
                 stdout: outcome.stdout,
                 stderr: outcome.stderr,
@@ -459,7 +462,13 @@ pub(crate) fn execution_of(outcome: JobOutcome, finish_order: usize) -> HookExec
         ProcessStatus::TimedOut => RunStatus::TimedOut,
         ProcessStatus::SpawnFailed(f) => RunStatus::SpawnFailed(f.message),
     };
+    let warm = match outcome.warm {
+        WarmUse::NotTried(_) => WarmRun::NotTried,
+        WarmUse::Ran => WarmRun::Ran,
+        WarmUse::Spawned(why) => WarmRun::FellBack(why),
+    };
     HookExecution {
+        warm,
         status,
         stdout_truncated: outcome.stdout.truncated,
         stderr_truncated: outcome.stderr.truncated,
@@ -561,6 +570,11 @@ impl EventReport {
                     "stdout_truncated": h.execution.stdout_truncated,
                     "stderr_truncated": h.execution.stderr_truncated,
                     "leaked": h.execution.leaked,
+                    "warm": match &h.execution.warm {
+                        WarmRun::NotTried => serde_json::Value::Null,
+                        WarmRun::Ran => json!("ran"),
+                        WarmRun::FellBack(why) => json!({"fell_back": why}),
+                    },
                     "duration_ms": h.execution.duration.as_secs_f64() * 1000.0,
                     "timeout_s": h.timeout.as_secs_f64(),
                     "finish_order": h.execution.finish_order,

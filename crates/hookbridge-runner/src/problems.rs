@@ -8,7 +8,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use hookbridge_core::decision::{HookAnswer, RunStatus};
+use hookbridge_core::decision::{HookAnswer, RunStatus, WarmRun};
 use hookbridge_core::event::EventName;
 
 use crate::dispatch::{EventReport, HookSummary};
@@ -48,13 +48,18 @@ pub enum ProblemKind {
     Truncated,
     /// Passed over by the selection (duplicate, invalid matcher, disabled, …).
     Skipped(String),
+    /// Could have run in a warm Python service but was spawned (the answer is the same): why.
+    NotWarm(String),
 }
 
 impl Problem {
     /// Whether the user of an interactive host should see it: every failure, but not a hook
     /// stopped on purpose nor one the selection passed over (`list`/`validate` show those).
     pub fn for_the_user(&self) -> bool {
-        !matches!(self.kind, ProblemKind::Cancelled(_) | ProblemKind::Skipped(_))
+        !matches!(
+            self.kind,
+            ProblemKind::Cancelled(_) | ProblemKind::Skipped(_) | ProblemKind::NotWarm(_)
+        )
     }
 
     /// The hook gave no answer and the operation goes on without it.
@@ -112,6 +117,7 @@ impl fmt::Display for Problem {
                 f.write_str("printed more than the output cap; the rest was drained and dropped")?
             }
             ProblemKind::Skipped(why) => write!(f, "skipped: {why}")?,
+            ProblemKind::NotWarm(why) => write!(f, "ran spawned, not warm: {why}")?,
         }
         if self.fails_open() {
             f.write_str("; the operation continues")?;
@@ -174,6 +180,9 @@ pub fn problems(report: &EventReport) -> Vec<Problem> {
         }
         if h.execution.stdout_truncated || h.execution.stderr_truncated {
             push(&h.hook, ProblemKind::Truncated);
+        }
+        if let WarmRun::FellBack(why) = &h.execution.warm {
+            push(&h.hook, ProblemKind::NotWarm(why.clone()));
         }
     }
     for (hook, reason) in &report.skipped {

@@ -385,6 +385,7 @@ mod tests {
 
     fn exec(code: i32, stdout: &str, stderr: &str) -> HookExecution {
         HookExecution {
+            warm: Default::default(),
             status: RunStatus::Exited(code),
             stdout: stdout.as_bytes().to_vec(),
             stderr: stderr.as_bytes().to_vec(),
@@ -484,6 +485,7 @@ mod tests {
         let t = HookExecution::without_output(RunStatus::TimedOut, 0);
         assert!(matches!(interpret(&PRE, &t), HookAnswer::NoVerdict { .. }));
         let s = HookExecution {
+            warm: Default::default(),
             status: RunStatus::Signaled(9),
             ..exec(0, "", "")
         };
@@ -492,6 +494,7 @@ mod tests {
             HookAnswer::NonBlockingError { code: None, .. }
         ));
         let answered = HookExecution {
+            warm: Default::default(),
             status: RunStatus::Signaled(9),
             ..exec(0, r#"{"decision": "block"}"#, "")
         };

@@ -50,12 +50,28 @@ pub struct HookExecution {
     pub duration: Duration,
     /// 0 for the first hook of the event to finish, 1 for the next, …
     pub finish_order: usize,
+    /// Whether a command hook ran in a warm Python service.
+    pub warm: WarmRun,
+}
+
+/// Whether a command hook ran in a warm Python service (the runner's `process::warm`) instead of
+/// a freshly spawned interpreter.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum WarmRun {
+    /// Not tried: warm runs are off, or the hook is not provably a plain Python run.
+    #[default]
+    NotTried,
+    /// Run by a warm service.
+    Ran,
+    /// It could have run warm but was spawned; why (a service starting, missing or broken).
+    FellBack(String),
 }
 
 impl HookExecution {
     /// An execution that did not produce any output (timed out, not started, …).
     pub fn without_output(status: RunStatus, finish_order: usize) -> HookExecution {
         HookExecution {
+            warm: Default::default(),
             status,
             stdout: Vec::new(),
             stderr: Vec::new(),

@@ -22,7 +22,7 @@ pub use answer::{
     async_delivery, interpret, interpret_hook, HookAnswer, HookJson, HookOutput, NoVerdictReason, TopDecision,
 };
 pub use claude::{context_label, render_claude, success_label, ClaudeAnswer};
-pub use execution::{HookExecution, RunStatus};
+pub use execution::{HookExecution, RunStatus, WarmRun};
 pub use merge::{
     merge, AnsweredHook, Blocking, BlockingSource, Context, ContextKind, EventDecision, PermissionDecision,
     Problem, StopRequest,

@@ -47,6 +47,8 @@ mod spawn;
 mod supervisor;
 #[cfg(unix)]
 mod unix;
+#[cfg(unix)]
+pub mod warm;
 
 use std::ffi::OsString;
 use std::fmt;
@@ -150,6 +152,9 @@ pub struct ProcessSpec {
     pub leak_grace: Duration,
     /// Told the first line of stdout as soon as it is complete.
     pub first_line: Option<FirstLineWatch>,
+    /// May run in a warm Python service when `HOOKBRIDGE_WARM` allows and the command is
+    /// provably a plain Python run (see [`warm`]); `false` is the hook's `"warm": false`.
+    pub warm: bool,
 }
 
 impl ProcessSpec {
@@ -174,6 +179,7 @@ impl ProcessSpec {
             output_cap: Self::DEFAULT_OUTPUT_CAP,
             stdout_spill_limit: Self::DEFAULT_STDOUT_SPILL_LIMIT,
             first_line: None,
+            warm: true,
             kill_grace: Self::DEFAULT_KILL_GRACE,
             leak_grace: Self::DEFAULT_LEAK_GRACE,
         }
@@ -306,6 +312,9 @@ pub struct ProcessOutcome {
     pub stdin_unread: bool,
     /// From just before spawning to the outcome.
     pub duration: Duration,
+    /// Whether it ran in a warm Python service, and if not, why.
+    #[cfg(unix)]
+    pub warm: warm::WarmUse,
 }
 
 /// What the caller of [`run_all`] wants once a process has finished.

@@ -53,6 +53,12 @@ pub(super) struct SpawnedChild {
 pub(super) struct Pid(libc::pid_t);
 
 impl Pid {
+    /// The pid of a warm service's child: not ours to wait for (the service reaps it and reports
+    /// its status), but the leader of the hook's process group all the same.
+    pub(super) fn of_warm_child(raw: libc::pid_t) -> Pid {
+        Pid(raw)
+    }
+
     pub(super) fn raw(self) -> libc::pid_t {
         self.0
     }
@@ -332,7 +338,7 @@ fn c_string_of_path(path: &Path) -> io::Result<CString> {
 /// stream. Either end can read and write; by convention here the first is read from and the second
 /// written to. Closing the writer gives the reader EOF, as with a pipe; writing after the reader has
 /// gone fails with `EPIPE` (and SIGPIPE, which this process ignores), as with a pipe.
-fn stream_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+pub(super) fn stream_pair() -> io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [-1 as libc::c_int; 2];
     // SAFETY: socketpair writes two descriptors into a live two-element array.
     let done = unsafe {

@@ -20,10 +20,14 @@ use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use super::in_process::InProcessJobs;
 use super::spawn::{self, Pid};
 use super::unix::{self as imp, ProcessGroup};
+use super::warm::{self, WarmChild, WarmMode, WarmUse};
 use super::{
     CapturedOutput, Flow, Job, JobOutcome, ProcessOutcome, ProcessSpec, ProcessStatus, SpawnFailure,
     SpawnFailureKind,
 };
+
+/// After a warm child's group was killed, how long its service may take to report the status.
+const WARM_REAP_LIMIT: Duration = Duration::from_secs(5);
 
 /// How often the group is probed while waiting out `kill_grace` after the direct child has died.
 const GROUP_POLL: Duration = Duration::from_millis(10);
@@ -114,12 +118,12 @@ pub(super) fn run_all(
                     guard.started(&child);
                     children.push(child);
                 }
-                Err(failed) if out_of_descriptors(&failed.1) && !children.is_empty() => {
-                    waiting.push_front((index, failed.0));
+                Err(failed) if out_of_descriptors(&failed.err) && !children.is_empty() => {
+                    waiting.push_front((index, failed.spec));
                     break;
                 }
                 Err(failed) => {
-                    let outcome = spawn_failed(&failed.0, &failed.1, started);
+                    let outcome = spawn_failed(*failed, started);
                     stop |= on_finish(index, JobOutcome::Process(outcome)) == Flow::StopTheRest;
                 }
             }
@@ -246,15 +250,24 @@ fn out_of_descriptors(err: &io::Error) -> bool {
 }
 
 /// The outcome of a process that could not be started.
-fn spawn_failed(spec: &ProcessSpec, err: &io::Error, started: Instant) -> ProcessOutcome {
+fn spawn_failed(failed: SpawnError, started: Instant) -> ProcessOutcome {
     ProcessOutcome {
-        status: ProcessStatus::SpawnFailed(SpawnFailure::new(spec, err)),
+        status: ProcessStatus::SpawnFailed(SpawnFailure::new(&failed.spec, &failed.err)),
         stdout: CapturedOutput::default(),
         stderr: CapturedOutput::default(),
         leaked: false,
-        stdin_unread: !spec.stdin.is_empty(),
+        stdin_unread: !failed.spec.stdin.is_empty(),
         duration: started.elapsed(),
+        warm: failed.warm_use,
     }
+}
+
+/// A process that could not be started: its spec (to retry when descriptors were short), why,
+/// and what was decided about running it warm.
+struct SpawnError {
+    spec: ProcessSpec,
+    err: io::Error,
+    warm_use: WarmUse,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -300,9 +313,15 @@ fn wait(
                 fds.push(PollFd::new(err.as_fd(), PollFlags::POLLIN));
                 owners.push((i, Slot::Stderr));
             }
-            if let (Some(pidfd), false) = (&child.pidfd, child.reaped) {
-                fds.push(PollFd::new(pidfd.as_fd(), PollFlags::POLLIN));
-                owners.push((i, Slot::Exit));
+            if !child.reaped {
+                let exit = match &child.warm {
+                    Some(warm) => warm.fd(),
+                    None => child.pidfd.as_ref().map(|pidfd| pidfd.as_fd()),
+                };
+                if let Some(exit) = exit {
+                    fds.push(PollFd::new(exit, PollFlags::POLLIN));
+                    owners.push((i, Slot::Exit));
+                }
             }
         }
         // After the children's entries: a finished in-process job (collected by the caller),
@@ -408,36 +427,59 @@ struct Supervised {
     started: Instant,
     /// Without a pidfd: when to look for an exit next.
     next_reap_poll: Option<Instant>,
+    /// A child of a warm Python service: its end comes over the service's connection, never
+    /// from `waitpid` (see `warm`).
+    warm: Option<WarmChild>,
+    warm_use: WarmUse,
 }
 
 impl Supervised {
-    /// Starts `spec`'s process and writes what of the payload the socket takes at once. A process
-    /// that cannot be started gives its spec back with the error.
-    fn spawn(
-        index: usize,
-        spec: ProcessSpec,
-        started: Instant,
-    ) -> Result<Supervised, Box<(ProcessSpec, io::Error)>> {
-        let child = match spawn::spawn(&spec) {
-            Ok(child) => child,
-            Err(err) => return Err(Box::new((spec, err))),
+    /// Starts `spec`'s process — in a warm Python service when it may run there, else spawned —
+    /// and writes what of the payload the socket takes at once. A process that cannot be started
+    /// gives its spec back with the error.
+    fn spawn(index: usize, spec: ProcessSpec, started: Instant) -> Result<Supervised, Box<SpawnError>> {
+        let (pid, pidfd, warm, streams, warm_use) = match warm::start(&spec, WarmMode::from_env()) {
+            Ok(start) => {
+                let pid = Pid::of_warm_child(start.child.pid());
+                (
+                    pid,
+                    None,
+                    Some(start.child),
+                    (start.stdin, start.stdout, start.stderr),
+                    WarmUse::Ran,
+                )
+            }
+            Err(warm_use) => match spawn::spawn(&spec) {
+                Ok(child) => {
+                    let pidfd = pidfd_of(child.pid);
+                    (
+                        child.pid,
+                        pidfd,
+                        None,
+                        (child.stdin, child.stdout, child.stderr),
+                        warm_use,
+                    )
+                }
+                Err(err) => return Err(Box::new(SpawnError { spec, err, warm_use })),
+            },
         };
-        let group = ProcessGroup::led_by(child.pid);
-        let pidfd = pidfd_of(child.pid);
+        let (stdin, stdout, stderr) = streams;
         let mut supervised = Supervised {
             index,
-            pid: child.pid,
-            group,
-            next_reap_poll: pidfd.is_none().then(|| started + REAP_POLL),
+            pid,
+            group: ProcessGroup::led_by(pid),
+            next_reap_poll: (pidfd.is_none() && warm.is_none()).then(|| started + REAP_POLL),
             pidfd,
+            warm,
+            warm_use,
             reaped: false,
-            stdin: Some(child.stdin),
+            stdin: Some(stdin),
             payload: spec.stdin,
             written: 0,
             stdin_written: None,
-            stdout: Capture::new(child.stdout, spec.output_cap, spec.stdout_spill_limit),
+            stdout: Capture::new(stdout, spec.output_cap, spec.stdout_spill_limit),
             first_line: spec.first_line,
-            stderr: Capture::new(child.stderr, spec.output_cap, 0),
+            stderr: Capture::new(stderr, spec.output_cap, 0),
             phase: Phase::Running {
                 deadline: deadline_after(started, spec.timeout),
             },
@@ -494,6 +536,26 @@ impl Supervised {
         if self.reaped {
             return;
         }
+        if let Some(warm) = &mut self.warm {
+            let Some(exit) = warm.try_status() else {
+                return;
+            };
+            // It ended on its own (a kill of ours is reaped in `kill_and_reap`, and kills the
+            // shell of a spawned hook too): end as the `/bin/sh -c` it ran without would report.
+            let on_its_own = self.status.is_none(); // not after our SIGTERM at the timeout
+            let exit = exit.map(|status| {
+                if !on_its_own {
+                    return status;
+                }
+                let (status, line) = warm::as_the_shell_reports(status);
+                if let Some(line) = line {
+                    self.stderr.captured.keep(self.stderr.cap, line.as_bytes());
+                }
+                status
+            });
+            self.reaped_with(exit);
+            return;
+        }
         match self.pid.try_wait() {
             Ok(Some(status)) => self.reaped_with(Ok(status)),
             Ok(None) => {}
@@ -533,7 +595,10 @@ impl Supervised {
             imp::kill_all(&self.escaped);
         }
         if !self.reaped {
-            let exit = self.pid.wait();
+            let exit = match &mut self.warm {
+                Some(warm) => warm.wait_status(WARM_REAP_LIMIT),
+                None => self.pid.wait(),
+            };
             self.reaped_with(exit);
         }
     }
@@ -541,7 +606,11 @@ impl Supervised {
     /// Moves the state machine on as far as it goes at `now`.
     fn advance(&mut self, now: Instant) {
         // With a pidfd, exits are seen through `poll`; without one, by looking now and then.
-        if !self.reaped && self.pidfd.is_none() && self.next_reap_poll.is_none_or(|at| now >= at) {
+        if !self.reaped
+            && self.pidfd.is_none()
+            && self.warm.is_none()
+            && self.next_reap_poll.is_none_or(|at| now >= at)
+        {
             self.try_reap();
             self.next_reap_poll = (!self.reaped).then(|| now + REAP_POLL);
         }
@@ -650,6 +719,7 @@ impl Supervised {
             leaked: self.leaked,
             stdin_unread: self.stdin_written != Some(true),
             duration: self.started.elapsed(),
+            warm: std::mem::replace(&mut self.warm_use, WarmUse::Ran),
         };
         (self.index, outcome)
     }

@@ -1,0 +1,454 @@
+//! Which hook commands may run warm: those the engine can prove are "this Python interpreter runs
+//! this script with these arguments", and exactly which interpreter the shell would have started.
+//!
+//! The shaping decision: **prove it or spawn.** The command is read as `/bin/sh` would read a
+//! simple command — words, single and double quotes, backslashes, `$NAME` and `${NAME}` — and
+//! anything else the shell would interpret (pipes, redirections, `;`, globs, `~`, command
+//! substitution, assignments, interpreter options) makes the hook spawn as before, with the
+//! reason recorded. The interpreter must be a real executable found the way `execvp` finds it; a
+//! wrapper script in its place (a pyenv shim, which picks a version by directory) is not proven
+//! and spawns.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use super::super::Program;
+
+/// A hook command proven to be a plain Python run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PythonRun {
+    /// The interpreter, absolute, as the shell would find it (not resolved through symlinks: a
+    /// virtualenv's `python` is a symlink whose location is what makes it the virtualenv's).
+    pub interpreter: PathBuf,
+    /// The interpreter as written (`python3`, or a path), for `sys.orig_argv`.
+    pub interpreter_as_written: String,
+    /// The script as written (`sys.argv[0]`).
+    pub script_as_written: String,
+    /// The script, absolute (`__file__`).
+    pub script: PathBuf,
+    /// The arguments after the script.
+    pub args: Vec<String>,
+    /// `interpreter` is a pyenv shim with this root, still to be seen through (see `pyenv`).
+    pub pyenv_root: Option<PathBuf>,
+}
+
+/// Why a hook runs spawned rather than warm.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotWarm {
+    /// `HOOKBRIDGE_WARM` is off.
+    SwitchedOff,
+    /// The hook says `"warm": false`.
+    OptedOut,
+    /// Warm runs need Linux (pidfds, `SO_PEERCRED`).
+    Unsupported,
+    /// `/bin/sh` is not dash, whose part between the hook and us (`PWD`, exit status of a signal
+    /// death) warm runs reproduce.
+    UnknownShell,
+    /// Not a shell command (an exec-form program).
+    NotAShellCommand,
+    /// The command uses shell syntax beyond a simple command.
+    ShellSyntax(char),
+    /// The command reads a variable that is unset or would be split or globbed.
+    Variable(String),
+    /// The command is not `python… script …` or a script with a Python `#!` line.
+    NotPython,
+    /// An interpreter option before the script (`-u`, `-m`, `-c`…), which changes how it starts.
+    InterpreterOption(String),
+    /// The interpreter was not found, or is not an executable binary (a shim or wrapper script).
+    Interpreter(String),
+    /// The script is not a readable regular file.
+    Script(String),
+    /// The environment or a path is not UTF-8.
+    NotUtf8,
+}
+
+impl fmt::Display for NotWarm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NotWarm::SwitchedOff => f.write_str("warm runs are switched off (HOOKBRIDGE_WARM)"),
+            NotWarm::OptedOut => f.write_str("the hook says \"warm\": false"),
+            NotWarm::Unsupported => f.write_str("warm runs need Linux"),
+            NotWarm::UnknownShell => f.write_str("/bin/sh is not dash, the shell warm runs reproduce"),
+            NotWarm::NotAShellCommand => f.write_str("not a shell command"),
+            NotWarm::ShellSyntax(c) => write!(f, "the command uses shell syntax (`{c}`)"),
+            NotWarm::Variable(name) => write!(
+                f,
+                "the command reads ${name}, which is unset or would be split by the shell"
+            ),
+            NotWarm::NotPython => f.write_str("not a Python interpreter running a script"),
+            NotWarm::InterpreterOption(option) => {
+                write!(f, "the interpreter is given an option ({option})")
+            }
+            NotWarm::Interpreter(why) => write!(f, "interpreter: {why}"),
+            NotWarm::Script(why) => write!(f, "script: {why}"),
+            NotWarm::NotUtf8 => f.write_str("a path or environment variable is not UTF-8"),
+        }
+    }
+}
+
+/// Reads `program` as a Python run, with `lookup` giving a variable's value as the hook's shell
+/// would see it and `cwd` the hook's working directory.
+pub fn python_run(
+    program: &Program,
+    lookup: &dyn Fn(&str) -> Option<OsString>,
+    cwd: &Path,
+) -> Result<PythonRun, NotWarm> {
+    let Program::Shell { command } = program else {
+        return Err(NotWarm::NotAShellCommand);
+    };
+    let words = shell_words(command, lookup)?;
+    let Some(first) = words.first() else {
+        return Err(NotWarm::NotPython);
+    };
+    let path_var = lookup("PATH");
+    if is_python_name(file_name(first)) {
+        let (interpreter, pyenv_root) = find_program(first, path_var.as_deref(), cwd)?;
+        let Some(script) = words.get(1) else {
+            return Err(NotWarm::NotPython);
+        };
+        if script.starts_with('-') {
+            return Err(NotWarm::InterpreterOption(script.clone()));
+        }
+        return Ok(PythonRun {
+            interpreter,
+            interpreter_as_written: first.clone(),
+            script_as_written: script.clone(),
+            script: script_file(script, cwd)?,
+            args: words[2..].to_vec(),
+            pyenv_root,
+        });
+    }
+    // A script run directly: the kernel reads its `#!` line.
+    if !first.contains('/') {
+        return Err(NotWarm::NotPython);
+    }
+    let script = script_file(first, cwd)?;
+    if !is_executable(&script) {
+        return Err(NotWarm::Script(format!("{first} is not executable")));
+    }
+    let (interpreter_as_written, (interpreter, pyenv_root)) =
+        shebang_interpreter(&script, path_var.as_deref(), cwd)?;
+    Ok(PythonRun {
+        interpreter,
+        interpreter_as_written,
+        script_as_written: first.clone(),
+        script,
+        args: words[1..].to_vec(),
+        pyenv_root,
+    })
+}
+
+/// `python`, `python3`, `python3.12`: names that mean a CPython interpreter.
+fn is_python_name(name: &str) -> bool {
+    let Some(version) = name.strip_prefix("python") else {
+        return false;
+    };
+    version.is_empty()
+        || (version.starts_with(|c: char| c.is_ascii_digit())
+            && version.chars().all(|c| c.is_ascii_digit() || c == '.')
+            && !version.ends_with('.'))
+}
+
+fn file_name(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+/// The interpreter of a `#!/path/python3` or `#!/usr/bin/env python3` line (no options).
+fn shebang_interpreter(
+    script: &Path,
+    path_var: Option<&std::ffi::OsStr>,
+    cwd: &Path,
+) -> Result<(String, (PathBuf, Option<PathBuf>)), NotWarm> {
+    let mut head = [0u8; 256];
+    let read = std::fs::File::open(script)
+        .and_then(|mut f| f.read(&mut head))
+        .map_err(|e| NotWarm::Script(e.to_string()))?;
+    let head = &head[..read];
+    let Some(rest) = head.strip_prefix(b"#!") else {
+        return Err(NotWarm::NotPython);
+    };
+    let line = rest.split(|&b| b == b'\n').next().unwrap_or_default();
+    let line = std::str::from_utf8(line).map_err(|_| NotWarm::NotUtf8)?;
+    let parts: Vec<&str> = line.split_ascii_whitespace().collect();
+    match parts.as_slice() {
+        [env, name] if file_name(env) == "env" && is_python_name(name) => {
+            Ok((name.to_string(), find_program(name, path_var, cwd)?))
+        }
+        [interpreter] if is_python_name(file_name(interpreter)) => {
+            Ok((interpreter.to_string(), find_program(interpreter, None, cwd)?))
+        }
+        [_, option, ..] if option.starts_with('-') => Err(NotWarm::InterpreterOption(option.to_string())),
+        _ => Err(NotWarm::NotPython),
+    }
+}
+
+fn script_file(word: &str, cwd: &Path) -> Result<PathBuf, NotWarm> {
+    // As CPython makes `__file__` absolute: joined to the working directory, not normalized.
+    let path = if word.starts_with('/') {
+        PathBuf::from(word)
+    } else {
+        cwd.join(word)
+    };
+    match std::fs::metadata(&path) {
+        Ok(meta) if meta.is_file() => Ok(path),
+        Ok(_) => Err(NotWarm::Script(format!("{word} is not a regular file"))),
+        Err(e) => Err(NotWarm::Script(format!("{word}: {e}"))),
+    }
+}
+
+/// `word` made absolute against `cwd`, with `.` and `..` folded but symlinks kept: where the
+/// interpreter is, as its own `sys.executable` computation finds it.
+fn absolute(word: &str, cwd: &Path) -> PathBuf {
+    let joined = if word.starts_with('/') {
+        PathBuf::from(word)
+    } else {
+        cwd.join(word)
+    };
+    let mut out = PathBuf::from("/");
+    for part in joined.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::Normal(p) => out.push(p),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Finds `word` as `execvp` would: as a path when it has a slash, else in `PATH`. The result must
+/// be an executable ELF binary, or a pyenv shim (returned with pyenv's root, to be seen through):
+/// any other script in its place would choose the interpreter itself.
+fn find_program(
+    word: &str,
+    path_var: Option<&std::ffi::OsStr>,
+    cwd: &Path,
+) -> Result<(PathBuf, Option<PathBuf>), NotWarm> {
+    let candidates: Vec<PathBuf> = if word.contains('/') {
+        vec![absolute(word, cwd)]
+    } else {
+        let search = path_var
+            .map(|p| p.as_bytes().to_vec())
+            .unwrap_or_else(|| b"/bin:/usr/bin".to_vec());
+        search
+            .split(|&b| b == b':')
+            .map(|dir| {
+                let dir = std::str::from_utf8(if dir.is_empty() { b"." } else { dir }).unwrap_or("\u{0}");
+                absolute(dir, cwd).join(word)
+            })
+            .collect()
+    };
+    for candidate in candidates {
+        if !is_executable(&candidate) || !candidate.is_file() {
+            continue;
+        }
+        let mut head = Vec::with_capacity(1024);
+        let read = std::fs::File::open(&candidate).and_then(|f| f.take(1024).read_to_end(&mut head));
+        if read.is_ok() && head.starts_with(b"\x7fELF") {
+            return Ok((candidate, None));
+        }
+        if let Some(root) = super::pyenv::shim_root(&candidate, &head) {
+            return Ok((candidate, Some(root)));
+        }
+        return Err(NotWarm::Interpreter(format!(
+            "{} is a script, not the interpreter itself (a wrapper chooses the interpreter)",
+            candidate.display()
+        )));
+    }
+    Err(NotWarm::Interpreter(format!("{word} not found")))
+}
+
+fn is_executable(path: &Path) -> bool {
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: access(2) reads a NUL-terminated path.
+    unsafe { libc::access(c.as_ptr(), libc::X_OK) == 0 }
+}
+
+/// The words of a simple command, as `sh` would pass them to `execve`; `Err` for anything the
+/// shell would do more with.
+fn shell_words(command: &str, lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<Vec<String>, NotWarm> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = command.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => word.push(c),
+                        None => return Err(NotWarm::ShellSyntax('\'')),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c @ ('$' | '`' | '"' | '\\')) => word.push(c),
+                            Some('\n') => {}
+                            Some(c) => {
+                                word.push('\\');
+                                word.push(c);
+                            }
+                            None => return Err(NotWarm::ShellSyntax('\\')),
+                        },
+                        Some('$') => word.push_str(&expand(&mut chars, lookup, true)?),
+                        Some('`') => return Err(NotWarm::ShellSyntax('`')),
+                        Some(c) => word.push(c),
+                        None => return Err(NotWarm::ShellSyntax('"')),
+                    }
+                }
+            }
+            '\\' => match chars.next() {
+                Some('\n') => {}
+                Some(c) => {
+                    in_word = true;
+                    word.push(c);
+                }
+                None => return Err(NotWarm::ShellSyntax('\\')),
+            },
+            '$' => {
+                in_word = true;
+                word.push_str(&expand(&mut chars, lookup, false)?);
+            }
+            '=' if words.is_empty() => return Err(NotWarm::ShellSyntax('=')),
+            '#' | '~' if !in_word => return Err(NotWarm::ShellSyntax(c)),
+            '|' | '&' | ';' | '<' | '>' | '(' | ')' | '`' | '*' | '?' | '[' | ']' | '{' | '}' | '\n'
+            | '!' => return Err(NotWarm::ShellSyntax(c)),
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
+}
+
+/// The value of `$NAME` or `${NAME}` (the `$` already read). Unquoted, a value the shell would
+/// split or glob, or an unset variable, is refused.
+fn expand(
+    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+    lookup: &dyn Fn(&str) -> Option<OsString>,
+    quoted: bool,
+) -> Result<String, NotWarm> {
+    let braced = chars.peek() == Some(&'{');
+    if braced {
+        chars.next();
+    }
+    let mut name = String::new();
+    while let Some(&c) = chars.peek() {
+        let fits = if name.is_empty() {
+            c.is_ascii_alphabetic() || c == '_'
+        } else {
+            c.is_ascii_alphanumeric() || c == '_'
+        };
+        if !fits {
+            break;
+        }
+        name.push(c);
+        chars.next();
+    }
+    if name.is_empty() || (braced && chars.next() != Some('}')) {
+        return Err(NotWarm::ShellSyntax('$'));
+    }
+    let value = lookup(&name).ok_or_else(|| NotWarm::Variable(name.clone()))?;
+    let value = value.into_string().map_err(|_| NotWarm::NotUtf8)?;
+    let splits_or_globs = value
+        .chars()
+        .any(|c| c.is_whitespace() || matches!(c, '*' | '?' | '[' | ']'));
+    if !quoted && (value.is_empty() || splits_or_globs) {
+        return Err(NotWarm::Variable(name));
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(command: &str) -> Result<Vec<String>, NotWarm> {
+        shell_words(command, &|name| match name {
+            "ROOT" => Some("/plugins/my plugin".into()),
+            "DIR" => Some("/project".into()),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn simple_commands_are_read_as_the_shell_reads_them() {
+        let ok = [
+            ("python3 hook.py", vec!["python3", "hook.py"]),
+            ("  python3   'a b.py'  x ", vec!["python3", "a b.py", "x"]),
+            (
+                "python3 \"${ROOT}/hook.py\" --flag",
+                vec!["python3", "/plugins/my plugin/hook.py", "--flag"],
+            ),
+            ("python3 $DIR/h.py", vec!["python3", "/project/h.py"]),
+            ("python3 \"$DIR\"/h\\ x.py", vec!["python3", "/project/h x.py"]),
+            ("python3 \"a\\\"b\\$c\"", vec!["python3", "a\"b$c"]),
+            ("python3 h.py a#b", vec!["python3", "h.py", "a#b"]),
+        ];
+        for (command, expected) in ok {
+            assert_eq!(words(command).unwrap(), expected, "{command}");
+        }
+    }
+
+    #[test]
+    fn anything_more_than_a_simple_command_is_refused() {
+        let refused = [
+            ("python3 h.py | jq .", NotWarm::ShellSyntax('|')),
+            ("python3 h.py > out", NotWarm::ShellSyntax('>')),
+            ("python3 h.py; echo", NotWarm::ShellSyntax(';')),
+            ("python3 h.py && x", NotWarm::ShellSyntax('&')),
+            ("python3 *.py", NotWarm::ShellSyntax('*')),
+            ("python3 ~/h.py", NotWarm::ShellSyntax('~')),
+            ("python3 h.py # note", NotWarm::ShellSyntax('#')),
+            ("A=1 python3 h.py", NotWarm::ShellSyntax('=')),
+            ("python3 $(pwd)/h.py", NotWarm::ShellSyntax('$')),
+            ("python3 `pwd`/h.py", NotWarm::ShellSyntax('`')),
+            ("python3 $ROOT/h.py", NotWarm::Variable("ROOT".into())),
+            ("python3 \"$UNSET/h.py\"", NotWarm::Variable("UNSET".into())),
+            ("python3 'open", NotWarm::ShellSyntax('\'')),
+        ];
+        for (command, why) in refused {
+            assert_eq!(words(command).unwrap_err(), why, "{command}");
+        }
+    }
+
+    #[test]
+    fn python_names() {
+        for name in ["python", "python3", "python3.12", "python2.7"] {
+            assert!(is_python_name(name), "{name}");
+        }
+        for name in [
+            "python3-config",
+            "pythonw",
+            "python3.",
+            "py",
+            "ipython",
+            "python3.12-dbg",
+        ] {
+            assert!(!is_python_name(name), "{name}");
+        }
+    }
+}

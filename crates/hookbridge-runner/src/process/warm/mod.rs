@@ -1,0 +1,558 @@
+//! Warm Python hooks: an unmodified Python hook run by a long-lived interpreter of the same
+//! identity, which forks a fresh child per run, instead of by a new interpreter that must start up
+//! and import its modules again (~30–70 ms per run, on every tool call).
+//!
+//! The shaping decision: **a warm run is supervised exactly as a spawned one.** The child gets
+//! socketpair ends made here for its stdin, stdout and stderr (passed over the service's socket),
+//! leads its own process group, and its exit status comes back as a raw wait status; the
+//! supervisor's loop, deadlines, output caps, tree kill and leak detection treat it like any other
+//! child. Only the exit notification differs: a spawned child's is its pidfd, a warm child's is
+//! the connection to the service (and the child's own pidfd if the service dies first).
+//!
+//! What is warm is decided by proof (see [`eligibility`]), and when anything is in doubt — the
+//! command, the interpreter, a service that is missing, starting, busy or broken — the hook is
+//! spawned as before and [`WarmUse`] says why. `HOOKBRIDGE_WARM` switches it: `0` (the default
+//! for now) off, `1` on (the first run of an interpreter starts its service and spawns), `always`
+//! on and waiting for a new service to be up (how the test suite forces every eligible hook warm).
+
+mod eligibility;
+mod pyenv;
+mod service;
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{self, ErrorKind};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
+use std::time::{Duration, Instant};
+
+use nix::fcntl::{fcntl, FcntlArg, OFlag};
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+use nix::sys::socket::{self as sock, AddressFamily, ControlMessage, MsgFlags, SockFlag, SockType, UnixAddr};
+
+pub use eligibility::{python_run, NotWarm, PythonRun};
+pub use service::{
+    ensure_service, service_dir, services, stop_services, InterpreterIdentity, ServiceStatus, IDLE_EXIT,
+};
+
+use super::ProcessSpec;
+
+/// `HOOKBRIDGE_WARM`: whether eligible Python hooks run warm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WarmMode {
+    Off,
+    /// Warm when the service is up; the first run of an interpreter starts it and spawns.
+    On,
+    /// As `On`, but a run waits (up to [`WarmMode::START_WAIT`]) for a service it started.
+    Always,
+}
+
+impl WarmMode {
+    pub const VARIABLE: &'static str = "HOOKBRIDGE_WARM";
+    pub const START_WAIT: Duration = Duration::from_secs(5);
+
+    /// The mode `HOOKBRIDGE_WARM` asks for: `1`/`on`/`true`, `always`; anything else is off.
+    pub fn from_env() -> WarmMode {
+        match std::env::var(Self::VARIABLE).as_deref().map(str::trim) {
+            Ok("1" | "on" | "true" | "yes") => WarmMode::On,
+            Ok("always") => WarmMode::Always,
+            _ => WarmMode::Off,
+        }
+    }
+}
+
+/// Whether one run went warm, and if not, why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WarmUse {
+    /// Not tried: off, or not provably a plain Python run.
+    NotTried(NotWarm),
+    /// Run by a warm service.
+    Ran,
+    /// Eligible, but spawned: why (the service was starting, missing or broken).
+    Spawned(String),
+}
+
+impl WarmUse {
+    pub fn ran(&self) -> bool {
+        matches!(self, WarmUse::Ran)
+    }
+}
+
+/// How an eligible hook would run warm.
+#[derive(Debug, Clone)]
+pub struct WarmPlan {
+    /// The command read as a Python run; a pyenv shim already seen through.
+    pub run: PythonRun,
+    /// Which service runs it.
+    pub identity: InterpreterIdentity,
+    /// The whole environment the interpreter would see.
+    env: Vec<(OsString, OsString)>,
+}
+
+/// What a run would do, without running it: the answer `list`/`test` show. Seeing through a
+/// pyenv shim may run it once (see `pyenv`).
+pub fn plan(spec: &ProcessSpec, mode: WarmMode) -> Result<WarmPlan, NotWarm> {
+    if mode == WarmMode::Off {
+        return Err(NotWarm::SwitchedOff);
+    }
+    if !spec.warm {
+        return Err(NotWarm::OptedOut);
+    }
+    if !cfg!(target_os = "linux") {
+        return Err(NotWarm::Unsupported);
+    }
+    if system_shell() != Some(SystemShell::Dash) {
+        return Err(NotWarm::UnknownShell);
+    }
+    let cwd = match &spec.cwd {
+        Some(cwd) => cwd.clone(),
+        None => std::env::current_dir().map_err(|e| NotWarm::Script(format!("no working directory: {e}")))?,
+    };
+    if !cwd.is_dir() {
+        return Err(NotWarm::Script(format!(
+            "working directory {} is not a directory",
+            cwd.display()
+        )));
+    }
+    let mut env = full_environment(&spec.env);
+    let lookup = |name: &str| {
+        env.iter()
+            .rev()
+            .find(|(n, _)| n.as_encoded_bytes() == name.as_bytes())
+            .map(|(_, v)| v.clone())
+    };
+    let mut run = python_run(&spec.program, &lookup, &cwd)?;
+    if let Some(root) = run.pyenv_root.take() {
+        let dir = service::service_dir()
+            .map_err(|e| NotWarm::Interpreter(format!("no service directory for the pyenv answer: {e}")))?;
+        let seen = pyenv::resolve(&run.interpreter, &root, &cwd, &env, &dir)?;
+        // The shim execs the interpreter by its full path: that is its argv[0].
+        run.interpreter_as_written = seen.executable.to_str().ok_or(NotWarm::NotUtf8)?.to_string();
+        run.interpreter = seen.executable;
+        env = seen.env;
+    }
+    set_pwd_as_the_shell_does(&mut env, &cwd);
+    let identity = InterpreterIdentity::of(&run.interpreter, &env);
+    Ok(WarmPlan { run, identity, env })
+}
+
+/// dash exports `PWD` to the command: the inherited value when it names the working directory,
+/// else the physical path of the working directory.
+fn set_pwd_as_the_shell_does(env: &mut Vec<(OsString, OsString)>, cwd: &Path) {
+    use std::os::unix::fs::MetadataExt;
+    let same_dir = |a: &Path, b: &Path| match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    };
+    let inherited = env
+        .iter()
+        .rev()
+        .find(|(n, _)| n == "PWD")
+        .map(|(_, v)| PathBuf::from(v));
+    let keep = inherited.is_some_and(|pwd| pwd.is_absolute() && same_dir(&pwd, cwd));
+    if keep {
+        return;
+    }
+    let physical = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    env.retain(|(n, _)| n != "PWD");
+    env.push(("PWD".into(), physical.into_os_string()));
+}
+
+/// The environment a spawned hook would get: ours, with the hook's variables laid over it.
+fn full_environment(overlay: &[(OsString, OsString)]) -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> = std::env::vars_os()
+        .filter(|(name, _)| !overlay.iter().any(|(n, _)| n == name))
+        .collect();
+    for (name, value) in overlay {
+        env.retain(|(n, _)| n != name);
+        env.push((name.clone(), value.clone()));
+    }
+    env
+}
+
+/// What `/bin/sh -c 'python3 hook.py'` does between the hook and us, which a warm run (started
+/// without a shell) must reproduce. Only dash's part is known and reproduced: it exports `PWD`,
+/// waits for the command, and reports a signal death as exit `128 + signal` with the signal's
+/// name on stderr. bash (which execs the command and sets `SHLVL` and `_`) is recognised but not
+/// reproduced yet, so under it hooks spawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SystemShell {
+    Dash,
+    Bash,
+}
+
+fn system_shell() -> Option<SystemShell> {
+    static SHELL: std::sync::OnceLock<Option<SystemShell>> = std::sync::OnceLock::new();
+    *SHELL.get_or_init(|| {
+        let real = std::fs::canonicalize("/bin/sh").ok()?;
+        match real.file_name()?.to_str()? {
+            "dash" => Some(SystemShell::Dash),
+            "bash" => Some(SystemShell::Bash),
+            _ => None,
+        }
+    })
+}
+
+/// A warm child's wait status as the hook's `/bin/sh` would have reported it, and the line the
+/// shell would have printed on stderr (dash: `Terminated`, `Segmentation fault (core dumped)`,
+/// nothing for SIGINT and SIGPIPE).
+pub(super) fn as_the_shell_reports(status: ExitStatus) -> (ExitStatus, Option<String>) {
+    let Some(signal) = status.signal() else {
+        return (status, None);
+    };
+    if system_shell() != Some(SystemShell::Dash) {
+        return (status, None);
+    }
+    let code = 128 + signal;
+    let line = (signal != libc::SIGINT && signal != libc::SIGPIPE).then(|| {
+        // SAFETY: strsignal returns a pointer to a NUL-terminated string valid until the next
+        // call on this thread; it is copied at once.
+        let name = unsafe { std::ffi::CStr::from_ptr(libc::strsignal(signal)) };
+        let core = if status.core_dumped() {
+            " (core dumped)"
+        } else {
+            ""
+        };
+        format!("{}{core}\n", name.to_string_lossy())
+    });
+    (ExitStatus::from_raw((code & 0xff) << 8), line)
+}
+
+/// A child started by a warm service, and how its end is learned.
+#[derive(Debug)]
+pub(super) struct WarmChild {
+    pid: i32,
+    /// The connection to the service: `{"exit"}` from the child, `{"status"}` from the service.
+    /// `None` once it reached EOF.
+    control: Option<File>,
+    /// The child's pidfd: its end when the service is gone before reporting it.
+    pidfd: Option<OwnedFd>,
+    unread: Vec<u8>,
+    exit_code: Option<i32>,
+}
+
+/// A started warm child and our ends of its standard streams (non-blocking).
+pub(super) struct WarmStart {
+    pub(super) child: WarmChild,
+    pub(super) stdin: File,
+    pub(super) stdout: File,
+    pub(super) stderr: File,
+}
+
+/// How long a service may take to fork the child and say its pid.
+const FORK_ANSWER_LIMIT: Duration = Duration::from_secs(2);
+
+/// Starts `spec` in a warm service when it is eligible and the service is up; otherwise says why
+/// not, and the caller spawns it.
+pub(super) fn start(spec: &ProcessSpec, mode: WarmMode) -> Result<WarmStart, WarmUse> {
+    let WarmPlan { run, identity, env } = plan(spec, mode).map_err(WarmUse::NotTried)?;
+    let socket = service::socket_path(&identity)
+        .map_err(|e| WarmUse::Spawned(format!("no service directory: {e}")))?;
+    let control = match connect(&socket) {
+        Ok(control) => control,
+        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::ConnectionRefused) => {
+            service::start_service(&identity, &socket, &env).map_err(|e| {
+                WarmUse::Spawned(format!("could not start {}: {e}", identity.interpreter.display()))
+            })?;
+            if mode != WarmMode::Always || !service::wait_until_listening(&socket, WarmMode::START_WAIT) {
+                return Err(WarmUse::Spawned(format!(
+                    "the warm service for {} is starting",
+                    identity.interpreter.display()
+                )));
+            }
+            connect(&socket).map_err(|e| WarmUse::Spawned(format!("warm service unreachable: {e}")))?
+        }
+        Err(e) => return Err(WarmUse::Spawned(format!("warm service unreachable: {e}"))),
+    };
+    let refused =
+        |what: &str, e: &dyn std::fmt::Display| WarmUse::Spawned(format!("warm service: {what}: {e}"));
+    let cwd = match &spec.cwd {
+        Some(cwd) => cwd.clone(),
+        None => std::env::current_dir().map_err(|e| refused("working directory", &e))?,
+    };
+    let request = request_line(&env, &run, &cwd).ok_or(WarmUse::NotTried(NotWarm::NotUtf8))?;
+
+    let (stdin_child, stdin_ours) = super::spawn::stream_pair().map_err(|e| refused("socketpair", &e))?;
+    let (stdout_ours, stdout_child) = super::spawn::stream_pair().map_err(|e| refused("socketpair", &e))?;
+    let (stderr_ours, stderr_child) = super::spawn::stream_pair().map_err(|e| refused("socketpair", &e))?;
+    for ours in [&stdin_ours, &stdout_ours, &stderr_ours] {
+        fcntl(ours, FcntlArg::F_SETFL(OFlag::O_NONBLOCK)).map_err(|e| refused("socket flags", &e))?;
+    }
+    send_request(&control, &request, [&stdin_child, &stdout_child, &stderr_child])
+        .map_err(|e| refused("sending the run", &e))?;
+    drop((stdin_child, stdout_child, stderr_child));
+
+    let mut child = WarmChild {
+        pid: 0,
+        control: Some(control),
+        pidfd: None,
+        unread: Vec::new(),
+        exit_code: None,
+    };
+    let pid = child
+        .read_pid(Instant::now() + FORK_ANSWER_LIMIT)
+        .map_err(|e| refused("declined", &e))?;
+    child.pid = pid;
+    child.pidfd = pidfd_of(pid);
+    // Go: from here the child runs the hook. Without this byte (we are gone, or gave up) it exits
+    // unrun, so a run handed back to spawning never runs twice.
+    let go = sock::send(
+        child.control.as_ref().map(|c| c.as_raw_fd()).unwrap_or(-1),
+        b"g",
+        MsgFlags::MSG_NOSIGNAL,
+    );
+    if let Err(e) = go {
+        return Err(refused("starting the child", &e));
+    }
+    Ok(WarmStart {
+        child,
+        stdin: File::from(stdin_ours),
+        stdout: File::from(stdout_ours),
+        stderr: File::from(stderr_ours),
+    })
+}
+
+/// A non-blocking connection to `socket`: a service whose backlog is full refuses at once
+/// (`EAGAIN`) instead of making the hook wait.
+fn connect(socket: &Path) -> io::Result<File> {
+    let fd = sock::socket(
+        AddressFamily::Unix,
+        SockType::Stream,
+        SockFlag::SOCK_CLOEXEC | SockFlag::SOCK_NONBLOCK,
+        None,
+    )?;
+    let address = UnixAddr::new(socket)?;
+    sock::connect(fd.as_raw_fd(), &address)?;
+    Ok(File::from(fd))
+}
+
+/// The run, as the service reads it.
+fn request_line(env: &[(OsString, OsString)], run: &PythonRun, cwd: &Path) -> Option<Vec<u8>> {
+    let env: serde_json::Map<String, serde_json::Value> = env
+        .iter()
+        .map(|(k, v)| {
+            Some((
+                k.to_str()?.to_string(),
+                serde_json::Value::String(v.to_str()?.to_string()),
+            ))
+        })
+        .collect::<Option<_>>()?;
+    let script = run.script.to_str()?;
+    let path0 = std::fs::canonicalize(&run.script)
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| {
+            run.script
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| PathBuf::from("/"))
+        });
+    let mut argv = vec![run.script_as_written.clone()];
+    argv.extend(run.args.iter().cloned());
+    let mut orig_argv = vec![run.interpreter_as_written.clone()];
+    orig_argv.extend(argv.iter().cloned());
+    // SAFETY: umask(2) cannot fail; it is set straight back.
+    let umask = unsafe {
+        let mask = libc::umask(0o022);
+        libc::umask(mask);
+        mask
+    };
+    let request = serde_json::json!({
+        "argv": argv,
+        "orig_argv": orig_argv,
+        "file": script,
+        "path0": path0.to_str()?,
+        "env": env,
+        "cwd": cwd.to_str()?,
+        "umask": umask,
+    });
+    let mut line = serde_json::to_vec(&request).ok()?;
+    line.push(b'\n');
+    Some(line)
+}
+
+/// Sends the request line with the child's three stream ends attached to its first byte.
+fn send_request(control: &File, line: &[u8], fds: [&OwnedFd; 3]) -> io::Result<()> {
+    let raw = [fds[0].as_raw_fd(), fds[1].as_raw_fd(), fds[2].as_raw_fd()];
+    let rights = [ControlMessage::ScmRights(&raw)];
+    let mut sent = sock::sendmsg::<()>(
+        control.as_raw_fd(),
+        &[io::IoSlice::new(line)],
+        &rights,
+        MsgFlags::MSG_NOSIGNAL,
+        None,
+    )?;
+    // The rest, if the socket took only part (a very large environment).
+    let until = Instant::now() + FORK_ANSWER_LIMIT;
+    while sent < line.len() {
+        match sock::send(control.as_raw_fd(), &line[sent..], MsgFlags::MSG_NOSIGNAL) {
+            Ok(n) => sent += n,
+            Err(nix::errno::Errno::EAGAIN) => {
+                wait_ready(control.as_fd(), PollFlags::POLLOUT, until)?;
+            }
+            Err(nix::errno::Errno::EINTR) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(())
+}
+
+fn wait_ready(fd: BorrowedFd<'_>, flags: PollFlags, until: Instant) -> io::Result<()> {
+    loop {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::Error::new(
+                ErrorKind::TimedOut,
+                "the warm service did not answer in time",
+            ));
+        }
+        let ms = left.as_millis().clamp(1, i32::MAX as u128) as i32;
+        let mut fds = [PollFd::new(fd, flags)];
+        match poll(&mut fds, PollTimeout::try_from(ms).unwrap_or(PollTimeout::NONE)) {
+            Ok(0) | Err(nix::errno::Errno::EINTR) => continue,
+            Ok(_) => return Ok(()),
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+impl WarmChild {
+    pub(super) fn pid(&self) -> i32 {
+        self.pid
+    }
+
+    /// What to poll for the child's end: the connection, else the child's pidfd.
+    pub(super) fn fd(&self) -> Option<BorrowedFd<'_>> {
+        match (&self.control, &self.pidfd) {
+            (Some(control), _) => Some(control.as_fd()),
+            (None, Some(pidfd)) => Some(pidfd.as_fd()),
+            (None, None) => None,
+        }
+    }
+
+    fn read_pid(&mut self, until: Instant) -> io::Result<i32> {
+        loop {
+            while let Some(message) = self.next_message() {
+                if let Some(why) = message.get("decline").and_then(serde_json::Value::as_str) {
+                    return Err(io::Error::other(why.to_string()));
+                }
+                if let Some(pid) = message.get("pid").and_then(serde_json::Value::as_i64) {
+                    if pid > 1 {
+                        return Ok(pid as i32);
+                    }
+                }
+            }
+            let Some(control) = &self.control else {
+                return Err(io::Error::new(
+                    ErrorKind::UnexpectedEof,
+                    "the warm service closed the connection",
+                ));
+            };
+            wait_ready(control.as_fd(), PollFlags::POLLIN, until)?;
+            self.read_available();
+        }
+    }
+
+    /// Reads what the connection holds now; at EOF the connection is closed.
+    fn read_available(&mut self) {
+        let Some(control) = &self.control else {
+            return;
+        };
+        let mut chunk = [0u8; 512];
+        loop {
+            match rustix::io::read(control, &mut chunk) {
+                Ok(0) => {
+                    self.control = None;
+                    return;
+                }
+                Ok(n) => self.unread.extend_from_slice(&chunk[..n]),
+                Err(rustix::io::Errno::INTR) => {}
+                Err(rustix::io::Errno::AGAIN) => return,
+                Err(_) => {
+                    self.control = None;
+                    return;
+                }
+            }
+        }
+    }
+
+    fn next_message(&mut self) -> Option<serde_json::Value> {
+        loop {
+            let end = self.unread.iter().position(|&b| b == b'\n')?;
+            let line: Vec<u8> = self.unread.drain(..=end).collect();
+            if let Ok(message) = serde_json::from_slice::<serde_json::Value>(&line) {
+                return Some(message);
+            }
+        }
+    }
+
+    /// The child's wait status once it has ended; never blocks. `Some(Err)` when it ended and
+    /// nobody could say how (the service died, then the child).
+    pub(super) fn try_status(&mut self) -> Option<io::Result<ExitStatus>> {
+        self.read_available();
+        while let Some(message) = self.next_message() {
+            if let Some(status) = message.get("status").and_then(serde_json::Value::as_i64) {
+                return Some(Ok(ExitStatus::from_raw(status as i32)));
+            }
+            if let Some(code) = message.get("exit").and_then(serde_json::Value::as_i64) {
+                self.exit_code = Some(code as i32);
+            }
+        }
+        if self.control.is_some() {
+            return None;
+        }
+        // The service is gone. The child said how it ended, or its pidfd says it has.
+        if let Some(code) = self.exit_code {
+            return Some(Ok(ExitStatus::from_raw((code & 0xff) << 8)));
+        }
+        match &self.pidfd {
+            Some(pidfd) => {
+                let mut fds = [PollFd::new(pidfd.as_fd(), PollFlags::POLLIN)];
+                match poll(&mut fds, PollTimeout::ZERO) {
+                    Ok(0) => None,
+                    _ => Some(Err(lost())),
+                }
+            }
+            None => Some(Err(lost())),
+        }
+    }
+
+    /// Blocks (up to `limit`) until the child's status is known: after a SIGKILL to its group.
+    pub(super) fn wait_status(&mut self, limit: Duration) -> io::Result<ExitStatus> {
+        let until = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.try_status() {
+                return status;
+            }
+            let Some(fd) = self.fd() else {
+                return Err(lost());
+            };
+            // SAFETY: the descriptor stays open for this call: `self` is not touched meanwhile.
+            let fd = unsafe { BorrowedFd::borrow_raw(fd.as_raw_fd()) };
+            wait_ready(fd, PollFlags::POLLIN, until)?;
+        }
+    }
+}
+
+fn lost() -> io::Error {
+    io::Error::other("the warm Python service ended before it could report how the hook ended")
+}
+
+/// A pidfd for any process of ours (not only a child), to learn when it ends.
+fn pidfd_of(pid: i32) -> Option<OwnedFd> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+        let fd = i32::try_from(fd).ok().filter(|&fd| fd >= 0)?;
+        // SAFETY: `fd` was just returned by the kernel and is owned by nobody else.
+        Some(unsafe { OwnedFd::from_raw_fd(fd) })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        None
+    }
+}

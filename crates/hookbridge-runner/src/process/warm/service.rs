@@ -1,0 +1,252 @@
+//! The warm Python services: one long-lived interpreter per *interpreter identity* (its path and
+//! every variable that changes how it starts), listening on a Unix socket in a directory only this
+//! user can enter, started on first use and gone after a while without work.
+//!
+//! The shaping decision: **the service is the interpreter itself** (`warm_server.py`, run with
+//! `-c`), not a Rust daemon relaying to it. A hook run is then one connection to the right socket:
+//! nothing else to keep alive, nothing to relay, and a service that is missing or broken costs a
+//! failed `connect(2)`. The socket's name is a hash of the identity and of the server's source, so
+//! a different interpreter, environment or hookbridge version never reaches the wrong service.
+
+use std::ffi::{OsStr, OsString};
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// The server, run by the interpreter with `-c`.
+pub(super) const SERVER_SOURCE: &str = include_str!("warm_server.py");
+
+/// How long a service waits without work before it exits, unless `HOOKBRIDGE_WARM_IDLE` (seconds)
+/// says otherwise.
+pub const IDLE_EXIT: Duration = Duration::from_secs(15 * 60);
+
+fn idle_exit() -> Duration {
+    std::env::var("HOOKBRIDGE_WARM_IDLE")
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .map_or(IDLE_EXIT, Duration::from_secs)
+}
+
+/// Variables besides `PYTHON*` that change what a fresh interpreter looks like before it reads a
+/// script: the locale (file system and stdio encodings), the home directory (user site-packages).
+const STARTUP_VARIABLES: &[&str] = &["LANG", "LC_ALL", "LC_CTYPE", "HOME"];
+
+/// Which interpreter, started how: hooks with the same identity may share a service.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InterpreterIdentity {
+    pub interpreter: PathBuf,
+    /// `(name, value)` of every start-up variable set, sorted.
+    pub startup_env: Vec<(OsString, OsString)>,
+}
+
+impl InterpreterIdentity {
+    pub fn of(interpreter: &Path, env: &[(OsString, OsString)]) -> InterpreterIdentity {
+        let mut startup_env: Vec<(OsString, OsString)> = env
+            .iter()
+            .filter(|(name, _)| {
+                name.as_bytes().starts_with(b"PYTHON")
+                    || STARTUP_VARIABLES.iter().any(|v| name.as_bytes() == v.as_bytes())
+            })
+            .cloned()
+            .collect();
+        startup_env.sort();
+        InterpreterIdentity {
+            interpreter: interpreter.to_path_buf(),
+            startup_env,
+        }
+    }
+
+    /// The socket's file name: a hash of the identity and of the server's source.
+    fn socket_name(&self) -> String {
+        let mut hash = Fnv1a::new();
+        hash.write(SERVER_SOURCE.as_bytes());
+        hash.write(self.interpreter.as_os_str().as_bytes());
+        for (name, value) in &self.startup_env {
+            hash.write(b"\0");
+            hash.write(name.as_bytes());
+            hash.write(b"=");
+            hash.write(value.as_bytes());
+        }
+        format!("python-{:016x}.sock", hash.0)
+    }
+}
+
+/// FNV-1a, 64 bits: a stable name for an identity (the standard library's hasher is not stable
+/// across builds, and the CLI and the Python module must find the same service).
+pub(super) struct Fnv1a(u64);
+
+impl Fnv1a {
+    pub(super) fn new() -> Self {
+        Fnv1a(0xcbf2_9ce4_8422_2325)
+    }
+    pub(super) fn finish(&self) -> u64 {
+        self.0
+    }
+    pub(super) fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// The directory of this user's services: `$XDG_RUNTIME_DIR/hookbridge`, else
+/// `/tmp/hookbridge-<uid>`; created mode 0700, and refused unless it is ours and closed to others.
+pub fn service_dir() -> io::Result<PathBuf> {
+    let uid = nix::unistd::getuid().as_raw();
+    let dir = match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
+        Some(runtime) => PathBuf::from(runtime).join("hookbridge"),
+        None => std::env::temp_dir().join(format!("hookbridge-{uid}")),
+    };
+    match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let meta = std::fs::symlink_metadata(&dir)?;
+    if !meta.is_dir() || meta.uid() != uid || meta.permissions().mode() & 0o077 != 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "{} is not a directory of this user closed to others",
+                dir.display()
+            ),
+        ));
+    }
+    Ok(dir)
+}
+
+/// Where the service for `identity` listens.
+pub fn socket_path(identity: &InterpreterIdentity) -> io::Result<PathBuf> {
+    Ok(service_dir()?.join(identity.socket_name()))
+}
+
+/// Services being started by this process, reaped when they have detached (the first process
+/// exits as soon as it has forked the service), so a long-lived host leaves no zombies.
+static STARTING: Mutex<Vec<Child>> = Mutex::new(Vec::new());
+
+/// Starts the service for `identity` in the background, with `env` (the first hook's whole
+/// environment) as its own. Returns at once; the service answers on `socket` once it is up.
+pub fn start_service(
+    identity: &InterpreterIdentity,
+    socket: &Path,
+    env: &[(OsString, OsString)],
+) -> io::Result<()> {
+    let mut starting = STARTING.lock().unwrap_or_else(|e| e.into_inner());
+    starting.retain_mut(|child| matches!(child.try_wait(), Ok(None)));
+    let mut command = Command::new(&identity.interpreter);
+    command
+        .arg("-c")
+        .arg(SERVER_SOURCE)
+        .arg(socket)
+        .arg(idle_exit().as_secs().to_string())
+        .env_clear()
+        .envs(env.iter().map(|(k, v)| (k.as_os_str(), v.as_os_str())))
+        .current_dir("/")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0);
+    starting.push(command.spawn()?);
+    Ok(())
+}
+
+/// Makes sure the service for `interpreter`, started with this process's environment, is up:
+/// starts it if nobody answers, and waits up to `limit`. Returns its socket.
+pub fn ensure_service(interpreter: &Path, limit: Duration) -> io::Result<PathBuf> {
+    let env: Vec<(OsString, OsString)> = std::env::vars_os().collect();
+    let identity = InterpreterIdentity::of(interpreter, &env);
+    let socket = socket_path(&identity)?;
+    if std::os::unix::net::UnixStream::connect(&socket).is_ok() {
+        return Ok(socket);
+    }
+    start_service(&identity, &socket, &env)?;
+    if wait_until_listening(&socket, limit) {
+        Ok(socket)
+    } else {
+        Err(io::Error::new(
+            io::ErrorKind::TimedOut,
+            format!(
+                "{} did not start a warm service within {limit:?}",
+                interpreter.display()
+            ),
+        ))
+    }
+}
+
+/// Waits up to `limit` for a service to answer on `socket`.
+pub fn wait_until_listening(socket: &Path, limit: Duration) -> bool {
+    let until = Instant::now() + limit;
+    loop {
+        if std::os::unix::net::UnixStream::connect(socket).is_ok() {
+            return true;
+        }
+        if Instant::now() >= until {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// One running service, as `hookbridge serve --status` shows it.
+#[derive(Debug, Clone)]
+pub struct ServiceStatus {
+    pub socket: PathBuf,
+    /// The service's answer to a ping (`pid`, `runs`, `python`, `version`, `children`), or why
+    /// there was none.
+    pub answer: Result<serde_json::Value, String>,
+}
+
+/// Every service socket of this user, each pinged.
+pub fn services() -> io::Result<Vec<ServiceStatus>> {
+    let dir = service_dir()?;
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(&dir)? {
+        let path = entry?.path();
+        if path.extension() != Some(OsStr::new("sock")) {
+            continue;
+        }
+        let answer = request(&path, r#"{"op":"ping"}"#);
+        found.push(ServiceStatus { socket: path, answer });
+    }
+    found.sort_by(|a, b| a.socket.cmp(&b.socket));
+    Ok(found)
+}
+
+/// Asks every service to stop; returns the sockets that were asked, with the outcome.
+pub fn stop_services() -> io::Result<Vec<(PathBuf, Result<(), String>)>> {
+    let mut stopped = Vec::new();
+    for service in services()? {
+        let outcome = match service.answer {
+            Ok(_) => request(&service.socket, r#"{"op":"stop"}"#).map(|_| ()),
+            Err(why) => {
+                // Nobody answers: a stale socket left by a service that was killed.
+                let _ = std::fs::remove_file(&service.socket);
+                Err(format!("not running ({why}); removed its socket"))
+            }
+        };
+        stopped.push((service.socket, outcome));
+    }
+    Ok(stopped)
+}
+
+fn request(socket: &Path, line: &str) -> Result<serde_json::Value, String> {
+    use std::io::{BufRead, Write};
+    let mut stream = std::os::unix::net::UnixStream::connect(socket).map_err(|e| e.to_string())?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(2)))
+        .map_err(|e| e.to_string())?;
+    stream
+        .write_all(format!("{line}\n").as_bytes())
+        .map_err(|e| e.to_string())?;
+    let mut answer = String::new();
+    io::BufReader::new(stream)
+        .read_line(&mut answer)
+        .map_err(|e| e.to_string())?;
+    serde_json::from_str(&answer).map_err(|_| format!("unreadable answer {answer:?}"))
+}

@@ -1,0 +1,396 @@
+# hookbridge's warm Python executor: one long-lived interpreter that forks a fresh child per hook
+# run, so an unmodified Python hook skips the interpreter's start-up and the imports hooks commonly
+# make. Started by hookbridge as `<interpreter> -c <this file> SOCKET IDLE_SECONDS`; never run by hand.
+#
+# Protocol (one Unix stream connection per hook run, same user only):
+#   client -> server  one JSON line {"argv", "file", "path0", "env", "cwd", "umask", "orig_argv"}
+#                     with the hook's stdin, stdout and stderr attached (SCM_RIGHTS)
+#   server -> client  {"pid": N}            the child exists and leads its own process group
+#                     or {"decline": why}   this run must spawn (a file beside the script would
+#                                           shadow a preloaded module)
+#   client -> child   b"g"                  go (anything else, or EOF: the child exits unrun)
+#   child  -> client  {"exit": N}           the exit code the script ended with (also sent when
+#                                           this server dies while the child runs)
+#   server -> client  {"status": W}         the raw wait status, once reaped
+# Other requests: {"op": "ping"} -> {"pid", "runs", "python"}; {"op": "stop"} -> {"stopping": true}.
+#
+# Everything the server itself does between runs is invisible to hooks: its own stdio is /dev/null,
+# it runs one thread (fork is safe), and each child rebuilds what a fresh `python script.py` has.
+import os
+import sys
+
+# What a fresh interpreter has imported before it reads a script; everything this server imports
+# on top of it could shadow, or be shadowed by, a file beside a hook (see _shadowed).
+_STARTUP_MODULES = frozenset(sys.modules)
+_SOCKET_PATH = sys.argv[1]
+_IDLE_SECONDS = float(sys.argv[2])
+# The interpreter's own search path, without the `-c` entry; each run puts its script's
+# directory in front, as `python script.py` does (unless safe_path keeps it out).
+_SAFE_PATH = bool(getattr(sys.flags, "safe_path", False))
+_BASE_PATH = sys.path[:] if _SAFE_PATH else sys.path[1:]
+# Whether a script's globals start with `__annotations__` on this version.
+_MAIN_HAS_ANNOTATIONS = "__annotations__" in globals()
+
+
+def _daemonize():
+    # Detach from the starter at once (it waits only for this first process), then lose the
+    # controlling terminal and every directory the starter was in.
+    if os.fork():
+        os._exit(0)
+    os.setsid()
+    os.chdir("/")
+
+
+_daemonize()
+
+import atexit  # noqa: E402
+import builtins  # noqa: E402
+import io  # noqa: E402
+import json  # noqa: E402
+import selectors  # noqa: E402
+import signal  # noqa: E402
+import socket  # noqa: E402
+import struct  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+import types  # noqa: E402
+from importlib.machinery import SourceFileLoader  # noqa: E402
+
+# What hooks commonly import, imported once here so that children find them loaded. Import only:
+# nothing here may cache a value read from the environment (children get the hook's environment).
+_WARM_MODULES = (
+    "argparse", "base64", "collections", "contextlib", "copy", "dataclasses", "datetime", "enum",
+    "fnmatch", "functools", "glob", "hashlib", "itertools", "logging", "pathlib", "re", "shlex",
+    "shutil", "string", "subprocess", "tempfile", "textwrap", "traceback", "typing", "urllib.parse",
+    "uuid",
+)
+for _name in _WARM_MODULES:
+    try:
+        __import__(_name)
+    except Exception:  # a module this interpreter lacks is simply not warm
+        pass
+
+_STDIO = (sys.stdin, sys.stdout, sys.stderr)
+# LC_CTYPE as start-up left it: CPython sets it when it coerces a C locale (PEP 538). The inputs
+# of that decision are part of this service's identity, so every run gets the same outcome.
+_STARTUP_LC_CTYPE = os.environ.get("LC_CTYPE")
+_PRELOADED = frozenset(name.split(".")[0] for name in sys.modules if name not in _STARTUP_MODULES)
+_MODULE_SUFFIXES = (".py", ".pyc", ".pyw", ".so")
+
+
+def _shadowed(directory):
+    """A file in the script's directory that a fresh interpreter would import in place of a module
+    this server has preloaded (a hook's own `signal.py`, `json/`): such a hook must spawn."""
+    try:
+        entries = os.listdir(directory)
+    except OSError:
+        return None
+    for entry in entries:
+        if entry.split(".", 1)[0] not in _PRELOADED:
+            continue
+        if entry.endswith(_MODULE_SUFFIXES) or os.path.isfile(os.path.join(directory, entry, "__init__.py")):
+            return entry
+    return None
+_runs = 0
+
+
+def _send(conn, message):
+    try:
+        conn.sendall((json.dumps(message) + "\n").encode())
+    except OSError:
+        pass
+
+
+def _read_line(conn, limit=16 * 1024 * 1024):
+    """One request line and the descriptors sent with it."""
+    data = b""
+    fds = []
+    while b"\n" not in data:
+        chunk, more_fds, _flags, _addr = socket.recv_fds(conn, 1 << 16, 3)
+        fds.extend(more_fds)
+        if not chunk:
+            break
+        data += chunk
+        if len(data) > limit:
+            break
+    line = data.split(b"\n", 1)[0]
+    return line, fds
+
+
+def _same_user(conn):
+    creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    _pid, uid, _gid = struct.unpack("3i", creds)
+    return uid == os.getuid()
+
+
+def _fresh_stdio(fd, name, old, mode):
+    """A standard stream built as CPython builds it at start-up, with the same encoding, errors
+    and buffering decisions (they depend only on what this server's identity fixes). As in
+    CPython, stdin is buffered even when PYTHONUNBUFFERED makes the other two raw."""
+    buffered = mode == "r" or not old.write_through
+    raw_mode = "rb" if mode == "r" else "wb"
+    buf = io.open(fd, raw_mode, buffering=-1 if buffered else 0, closefd=False)
+    raw = getattr(buf, "raw", buf)
+    raw.name = name
+    stream = io.TextIOWrapper(buf, old.encoding, old.errors, "\n", old.line_buffering, old.write_through)
+    stream.mode = mode
+    return stream
+
+
+def _exit_code_of(exc):
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    try:
+        sys.stderr.write(str(code) + "\n")
+    except Exception:
+        pass
+    return 1
+
+
+def _flush_stdio():
+    """Flushes stdout and stderr as interpreter shutdown does; a failure is reported the same way
+    and makes the exit code 120."""
+    status = 0
+    for stream in (sys.stdout, sys.stderr):
+        if stream is None:
+            continue
+        try:
+            stream.flush()
+        except Exception as exc:  # as CPython's flush_std_files: report, exit 120
+            status = 120
+            try:
+                sys.unraisablehook(types.SimpleNamespace(
+                    exc_type=type(exc), exc_value=exc, exc_traceback=exc.__traceback__,
+                    err_msg="Exception ignored in", object=stream))
+            except Exception:
+                pass
+    return status
+
+
+def _run_child(conn, request, fds, keep_closed):
+    """In the forked child: become the hook's own fresh interpreter and run its script."""
+    os.setpgid(0, 0)
+    for fd in keep_closed:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    # Wait for the client's go: it has the pid and can stop this process group from here on.
+    try:
+        go = conn.recv(1)
+    except OSError:
+        go = b""
+    if go != b"g":
+        os._exit(0)
+
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target, inheritable=True)
+    for fd in fds:
+        if fd > 2:
+            os.close(fd)
+    os.umask(request["umask"])
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    if _STARTUP_LC_CTYPE is None:
+        os.environ.pop("LC_CTYPE", None)
+    else:
+        os.environ["LC_CTYPE"] = _STARTUP_LC_CTYPE
+    if hasattr(time, "tzset"):
+        time.tzset()
+
+    sys.stdin = sys.__stdin__ = _fresh_stdio(0, "<stdin>", _STDIO[0], "r")
+    sys.stdout = sys.__stdout__ = _fresh_stdio(1, "<stdout>", _STDIO[1], "w")
+    sys.stderr = sys.__stderr__ = _fresh_stdio(2, "<stderr>", _STDIO[2], "w")
+    sys.argv = list(request["argv"])
+    if hasattr(sys, "orig_argv"):
+        sys.orig_argv = list(request["orig_argv"])
+    sys.path[:] = ([] if _SAFE_PATH else [request["path0"]]) + _BASE_PATH
+
+    path = request["file"]
+    main = types.ModuleType("__main__")
+    main.__dict__.update({
+        "__file__": path,
+        "__cached__": None,
+        "__loader__": SourceFileLoader("__main__", path),
+        "__package__": None,
+        "__spec__": None,
+        "__builtins__": builtins,
+    })
+    if _MAIN_HAS_ANNOTATIONS:
+        main.__annotations__ = {}
+    sys.modules["__main__"] = main
+
+    code = 0
+    try:
+        with open(path, "rb") as source:
+            compiled = compile(source.read(), path, "exec", dont_inherit=True)
+        exec(compiled, main.__dict__)
+    except SystemExit as exc:
+        code = _exit_code_of(exc)
+    except KeyboardInterrupt as exc:
+        _report_uncaught(exc)
+        _finish(conn)
+        # As CPython: an uncaught KeyboardInterrupt ends the process by SIGINT.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    except BaseException as exc:
+        _report_uncaught(exc)
+        code = 1
+    code = _finish(conn, code)
+    _send(conn, {"exit": code})
+    os._exit(code)
+
+
+def _report_uncaught(exc):
+    """Prints an exception the script did not catch as the interpreter would: through
+    sys.excepthook, without this file's frame, so the traceback reads as the script's own."""
+    tb = exc.__traceback__.tb_next if exc.__traceback__ is not None else None
+    exc = exc.with_traceback(tb)
+    try:
+        sys.excepthook(type(exc), exc, tb)
+    except BaseException:
+        pass
+
+
+def _finish(conn, code=0):
+    """Interpreter shutdown, in CPython's order: wait for non-daemon threads, run atexit
+    handlers, flush the standard streams."""
+    try:
+        threading._shutdown()
+    except BaseException:
+        pass
+    try:
+        atexit._run_exitfuncs()
+    except SystemExit as exc:
+        code = _exit_code_of(exc)
+    except BaseException:
+        pass
+    flushed = _flush_stdio()
+    return flushed or code
+
+
+def main():
+    global _runs
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        listener.bind(_SOCKET_PATH)
+    except OSError:
+        # Another server got there first (or a stale socket is in the way and a live server is
+        # not): the starter will find whichever answers.
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect(_SOCKET_PATH)
+            return
+        except OSError:
+            os.unlink(_SOCKET_PATH)
+            listener.bind(_SOCKET_PATH)
+        finally:
+            probe.close()
+    os.chmod(_SOCKET_PATH, 0o600)
+    identity = os.stat(_SOCKET_PATH).st_ino
+    listener.listen(64)
+    selector = selectors.DefaultSelector()
+    selector.register(listener, selectors.EVENT_READ, None)
+    children = {}  # pidfd -> (pid, conn)
+    idle_since = time.monotonic()
+    stopping = False
+    while not stopping:
+        timeout = None if children else max(0.0, idle_since + _IDLE_SECONDS - time.monotonic())
+        events = selector.select(timeout)
+        if not events and not children and time.monotonic() >= idle_since + _IDLE_SECONDS:
+            break
+        for key, _mask in events:
+            if key.data is None:
+                try:
+                    conn, _ = listener.accept()
+                except OSError:
+                    continue
+                try:
+                    stopping = _serve(conn, listener, selector, children)
+                except Exception:
+                    conn.close()
+            else:
+                pid, conn = key.data
+                selector.unregister(key.fd)
+                os.close(key.fd)
+                del children[key.fd]
+                try:
+                    _, status = os.waitpid(pid, 0)
+                except ChildProcessError:
+                    status = None
+                if status is not None:
+                    _send(conn, {"status": status})
+                conn.close()
+                idle_since = time.monotonic()
+    try:
+        if os.stat(_SOCKET_PATH).st_ino == identity:
+            os.unlink(_SOCKET_PATH)
+    except OSError:
+        pass
+
+
+def _serve(conn, listener, selector, children):
+    """One connection: a run (forks a child) or an operation. True when the server should stop."""
+    global _runs
+    if not _same_user(conn):
+        conn.close()
+        return False
+    conn.settimeout(5)
+    line, fds = _read_line(conn)
+    request = json.loads(line)
+    op = request.get("op")
+    if op is not None:
+        for fd in fds:
+            os.close(fd)
+        if op == "ping":
+            _send(conn, {"pid": os.getpid(), "runs": _runs, "python": sys.executable,
+                         "version": sys.version.split()[0], "children": len(children)})
+        elif op == "stop":
+            _send(conn, {"stopping": True})
+        conn.close()
+        return op == "stop"
+    if len(fds) != 3:
+        for fd in fds:
+            os.close(fd)
+        conn.close()
+        return False
+    shadow = _shadowed(request["path0"])
+    if shadow is not None:
+        for fd in fds:
+            os.close(fd)
+        _send(conn, {"decline": "%s beside the script shadows a module the warm service has loaded" % shadow})
+        conn.close()
+        return False
+    conn.settimeout(None)
+    for stream in _STDIO:
+        if stream is not None:
+            stream.flush()
+    keep_closed = [listener.fileno(), selector.fileno()] + list(children)
+    keep_closed += [c.fileno() for _pid, c in children.values()]
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _run_child(conn, request, fds, keep_closed)
+        finally:
+            os._exit(70)
+    _runs += 1
+    for fd in fds:
+        os.close(fd)
+    try:
+        os.setpgid(pid, pid)
+    except OSError:
+        pass  # the child did it first
+    pidfd = os.pidfd_open(pid)
+    children[pidfd] = (pid, conn)
+    selector.register(pidfd, selectors.EVENT_READ, (pid, conn))
+    _send(conn, {"pid": pid})
+    return False
+
+
+if __name__ == "__main__":
+    main()

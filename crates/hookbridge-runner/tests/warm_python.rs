@@ -1,0 +1,447 @@
+//! Warm Python hooks against spawned ones: the same real Python scripts, run once by a fresh
+//! interpreter (`"warm": false`) and once by a warm service (`HOOKBRIDGE_WARM=always`), must end
+//! the same way and print the same bytes — for what a script can see of how it was started
+//! (`sys.argv`, `__file__`, `sys.path[0]`, its globals, stdio, environment, working directory), for
+//! every way it can end (exit codes, `sys.exit` with a message, a traceback, a syntax error,
+//! `os._exit`, a signal, threads, atexit), and for the supervisor's own rules (timeout and tree
+//! kill, a daemon left holding stdout, output caps). Then what only a service can get wrong: an
+//! edited script, two interpreters, a service killed mid-run, a stale socket.
+//!
+//! Python is required: the interpreter is the one `python3` on PATH really runs
+//! (`sys.executable`, so a pyenv shim is seen through); a missing python3 fails these tests.
+
+#![cfg(target_os = "linux")]
+
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use hookbridge_runner::process::warm::{self, NotWarm, WarmMode, WarmUse};
+use hookbridge_runner::process::{run_process, ProcessOutcome, ProcessSpec, ProcessStatus, Program};
+
+/// Every test in this binary shares one service directory and forces warm runs.
+fn setup() -> &'static Setup {
+    static SETUP: OnceLock<Setup> = OnceLock::new();
+    SETUP.get_or_init(|| {
+        let runtime = tempfile::Builder::new()
+            .prefix("hb-warm-")
+            .tempdir()
+            .unwrap()
+            .keep();
+        // SAFETY (edition 2021, no unsafe needed): set once, before any thread of ours reads them.
+        std::env::set_var("XDG_RUNTIME_DIR", &runtime);
+        std::env::set_var(WarmMode::VARIABLE, "always");
+        // Services of this test binary exit soon after it.
+        std::env::set_var("HOOKBRIDGE_WARM_IDLE", "30");
+        let out = Command::new("python3")
+            .args([
+                "-c",
+                "import sys; print(sys.executable); print(sys.version_info >= (3, 9))",
+            ])
+            .output()
+            .expect("python3 is required for the warm Python tests");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let mut lines = text.lines();
+        let python = PathBuf::from(lines.next().expect("python3 printed its executable"));
+        assert_eq!(
+            lines.next(),
+            Some("True"),
+            "warm Python hooks need Python 3.9 or later"
+        );
+        Setup { python }
+    })
+}
+
+struct Setup {
+    python: PathBuf,
+}
+
+fn python() -> String {
+    setup().python.display().to_string()
+}
+
+fn project() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("hb-warm-project-")
+        .tempdir()
+        .unwrap()
+}
+
+fn write_script(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let path = dir.join(name);
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).unwrap();
+    }
+    fs::write(&path, body).unwrap();
+    path
+}
+
+fn spec(command: &str, cwd: &Path) -> ProcessSpec {
+    setup();
+    let mut spec = ProcessSpec::new(Program::shell(command));
+    spec.cwd = Some(cwd.to_path_buf());
+    spec.timeout = Duration::from_secs(30);
+    spec.env = vec![
+        (OsString::from("CLAUDE_PROJECT_DIR"), cwd.as_os_str().to_owned()),
+        (OsString::from("HOOK_EVENT"), OsString::from("PreToolUse")),
+    ];
+    spec.stdin = Arc::from(&br#"{"tool_name":"Bash","tool_input":{"command":"ls"}}"#[..]);
+    spec
+}
+
+fn spawned(mut spec: ProcessSpec) -> ProcessOutcome {
+    spec.warm = false;
+    let outcome = run_process(spec);
+    assert_eq!(outcome.warm, WarmUse::NotTried(NotWarm::OptedOut));
+    outcome
+}
+
+fn warm(spec: ProcessSpec) -> ProcessOutcome {
+    let outcome = run_process(spec);
+    assert_eq!(outcome.warm, WarmUse::Ran, "expected a warm run: {outcome:#?}");
+    outcome
+}
+
+/// What must be identical between the two runs (not the duration, not how it was run).
+fn observed(outcome: &ProcessOutcome) -> (ProcessStatus, String, String, bool, bool) {
+    (
+        outcome.status.clone(),
+        outcome.stdout.to_string_lossy().into_owned(),
+        outcome.stderr.to_string_lossy().into_owned(),
+        outcome.leaked,
+        outcome.stdin_unread,
+    )
+}
+
+/// Runs `command` spawned and warm and asserts both were observed the same; returns the warm one.
+fn same_both_ways(command: &str, cwd: &Path) -> ProcessOutcome {
+    let cold = spawned(spec(command, cwd));
+    let hot = warm(spec(command, cwd));
+    assert_eq!(
+        observed(&hot),
+        observed(&cold),
+        "warm and spawned runs of `{command}` differ"
+    );
+    hot
+}
+
+const WHAT_A_SCRIPT_SEES: &str = r#"
+import json, os, sys
+payload = json.load(sys.stdin)
+g = sorted(k for k in globals() if k.startswith("__"))
+print(json.dumps({
+    "payload": payload,
+    "argv": sys.argv, "orig_argv": getattr(sys, "orig_argv", None), "file": __file__,
+    "name": __name__, "path0": sys.path[0], "path": sys.path[1:], "globals": g,
+    "spec": __spec__, "package": __package__, "cached": __cached__,
+    "loader": type(__loader__).__name__, "executable": sys.executable,
+    "cwd": os.getcwd(), "project": os.environ.get("CLAUDE_PROJECT_DIR"),
+    "event": os.environ.get("HOOK_EVENT"), "umask": os.umask(0o22),
+    "stdio": [(s.encoding, s.errors, s.line_buffering, s.write_through, s.isatty(), s.mode,
+               s.buffer.raw.name if hasattr(s.buffer, "raw") else None, type(s.buffer).__name__)
+              for s in (sys.stdin, sys.stdout, sys.stderr)],
+    "flags": list(sys.flags),
+    "main_module": sys.modules["__main__"].__dict__ is globals(),
+    "stdin_kind": os.fstat(0).st_mode >> 12, "environ": dict(os.environ),
+}, sort_keys=True))
+print("to stderr", file=sys.stderr)
+"#;
+
+#[test]
+fn a_script_sees_what_a_fresh_interpreter_would_show_it() {
+    let dir = project();
+    write_script(dir.path(), "hooks/see.py", WHAT_A_SCRIPT_SEES);
+    let py = python();
+    for command in [
+        format!("{py} hooks/see.py one 'two words'"),
+        format!("{py} \"$CLAUDE_PROJECT_DIR/hooks/see.py\" --flag"),
+        format!("'{py}' ./hooks/../hooks/see.py"),
+    ] {
+        let hot = same_both_ways(&command, dir.path());
+        assert!(
+            hot.stdout.to_string_lossy().contains("\"tool_name\": \"Bash\""),
+            "{hot:#?}"
+        );
+    }
+}
+
+#[test]
+fn python3_from_path_runs_warm_with_what_it_would_see_spawned() {
+    // `python3` as PATH finds it: the interpreter itself, or a pyenv shim, which is run once to
+    // learn its choice (and what it changes in the environment) and then seen through.
+    let dir = project();
+    write_script(dir.path(), "see.py", WHAT_A_SCRIPT_SEES);
+    for _ in 0..2 {
+        let hot = same_both_ways("python3 see.py", dir.path());
+        assert!(hot
+            .stdout
+            .to_string_lossy()
+            .contains(&format!("\"executable\": \"{}\"", python())));
+    }
+}
+
+#[test]
+fn a_python_shebang_script_run_directly_goes_warm() {
+    let dir = project();
+    let script = write_script(
+        dir.path(),
+        "hook.py",
+        &format!("#!{}\n{WHAT_A_SCRIPT_SEES}", python()),
+    );
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+    same_both_ways("./hook.py arg", dir.path());
+}
+
+#[test]
+fn every_way_a_script_ends_is_reported_the_same() {
+    let dir = project();
+    let cases = [
+        ("exit2.py", "import sys\nprint('blocked: rm -rf', file=sys.stderr)\nsys.exit(2)\n"),
+        ("message.py", "import sys\nsys.exit('a message goes to stderr, exit 1')\n"),
+        ("none.py", "raise SystemExit(None)\n"),
+        ("big.py", "import sys\nsys.exit(258)\n"),
+        ("raises.py", "def f():\n    raise ValueError('broken hook')\nf()\n"),
+        ("syntax.py", "def broken(:\n    pass\n"),
+        ("os_exit.py", "import os, sys\nsys.stdout.write('unflushed')\nos._exit(3)\n"),
+        ("killed.py", "import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n"),
+        ("interrupt.py", "raise KeyboardInterrupt\n"),
+        (
+            "thread_exit.py",
+            "import sys, threading\nt = threading.Thread(target=lambda: sys.exit(5))\nt.start(); t.join()\nprint('main goes on')\n",
+        ),
+        (
+            "late_thread.py",
+            "import threading, time\ndef late():\n    time.sleep(0.2); print('after main', flush=True)\nthreading.Thread(target=late).start()\n",
+        ),
+        (
+            "at_exit.py",
+            "import atexit, sys\natexit.register(lambda: print('at exit'))\nsys.exit(4)\n",
+        ),
+        (
+            "unread.py",
+            "import sys\nsys.stdin.close()\nprint('ignored its input')\n",
+        ),
+    ];
+    let py = python();
+    for (name, body) in cases {
+        write_script(dir.path(), name, body);
+        same_both_ways(&format!("{py} {name}"), dir.path());
+    }
+}
+
+#[test]
+fn a_hook_whose_own_file_shadows_a_preloaded_module_spawns() {
+    // `signal.py` beside a script is what `import signal` finds in a fresh interpreter; the warm
+    // service has loaded the real one, so this hook must spawn to behave the same.
+    let dir = project();
+    let py = python();
+    write_script(
+        dir.path(),
+        "signal.py",
+        "import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n",
+    );
+    let cold = spawned(spec(&format!("{py} signal.py"), dir.path()));
+    let fallback = run_process(spec(&format!("{py} signal.py"), dir.path()));
+    assert!(
+        matches!(&fallback.warm, WarmUse::Spawned(why) if why.contains("signal.py beside the script shadows")),
+        "{:?}",
+        fallback.warm
+    );
+    assert_eq!(observed(&fallback), observed(&cold));
+}
+
+#[test]
+fn an_edited_script_takes_effect_on_the_next_run() {
+    let dir = project();
+    let py = python();
+    write_script(dir.path(), "h.py", "print('first version')\n");
+    let first = warm(spec(&format!("{py} h.py"), dir.path()));
+    assert_eq!(first.stdout.to_string_lossy(), "first version\n");
+    write_script(
+        dir.path(),
+        "h.py",
+        "import sys\nprint('second version')\nsys.exit(2)\n",
+    );
+    let second = warm(spec(&format!("{py} h.py"), dir.path()));
+    assert_eq!(second.stdout.to_string_lossy(), "second version\n");
+    assert_eq!(second.status, ProcessStatus::Exited(2));
+}
+
+#[test]
+fn nothing_leaks_from_one_run_to_the_next() {
+    let dir = project();
+    let py = python();
+    write_script(
+        dir.path(),
+        "h.py",
+        "import os, sys, json\nprint(json.dumps([os.environ.get('LEFT'), 'marker' in sys.modules, hasattr(json, 'left')]))\nos.environ['LEFT'] = 'x'\nimport types\nsys.modules['marker'] = types.ModuleType('marker')\njson.left = 1\n",
+    );
+    for _ in 0..2 {
+        let hot = warm(spec(&format!("{py} h.py"), dir.path()));
+        assert_eq!(hot.stdout.to_string_lossy(), "[null, false, false]\n");
+    }
+}
+
+#[test]
+fn a_timed_out_warm_hook_is_killed_with_its_whole_tree() {
+    let dir = project();
+    let py = python();
+    write_script(
+        dir.path(),
+        "slow.py",
+        "import subprocess, time, sys\np = subprocess.Popen(['sleep', '300'])\nprint(p.pid, flush=True)\ntime.sleep(300)\n",
+    );
+    let mut slow = spec(&format!("{py} slow.py"), dir.path());
+    slow.timeout = Duration::from_millis(1500);
+    slow.kill_grace = Duration::from_millis(200);
+    let cold = spawned(slow.clone());
+    let hot = warm(slow);
+    assert_eq!(hot.status, ProcessStatus::TimedOut);
+    // The same end and the same stderr (no shell's "Terminated" line: the shell was killed too).
+    assert_eq!((&hot.status, &hot.stderr), (&cold.status, &cold.stderr));
+    let grandchild: i32 = hot
+        .stdout
+        .to_string_lossy()
+        .trim()
+        .parse()
+        .expect("the hook printed its child's pid");
+    // The grandchild was in the hook's group: it is gone (or a zombie of the service's child,
+    // which was killed too, so it is reaped by init).
+    let alive = fs::read_to_string(format!("/proc/{grandchild}/stat"))
+        .map(|stat| !stat.contains(") Z "))
+        .unwrap_or(false);
+    assert!(!alive, "the timed-out hook's child {grandchild} is still running");
+}
+
+#[test]
+fn a_daemon_left_holding_stdout_is_reported_as_leaked_either_way() {
+    let dir = project();
+    let py = python();
+    write_script(
+        dir.path(),
+        "daemon.py",
+        "import os, sys, time\nif os.fork() == 0:\n    time.sleep(2)\n    os._exit(0)\nprint('parent done', flush=True)\nsys.exit(0)\n",
+    );
+    let hot = same_both_ways(&format!("{py} daemon.py"), dir.path());
+    assert!(hot.leaked, "{hot:#?}");
+}
+
+#[test]
+fn output_past_the_cap_is_counted_and_cut_the_same_way() {
+    let dir = project();
+    let py = python();
+    write_script(
+        dir.path(),
+        "flood.py",
+        "import sys\nsys.stderr.write('e' * 300000)\nprint('x' * 300000)\n",
+    );
+    let mut capped = spec(&format!("{py} flood.py"), dir.path());
+    capped.output_cap = 1000;
+    let cold = spawned(capped.clone());
+    let hot = warm(capped);
+    assert_eq!(observed(&hot), observed(&cold));
+    assert!(hot.stdout.truncated && hot.stdout.total_len == 300_001);
+}
+
+#[test]
+fn a_service_killed_mid_run_still_gives_the_answer() {
+    let dir = project();
+    let py = python();
+    write_script(
+        dir.path(),
+        "blocker.py",
+        "import sys, time\ntime.sleep(1.0)\nprint('blocked by policy', file=sys.stderr)\nsys.exit(2)\n",
+    );
+    // Warm the service up, then find its pid.
+    write_script(dir.path(), "noop.py", "pass\n");
+    warm(spec(&format!("{py} noop.py"), dir.path()));
+    let service_pid = warm::services()
+        .unwrap()
+        .into_iter()
+        .filter_map(|s| s.answer.ok())
+        .find(|a| a["python"] == python().as_str())
+        .and_then(|a| a["pid"].as_i64())
+        .expect("the service answers a ping") as i32;
+    let killer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(service_pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    });
+    let hot = warm(spec(&format!("{py} blocker.py"), dir.path()));
+    killer.join().unwrap();
+    assert_eq!(hot.status, ProcessStatus::Exited(2), "{hot:#?}");
+    assert_eq!(hot.stderr.to_string_lossy(), "blocked by policy\n");
+    // The next run finds the stale socket, starts a new service and still runs warm.
+    let next = warm(spec(&format!("{py} noop.py"), dir.path()));
+    assert_eq!(next.status, ProcessStatus::Exited(0));
+}
+
+#[test]
+fn two_interpreters_get_two_services() {
+    let dir = project();
+    let venv = dir.path().join("venv");
+    let made = Command::new(python())
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&venv)
+        .status()
+        .expect("python3 -m venv runs");
+    assert!(made.success(), "python3 -m venv --without-pip failed");
+    write_script(
+        dir.path(),
+        "which.py",
+        "import sys\nprint(sys.prefix != sys.base_prefix, sys.executable)\n",
+    );
+    let venv_python = venv.join("bin/python");
+    let in_venv = same_both_ways(&format!("{} which.py", venv_python.display()), dir.path());
+    assert!(
+        in_venv.stdout.to_string_lossy().starts_with("True "),
+        "{in_venv:#?}"
+    );
+    let plain = same_both_ways(&format!("{} which.py", python()), dir.path());
+    assert!(plain.stdout.to_string_lossy().starts_with("False "), "{plain:#?}");
+    let pythons: Vec<String> = warm::services()
+        .unwrap()
+        .into_iter()
+        .filter_map(|s| s.answer.ok())
+        .filter_map(|a| a["python"].as_str().map(str::to_string))
+        .collect();
+    assert!(
+        pythons.contains(&venv_python.display().to_string()),
+        "{pythons:?}"
+    );
+    assert!(pythons.contains(&python()), "{pythons:?}");
+}
+
+#[test]
+fn commands_that_are_not_plain_python_runs_spawn_and_say_why() {
+    let dir = project();
+    let py = python();
+    write_script(dir.path(), "h.py", "print('hi')\n");
+    type Expected = fn(&NotWarm) -> bool;
+    let cases: Vec<(String, Expected)> = vec![
+        (format!("{py} h.py | cat"), |w| {
+            matches!(w, NotWarm::ShellSyntax('|'))
+        }),
+        (format!("{py} -u h.py"), |w| {
+            matches!(w, NotWarm::InterpreterOption(_))
+        }),
+        (format!("{py} missing.py"), |w| matches!(w, NotWarm::Script(_))),
+        ("echo hi".to_string(), |w| matches!(w, NotWarm::NotPython)),
+        (format!("{py} -c 'print(1)'"), |w| {
+            matches!(w, NotWarm::InterpreterOption(_))
+        }),
+    ];
+    for (command, why) in cases {
+        let outcome = run_process(spec(&command, dir.path()));
+        match &outcome.warm {
+            WarmUse::NotTried(reason) if why(reason) => {}
+            other => panic!("`{command}`: unexpected {other:?}"),
+        }
+    }
+}
