@@ -8,6 +8,7 @@
 #                       hookbridge and its baseline once, in random order)
 #   BENCH_SKIP_CRITERION=1   skip the library (criterion) benchmarks, keep the last results
 #   BENCH_OUT=path      where to write the report (default docs/benchmarks.md)
+#   BENCH_WARM_ROUNDS=N rounds per row of the warm Python hook comparison (default 100)
 #   CARGO_TARGET_DIR    honoured as by cargo
 #
 # What it does:
@@ -19,7 +20,8 @@
 #     alike; medians, the 10th–90th percentile spread and a bootstrap 95 % interval of the ratio
 #     are reported;
 #  4. measures hookbridge's peak RSS (GNU time's maximum resident set size) while a hook prints 100 MB;
-#  5. writes docs/benchmarks.md.
+#  5. writes docs/benchmarks.md;
+#  6. appends the warm Python hook comparison (scripts/bench-warm.py).
 #
 # Benchmarks are not tests: nothing here fails the build. The exit code is 0 even when a target is
 # missed (the report says which); it is non-zero only if something could not be measured.
@@ -455,3 +457,10 @@ print(table(rows + lib_rows))
 print(f"\nwrote {out_path}", file=sys.stderr)
 sys.exit(1 if missing else 0)
 PY
+
+# Warm Python hooks (HOOKBRIDGE_WARM) against the same hooks spawned, appended to the report.
+echo "==> warm Python hooks (${BENCH_WARM_ROUNDS:-100} rounds per row)" >&2
+{
+    printf '\n## Warm Python hooks\n\n'
+    python3 scripts/bench-warm.py "$HB_BIN" "${BENCH_WARM_ROUNDS:-100}"
+} >> "$OUT"

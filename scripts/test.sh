@@ -31,8 +31,11 @@
 #              against a scripted fake model on loopback, twice: the hooks registered in the agent
 #              directly vs. Claude Code hooks through `hookbridge install-into <agent>`; any
 #              difference, or a direct run that no longer matches the case's measured.json, fails.
+#   warm       the Amplifier module's tests, the example hooks and the Claude Code differential on every
+#              case with a Python hook, again with every eligible hook forced warm
+#              (HOOKBRIDGE_WARM=always); each must pass and must have run hooks warm.
 #
-# Quick local runs: HOOKBRIDGE_TEST_SKIP_<STAGE>=1 skips a stage (RUST, FUZZ, PYTHON, EXAMPLES, DEMO, MUX, HOSTS),
+# Quick local runs: HOOKBRIDGE_TEST_SKIP_<STAGE>=1 skips a stage (RUST, FUZZ, PYTHON, EXAMPLES, DEMO, MUX, HOSTS, WARM),
 # e.g. HOOKBRIDGE_TEST_SKIP_MUX=1 bash scripts/test.sh. With CI=true these are ignored: CI runs everything.
 set -euo pipefail
 
@@ -310,6 +313,48 @@ stage_hosts() {
     return "$rc"
 }
 
+stage_warm() {
+    # The suites that run real Python hooks, once more with every eligible hook forced warm
+    # (HOOKBRIDGE_WARM=always, its own service directory): the Amplifier module's tests, the example
+    # hooks, and the Claude Code differential on every case with a Python hook that can run warm.
+    # Each part must also have run hooks warm (the services' run counts), so that it cannot pass
+    # by spawning everything.
+    local runtime="$STATE/warm-runtime" rc=0
+    rm -rf "$runtime" && mkdir -m 700 -p "$runtime"
+    export XDG_RUNTIME_DIR="$runtime" HOOKBRIDGE_WARM=always HOOKBRIDGE_WARM_IDLE=120
+    warm_runs() { # total runs of every service so far
+        "$BIN" serve --status | sed -n 's/.* runs \([0-9]*\) .*/\1/p' | awk '{n += $1} END {print n + 0}'
+    }
+    local before after
+    set +e
+    before=$(warm_runs)
+    "$ROOT/.venv/bin/pytest" -p no:cacheprovider -q "$ROOT/python/tests" </dev/null || rc=1
+    after=$(warm_runs)
+    echo "Amplifier module tests: $((after - before)) warm runs"
+    note "warm: python tests passed with $((after - before)) hooks run warm"
+    before=$after
+    HOOKBRIDGE_BIN="$BIN" "$ROOT/.venv/bin/pytest" -p no:cacheprovider -q "$ROOT/tests/examples" </dev/null || rc=1
+    after=$(warm_runs)
+    echo "example hooks: $((after - before)) warm runs"
+    [ $((after - before)) -gt 0 ] || { echo "${RED}no example hook ran warm${RESET}" >&2; rc=1; }
+    before=$after
+    local cases=()
+    for dir in "$SHARED"/conformance/cases/*/ "$ROOT"/tests/conformance/cases/*/; do
+        # A Python hook that can run warm: python3 followed by a script, not by an option.
+        grep -qE 'python3 (\\"|\$|[A-Za-z./])' "$dir/case.json" 2>/dev/null && cases+=("${dir%/}")
+    done
+    echo "Claude Code differential with warm hooks on ${#cases[@]} cases with Python hooks"
+    MUX_KNOWN_GAPS="" HOOKBRIDGE_ORACLE_DIR="$SHARED/oracle" python3 -B "$SHARED/oracle/mux_diff.py" "$BIN" "${cases[@]}" </dev/null 2>&1 | tee "$STATE/mux-warm.log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+    after=$(warm_runs)
+    echo "differential: $((after - before)) warm runs"
+    [ $((after - before)) -gt 0 ] || { echo "${RED}no hook of the differential ran warm${RESET}" >&2; rc=1; }
+    note "warm: mux $(tail -n 1 "$STATE/mux-warm.log"), $((after - before)) hooks run warm"
+    "$BIN" serve --stop >/dev/null
+    set -e
+    return "$rc"
+}
+
 # --- running one stage in a child process ------------------------------------------------------------
 if [ "${1:-}" = "__stage" ]; then
     "stage_$2"
@@ -317,7 +362,7 @@ if [ "${1:-}" = "__stage" ]; then
 fi
 
 # --- the driver ------------------------------------------------------------------------------------------
-STAGES=(tools pyenv build install rust fuzz python examples demo mux hosts)
+STAGES=(tools pyenv build install rust fuzz python examples demo mux hosts warm)
 declare -A TITLE=(
     [tools]="Tools"
     [pyenv]="Python environment (scripts/python-env.sh)"
@@ -330,8 +375,9 @@ declare -A TITLE=(
     [demo]="Demo on the example project (scripts/demo.sh)"
     [mux]="Claude Code differential check (mux_diff.py)"
     [hosts]="Codex CLI and Gemini CLI differential checks (tests/hosts)"
+    [warm]="Python hooks forced warm (HOOKBRIDGE_WARM=always): module, examples, differential"
 )
-declare -A NEEDS=([pyenv]=tools [build]=tools [install]="build pyenv" [rust]=tools [fuzz]=tools [python]=pyenv [examples]=build [demo]=build [mux]=build [hosts]=build)
+declare -A NEEDS=([pyenv]=tools [build]=tools [install]="build pyenv" [rust]=tools [fuzz]=tools [python]=pyenv [examples]=build [demo]=build [mux]=build [hosts]=build [warm]="build pyenv")
 declare -A RESULT=()
 
 rm -rf "$STATE"

@@ -190,8 +190,16 @@ fn human(trace: &Value) -> String {
             (Some(other), _) => other.replace('_', " "),
             (None, _) => "no run recorded".into(),
         };
+        let warm = match &run["warm"] {
+            Value::String(ran) if ran == "ran" => " (warm)".to_string(),
+            Value::Object(fell) => format!(
+                " (spawned, not warm: {})",
+                fell.get("fell_back").and_then(Value::as_str).unwrap_or("?")
+            ),
+            _ => String::new(),
+        };
         s += &format!(
-            "          {status} after {:.0} ms{}\n",
+            "          {status} after {:.0} ms{warm}{}\n",
             run["duration_ms"].as_f64().unwrap_or(0.0),
             run["detail"]
                 .as_str()

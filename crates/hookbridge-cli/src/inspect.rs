@@ -11,6 +11,7 @@ use clap::Args;
 use hookbridge_core::config::{discover, HookKind, OnFailure};
 use hookbridge_core::diagnostics::{Diagnostic, Position, Severity};
 use hookbridge_runner::hook_kinds::readiness;
+use hookbridge_runner::process::warm::WarmMode;
 
 use crate::{say, ProjectArgs};
 
@@ -71,8 +72,24 @@ fn on_failure_word(on_failure: OnFailure) -> &'static str {
     }
 }
 
+/// Whether a command hook would run warm (`HOOKBRIDGE_WARM`), and if not why: `None` for other
+/// hooks.
+fn warm_of(
+    hook: &hookbridge_core::config::HookSpec,
+    event: &hookbridge_core::event::EventName,
+    project: &std::path::Path,
+    mode: WarmMode,
+) -> Option<Result<String, String>> {
+    let options = hookbridge_runner::DispatchOptions::new(project);
+    hookbridge_runner::warm_plan(hook, event, &options, project, mode).map(|plan| {
+        plan.map(|p| p.run.interpreter.display().to_string())
+            .map_err(|why| why.to_string())
+    })
+}
+
 pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
-    let (set, _) = load(&args.project)?;
+    let (set, project) = load(&args.project)?;
+    let warm_mode = WarmMode::from_env();
     let mut out = BufWriter::new(std::io::stdout().lock());
     if args.json {
         let hooks: Vec<_> = set
@@ -95,6 +112,10 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
                     },
                     "timeout_s": hook.timeout.map(|t| t.as_secs_f64()),
                     "async": matches!(&hook.kind, HookKind::Command(c) if c.run_async),
+                    "warm": warm_of(hook, event, &project, warm_mode).map(|w| match w {
+                        Ok(interpreter) => serde_json::json!({"runs_warm": true, "interpreter": interpreter}),
+                        Err(why) => serde_json::json!({"runs_warm": false, "why_not": why}),
+                    }),
                     "on_failure": on_failure_word(hook.on_failure),
                     "written_as": hook.seed_event.as_deref(),
                     "dialect": if hook.seed_event.is_some() { "seed" } else { "claude-code" },
@@ -150,6 +171,14 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
         if let HookKind::Command(c) = &hook.kind {
             if c.run_async {
                 notes.push("async".into());
+            }
+        }
+        // Only when warm runs are on: otherwise every command hook would say so.
+        if warm_mode != WarmMode::Off {
+            match warm_of(hook, event, &project, warm_mode) {
+                Some(Ok(interpreter)) => notes.push(format!("warm ({interpreter})")),
+                Some(Err(why)) => notes.push(format!("not warm: {why}")),
+                None => {}
             }
         }
         if let Some(t) = hook.timeout.map(|t| t.as_secs_f64()) {

@@ -21,7 +21,7 @@ use hookbridge_core::event::{EventName, EventPayload};
 
 pub use crate::detached::{AsyncAnswers, AsyncHooks};
 use crate::hook_kinds::{self, JobContext};
-use crate::process::warm::WarmUse;
+use crate::process::warm::{self, NotWarm, WarmMode, WarmPlan, WarmUse};
 use crate::process::{run_jobs, Flow, Job, JobOutcome, ProcessSpec, ProcessStatus};
 
 /// Settings of one dispatch.
@@ -432,6 +432,34 @@ fn seed_stdin(payload: &EventPayload, written: &str) -> Arc<[u8]> {
     let mut bytes = serde_json::to_vec(&fields).expect("a JSON map always serializes");
     bytes.push(b'\n');
     Arc::from(bytes)
+}
+
+/// How a command hook would run with warm runs as `mode` says, for `event`, started in `cwd`:
+/// what `list` and `test` show. `None` for hooks that are not commands.
+pub fn warm_plan(
+    hook: &HookSpec,
+    event: &EventName,
+    options: &DispatchOptions,
+    cwd: &Path,
+    mode: WarmMode,
+) -> Option<Result<WarmPlan, NotWarm>> {
+    let HookKind::Command(command) = &hook.kind else {
+        return None;
+    };
+    let context = JobContext {
+        stdin: Arc::from(&[][..]),
+        cwd: Some(cwd.to_path_buf()),
+        env: hook_env(hook, event, options, None),
+        timeout: Duration::ZERO,
+        output_cap: 0,
+        policy: &HttpPolicy::NONE,
+        model: None,
+        first_line: None,
+    };
+    Some(warm::plan(
+        &hook_kinds::command::process_spec(command, context),
+        mode,
+    ))
 }
 
 /// `async: true` command hooks: started in the background unless the host awaits them.

@@ -14,6 +14,6 @@ pub mod problems;
 pub mod process;
 
 pub use dispatch::{
-    dispatch, dispatch_selection, AsyncAnswers, AsyncHooks, DispatchOptions, EventReport, HookReport,
-    HookSummary,
+    dispatch, dispatch_selection, warm_plan, AsyncAnswers, AsyncHooks, DispatchOptions, EventReport,
+    HookReport, HookSummary,
 };

@@ -445,3 +445,28 @@ fn commands_that_are_not_plain_python_runs_spawn_and_say_why() {
         }
     }
 }
+
+#[test]
+fn an_interpreter_whose_service_cannot_start_spawns_and_says_why() {
+    // PYTHONHOME pointing nowhere: the interpreter cannot start at all, warm or not. The service
+    // never comes up, the hook spawns (and fails as it would have), and the reason is kept.
+    let dir = project();
+    let py = python();
+    write_script(dir.path(), "h.py", "print('never')\n");
+    let mut broken = spec(&format!("{py} h.py"), dir.path());
+    broken
+        .env
+        .push(("PYTHONHOME".into(), dir.path().join("nowhere").into_os_string()));
+    let cold = spawned(broken.clone());
+    let fallback = run_process(broken);
+    assert!(
+        matches!(&fallback.warm, WarmUse::Spawned(why) if why.contains("did not start")),
+        "{:?}",
+        fallback.warm
+    );
+    // Python's fatal error names a thread by its address, which differs between any two runs.
+    assert_eq!(fallback.status, cold.status);
+    assert_ne!(fallback.status, ProcessStatus::Exited(0));
+    let first_line = |o: &ProcessOutcome| o.stderr.to_string_lossy().lines().next().map(str::to_string);
+    assert_eq!(first_line(&fallback), first_line(&cold));
+}

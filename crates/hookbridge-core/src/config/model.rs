@@ -103,6 +103,8 @@ pub struct CommandHook {
     pub async_rewake: bool,
     /// A shell command outside a plugin that names a plugin variable: never runs (case 188).
     pub plugin_variable_outside_plugin: bool,
+    /// `"warm": false` (hookbridge's own key): never run in a warm Python service.
+    pub warm: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -77,6 +77,7 @@ impl Reader<'_> {
                 HookKey::Shell => f.shell = Some(self.word(name, peek, at, &["bash", "sh", "powershell"])?),
                 HookKey::Async => f.run_async = Some(self.boolean(name, peek, at)?),
                 HookKey::AsyncRewake => f.async_rewake = Some(self.boolean(name, peek, at)?),
+                HookKey::Warm => f.warm = Some(self.boolean(name, peek, at)?),
                 HookKey::Prompt => f.prompt = Some(self.string(name, peek, at)?),
                 HookKey::Model => f.model = Some(self.string(name, peek, at)?),
                 HookKey::ContinueOnBlock => f.continue_on_block = Some(self.boolean(name, peek, at)?),
@@ -427,6 +428,7 @@ impl Reader<'_> {
                 let async_rewake = self
                     .take(&mut usable, "asyncRewake", f.async_rewake)
                     .unwrap_or(false);
+                let warm = self.take(&mut usable, "warm", f.warm).unwrap_or(true);
                 let (Some((command, command_at)), true) = (command, usable) else {
                     return None;
                 };
@@ -437,6 +439,7 @@ impl Reader<'_> {
                     shell,
                     run_async,
                     async_rewake,
+                    warm,
                 })?)
             }
             Family::Prompt => {
@@ -699,6 +702,7 @@ impl Reader<'_> {
             shell: c.shell,
             run_async: c.run_async || c.async_rewake,
             async_rewake: c.async_rewake,
+            warm: c.warm,
         })
     }
 }
@@ -711,6 +715,7 @@ struct CommandFields {
     shell: Shell,
     run_async: bool,
     async_rewake: bool,
+    warm: bool,
 }
 
 /// A field as read: its value (`None` for `null`) or why it cannot be used, and where it starts.
@@ -740,6 +745,7 @@ struct HookFields {
     shell: Option<Slot<&'static str>>,
     run_async: Option<Slot<bool>>,
     async_rewake: Option<Slot<bool>>,
+    warm: Option<Slot<bool>>,
     prompt: Option<Slot<String>>,
     model: Option<Slot<String>>,
     continue_on_block: Option<Slot<bool>>,
@@ -788,10 +794,11 @@ enum HookKey {
     Message,
     MaxTokens,
     Cache,
+    Warm,
 }
 
 impl HookKey {
-    const ALL: [(&'static str, HookKey); 29] = [
+    const ALL: [(&'static str, HookKey); 30] = [
         ("type", HookKey::Type),
         ("timeout", HookKey::Timeout),
         ("if", HookKey::If),
@@ -821,6 +828,7 @@ impl HookKey {
         ("message", HookKey::Message),
         ("max_tokens", HookKey::MaxTokens),
         ("cache", HookKey::Cache),
+        ("warm", HookKey::Warm),
     ];
 
     /// The key, or the unknown key's text.
@@ -841,7 +849,7 @@ impl HookKey {
         use HookKey::*;
         match self {
             Type | Timeout | If | StatusMessage | Once | OnFailure | TimeoutMs | OnFailureSeed => true,
-            Command | Args | Shell | Async | AsyncRewake | RewakeMessage | RewakeSummary => {
+            Command | Args | Shell | Async | AsyncRewake | RewakeMessage | RewakeSummary | Warm => {
                 family == Family::Command
             }
             Prompt | Model => matches!(family, Family::Prompt | Family::Llm),
@@ -897,6 +905,7 @@ impl HookKey {
             HookKey::Shell => json!({"enum": ["bash", "sh", "powershell", null]}),
             HookKey::Async => flag("Run in the background; its answer cannot change this event"),
             HookKey::AsyncRewake => flag("Async, and an exit 2 wakes the model"),
+            HookKey::Warm => flag("`false`: never run this hook in a warm Python service (HOOKBRIDGE_WARM)"),
             HookKey::RewakeMessage | HookKey::RewakeSummary => json!({"description": "Accepted and ignored"}),
             HookKey::Prompt => text("The question for the model; `$ARGUMENTS` is replaced by the hook input"),
             HookKey::Model => text("Model for this hook (default: a fast one)"),

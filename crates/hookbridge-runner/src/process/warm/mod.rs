@@ -116,14 +116,18 @@ pub fn plan(spec: &ProcessSpec, mode: WarmMode) -> Result<WarmPlan, NotWarm> {
             cwd.display()
         )));
     }
-    let mut env = full_environment(&spec.env);
+    // Read as the hook's shell would see it, without copying the environment: most hooks are
+    // not Python runs, and for those this is all the work there is.
     let lookup = |name: &str| {
-        env.iter()
+        spec.env
+            .iter()
             .rev()
             .find(|(n, _)| n.as_encoded_bytes() == name.as_bytes())
             .map(|(_, v)| v.clone())
+            .or_else(|| std::env::var_os(name))
     };
     let mut run = python_run(&spec.program, &lookup, &cwd)?;
+    let mut env = full_environment(&spec.env);
     if let Some(root) = run.pyenv_root.take() {
         let dir = service::service_dir()
             .map_err(|e| NotWarm::Interpreter(format!("no service directory for the pyenv answer: {e}")))?;
@@ -244,28 +248,53 @@ pub(super) struct WarmStart {
 /// How long a service may take to fork the child and say its pid.
 const FORK_ANSWER_LIMIT: Duration = Duration::from_secs(2);
 
+/// A connection to the service for `identity`, started (with `env` as its environment) when
+/// nobody answers. `On` does not wait for a service it starts; `Always` does.
+fn reach_service(
+    identity: &InterpreterIdentity,
+    env: &[(OsString, OsString)],
+    mode: WarmMode,
+) -> Result<File, WarmUse> {
+    let socket =
+        service::socket_path(identity).map_err(|e| WarmUse::Spawned(format!("no service directory: {e}")))?;
+    let unreachable = |e: io::Error| WarmUse::Spawned(format!("warm service unreachable: {e}"));
+    match connect(&socket) {
+        Ok(control) => return Ok(control),
+        Err(e) if !matches!(e.kind(), ErrorKind::NotFound | ErrorKind::ConnectionRefused) => {
+            return Err(unreachable(e))
+        }
+        Err(_) => {}
+    }
+    let interpreter = identity.interpreter.display();
+    if !service::started_recently(&socket) {
+        service::start_service(identity, &socket, env)
+            .map_err(|e| WarmUse::Spawned(format!("could not start {interpreter}: {e}")))?;
+    } else if mode != WarmMode::Always {
+        // Started moments ago (by this run or another), or it could not start: a start is tried
+        // again only after a while, so a broken interpreter costs no more than a connect.
+        return Err(WarmUse::Spawned(format!(
+            "the warm service for {interpreter} is starting (or could not start: try `hookbridge serve --python {interpreter}`)"
+        )));
+    }
+    if mode != WarmMode::Always {
+        return Err(WarmUse::Spawned(format!(
+            "the warm service for {interpreter} is starting"
+        )));
+    }
+    if !service::wait_until_listening(&socket, WarmMode::START_WAIT) {
+        return Err(WarmUse::Spawned(format!(
+            "the warm service for {interpreter} did not start within {:?}",
+            WarmMode::START_WAIT
+        )));
+    }
+    connect(&socket).map_err(unreachable)
+}
+
 /// Starts `spec` in a warm service when it is eligible and the service is up; otherwise says why
 /// not, and the caller spawns it.
 pub(super) fn start(spec: &ProcessSpec, mode: WarmMode) -> Result<WarmStart, WarmUse> {
     let WarmPlan { run, identity, env } = plan(spec, mode).map_err(WarmUse::NotTried)?;
-    let socket = service::socket_path(&identity)
-        .map_err(|e| WarmUse::Spawned(format!("no service directory: {e}")))?;
-    let control = match connect(&socket) {
-        Ok(control) => control,
-        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::ConnectionRefused) => {
-            service::start_service(&identity, &socket, &env).map_err(|e| {
-                WarmUse::Spawned(format!("could not start {}: {e}", identity.interpreter.display()))
-            })?;
-            if mode != WarmMode::Always || !service::wait_until_listening(&socket, WarmMode::START_WAIT) {
-                return Err(WarmUse::Spawned(format!(
-                    "the warm service for {} is starting",
-                    identity.interpreter.display()
-                )));
-            }
-            connect(&socket).map_err(|e| WarmUse::Spawned(format!("warm service unreachable: {e}")))?
-        }
-        Err(e) => return Err(WarmUse::Spawned(format!("warm service unreachable: {e}"))),
-    };
+    let control = reach_service(&identity, &env, mode)?;
     let refused =
         |what: &str, e: &dyn std::fmt::Display| WarmUse::Spawned(format!("warm service: {what}: {e}"));
     let cwd = match &spec.cwd {

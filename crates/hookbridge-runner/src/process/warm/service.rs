@@ -130,6 +130,26 @@ pub fn socket_path(identity: &InterpreterIdentity) -> io::Result<PathBuf> {
 /// exits as soon as it has forked the service), so a long-lived host leaves no zombies.
 static STARTING: Mutex<Vec<Child>> = Mutex::new(Vec::new());
 
+/// How long after starting a service another start is not tried: a service that did not come up
+/// (an interpreter that cannot run the server, such as Python 2) must not cost every hook run a
+/// new interpreter, nor make `always` wait for it each time.
+const RESTART_AFTER: Duration = Duration::from_secs(60);
+
+/// The marker of a start in progress (or failed) for `socket`.
+fn start_marker(socket: &Path) -> PathBuf {
+    let mut name = socket.as_os_str().to_owned();
+    name.push(".started");
+    PathBuf::from(name)
+}
+
+/// Whether a service for `socket` was started less than [`RESTART_AFTER`] ago and has not come
+/// up yet (a service removes the marker once it listens).
+pub(super) fn started_recently(socket: &Path) -> bool {
+    std::fs::metadata(start_marker(socket))
+        .and_then(|m| m.modified())
+        .is_ok_and(|at| at.elapsed().is_ok_and(|age| age < RESTART_AFTER))
+}
+
 /// Starts the service for `identity` in the background, with `env` (the first hook's whole
 /// environment) as its own. Returns at once; the service answers on `socket` once it is up.
 pub fn start_service(
@@ -137,6 +157,7 @@ pub fn start_service(
     socket: &Path,
     env: &[(OsString, OsString)],
 ) -> io::Result<()> {
+    std::fs::write(start_marker(socket), b"")?;
     let mut starting = STARTING.lock().unwrap_or_else(|e| e.into_inner());
     starting.retain_mut(|child| matches!(child.try_wait(), Ok(None)));
     let mut command = Command::new(&identity.interpreter);
@@ -165,6 +186,7 @@ pub fn ensure_service(interpreter: &Path, limit: Duration) -> io::Result<PathBuf
     if std::os::unix::net::UnixStream::connect(&socket).is_ok() {
         return Ok(socket);
     }
+    let _ = std::fs::remove_file(start_marker(&socket));
     start_service(&identity, &socket, &env)?;
     if wait_until_listening(&socket, limit) {
         Ok(socket)
@@ -227,6 +249,7 @@ pub fn stop_services() -> io::Result<Vec<(PathBuf, Result<(), String>)>> {
             Err(why) => {
                 // Nobody answers: a stale socket left by a service that was killed.
                 let _ = std::fs::remove_file(&service.socket);
+                let _ = std::fs::remove_file(start_marker(&service.socket));
                 Err(format!("not running ({why}); removed its socket"))
             }
         };

@@ -70,6 +70,12 @@ for _name in _WARM_MODULES:
     except Exception:  # a module this interpreter lacks is simply not warm
         pass
 
+# Everything loaded so far is kept out of the collector's sight: a child's collections then do not
+# write to (and so copy) the pages it shares with this server. Children start with this state.
+import gc  # noqa: E402
+
+gc.freeze()
+
 _STDIO = (sys.stdin, sys.stdout, sys.stderr)
 # LC_CTYPE as start-up left it: CPython sets it when it coerces a C locale (PEP 538). The inputs
 # of that decision are part of this service's identity, so every run gets the same outcome.
@@ -92,6 +98,8 @@ def _shadowed(directory):
             return entry
     return None
 _runs = 0
+# Python 3.9+ on Linux: descriptors received with the request, and the child's exit by pidfd.
+_CAPABLE = hasattr(socket, "recv_fds") and hasattr(os, "pidfd_open")
 
 
 def _send(conn, message):
@@ -294,6 +302,12 @@ def main():
     os.chmod(_SOCKET_PATH, 0o600)
     identity = os.stat(_SOCKET_PATH).st_ino
     listener.listen(64)
+    # Up: the starter's marker goes, so that if this service dies the next run starts another
+    # at once (a marker that stays means a start that failed, not retried for a while).
+    try:
+        os.unlink(_SOCKET_PATH + ".started")
+    except OSError:
+        pass
     selector = selectors.DefaultSelector()
     selector.register(listener, selectors.EVENT_READ, None)
     children = {}  # pidfd -> (pid, conn)
@@ -341,6 +355,13 @@ def _serve(conn, listener, selector, children):
         conn.close()
         return False
     conn.settimeout(5)
+    if not _CAPABLE:
+        # Read (the descriptors attached are dropped by the kernel) and decline: every hook of
+        # this interpreter spawns, at the cost of one connection.
+        conn.recv(1 << 20)
+        _send(conn, {"decline": "Python %d.%d cannot run warm hooks (3.9 or later is needed)" % sys.version_info[:2]})
+        conn.close()
+        return False
     line, fds = _read_line(conn)
     request = json.loads(line)
     op = request.get("op")
