@@ -138,8 +138,11 @@ def row(name, a_name, b_name, result):
                 f"{b_name}: {ms(b)} ({ms(b_spread[0])}–{ms(b_spread[1])}) | **{ratio:.2f}×** ({lo:.2f}–{hi:.2f}) |")
 
 
-for label, interpreter in (("`python3` from PATH" + (f" ({PATH_PYTHON3})" if PATH_PYTHON3 else ""), "python3"),
-                           (f"absolute `{ABSOLUTE}`", ABSOLUTE)):
+INTERPRETERS = [("`python3` from PATH" + (f" ({PATH_PYTHON3})" if PATH_PYTHON3 else ""), "python3"),
+                (f"absolute `{ABSOLUTE}`", ABSOLUTE)]
+if os.path.exists("/usr/bin/python3") and os.path.realpath("/usr/bin/python3") != os.path.realpath(ABSOLUTE):
+    INTERPRETERS.append(("the system's `/usr/bin/python3`", "/usr/bin/python3"))
+for label, interpreter in INTERPRETERS:
     command = f"{interpreter} hook.py"
     root, payload = project("k1-" + str(len(rows)), [command])
     # Start the service (and, for a pyenv shim, learn its choice) before timing.

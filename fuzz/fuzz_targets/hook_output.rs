@@ -20,6 +20,7 @@ fuzz_target!(|data: &[u8]| {
         leaked: false,
         duration: Duration::ZERO,
         finish_order: 0,
+        warm: Default::default(),
     };
     let answer = interpret(&event, &execution);
     let decision = merge(&event, &[AnsweredHook {

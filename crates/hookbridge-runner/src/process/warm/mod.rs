@@ -228,13 +228,13 @@ pub(super) fn as_the_shell_reports(status: ExitStatus) -> (ExitStatus, Option<St
 #[derive(Debug)]
 pub(super) struct WarmChild {
     pid: i32,
-    /// The connection to the service: `{"exit"}` from the child, `{"status"}` from the service.
+    /// The connection to the service: `{"pid"}` and `{"exit"}` from the child, `{"status"}` from
+    /// the service.
     /// `None` once it reached EOF.
     control: Option<File>,
     /// The child's pidfd: its end when the service is gone before reporting it.
     pidfd: Option<OwnedFd>,
     unread: Vec<u8>,
-    exit_code: Option<i32>,
 }
 
 /// A started warm child and our ends of its standard streams (non-blocking).
@@ -318,7 +318,6 @@ pub(super) fn start(spec: &ProcessSpec, mode: WarmMode) -> Result<WarmStart, War
         control: Some(control),
         pidfd: None,
         unread: Vec::new(),
-        exit_code: None,
     };
     let pid = child
         .read_pid(Instant::now() + FORK_ANSWER_LIMIT)
@@ -519,6 +518,11 @@ impl WarmChild {
 
     /// The child's wait status once it has ended; never blocks. `Some(Err)` when it ended and
     /// nobody could say how (the service died, then the child).
+    ///
+    /// The child's own `{"exit": N}` is final: it is sent after the script, interpreter shutdown
+    /// and the closing of its standard streams, right before `_exit(N)`, so waiting for the
+    /// service to reap it would only add the teardown of a process. A death by signal has no such
+    /// report and waits for the service's `{"status"}`.
     pub(super) fn try_status(&mut self) -> Option<io::Result<ExitStatus>> {
         self.read_available();
         while let Some(message) = self.next_message() {
@@ -526,15 +530,11 @@ impl WarmChild {
                 return Some(Ok(ExitStatus::from_raw(status as i32)));
             }
             if let Some(code) = message.get("exit").and_then(serde_json::Value::as_i64) {
-                self.exit_code = Some(code as i32);
+                return Some(Ok(ExitStatus::from_raw(((code as i32) & 0xff) << 8)));
             }
         }
         if self.control.is_some() {
             return None;
-        }
-        // The service is gone. The child said how it ended, or its pidfd says it has.
-        if let Some(code) = self.exit_code {
-            return Some(Ok(ExitStatus::from_raw((code & 0xff) << 8)));
         }
         match &self.pidfd {
             Some(pidfd) => {

@@ -3,19 +3,24 @@
 # make. Started by hookbridge as `<interpreter> -c <this file> SOCKET IDLE_SECONDS`; never run by hand.
 #
 # Protocol (one Unix stream connection per hook run, same user only):
-#   client -> server  one JSON line {"argv", "file", "path0", "env", "cwd", "umask", "orig_argv"}
+#   client -> service one JSON line {"argv", "file", "path0", "env", "cwd", "umask", "orig_argv"}
 #                     with the hook's stdin, stdout and stderr attached (SCM_RIGHTS)
-#   server -> client  {"pid": N}            the child exists and leads its own process group
+#   child  -> client  {"pid": N}            this process is the hook's and leads its own group
 #                     or {"decline": why}   this run must spawn (a file beside the script would
-#                                           shadow a preloaded module)
+#                                           shadow a preloaded module; Python before 3.9)
 #   client -> child   b"g"                  go (anything else, or EOF: the child exits unrun)
-#   child  -> client  {"exit": N}           the exit code the script ended with (also sent when
-#                                           this server dies while the child runs)
-#   server -> client  {"status": W}         the raw wait status, once reaped
-# Other requests: {"op": "ping"} -> {"pid", "runs", "python"}; {"op": "stop"} -> {"stopping": true}.
+#   child  -> client  {"exit": N}           the exit code, after its standard streams are closed
+#   server -> client  {"status": W}         the raw wait status, once reaped (a signal death has
+#                                           only this one)
+# Other requests: {"op": "ping"} -> {"pid", "runs", "python", "version", "children"};
+# {"op": "stop"} -> {"stopping": true}.
 #
-# Everything the server itself does between runs is invisible to hooks: its own stdio is /dev/null,
-# it runs one thread (fork is safe), and each child rebuilds what a fresh `python script.py` has.
+# The next hook's process is forked before its request comes (the *spare*): it accepts one
+# connection itself and becomes that hook, so a run never waits for a fork; it hands the
+# connection to the server (for the status) over a control socket, and the server forks the next
+# spare. Everything the server does between runs is invisible to hooks: its own stdio is
+# /dev/null, it runs one thread (fork is safe), and each child rebuilds what a fresh
+# `python script.py` has.
 import os
 import sys
 
@@ -178,15 +183,8 @@ def _flush_stdio():
     return status
 
 
-def _run_child(conn, request, fds, keep_closed):
-    """In the forked child: become the hook's own fresh interpreter and run its script."""
-    os.setpgid(0, 0)
-    for fd in keep_closed:
-        try:
-            os.close(fd)
-        except OSError:
-            pass
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+def _run_child(conn, request, fds):
+    """In the spare that took the run: become the hook's own fresh interpreter and run its script."""
     # Wait for the client's go: it has the pid and can stop this process group from here on.
     try:
         go = conn.recv(1)
@@ -202,12 +200,18 @@ def _run_child(conn, request, fds, keep_closed):
             os.close(fd)
     os.umask(request["umask"])
     os.chdir(request["cwd"])
-    os.environ.clear()
-    os.environ.update(request["env"])
+    # The hook's environment, by difference: most of it is the service's own (each change is a
+    # putenv or unsetenv).
+    env = request["env"]
     if _STARTUP_LC_CTYPE is None:
-        os.environ.pop("LC_CTYPE", None)
+        env.pop("LC_CTYPE", None)
     else:
-        os.environ["LC_CTYPE"] = _STARTUP_LC_CTYPE
+        env["LC_CTYPE"] = _STARTUP_LC_CTYPE
+    for name in [name for name in os.environ if name not in env]:
+        del os.environ[name]
+    for name, value in env.items():
+        if os.environ.get(name) != value:
+            os.environ[name] = value
     if hasattr(time, "tzset"):
         time.tzset()
 
@@ -250,6 +254,13 @@ def _run_child(conn, request, fds, keep_closed):
         _report_uncaught(exc)
         code = 1
     code = _finish(conn, code)
+    # The streams close before the exit is reported: the client has the end of the output and
+    # the exit code at once, without waiting for this process to be torn down and reaped.
+    for fd in (0, 1, 2):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
     _send(conn, {"exit": code})
     os._exit(code)
 
@@ -284,6 +295,78 @@ def _finish(conn, code=0):
 
 def main():
     global _runs
+    if not _CAPABLE:
+        _serve_declining()
+        return
+    listener, identity = _listen()
+    selector = selectors.DefaultSelector()
+    # pidfd -> [pid, conn]: the spare (conn None until it takes a run) and the children running
+    # hooks (conn: the client's connection, for their status).
+    processes = {}
+    spare = None  # (pidfd, the server's end of the spare's control socket)
+    idle_since = time.monotonic()
+    stopping = False
+    while not stopping:
+        if spare is None:
+            spare = _fork_spare(listener, selector, processes)
+        busy = any(conn is not None for _pid, conn in processes.values())
+        timeout = None if busy else max(0.0, idle_since + _IDLE_SECONDS - time.monotonic())
+        events = selector.select(timeout)
+        if not events and not busy and time.monotonic() >= idle_since + _IDLE_SECONDS:
+            break
+        # A spare's "took" is read before its exit: a hook that ends at once must still be
+        # known as a run, whose status its client waits for.
+        events.sort(key=lambda event: event[0].data != "control")
+        for key, _mask in events:
+            if key.data == "control":
+                took = _from_spare(key.fileobj, processes, spare)
+                if took is None:
+                    continue
+                if took == "stop":
+                    stopping = True
+                    continue
+                # The spare became a hook's child: its control socket is done, a new spare comes.
+                selector.unregister(key.fileobj)
+                key.fileobj.close()
+                spare = None
+                _runs += 1
+                idle_since = time.monotonic()
+            else:
+                pidfd = key.fd
+                pid, conn = processes.pop(pidfd)
+                selector.unregister(pidfd)
+                os.close(pidfd)
+                try:
+                    _, status = os.waitpid(pid, 0)
+                except ChildProcessError:
+                    status = None
+                if conn is not None:
+                    if status is not None:
+                        _send(conn, {"status": status})
+                    conn.close()
+                    idle_since = time.monotonic()
+                elif spare is not None and spare[0] == pidfd:
+                    # The spare died before taking a run: make another.
+                    selector.unregister(spare[1])
+                    spare[1].close()
+                    spare = None
+    if spare is not None:
+        for pidfd, (pid, conn) in processes.items():
+            if conn is None:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                except OSError:
+                    pass
+    try:
+        if os.stat(_SOCKET_PATH).st_ino == identity:
+            os.unlink(_SOCKET_PATH)
+    except OSError:
+        pass
+
+
+def _listen():
+    """Binds the socket (or finds another service already on it: then this one exits)."""
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         listener.bind(_SOCKET_PATH)
@@ -293,7 +376,7 @@ def main():
         probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             probe.connect(_SOCKET_PATH)
-            return
+            sys.exit(0)
         except OSError:
             os.unlink(_SOCKET_PATH)
             listener.bind(_SOCKET_PATH)
@@ -308,109 +391,164 @@ def main():
         os.unlink(_SOCKET_PATH + ".started")
     except OSError:
         pass
-    selector = selectors.DefaultSelector()
-    selector.register(listener, selectors.EVENT_READ, None)
-    children = {}  # pidfd -> (pid, conn)
-    idle_since = time.monotonic()
-    stopping = False
-    while not stopping:
-        timeout = None if children else max(0.0, idle_since + _IDLE_SECONDS - time.monotonic())
-        events = selector.select(timeout)
-        if not events and not children and time.monotonic() >= idle_since + _IDLE_SECONDS:
-            break
-        for key, _mask in events:
-            if key.data is None:
-                try:
-                    conn, _ = listener.accept()
-                except OSError:
-                    continue
-                try:
-                    stopping = _serve(conn, listener, selector, children)
-                except Exception:
-                    conn.close()
-            else:
-                pid, conn = key.data
-                selector.unregister(key.fd)
-                os.close(key.fd)
-                del children[key.fd]
-                try:
-                    _, status = os.waitpid(pid, 0)
-                except ChildProcessError:
-                    status = None
-                if status is not None:
-                    _send(conn, {"status": status})
-                conn.close()
-                idle_since = time.monotonic()
+    return listener, identity
+
+
+def _fork_spare(listener, selector, processes):
+    """Forks the next hook's process ahead of its request, so that a run does not wait for a fork:
+    the spare accepts one connection itself and becomes that hook; the server hears of it (and gets
+    the connection, to report the status) over a control socket."""
+    for stream in _STDIO:
+        if stream is not None:
+            stream.flush()
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    keep_closed = [selector.fileno(), ours.fileno()] + list(processes)
+    keep_closed += [conn.fileno() for _pid, conn in processes.values() if conn is not None]
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _spare(listener, theirs, keep_closed)
+        finally:
+            os._exit(70)
+    theirs.close()
     try:
-        if os.stat(_SOCKET_PATH).st_ino == identity:
-            os.unlink(_SOCKET_PATH)
+        os.setpgid(pid, pid)
     except OSError:
-        pass
+        pass  # the spare did it first
+    pidfd = os.pidfd_open(pid)
+    processes[pidfd] = [pid, None]
+    selector.register(pidfd, selectors.EVENT_READ, "process")
+    selector.register(ours, selectors.EVENT_READ, "control")
+    return (pidfd, ours)
 
 
-def _serve(conn, listener, selector, children):
-    """One connection: a run (forks a child) or an operation. True when the server should stop."""
-    global _runs
+def _from_spare(control, processes, spare):
+    """A message from the spare: it took a run ("took", its connection attached), or passed on an
+    operation for the server. Returns "took", "stop" or None."""
+    try:
+        data, fds, _flags, _addr = socket.recv_fds(control, 1 << 16, 1)
+    except OSError:
+        return None
+    if not data:
+        return None
+    message = json.loads(data)
+    conn = socket.socket(fileno=fds[0]) if fds else None
+    if "took" in message:
+        processes[spare[0]][1] = conn
+        return "took"
+    if conn is None:
+        return None
+    op = message.get("op")
+    if op == "ping":
+        running = sum(1 for _pid, c in processes.values() if c is not None)
+        _send(conn, {"pid": os.getpid(), "runs": _runs, "python": sys.executable,
+                     "version": sys.version.split()[0], "children": running})
+    elif op == "stop":
+        _send(conn, {"stopping": True})
+    conn.close()
+    return "stop" if op == "stop" else None
+
+
+def _spare(listener, control, keep_closed):
+    """The spare: waits for a connection, and becomes the hook of the first run request (its
+    process group, its pid and everything else are already its own)."""
+    os.setpgid(0, 0)
+    for fd in keep_closed:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    waiting = selectors.DefaultSelector()
+    waiting.register(listener, selectors.EVENT_READ)
+    waiting.register(control, selectors.EVENT_READ)
+    listener.setblocking(False)
+    while True:
+        for key, _mask in waiting.select():
+            if key.fileobj is control:
+                os._exit(0)  # the server is gone (EOF) or stops
+        try:
+            conn, _ = listener.accept()
+        except OSError:
+            continue
+        try:
+            request, fds = _read_run(conn, control)
+        except Exception:
+            conn.close()
+            continue
+        if request is None:
+            continue
+        # Taken: from here this process is the hook's.
+        socket.send_fds(control, [b'{"took": true}'], [conn.fileno()])
+        waiting.close()
+        listener.close()
+        control.close()
+        _send(conn, {"pid": os.getpid()})
+        _run_child(conn, request, fds)
+
+
+def _read_run(conn, control):
+    """Reads one request. A run this spare should take comes back with its descriptors; anything
+    else is answered (declined, or passed to the server) and gives (None, None)."""
+    conn.setblocking(True)
     if not _same_user(conn):
         conn.close()
-        return False
+        return None, None
     conn.settimeout(5)
-    if not _CAPABLE:
-        # Read (the descriptors attached are dropped by the kernel) and decline: every hook of
-        # this interpreter spawns, at the cost of one connection.
-        conn.recv(1 << 20)
-        _send(conn, {"decline": "Python %d.%d cannot run warm hooks (3.9 or later is needed)" % sys.version_info[:2]})
-        conn.close()
-        return False
     line, fds = _read_line(conn)
     request = json.loads(line)
-    op = request.get("op")
-    if op is not None:
+    if request.get("op") is not None:
         for fd in fds:
             os.close(fd)
-        if op == "ping":
-            _send(conn, {"pid": os.getpid(), "runs": _runs, "python": sys.executable,
-                         "version": sys.version.split()[0], "children": len(children)})
-        elif op == "stop":
-            _send(conn, {"stopping": True})
+        socket.send_fds(control, [line], [conn.fileno()])
         conn.close()
-        return op == "stop"
+        return None, None
     if len(fds) != 3:
         for fd in fds:
             os.close(fd)
         conn.close()
-        return False
+        return None, None
     shadow = _shadowed(request["path0"])
     if shadow is not None:
         for fd in fds:
             os.close(fd)
         _send(conn, {"decline": "%s beside the script shadows a module the warm service has loaded" % shadow})
         conn.close()
-        return False
+        return None, None
     conn.settimeout(None)
-    for stream in _STDIO:
-        if stream is not None:
-            stream.flush()
-    keep_closed = [listener.fileno(), selector.fileno()] + list(children)
-    keep_closed += [c.fileno() for _pid, c in children.values()]
-    pid = os.fork()
-    if pid == 0:
+    return request, fds
+
+
+def _serve_declining():
+    """Python before 3.9: every run is declined (the hook spawns) at the cost of one connection;
+    a ping is answered, so `hookbridge serve --status` shows why."""
+    listener, identity = _listen()
+    listener.settimeout(_IDLE_SECONDS)
+    while True:
         try:
-            _run_child(conn, request, fds, keep_closed)
-        finally:
-            os._exit(70)
-    _runs += 1
-    for fd in fds:
-        os.close(fd)
+            conn, _ = listener.accept()
+        except OSError:
+            break
+        try:
+            conn.settimeout(5)
+            # Read (descriptors sent with it are dropped by the kernel), then answer.
+            request = json.loads(conn.recv(1 << 20).split(b"\n", 1)[0])
+            op = request.get("op")
+            if op == "ping":
+                _send(conn, {"pid": os.getpid(), "runs": 0, "python": sys.executable,
+                             "version": sys.version.split()[0], "children": 0})
+            elif op != "stop":
+                _send(conn, {"decline": "Python %d.%d cannot run warm hooks (3.9 or later is needed)"
+                             % sys.version_info[:2]})
+            conn.close()
+            if op == "stop":
+                break
+        except Exception:
+            conn.close()
     try:
-        os.setpgid(pid, pid)
+        if os.stat(_SOCKET_PATH).st_ino == identity:
+            os.unlink(_SOCKET_PATH)
     except OSError:
-        pass  # the child did it first
-    pidfd = os.pidfd_open(pid)
-    children[pidfd] = (pid, conn)
-    selector.register(pidfd, selectors.EVENT_READ, (pid, conn))
-    _send(conn, {"pid": pid})
-    return False
+        pass
 
 
 if __name__ == "__main__":
