@@ -95,12 +95,17 @@ impl Fnv1a {
     }
 }
 
-/// The directory of this user's services: `$XDG_RUNTIME_DIR/hookbridge`, else
-/// `/tmp/hookbridge-<uid>`; created mode 0700, and refused unless it is ours and closed to others.
+/// The directory of this user's services: `$XDG_RUNTIME_DIR/hookbridge` when that directory
+/// exists, else `/tmp/hookbridge-<uid>`; created mode 0700, and refused unless it is ours and
+/// closed to others.
 pub fn service_dir() -> io::Result<PathBuf> {
     let uid = nix::unistd::getuid().as_raw();
-    let dir = match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
-        Some(runtime) => PathBuf::from(runtime).join("hookbridge"),
+    // A runtime directory that is named but missing (a session without logind) is passed over.
+    let dir = match std::env::var_os("XDG_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .filter(|d| d.is_absolute() && d.is_dir())
+    {
+        Some(runtime) => runtime.join("hookbridge"),
         None => std::env::temp_dir().join(format!("hookbridge-{uid}")),
     };
     match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
