@@ -491,6 +491,17 @@ impl Supervised {
             started,
         };
         supervised.write_stdin();
+        if let Some(warm) = &supervised.warm {
+            if let Err(err) = warm.go() {
+                // The child cannot be told to run (it died, or the connection broke): it is
+                // stopped, and the hook reported as not started.
+                supervised.kill_and_reap();
+                supervised.status = Some(ProcessStatus::SpawnFailed(SpawnFailure {
+                    kind: SpawnFailureKind::Other,
+                    message: format!("the warm Python service's child could not be started: {err}"),
+                }));
+            }
+        }
         Ok(supervised)
     }
 

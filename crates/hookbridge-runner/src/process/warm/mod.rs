@@ -329,16 +329,7 @@ pub(super) fn start(spec: &ProcessSpec, mode: WarmMode) -> Result<WarmStart, War
         .map_err(|e| refused("declined", &e))?;
     child.pid = pid;
     child.pidfd = pidfd_of(pid);
-    // Go: from here the child runs the hook. Without this byte (we are gone, or gave up) it exits
-    // unrun, so a run handed back to spawning never runs twice.
-    let go = sock::send(
-        child.control.as_ref().map(|c| c.as_raw_fd()).unwrap_or(-1),
-        b"g",
-        MsgFlags::MSG_NOSIGNAL,
-    );
-    if let Err(e) = go {
-        return Err(refused("starting the child", &e));
-    }
+    // The child waits for `go` (see `WarmChild::go`), sent once the payload is in its stdin.
     Ok(WarmStart {
         child,
         stdin: File::from(stdin_ours),
@@ -454,6 +445,18 @@ fn wait_ready(fd: BorrowedFd<'_>, flags: PollFlags, until: Instant) -> io::Resul
 impl WarmChild {
     pub(super) fn pid(&self) -> i32 {
         self.pid
+    }
+
+    /// Lets the child run the hook. Sent after the first write of the payload, as a spawned hook
+    /// finds its payload waiting (a hook that exits at once must not make the payload "unread").
+    /// Until it gets this byte the child waits; if the connection closes first (we gave up, or
+    /// are gone) it exits unrun, so a run handed back to spawning never runs twice.
+    pub(super) fn go(&self) -> io::Result<()> {
+        let control = self.control.as_ref().ok_or_else(|| {
+            io::Error::new(ErrorKind::UnexpectedEof, "the warm service closed the connection")
+        })?;
+        sock::send(control.as_raw_fd(), b"g", MsgFlags::MSG_NOSIGNAL)?;
+        Ok(())
     }
 
     /// What to poll for the child's end: the connection, else the child's pidfd.
