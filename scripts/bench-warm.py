@@ -47,7 +47,7 @@ base_env.update({
     "XDG_RUNTIME_DIR": runtime,
     "HOOKBRIDGE_WARM_IDLE": "120",
 })
-base_env.pop("HOOKBRIDGE_WARM", None)
+base_env["HOOKBRIDGE_WARM"] = "0"
 warm_env = dict(base_env, HOOKBRIDGE_WARM="always")
 
 HOOK = "import json, sys\npayload = json.load(sys.stdin)\nif payload.get('tool_name') == 'Never':\n    print('no')\n"

@@ -382,6 +382,11 @@ declare -A RESULT=()
 
 rm -rf "$STATE"
 mkdir -p "$STATE"
+# Warm Python hooks are on by default: the services the suites start live in this run's own
+# directory, exit after a minute without work, and are stopped when the run ends.
+export XDG_RUNTIME_DIR="$STATE/runtime" HOOKBRIDGE_WARM_IDLE=60
+mkdir -m 700 -p "$XDG_RUNTIME_DIR"
+trap '[ -x "$BIN" ] && "$BIN" serve --stop >/dev/null 2>&1; XDG_RUNTIME_DIR="$STATE/warm-runtime" "$BIN" serve --stop >/dev/null 2>&1 || true' EXIT
 started=$(date +%s)
 if [ "${CI:-}" = true ] && [ -n "$(compgen -v HOOKBRIDGE_TEST_SKIP_ || true)" ]; then
     loud "CI=true: HOOKBRIDGE_TEST_SKIP_* ignored, every stage runs"

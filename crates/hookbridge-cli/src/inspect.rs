@@ -87,6 +87,11 @@ fn warm_of(
     })
 }
 
+/// A command hook whose text names Python (`python…`, a `.py` script).
+fn names_python(hook: &hookbridge_core::config::HookSpec) -> bool {
+    matches!(&hook.kind, HookKind::Command(c) if c.command.contains("python") || c.command.contains(".py"))
+}
+
 pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
     let (set, project) = load(&args.project)?;
     let warm_mode = WarmMode::from_env();
@@ -173,12 +178,13 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
                 notes.push("async".into());
             }
         }
-        // Only when warm runs are on: otherwise every command hook would say so.
+        // Why a hook does not run warm is said only of commands that name Python: every shell
+        // hook would say so otherwise (`list --json` has it for all).
         if warm_mode != WarmMode::Off {
             match warm_of(hook, event, &project, warm_mode) {
                 Some(Ok(interpreter)) => notes.push(format!("warm ({interpreter})")),
-                Some(Err(why)) => notes.push(format!("not warm: {why}")),
-                None => {}
+                Some(Err(why)) if names_python(hook) => notes.push(format!("not warm: {why}")),
+                _ => {}
             }
         }
         if let Some(t) = hook.timeout.map(|t| t.as_secs_f64()) {

@@ -2,13 +2,16 @@
 //! time (exit 127, a non-blocking error — a guard that silently guards nothing), and a program that
 //! is not on `PATH` probably will. Found before the agent runs, not in the log afterwards.
 //!
-//! Only the plain shapes are judged — `[VAR=value …] program [args…]`, where `program` may be an
-//! interpreter (`bash`, `python3`, `node`, …) followed by a script path — with the variables
-//! hookbridge itself gives hooks expanded (`${CLAUDE_PLUGIN_ROOT}`, `$CLAUDE_PROJECT_DIR`, …).
-//! Anything with other shell syntax (pipes, `&&`, command substitution, unknown variables) is left
-//! alone: a preflight must never call a working hook broken.
+//! Only simple commands are judged (read by [`hookbridge_core::shell_words`]) — `[VAR=value …]
+//! program [args…]`, where `program` may be an interpreter (`bash`, `python3`, `node`, …) followed
+//! by a script path — with the variables hookbridge itself gives hooks expanded
+//! (`${CLAUDE_PLUGIN_ROOT}`, `$CLAUDE_PROJECT_DIR`, …). Anything with other shell syntax (pipes,
+//! `&&`, command substitution, unknown variables) is left alone: a preflight must never call a
+//! working hook broken.
 
 use std::path::{Path, PathBuf};
+
+use hookbridge_core::shell_words::simple_command;
 
 /// Interpreters whose first non-option argument is the script they run.
 const INTERPRETERS: &[&str] = &[
@@ -44,9 +47,14 @@ impl std::fmt::Display for Problem {
 /// The problems of a shell-form `command`, with `vars` (name → value) expanded and relative
 /// script paths taken from `base` (the project directory, where hooks usually run).
 pub fn check(command: &str, vars: &[(&str, &Path)], base: &Path) -> Vec<Problem> {
-    match plain_words(command, vars) {
-        Some(words) => check_words(words, base),
-        None => Vec::new(),
+    let lookup = |name: &str| {
+        vars.iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, value)| value.as_os_str().to_owned())
+    };
+    match simple_command(command, &lookup) {
+        Ok(command) => check_words(command.words, base),
+        Err(_) => Vec::new(),
     }
 }
 
@@ -61,7 +69,7 @@ pub fn check_exec(program: &str, args: &[String], base: &Path) -> Vec<Problem> {
 }
 
 fn check_words(words: Vec<String>, base: &Path) -> Vec<Problem> {
-    let mut words = words.into_iter().skip_while(|w| is_assignment(w));
+    let mut words = words.into_iter();
     let Some(program) = words.next() else {
         return Vec::new();
     };
@@ -101,80 +109,6 @@ fn check_words(words: Vec<String>, base: &Path) -> Vec<Problem> {
         }
     }
     problems
-}
-
-/// The words of `command` if it is plain: no shell syntax but quotes and known variables.
-pub(crate) fn plain_words(command: &str, vars: &[(&str, &Path)]) -> Option<Vec<String>> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = command.trim().chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            ' ' | '\t' => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            '\'' => {
-                in_word = true;
-                for c in chars.by_ref() {
-                    if c == '\'' {
-                        break;
-                    }
-                    word.push(c);
-                }
-            }
-            '"' => {
-                in_word = true;
-                while let Some(c) = chars.next() {
-                    match c {
-                        '"' => break,
-                        '$' => word.push_str(&expand(&mut chars, vars)?),
-                        '\\' | '`' => return None,
-                        c => word.push(c),
-                    }
-                }
-            }
-            '$' => {
-                in_word = true;
-                word.push_str(&expand(&mut chars, vars)?);
-            }
-            '|' | '&' | ';' | '<' | '>' | '(' | ')' | '`' | '\\' | '*' | '?' | '[' | '~' | '\n' | '#' => {
-                return None
-            }
-            c => {
-                in_word = true;
-                word.push(c);
-            }
-        }
-    }
-    if in_word {
-        words.push(word);
-    }
-    Some(words)
-}
-
-/// A `$NAME` or `${NAME}` of `vars`, after its `$`; `None` for anything else.
-fn expand(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, vars: &[(&str, &Path)]) -> Option<String> {
-    let braced = chars.next_if_eq(&'{').is_some();
-    let mut name = String::new();
-    while let Some(c) = chars.next_if(|c| c.is_ascii_alphanumeric() || *c == '_') {
-        name.push(c);
-    }
-    if braced && chars.next() != Some('}') {
-        return None;
-    }
-    vars.iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, value)| value.to_string_lossy().into_owned())
-}
-
-fn is_assignment(word: &str) -> bool {
-    word.split_once('=').is_some_and(|(name, _)| {
-        !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-    })
 }
 
 fn looks_like_a_script(word: &str) -> bool {

@@ -14,5 +14,6 @@ pub mod event;
 pub mod matcher;
 pub mod mcp;
 pub mod seed;
+pub mod shell_words;
 pub mod timeout;
 pub mod tool_names;

@@ -169,6 +169,31 @@ fn a_script_sees_what_a_fresh_interpreter_would_show_it() {
 }
 
 #[test]
+fn a_hook_has_the_resource_limits_a_spawned_one_would_inherit() {
+    // The service is started with this process's limits; then they are lowered, and the warm
+    // child must take the lowered ones, as a spawned hook inherits them.
+    use nix::sys::resource::{getrlimit, setrlimit, Resource};
+    let dir = project();
+    write_script(
+        dir.path(),
+        "limits.py",
+        "import resource\nprint([resource.getrlimit(r) for r in range(resource.RLIMIT_RTTIME + 1)])\n",
+    );
+    let command = format!("{} limits.py", python());
+    warm(spec(&command, dir.path()));
+    let (_, nofile_hard) = getrlimit(Resource::RLIMIT_NOFILE).unwrap();
+    setrlimit(Resource::RLIMIT_NOFILE, 321.min(nofile_hard), nofile_hard).unwrap();
+    setrlimit(Resource::RLIMIT_FSIZE, 1 << 30, 1 << 30).unwrap();
+    let hot = same_both_ways(&command, dir.path());
+    let printed = hot.stdout.to_string_lossy();
+    assert!(
+        printed.contains(&format!("({}, ", 321.min(nofile_hard))),
+        "{printed}"
+    );
+    assert!(printed.contains("(1073741824, 1073741824)"), "{printed}");
+}
+
+#[test]
 fn python3_from_path_runs_warm_with_what_it_would_see_spawned() {
     // `python3` as PATH finds it: the interpreter itself, or a pyenv shim, which is run once to
     // learn its choice (and what it changes in the environment) and then seen through.

@@ -79,7 +79,8 @@ pub enum ShapeError {
 
 /// Whether `command` runs `hookbridge run` (see the module doc).
 pub fn is_hookbridge_run(command: &str) -> bool {
-    let mut words = crate::preflight::plain_words(command, &[])
+    let mut words = hookbridge_core::shell_words::simple_command(command, &|_| None)
+        .map(|command| command.words)
         .unwrap_or_default()
         .into_iter();
     let program = words.next().unwrap_or_default();

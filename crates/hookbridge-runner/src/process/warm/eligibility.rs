@@ -15,6 +15,8 @@ use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+use hookbridge_core::shell_words::{simple_command, NotSimple};
+
 use super::super::Program;
 
 /// A hook command proven to be a plain Python run.
@@ -271,167 +273,36 @@ fn is_executable(path: &Path) -> bool {
 }
 
 /// The words of a simple command, as `sh` would pass them to `execve`; `Err` for anything the
-/// shell would do more with.
+/// shell would do more with, leading assignments included (they change the environment).
 fn shell_words(command: &str, lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<Vec<String>, NotWarm> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = command.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            ' ' | '\t' => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            '\'' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('\'') => break,
-                        Some(c) => word.push(c),
-                        None => return Err(NotWarm::ShellSyntax('\'')),
-                    }
-                }
-            }
-            '"' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('"') => break,
-                        Some('\\') => match chars.next() {
-                            Some(c @ ('$' | '`' | '"' | '\\')) => word.push(c),
-                            Some('\n') => {}
-                            Some(c) => {
-                                word.push('\\');
-                                word.push(c);
-                            }
-                            None => return Err(NotWarm::ShellSyntax('\\')),
-                        },
-                        Some('$') => word.push_str(&expand(&mut chars, lookup, true)?),
-                        Some('`') => return Err(NotWarm::ShellSyntax('`')),
-                        Some(c) => word.push(c),
-                        None => return Err(NotWarm::ShellSyntax('"')),
-                    }
-                }
-            }
-            '\\' => match chars.next() {
-                Some('\n') => {}
-                Some(c) => {
-                    in_word = true;
-                    word.push(c);
-                }
-                None => return Err(NotWarm::ShellSyntax('\\')),
-            },
-            '$' => {
-                in_word = true;
-                word.push_str(&expand(&mut chars, lookup, false)?);
-            }
-            '=' if words.is_empty() => return Err(NotWarm::ShellSyntax('=')),
-            '#' | '~' if !in_word => return Err(NotWarm::ShellSyntax(c)),
-            '|' | '&' | ';' | '<' | '>' | '(' | ')' | '`' | '*' | '?' | '[' | ']' | '{' | '}' | '\n'
-            | '!' => return Err(NotWarm::ShellSyntax(c)),
-            c => {
-                in_word = true;
-                word.push(c);
-            }
-        }
+    let command = simple_command(command, lookup).map_err(|why| match why {
+        NotSimple::Syntax(c) => NotWarm::ShellSyntax(c),
+        NotSimple::Variable(name) => NotWarm::Variable(name),
+        NotSimple::NotUtf8 => NotWarm::NotUtf8,
+    })?;
+    if !command.assignments.is_empty() {
+        return Err(NotWarm::ShellSyntax('='));
     }
-    if in_word {
-        words.push(word);
-    }
-    Ok(words)
-}
-
-/// The value of `$NAME` or `${NAME}` (the `$` already read). Unquoted, a value the shell would
-/// split or glob, or an unset variable, is refused.
-fn expand(
-    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
-    lookup: &dyn Fn(&str) -> Option<OsString>,
-    quoted: bool,
-) -> Result<String, NotWarm> {
-    let braced = chars.peek() == Some(&'{');
-    if braced {
-        chars.next();
-    }
-    let mut name = String::new();
-    while let Some(&c) = chars.peek() {
-        let fits = if name.is_empty() {
-            c.is_ascii_alphabetic() || c == '_'
-        } else {
-            c.is_ascii_alphanumeric() || c == '_'
-        };
-        if !fits {
-            break;
-        }
-        name.push(c);
-        chars.next();
-    }
-    if name.is_empty() || (braced && chars.next() != Some('}')) {
-        return Err(NotWarm::ShellSyntax('$'));
-    }
-    let value = lookup(&name).ok_or_else(|| NotWarm::Variable(name.clone()))?;
-    let value = value.into_string().map_err(|_| NotWarm::NotUtf8)?;
-    let splits_or_globs = value
-        .chars()
-        .any(|c| c.is_whitespace() || matches!(c, '*' | '?' | '[' | ']'));
-    if !quoted && (value.is_empty() || splits_or_globs) {
-        return Err(NotWarm::Variable(name));
-    }
-    Ok(value)
+    Ok(command.words)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn words(command: &str) -> Result<Vec<String>, NotWarm> {
-        shell_words(command, &|name| match name {
-            "ROOT" => Some("/plugins/my plugin".into()),
-            "DIR" => Some("/project".into()),
-            _ => None,
-        })
-    }
-
     #[test]
-    fn simple_commands_are_read_as_the_shell_reads_them() {
-        let ok = [
-            ("python3 hook.py", vec!["python3", "hook.py"]),
-            ("  python3   'a b.py'  x ", vec!["python3", "a b.py", "x"]),
-            (
-                "python3 \"${ROOT}/hook.py\" --flag",
-                vec!["python3", "/plugins/my plugin/hook.py", "--flag"],
-            ),
-            ("python3 $DIR/h.py", vec!["python3", "/project/h.py"]),
-            ("python3 \"$DIR\"/h\\ x.py", vec!["python3", "/project/h x.py"]),
-            ("python3 \"a\\\"b\\$c\"", vec!["python3", "a\"b$c"]),
-            ("python3 h.py a#b", vec!["python3", "h.py", "a#b"]),
-        ];
-        for (command, expected) in ok {
-            assert_eq!(words(command).unwrap(), expected, "{command}");
-        }
-    }
-
-    #[test]
-    fn anything_more_than_a_simple_command_is_refused() {
-        let refused = [
-            ("python3 h.py | jq .", NotWarm::ShellSyntax('|')),
-            ("python3 h.py > out", NotWarm::ShellSyntax('>')),
-            ("python3 h.py; echo", NotWarm::ShellSyntax(';')),
-            ("python3 h.py && x", NotWarm::ShellSyntax('&')),
-            ("python3 *.py", NotWarm::ShellSyntax('*')),
-            ("python3 ~/h.py", NotWarm::ShellSyntax('~')),
-            ("python3 h.py # note", NotWarm::ShellSyntax('#')),
+    fn only_a_simple_command_without_assignments_is_read() {
+        let lookup = |name: &str| (name == "DIR").then(|| OsString::from("/project"));
+        assert_eq!(
+            shell_words("python3 \"$DIR/h.py\"", &lookup).unwrap(),
+            ["python3", "/project/h.py"]
+        );
+        for (command, why) in [
             ("A=1 python3 h.py", NotWarm::ShellSyntax('=')),
-            ("python3 $(pwd)/h.py", NotWarm::ShellSyntax('$')),
-            ("python3 `pwd`/h.py", NotWarm::ShellSyntax('`')),
-            ("python3 $ROOT/h.py", NotWarm::Variable("ROOT".into())),
-            ("python3 \"$UNSET/h.py\"", NotWarm::Variable("UNSET".into())),
-            ("python3 'open", NotWarm::ShellSyntax('\'')),
-        ];
-        for (command, why) in refused {
-            assert_eq!(words(command).unwrap_err(), why, "{command}");
+            ("python3 h.py | jq .", NotWarm::ShellSyntax('|')),
+            ("python3 $UNSET/h.py", NotWarm::Variable("UNSET".into())),
+        ] {
+            assert_eq!(shell_words(command, &lookup).unwrap_err(), why, "{command}");
         }
     }
 

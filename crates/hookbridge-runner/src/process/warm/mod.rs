@@ -16,9 +16,9 @@
 //!
 //! What is warm is decided by proof (see [`eligibility`]), and when anything is in doubt — the
 //! command, the interpreter, a service that is missing, starting, busy or broken — the hook is
-//! spawned as before and [`WarmUse`] says why. `HOOKBRIDGE_WARM` switches it: `0` (the default
-//! for now) off, `1` on (the first run of an interpreter starts its service and spawns), `always`
-//! on and waiting for a new service to be up (how the test suite forces every eligible hook warm).
+//! spawned as before and [`WarmUse`] says why. `HOOKBRIDGE_WARM` switches it: on by default (the
+//! first run of an interpreter starts its service and spawns), `0` off, `always` on and waiting
+//! for a new service to be up (how the test suite forces every eligible hook warm).
 
 mod eligibility;
 mod pyenv;
@@ -61,9 +61,9 @@ impl WarmMode {
     /// The mode `HOOKBRIDGE_WARM` asks for: `1`/`on`/`true`, `always`; anything else is off.
     pub fn from_env() -> WarmMode {
         match std::env::var(Self::VARIABLE).as_deref().map(str::trim) {
-            Ok("1" | "on" | "true" | "yes") => WarmMode::On,
+            Ok("0" | "off" | "false" | "no") => WarmMode::Off,
             Ok("always") => WarmMode::Always,
-            _ => WarmMode::Off,
+            _ => WarmMode::On,
         }
     }
 }
@@ -391,10 +391,59 @@ fn request_line(env: &[(OsString, OsString)], run: &PythonRun, cwd: &Path) -> Op
         "env": env,
         "cwd": cwd.to_str()?,
         "umask": umask,
+        "rlimits": resource_limits(),
     });
     let mut line = serde_json::to_vec(&request).ok()?;
     line.push(b'\n');
     Some(line)
+}
+
+/// This process's resource limits, `[resource, soft, hard]` with -1 for no limit (as Python's
+/// `resource` module spells them): a spawned hook inherits them, so a warm child takes them on.
+fn resource_limits() -> Vec<[i64; 3]> {
+    let as_number = |limit: libc::rlim_t| {
+        if limit == libc::RLIM_INFINITY {
+            -1
+        } else {
+            i64::try_from(limit).unwrap_or(-1)
+        }
+    };
+    const RESOURCES: [libc::__rlimit_resource_t; 16] = [
+        libc::RLIMIT_CPU,
+        libc::RLIMIT_FSIZE,
+        libc::RLIMIT_DATA,
+        libc::RLIMIT_STACK,
+        libc::RLIMIT_CORE,
+        libc::RLIMIT_RSS,
+        libc::RLIMIT_NPROC,
+        libc::RLIMIT_NOFILE,
+        libc::RLIMIT_MEMLOCK,
+        libc::RLIMIT_AS,
+        libc::RLIMIT_LOCKS,
+        libc::RLIMIT_SIGPENDING,
+        libc::RLIMIT_MSGQUEUE,
+        libc::RLIMIT_NICE,
+        libc::RLIMIT_RTPRIO,
+        libc::RLIMIT_RTTIME,
+    ];
+    RESOURCES
+        .into_iter()
+        .filter_map(|resource| {
+            let mut limit = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            // SAFETY: getrlimit(2) writes only the rlimit it is given.
+            let got = unsafe { libc::getrlimit(resource, &mut limit) };
+            (got == 0).then(|| {
+                [
+                    i64::from(resource),
+                    as_number(limit.rlim_cur),
+                    as_number(limit.rlim_max),
+                ]
+            })
+        })
+        .collect()
 }
 
 /// Sends the request line with the child's three stream ends attached to its first byte.

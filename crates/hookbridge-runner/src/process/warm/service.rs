@@ -9,7 +9,7 @@
 //! a different interpreter, environment or hookbridge version never reaches the wrong service.
 
 use std::ffi::{OsStr, OsString};
-use std::io;
+use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
@@ -20,6 +20,10 @@ use std::time::{Duration, Instant};
 
 /// The server, run by the interpreter with `-c`.
 pub(super) const SERVER_SOURCE: &str = include_str!("warm_server.py");
+/// What the service's command line says (`ps` shows it): the source itself comes on stdin.
+const SERVER_BOOTSTRAP: &str = "import sys; exec(sys.stdin.read())  # hookbridge warm Python service";
+// Written at once into the pipe (64 KiB on Linux) without waiting for the interpreter to read.
+const _: () = assert!(SERVER_SOURCE.len() < 60 * 1024);
 
 /// How long a service waits without work before it exits, unless `HOOKBRIDGE_WARM_IDLE` (seconds)
 /// says otherwise.
@@ -168,17 +172,23 @@ pub fn start_service(
     let mut command = Command::new(&identity.interpreter);
     command
         .arg("-c")
-        .arg(SERVER_SOURCE)
+        .arg(SERVER_BOOTSTRAP)
         .arg(socket)
         .arg(idle_exit().as_secs().to_string())
         .env_clear()
         .envs(env.iter().map(|(k, v)| (k.as_os_str(), v.as_os_str())))
         .current_dir("/")
-        .stdin(Stdio::null())
+        .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .process_group(0);
-    starting.push(command.spawn()?);
+    let mut child = command.spawn()?;
+    // The source fits in a pipe's buffer: this write does not wait for the interpreter. An
+    // interpreter that dies at once is seen as a service that did not start.
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(SERVER_SOURCE.as_bytes());
+    }
+    starting.push(child);
     Ok(())
 }
 
