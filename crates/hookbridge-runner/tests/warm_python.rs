@@ -222,6 +222,37 @@ fn a_python_shebang_script_run_directly_goes_warm() {
 }
 
 #[test]
+fn a_console_script_found_on_path_goes_warm() {
+    // A package's console script (`pip install some-guard` puts `some-guard` in a `bin/` on PATH,
+    // with the venv's interpreter on its `#!` line), run by its bare name: the shell finds it in
+    // PATH and the kernel gives the interpreter the path it built.
+    let dir = project();
+    let bin = dir.path().join("venv/bin");
+    let script = write_script(
+        &bin,
+        "some-guard",
+        &format!("#!{}\n{WHAT_A_SCRIPT_SEES}", python()),
+    );
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "/nonexistent:{}/:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let command = "some-guard check --strict";
+    let with_path = |mut spec: ProcessSpec| {
+        spec.env.push((OsString::from("PATH"), OsString::from(&path)));
+        spec
+    };
+    let cold = spawned(with_path(spec(command, dir.path())));
+    let hot = warm(with_path(spec(command, dir.path())));
+    assert_eq!(observed(&hot), observed(&cold));
+    let printed = hot.stdout.to_string_lossy();
+    assert!(printed.contains("venv/bin//some-guard"), "{printed}");
+}
+
+#[test]
 fn every_way_a_script_ends_is_reported_the_same() {
     let dir = project();
     let cases = [
@@ -458,6 +489,7 @@ fn commands_that_are_not_plain_python_runs_spawn_and_say_why() {
         }),
         (format!("{py} missing.py"), |w| matches!(w, NotWarm::Script(_))),
         ("echo hi".to_string(), |w| matches!(w, NotWarm::NotPython)),
+        ("cat h.py".to_string(), |w| matches!(w, NotWarm::NotPython)),
         (format!("{py} -c 'print(1)'"), |w| {
             matches!(w, NotWarm::InterpreterOption(_))
         }),

@@ -123,11 +123,15 @@ pub fn python_run(
             pyenv_root,
         });
     }
-    // A script run directly: the kernel reads its `#!` line.
-    if !first.contains('/') {
-        return Err(NotWarm::NotPython);
-    }
-    let script = script_file(first, cwd)?;
+    // A script run directly: the kernel reads its `#!` line. A bare name (a package's console
+    // script, `my-guard check`) is found in PATH as the shell finds it, and the kernel is given
+    // the path the shell built.
+    let script_as_written = if first.contains('/') {
+        first.clone()
+    } else {
+        script_on_path(first, path_var.as_deref())?
+    };
+    let script = script_file(&script_as_written, cwd)?;
     if !is_executable(&script) {
         return Err(NotWarm::Script(format!("{first} is not executable")));
     }
@@ -136,11 +140,43 @@ pub fn python_run(
     Ok(PythonRun {
         interpreter,
         interpreter_as_written,
-        script_as_written: first.clone(),
+        script_as_written,
         script,
         args: words[1..].to_vec(),
         pyenv_root,
     })
+}
+
+/// dash's builtins: a command word that names one runs the builtin, whatever PATH holds.
+const SHELL_BUILTINS: &[&str] = &[
+    ".", ":", "[", "alias", "bg", "break", "cd", "chdir", "command", "continue", "echo", "eval", "exec",
+    "exit", "export", "false", "fc", "fg", "getopts", "hash", "jobs", "kill", "local", "printf", "pwd",
+    "read", "readonly", "return", "set", "shift", "test", "times", "trap", "true", "type", "ulimit", "umask",
+    "unalias", "unset", "wait",
+];
+
+/// Where the shell finds the program `name` (no slash): `dir/name` for the first absolute `PATH`
+/// entry that has it as an executable file. An entry that is empty or relative, or a builtin,
+/// is not followed (the hook spawns).
+fn script_on_path(name: &str, path_var: Option<&std::ffi::OsStr>) -> Result<String, NotWarm> {
+    if SHELL_BUILTINS.contains(&name) {
+        return Err(NotWarm::NotPython);
+    }
+    let path_var = path_var.ok_or(NotWarm::Variable("PATH".into()))?;
+    for dir in path_var.as_bytes().split(|&b| b == b':') {
+        let dir = std::str::from_utf8(dir).map_err(|_| NotWarm::NotUtf8)?;
+        if !dir.starts_with('/') {
+            return Err(NotWarm::Script(format!(
+                "PATH has a relative entry (`{dir}`) before {name} is found"
+            )));
+        }
+        let candidate = format!("{dir}/{name}");
+        let path = Path::new(&candidate);
+        if path.is_file() && is_executable(path) {
+            return Ok(candidate);
+        }
+    }
+    Err(NotWarm::Script(format!("{name} is not on PATH")))
 }
 
 /// `python`, `python3`, `python3.12`: names that mean a CPython interpreter.
@@ -304,6 +340,31 @@ mod tests {
         ] {
             assert_eq!(shell_words(command, &lookup).unwrap_err(), why, "{command}");
         }
+    }
+
+    #[test]
+    fn a_bare_name_is_found_as_the_shell_finds_it() {
+        let path = |p: &str| Some(std::ffi::OsString::from(p));
+        assert_eq!(
+            script_on_path("sh", path("/nonexistent:/bin/").as_deref()).unwrap(),
+            "/bin//sh"
+        );
+        assert_eq!(
+            script_on_path("test", path("/bin").as_deref()).unwrap_err(),
+            NotWarm::NotPython
+        );
+        assert!(matches!(
+            script_on_path("sh", path("bin:/bin").as_deref()),
+            Err(NotWarm::Script(_))
+        ));
+        assert!(matches!(
+            script_on_path("no-such-program-here", path("/bin").as_deref()),
+            Err(NotWarm::Script(_))
+        ));
+        assert_eq!(
+            script_on_path("sh", None).unwrap_err(),
+            NotWarm::Variable("PATH".into())
+        );
     }
 
     #[test]
