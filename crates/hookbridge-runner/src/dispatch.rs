@@ -493,6 +493,7 @@ pub(crate) fn execution_of(outcome: JobOutcome, finish_order: usize) -> HookExec
     let warm = match outcome.warm {
         WarmUse::NotTried(_) => WarmRun::NotTried,
         WarmUse::Ran => WarmRun::Ran,
+        WarmUse::Starting(why) => WarmRun::Starting(why),
         WarmUse::Spawned(why) => WarmRun::FellBack(why),
     };
     HookExecution {
@@ -601,6 +602,7 @@ impl EventReport {
                     "warm": match &h.execution.warm {
                         WarmRun::NotTried => serde_json::Value::Null,
                         WarmRun::Ran => json!("ran"),
+                        WarmRun::Starting(why) => json!({"fell_back": why, "starting": true}),
                         WarmRun::FellBack(why) => json!({"fell_back": why}),
                     },
                     "duration_ms": h.execution.duration.as_secs_f64() * 1000.0,

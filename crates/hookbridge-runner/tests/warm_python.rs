@@ -253,6 +253,43 @@ fn a_console_script_found_on_path_goes_warm() {
 }
 
 #[test]
+fn a_module_run_with_dash_m_goes_warm() {
+    // `python3 -m pkg.guard`: found from the working directory, run by runpy as `-m` runs it,
+    // with argv[0] the module's file, sys.path[0] the working directory, and runpy's own frames in
+    // a traceback.
+    let dir = project();
+    write_script(dir.path(), "pkg/__init__.py", "");
+    write_script(
+        dir.path(),
+        "pkg/guard.py",
+        r#"
+import json, os, sys
+payload = json.load(sys.stdin)
+print(json.dumps({
+    "payload": payload, "argv": sys.argv, "orig_argv": getattr(sys, "orig_argv", None),
+    "file": __file__, "name": __name__, "spec": __spec__.name, "package": __package__,
+    "loader": type(__loader__).__name__, "path0": sys.path[0], "cwd": os.getcwd(),
+    "globals": sorted(k for k in globals() if k.startswith("__")),
+    "main_is_this": sys.modules["__main__"].__dict__ is globals(),
+}))
+if "--fail" in sys.argv:
+    raise ValueError("guard failed")
+"#,
+    );
+    let py = python();
+    for command in [
+        format!("{py} -m pkg.guard --strict"),
+        format!("{py} -m pkg.guard --fail"),
+        format!("{py} -m pkg.nosuch"),
+    ] {
+        same_both_ways(&command, dir.path());
+    }
+    let hot = warm(spec(&format!("{py} -m pkg.guard"), dir.path()));
+    let printed = hot.stdout.to_string_lossy();
+    assert!(printed.contains("\"spec\": \"pkg.guard\""), "{printed}");
+}
+
+#[test]
 fn every_way_a_script_ends_is_reported_the_same() {
     let dir = project();
     let cases = [
@@ -490,6 +527,9 @@ fn commands_that_are_not_plain_python_runs_spawn_and_say_why() {
         (format!("{py} missing.py"), |w| matches!(w, NotWarm::Script(_))),
         ("echo hi".to_string(), |w| matches!(w, NotWarm::NotPython)),
         ("cat h.py".to_string(), |w| matches!(w, NotWarm::NotPython)),
+        (format!("{py} -m 'not a module'"), |w| {
+            matches!(w, NotWarm::InterpreterOption(_))
+        }),
         (format!("{py} -c 'print(1)'"), |w| {
             matches!(w, NotWarm::InterpreterOption(_))
         }),

@@ -63,7 +63,11 @@ pub enum WarmRun {
     NotTried,
     /// Run by a warm service.
     Ran,
-    /// It could have run warm but was spawned; why (a service starting, missing or broken).
+    /// It could have run warm but was spawned while its service starts (the first runs of an
+    /// interpreter): expected, not a problem.
+    Starting(String),
+    /// It could have run warm but was spawned; why (a service that could not start, or is
+    /// unreachable or broken).
     FellBack(String),
 }
 

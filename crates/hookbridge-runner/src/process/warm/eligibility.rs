@@ -27,14 +27,21 @@ pub struct PythonRun {
     pub interpreter: PathBuf,
     /// The interpreter as written (`python3`, or a path), for `sys.orig_argv`.
     pub interpreter_as_written: String,
-    /// The script as written (`sys.argv[0]`).
-    pub script_as_written: String,
-    /// The script, absolute (`__file__`).
-    pub script: PathBuf,
-    /// The arguments after the script.
+    /// What it runs.
+    pub target: Target,
+    /// The arguments after the script or module.
     pub args: Vec<String>,
     /// `interpreter` is a pyenv shim with this root, still to be seen through (see `pyenv`).
     pub pyenv_root: Option<PathBuf>,
+}
+
+/// What a Python run runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A script file: as written (`sys.argv[0]`) and absolute (`__file__`).
+    Script { as_written: String, path: PathBuf },
+    /// `-m module`: the module's name.
+    Module(String),
 }
 
 /// Why a hook runs spawned rather than warm.
@@ -111,15 +118,24 @@ pub fn python_run(
         let Some(script) = words.get(1) else {
             return Err(NotWarm::NotPython);
         };
-        if script.starts_with('-') {
-            return Err(NotWarm::InterpreterOption(script.clone()));
-        }
+        let (target, args) = match (script.as_str(), words.get(2)) {
+            ("-m", Some(module)) if is_module_name(module) => (Target::Module(module.clone()), &words[3..]),
+            (option, _) if option.starts_with('-') => {
+                return Err(NotWarm::InterpreterOption(option.to_string()))
+            }
+            _ => (
+                Target::Script {
+                    as_written: script.clone(),
+                    path: script_file(script, cwd)?,
+                },
+                &words[2..],
+            ),
+        };
         return Ok(PythonRun {
             interpreter,
             interpreter_as_written: first.clone(),
-            script_as_written: script.clone(),
-            script: script_file(script, cwd)?,
-            args: words[2..].to_vec(),
+            target,
+            args: args.to_vec(),
             pyenv_root,
         });
     }
@@ -140,8 +156,10 @@ pub fn python_run(
     Ok(PythonRun {
         interpreter,
         interpreter_as_written,
-        script_as_written,
-        script,
+        target: Target::Script {
+            as_written: script_as_written,
+            path: script,
+        },
         args: words[1..].to_vec(),
         pyenv_root,
     })
@@ -176,7 +194,16 @@ fn script_on_path(name: &str, path_var: Option<&std::ffi::OsStr>) -> Result<Stri
             return Ok(candidate);
         }
     }
-    Err(NotWarm::Script(format!("{name} is not on PATH")))
+    // Not found: the hook fails as it would have; nothing says it is Python.
+    Err(NotWarm::NotPython)
+}
+
+/// A dotted module name as `-m` takes it (`pkg.hooks.guard`).
+fn is_module_name(name: &str) -> bool {
+    name.split('.').all(|part| {
+        part.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
 }
 
 /// `python`, `python3`, `python3.12`: names that mean a CPython interpreter.
@@ -357,10 +384,10 @@ mod tests {
             script_on_path("sh", path("bin:/bin").as_deref()),
             Err(NotWarm::Script(_))
         ));
-        assert!(matches!(
-            script_on_path("no-such-program-here", path("/bin").as_deref()),
-            Err(NotWarm::Script(_))
-        ));
+        assert_eq!(
+            script_on_path("no-such-program-here", path("/bin").as_deref()).unwrap_err(),
+            NotWarm::NotPython
+        );
         assert_eq!(
             script_on_path("sh", None).unwrap_err(),
             NotWarm::Variable("PATH".into())

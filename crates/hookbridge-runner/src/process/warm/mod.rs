@@ -37,7 +37,7 @@ use nix::fcntl::{fcntl, FcntlArg, OFlag};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::socket::{self as sock, AddressFamily, ControlMessage, MsgFlags, SockFlag, SockType, UnixAddr};
 
-pub use eligibility::{python_run, NotWarm, PythonRun};
+pub use eligibility::{python_run, NotWarm, PythonRun, Target};
 pub use service::{
     ensure_service, service_dir, services, stop_services, InterpreterIdentity, ServiceStatus, IDLE_EXIT,
 };
@@ -75,7 +75,10 @@ pub enum WarmUse {
     NotTried(NotWarm),
     /// Run by a warm service.
     Ran,
-    /// Eligible, but spawned: why (the service was starting, missing or broken).
+    /// Eligible, but spawned while its service starts (the first runs of an interpreter): the
+    /// expected way in, not a problem.
+    Starting(String),
+    /// Eligible, but spawned: why (the service could not start, or is unreachable or broken).
     Spawned(String),
 }
 
@@ -271,20 +274,22 @@ fn reach_service(
         Err(_) => {}
     }
     let interpreter = identity.interpreter.display();
+    let starting = || WarmUse::Starting(format!("the warm service for {interpreter} is starting"));
     if !service::started_recently(&socket) {
         service::start_service(identity, &socket, env)
             .map_err(|e| WarmUse::Spawned(format!("could not start {interpreter}: {e}")))?;
     } else if mode != WarmMode::Always {
         // Started moments ago (by this run or another), or it could not start: a start is tried
         // again only after a while, so a broken interpreter costs no more than a connect.
+        if service::start_age(&socket).is_some_and(|age| age < WarmMode::START_WAIT) {
+            return Err(starting());
+        }
         return Err(WarmUse::Spawned(format!(
-            "the warm service for {interpreter} is starting (or could not start: try `hookbridge serve --python {interpreter}`)"
+            "the warm service for {interpreter} could not start (try `hookbridge serve --python {interpreter}`)"
         )));
     }
     if mode != WarmMode::Always {
-        return Err(WarmUse::Spawned(format!(
-            "the warm service for {interpreter} is starting"
-        )));
+        return Err(starting());
     }
     if !service::wait_until_listening(&socket, WarmMode::START_WAIT) {
         return Err(WarmUse::Spawned(format!(
@@ -363,20 +368,39 @@ fn request_line(env: &[(OsString, OsString)], run: &PythonRun, cwd: &Path) -> Op
             ))
         })
         .collect::<Option<_>>()?;
-    let script = run.script.to_str()?;
-    let path0 = std::fs::canonicalize(&run.script)
-        .ok()
-        .and_then(|p| p.parent().map(Path::to_path_buf))
-        .unwrap_or_else(|| {
-            run.script
-                .parent()
-                .map(Path::to_path_buf)
-                .unwrap_or_else(|| PathBuf::from("/"))
-        });
-    let mut argv = vec![run.script_as_written.clone()];
-    argv.extend(run.args.iter().cloned());
-    let mut orig_argv = vec![run.interpreter_as_written.clone()];
-    orig_argv.extend(argv.iter().cloned());
+    // sys.argv as the script or module starts; sys.path[0] (the script's directory with symlinks
+    // resolved, or for `-m` the working directory as getcwd(3) gives it).
+    let (argv, orig_argv, file, module, path0) = match &run.target {
+        Target::Script { as_written, path } => {
+            let path0 = std::fs::canonicalize(path)
+                .ok()
+                .and_then(|p| p.parent().map(Path::to_path_buf))
+                .unwrap_or_else(|| {
+                    path.parent()
+                        .map(Path::to_path_buf)
+                        .unwrap_or_else(|| PathBuf::from("/"))
+                });
+            let argv: Vec<String> = std::iter::once(as_written.clone())
+                .chain(run.args.iter().cloned())
+                .collect();
+            let orig_argv: Vec<String> = std::iter::once(run.interpreter_as_written.clone())
+                .chain(argv.iter().cloned())
+                .collect();
+            (argv, orig_argv, Some(path.to_str()?), None, path0)
+        }
+        Target::Module(name) => {
+            // While the module is found, argv[0] is "-m" (runpy then sets it to the file).
+            let argv: Vec<String> = std::iter::once("-m".to_string())
+                .chain(run.args.iter().cloned())
+                .collect();
+            let orig_argv: Vec<String> = [run.interpreter_as_written.clone(), "-m".to_string(), name.clone()]
+                .into_iter()
+                .chain(run.args.iter().cloned())
+                .collect();
+            let path0 = std::fs::canonicalize(cwd).ok()?;
+            (argv, orig_argv, None, Some(name.as_str()), path0)
+        }
+    };
     // SAFETY: umask(2) cannot fail; it is set straight back.
     let umask = unsafe {
         let mask = libc::umask(0o022);
@@ -386,7 +410,8 @@ fn request_line(env: &[(OsString, OsString)], run: &PythonRun, cwd: &Path) -> Op
     let request = serde_json::json!({
         "argv": argv,
         "orig_argv": orig_argv,
-        "file": script,
+        "file": file,
+        "module": module,
         "path0": path0.to_str()?,
         "env": env,
         "cwd": cwd.to_str()?,

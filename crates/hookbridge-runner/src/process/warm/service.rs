@@ -154,9 +154,15 @@ fn start_marker(socket: &Path) -> PathBuf {
 /// Whether a service for `socket` was started less than [`RESTART_AFTER`] ago and has not come
 /// up yet (a service removes the marker once it listens).
 pub(super) fn started_recently(socket: &Path) -> bool {
+    start_age(socket).is_some_and(|age| age < RESTART_AFTER)
+}
+
+/// How long ago a service for `socket` was started that has not come up yet.
+pub(super) fn start_age(socket: &Path) -> Option<Duration> {
     std::fs::metadata(start_marker(socket))
         .and_then(|m| m.modified())
-        .is_ok_and(|at| at.elapsed().is_ok_and(|age| age < RESTART_AFTER))
+        .ok()
+        .and_then(|at| at.elapsed().ok())
 }
 
 /// Starts the service for `identity` in the background, with `env` (the first hook's whole

@@ -38,6 +38,8 @@ _SAFE_PATH = bool(getattr(sys.flags, "safe_path", False))
 _BASE_PATH = sys.path[:] if _SAFE_PATH else sys.path[1:]
 # Whether a script's globals start with `__annotations__` on this version.
 _MAIN_HAS_ANNOTATIONS = "__annotations__" in globals()
+# What `__main__.__loader__` is before `-m` runs a module (the built-in importer).
+_STARTUP_MAIN_LOADER = globals().get("__loader__")
 
 
 def _daemonize():
@@ -62,6 +64,7 @@ import builtins  # noqa: E402
 import io  # noqa: E402
 import json  # noqa: E402
 import resource  # noqa: E402
+import runpy  # noqa: E402
 import selectors  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
@@ -235,24 +238,32 @@ def _run_child(conn, request, fds):
     sys.path[:] = ([] if _SAFE_PATH else [request["path0"]]) + _BASE_PATH
 
     path = request["file"]
+    module = request.get("module")
     main = types.ModuleType("__main__")
-    main.__dict__.update({
-        "__file__": path,
-        "__cached__": None,
-        "__loader__": SourceFileLoader("__main__", path),
-        "__package__": None,
-        "__spec__": None,
-        "__builtins__": builtins,
-    })
+    main.__dict__["__builtins__"] = builtins
+    if module is None:
+        main.__dict__.update({
+            "__file__": path,
+            "__cached__": None,
+            "__loader__": SourceFileLoader("__main__", path),
+            "__package__": None,
+            "__spec__": None,
+        })
+    else:
+        # As at start-up, before `-m` hands the module to runpy (which sets the rest).
+        main.__dict__.update({"__loader__": _STARTUP_MAIN_LOADER, "__package__": None, "__spec__": None})
     if _MAIN_HAS_ANNOTATIONS:
         main.__annotations__ = {}
     sys.modules["__main__"] = main
 
     code = 0
     try:
-        with open(path, "rb") as source:
-            compiled = compile(source.read(), path, "exec", dont_inherit=True)
-        exec(compiled, main.__dict__)
+        if module is not None:
+            runpy._run_module_as_main(module)
+        else:
+            with open(path, "rb") as source:
+                compiled = compile(source.read(), path, "exec", dont_inherit=True)
+            exec(compiled, main.__dict__)
     except SystemExit as exc:
         code = _exit_code_of(exc)
     except KeyboardInterrupt as exc:
