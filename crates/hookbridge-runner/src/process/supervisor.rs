@@ -113,7 +113,8 @@ pub(super) fn run_all(
                 break;
             };
             let started = Instant::now();
-            match Supervised::spawn(index, spec, started) {
+            let more_follow = !waiting.is_empty() && children.len() + 1 < slots;
+            match Supervised::spawn(index, spec, started, more_follow) {
                 Ok(child) => {
                     guard.started(&child);
                     children.push(child);
@@ -437,32 +438,40 @@ impl Supervised {
     /// Starts `spec`'s process — in a warm Python service when it may run there, else spawned —
     /// and writes what of the payload the socket takes at once. A process that cannot be started
     /// gives its spec back with the error.
-    fn spawn(index: usize, spec: ProcessSpec, started: Instant) -> Result<Supervised, Box<SpawnError>> {
-        let (pid, pidfd, warm, streams, warm_use) = match warm::start(&spec, WarmMode::from_env()) {
-            Ok(start) => {
-                let pid = Pid::of_warm_child(start.child.pid());
-                (
-                    pid,
-                    None,
-                    Some(start.child),
-                    (start.stdin, start.stdout, start.stderr),
-                    WarmUse::Ran,
-                )
-            }
-            Err(warm_use) => match spawn::spawn(&spec) {
-                Ok(child) => {
-                    let pidfd = pidfd_of(child.pid);
+    /// `more_follow`: other processes are started right after this one (a warm service then
+    /// readies its next child at once).
+    fn spawn(
+        index: usize,
+        spec: ProcessSpec,
+        started: Instant,
+        more_follow: bool,
+    ) -> Result<Supervised, Box<SpawnError>> {
+        let (pid, pidfd, warm, streams, warm_use) =
+            match warm::start(&spec, WarmMode::from_env(), more_follow) {
+                Ok(start) => {
+                    let pid = Pid::of_warm_child(start.child.pid());
                     (
-                        child.pid,
-                        pidfd,
+                        pid,
                         None,
-                        (child.stdin, child.stdout, child.stderr),
-                        warm_use,
+                        Some(start.child),
+                        (start.stdin, start.stdout, start.stderr),
+                        WarmUse::Ran,
                     )
                 }
-                Err(err) => return Err(Box::new(SpawnError { spec, err, warm_use })),
-            },
-        };
+                Err(warm_use) => match spawn::spawn(&spec) {
+                    Ok(child) => {
+                        let pidfd = pidfd_of(child.pid);
+                        (
+                            child.pid,
+                            pidfd,
+                            None,
+                            (child.stdin, child.stdout, child.stderr),
+                            warm_use,
+                        )
+                    }
+                    Err(err) => return Err(Box::new(SpawnError { spec, err, warm_use })),
+                },
+            };
         let (stdin, stdout, stderr) = streams;
         let mut supervised = Supervised {
             index,

@@ -302,7 +302,7 @@ fn reach_service(
 
 /// Starts `spec` in a warm service when it is eligible and the service is up; otherwise says why
 /// not, and the caller spawns it.
-pub(super) fn start(spec: &ProcessSpec, mode: WarmMode) -> Result<WarmStart, WarmUse> {
+pub(super) fn start(spec: &ProcessSpec, mode: WarmMode, more_follow: bool) -> Result<WarmStart, WarmUse> {
     let WarmPlan { run, identity, env } = plan(spec, mode).map_err(WarmUse::NotTried)?;
     let control = reach_service(&identity, &env, mode)?;
     let refused =
@@ -311,7 +311,7 @@ pub(super) fn start(spec: &ProcessSpec, mode: WarmMode) -> Result<WarmStart, War
         Some(cwd) => cwd.clone(),
         None => std::env::current_dir().map_err(|e| refused("working directory", &e))?,
     };
-    let request = request_line(&env, &run, &cwd).ok_or(WarmUse::NotTried(NotWarm::NotUtf8))?;
+    let request = request_line(&env, &run, &cwd, more_follow).ok_or(WarmUse::NotTried(NotWarm::NotUtf8))?;
 
     let (stdin_child, stdin_ours) = super::spawn::stream_pair().map_err(|e| refused("socketpair", &e))?;
     let (stdout_ours, stdout_child) = super::spawn::stream_pair().map_err(|e| refused("socketpair", &e))?;
@@ -358,7 +358,12 @@ fn connect(socket: &Path) -> io::Result<File> {
 }
 
 /// The run, as the service reads it.
-fn request_line(env: &[(OsString, OsString)], run: &PythonRun, cwd: &Path) -> Option<Vec<u8>> {
+fn request_line(
+    env: &[(OsString, OsString)],
+    run: &PythonRun,
+    cwd: &Path,
+    more_follow: bool,
+) -> Option<Vec<u8>> {
     let env: serde_json::Map<String, serde_json::Value> = env
         .iter()
         .map(|(k, v)| {
@@ -417,6 +422,7 @@ fn request_line(env: &[(OsString, OsString)], run: &PythonRun, cwd: &Path) -> Op
         "cwd": cwd.to_str()?,
         "umask": umask,
         "rlimits": resource_limits(),
+        "more": more_follow,
     });
     let mut line = serde_json::to_vec(&request).ok()?;
     line.push(b'\n');

@@ -4,8 +4,8 @@
 # IDLE_SECONDS` with this file on stdin; never run by hand.
 #
 # Protocol (one Unix stream connection per hook run, same user only):
-#   client -> service one JSON line {"argv", "file", "path0", "env", "cwd", "umask", "rlimits",
-#                     "orig_argv"}
+#   client -> service one JSON line {"argv", "file" or "module", "path0", "env", "cwd", "umask",
+#                     "rlimits", "orig_argv", "more"} ("more": other hooks start right after)
 #                     with the hook's stdin, stdout and stderr attached (SCM_RIGHTS)
 #   child  -> client  {"pid": N}            this process is the hook's and leads its own group
 #                     or {"decline": why}   this run must spawn (a file beside the script would
@@ -329,8 +329,8 @@ def main():
     idle_since = time.monotonic()
     stopping = False
     # The next spare is forked once no hook is running (a fork beside a running hook competes with
-    # it for the CPU), or at once when a connection is waiting: the listener is watched only while
-    # there is no spare.
+    # it for the CPU), or at once when a connection is waiting or the run said more will follow
+    # (several hooks on one event): the listener is watched only while there is no spare.
     waiting = False
     watching = False
     while not stopping:
@@ -361,6 +361,7 @@ def main():
                 if took == "stop":
                     stopping = True
                     continue
+                waiting = waiting or took == "took, more follow"
                 # The spare became a hook's child: its control socket is done, a new spare comes.
                 selector.unregister(key.fileobj)
                 key.fileobj.close()
@@ -471,7 +472,7 @@ def _from_spare(control, processes, spare):
     conn = socket.socket(fileno=fds[0]) if fds else None
     if "took" in message:
         processes[spare[0]][1] = conn
-        return "took"
+        return "took, more follow" if message.get("more") else "took"
     if conn is None:
         return None
     op = message.get("op")
@@ -515,7 +516,8 @@ def _spare(listener, control, keep_closed):
         if request is None:
             continue
         # Taken: from here this process is the hook's.
-        socket.send_fds(control, [b'{"took": true}'], [conn.fileno()])
+        took = b'{"took": true, "more": true}' if request.get("more") else b'{"took": true}'
+        socket.send_fds(control, [took], [conn.fileno()])
         waiting.close()
         listener.close()
         control.close()
