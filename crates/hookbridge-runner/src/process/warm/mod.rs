@@ -1,9 +1,9 @@
 //! Warm Python hooks: an unmodified Python hook run by a long-lived interpreter of the same
 //! identity, which forks a fresh child per run, instead of by a new interpreter that must start up
 //! and import its modules again (35 ms for `/usr/bin/python3` to 190 ms through a pyenv shim on
-//! the test machine, on every tool call; a warm run costs about 7.5 ms there, `scripts/bench-warm.py`).
-//! The service forks each child before its request comes (`warm_server.py` says how), so no run
-//! waits for a fork.
+//! the test machine, on every tool call; a warm run costs 4.5–6 ms there, `scripts/bench-warm.py`).
+//! The service forks each child before its request comes and has it copy its shared pages while
+//! it waits (`warm_server.py` says how), so no run waits for a fork or takes copy-on-write faults.
 //!
 //! The shaping decision: **a warm run is supervised exactly as a spawned one.** The child gets
 //! socketpair ends made here for its stdin, stdout and stderr (passed over the service's socket),
