@@ -551,3 +551,59 @@ fn exit_two_and_json_deny_together_last_to_finish_wins() {
         "{out:#}"
     );
 }
+
+/// Warm Python runs, on by default in `hookbridge run`: the first run of an interpreter starts its
+/// service and spawns (the expected way in), and a run the service declines by design (a file
+/// beside the script shadows a module it preloaded) spawns too. Both are shown in the report, and
+/// neither is a problem: the diagnostics log stays empty.
+#[test]
+fn a_starting_or_declining_warm_service_is_reported_but_not_logged() {
+    require_program("python3");
+    let project = Project::new(pre_hooks(json!([
+        {"type": "command", "command": "python3 hooks/plain.py"},
+        {"type": "command", "command": "python3 shadowed/guard.py"},
+    ])));
+    fs::create_dir_all(project.dir.join("hooks")).unwrap();
+    fs::create_dir_all(project.dir.join("shadowed")).unwrap();
+    fs::write(
+        project.dir.join("hooks/plain.py"),
+        "import sys, json\njson.load(sys.stdin)\n",
+    )
+    .unwrap();
+    fs::write(project.dir.join("shadowed/guard.py"), "import signal\n").unwrap();
+    fs::write(project.dir.join("shadowed/signal.py"), "").unwrap();
+    let runtime = project.home.join("run");
+    fs::create_dir_all(&runtime).unwrap();
+    let with_warm_default = |format: &str| {
+        let mut cmd = hookbridge_run("PreToolUse", &project.dir, &project.home, &project.log, format);
+        cmd.env_remove("HOOKBRIDGE_WARM")
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .env("HOOKBRIDGE_WARM_IDLE", "20");
+        cmd
+    };
+    let report = |done: Finished| -> Value {
+        assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+        serde_json::from_slice(&done.stdout).unwrap()
+    };
+    let first = report(project.finish(with_warm_default("report"), &project.pre_bash()));
+    for label in ["plain.py", "guard.py"] {
+        let warm = &hook(&first, label)["warm"];
+        assert_eq!(warm["starting"], json!(true), "{label}: {first:#}");
+    }
+    let mut last = Value::Null;
+    let ran_warm = wait_until(Duration::from_secs(20), || {
+        last = report(project.finish(with_warm_default("report"), &project.pre_bash()));
+        hook(&last, "plain.py")["warm"] == json!("ran")
+    });
+    assert!(ran_warm, "the service never came up: {last:#}");
+    let declined = &hook(&last, "guard.py")["warm"];
+    assert_eq!(declined["declined"], json!(true), "{last:#}");
+    assert!(
+        declined["fell_back"].as_str().unwrap_or("").contains("signal.py"),
+        "{last:#}"
+    );
+    assert_eq!(project.log_text(), "", "nothing here is a problem");
+    let mut stop = std::process::Command::new(common::hookbridge_bin());
+    stop.args(["serve", "--stop"]).env("XDG_RUNTIME_DIR", &runtime);
+    assert!(stop.status().unwrap().success());
+}

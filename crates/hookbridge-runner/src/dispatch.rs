@@ -494,6 +494,7 @@ pub(crate) fn execution_of(outcome: JobOutcome, finish_order: usize) -> HookExec
         WarmUse::NotTried(_) => WarmRun::NotTried,
         WarmUse::Ran => WarmRun::Ran,
         WarmUse::Starting(why) => WarmRun::Starting(why),
+        WarmUse::Declined(why) => WarmRun::Declined(why),
         WarmUse::Spawned(why) => WarmRun::FellBack(why),
     };
     HookExecution {
@@ -603,6 +604,7 @@ impl EventReport {
                         WarmRun::NotTried => serde_json::Value::Null,
                         WarmRun::Ran => json!("ran"),
                         WarmRun::Starting(why) => json!({"fell_back": why, "starting": true}),
+                        WarmRun::Declined(why) => json!({"fell_back": why, "declined": true}),
                         WarmRun::FellBack(why) => json!({"fell_back": why}),
                     },
                     "duration_ms": h.execution.duration.as_secs_f64() * 1000.0,

@@ -340,7 +340,7 @@ fn a_hook_whose_own_file_shadows_a_preloaded_module_spawns() {
     let cold = spawned(spec(&format!("{py} signal.py"), dir.path()));
     let fallback = run_process(spec(&format!("{py} signal.py"), dir.path()));
     assert!(
-        matches!(&fallback.warm, WarmUse::Spawned(why) if why.contains("signal.py beside the script shadows")),
+        matches!(&fallback.warm, WarmUse::Declined(why) if why.contains("signal.py beside the script shadows")),
         "{:?}",
         fallback.warm
     );

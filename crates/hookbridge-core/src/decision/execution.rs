@@ -66,6 +66,9 @@ pub enum WarmRun {
     /// It could have run warm but was spawned while its service starts (the first runs of an
     /// interpreter): expected, not a problem.
     Starting(String),
+    /// It could have run warm but its service declined it, by design (a file beside the script
+    /// shadows a module the service preloaded, a resource limit, an old Python): not a problem.
+    Declined(String),
     /// It could have run warm but was spawned; why (a service that could not start, or is
     /// unreachable or broken).
     FellBack(String),

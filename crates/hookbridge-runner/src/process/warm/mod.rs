@@ -78,6 +78,9 @@ pub enum WarmUse {
     /// Eligible, but spawned while its service starts (the first runs of an interpreter): the
     /// expected way in, not a problem.
     Starting(String),
+    /// Eligible, but the service declined it, by design (a file beside the script shadows a
+    /// module it preloaded, a resource limit it cannot give, a Python before 3.9): not a problem.
+    Declined(String),
     /// Eligible, but spawned: why (the service could not start, or is unreachable or broken).
     Spawned(String),
 }
@@ -329,9 +332,11 @@ pub(super) fn start(spec: &ProcessSpec, mode: WarmMode, more_follow: bool) -> Re
         pidfd: None,
         unread: Vec::new(),
     };
-    let pid = child
-        .read_pid(Instant::now() + FORK_ANSWER_LIMIT)
-        .map_err(|e| refused("declined", &e))?;
+    let pid = match child.read_pid(Instant::now() + FORK_ANSWER_LIMIT) {
+        Ok(Ok(pid)) => pid,
+        Ok(Err(why)) => return Err(WarmUse::Declined(why)),
+        Err(e) => return Err(refused("no answer", &e)),
+    };
     child.pid = pid;
     child.pidfd = pidfd_of(pid);
     // The child waits for `go` (see `WarmChild::go`), sent once the payload is in its stdin.
@@ -548,15 +553,16 @@ impl WarmChild {
         }
     }
 
-    fn read_pid(&mut self, until: Instant) -> io::Result<i32> {
+    /// The child's pid, or why the service declined the run.
+    fn read_pid(&mut self, until: Instant) -> io::Result<Result<i32, String>> {
         loop {
             while let Some(message) = self.next_message() {
                 if let Some(why) = message.get("decline").and_then(serde_json::Value::as_str) {
-                    return Err(io::Error::other(why.to_string()));
+                    return Ok(Err(why.to_string()));
                 }
                 if let Some(pid) = message.get("pid").and_then(serde_json::Value::as_i64) {
                     if pid > 1 {
-                        return Ok(pid as i32);
+                        return Ok(Ok(pid as i32));
                     }
                 }
             }
