@@ -9,6 +9,9 @@
 #   BENCH_SKIP_CRITERION=1   skip the library (criterion) benchmarks, keep the last results
 #   BENCH_OUT=path      where to write the report (default docs/benchmarks.md)
 #   BENCH_WARM_ROUNDS=N rounds per row of the warm Python hook comparison (default 100)
+#   BENCH_AMPLIFIER_ROUNDS=N  rounds of the Amplifier module against hook-shell (default 200)
+#   BENCH_HOOK_SHELL_DIR=path a checkout of microsoft/amplifier-module-hook-shell (default: cloned
+#                       into $CARGO_TARGET_DIR/hook-shell; it is not on PyPI and is not vendored)
 #   CARGO_TARGET_DIR    honoured as by cargo
 #
 # What it does:
@@ -21,7 +24,11 @@
 #     are reported;
 #  4. measures hookbridge's peak RSS (GNU time's maximum resident set size) while a hook prints 100 MB;
 #  5. writes docs/benchmarks.md;
-#  6. appends the warm Python hook comparison (scripts/bench-warm.py).
+#  6. appends the warm Python hook comparison (scripts/bench-warm.py);
+#  7. appends the Amplifier module's figures in amplifier-core's real registry: an event no hook
+#     matches against the bare registry and a do-nothing handler (scripts/bench-amplifier-no-match.py),
+#     and hook-bridge against the seed's Python bridge, hook-shell, on the same hooks
+#     (scripts/bench-amplifier-vs-hook-shell.py), with the release binding.
 #
 # Benchmarks are not tests: nothing here fails the build. The exit code is 0 even when a target is
 # missed (the report says which); it is non-zero only if something could not be measured.
@@ -463,4 +470,22 @@ echo "==> warm Python hooks (${BENCH_WARM_ROUNDS:-100} rounds per row)" >&2
 {
     printf '\n## Warm Python hooks\n\n'
     python3 scripts/bench-warm.py "$HB_BIN" "${BENCH_WARM_ROUNDS:-100}"
+} >> "$OUT"
+
+# The Amplifier module in amplifier-core's real registry, against hook-shell, appended too.
+HOOK_SHELL_DIR="${BENCH_HOOK_SHELL_DIR:-$TARGET_DIR/hook-shell}"
+echo "==> Amplifier module: no-match floor, and against hook-shell ($HOOK_SHELL_DIR)" >&2
+if [ ! -d "$HOOK_SHELL_DIR/amplifier_module_hook_shell" ]; then
+    git clone -q --depth 1 https://github.com/microsoft/amplifier-module-hook-shell "$HOOK_SHELL_DIR" || {
+        echo "bench.sh: could not clone hook-shell; set BENCH_HOOK_SHELL_DIR to a checkout" >&2
+        printf '\n## Amplifier module\n\nnot measured: no hook-shell checkout\n' >> "$OUT"
+        exit 1
+    }
+fi
+bash scripts/python-env.sh --release >&2
+{
+    printf '\n## Amplifier module\n\n```\n'
+    .venv/bin/python scripts/bench-amplifier-no-match.py 3000
+    .venv/bin/python scripts/bench-amplifier-vs-hook-shell.py "$HOOK_SHELL_DIR" "${BENCH_AMPLIFIER_ROUNDS:-200}"
+    printf '```\n'
 } >> "$OUT"

@@ -232,6 +232,8 @@ class HookBridge:
             raise ConfigError(f"hook-bridge: `project_dir` {str(project)!r} is not a directory")
         self.project_dir = project.resolve()
         self.working_dir = Path(working_dir).resolve() if isinstance(working_dir, str) and working_dir else self.project_dir
+        self._working_dir_text = str(self.working_dir)
+        self._hook_result = _hook_result_class()
         self.engine = Engine(
             str(self.project_dir),
             include_user_hooks=config["allow_user_hooks"],
@@ -409,7 +411,7 @@ class HookBridge:
             event,
             payload,
             session_id=session_id,
-            cwd=str(self.working_dir),
+            cwd=self._working_dir_text,
             transcript_path=self.transcript_path(session_id),
             env_file=str(self.env_file(session_id)),
             extra_env=dict(self.session_env),
@@ -418,17 +420,21 @@ class HookBridge:
         return out
 
     async def handle(self, event: str, data: Any) -> Any:
-        HookResult = _hook_result_class()
+        HookResult = self._hook_result
         if self.closed or not self.engine.handles(event):
             return HookResult()
         data = data if isinstance(data, dict) else {}
+        # Selection is decided here, in microseconds, so that an event no hook matches returns at
+        # once, without the hop to a worker thread: first from the tool's name alone (a tool no
+        # matcher names, before the data is serialized), then from the whole data.
+        tool_name = data.get("tool_name")
+        if isinstance(tool_name, str) and not self.engine.may_select_tool(event, tool_name):
+            return HookResult()
         session_id = self.session_id(data)
         self._loop = asyncio.get_running_loop()
         try:
             payload = json.dumps(data, default=str)
-            # Selection is decided here, in microseconds: an event no hook matches (a tool no
-            # matcher names) returns at once, without the hop to a worker thread.
-            if not self.engine.selects(event, payload, session_id=session_id, cwd=str(self.working_dir)):
+            if not self.engine.selects(event, payload, session_id=session_id, cwd=self._working_dir_text):
                 return HookResult()
             out = await asyncio.to_thread(self._dispatch_blocking, event, payload, session_id)
         except Exception as e:  # the bridge itself failed: fail open, loudly

@@ -48,3 +48,17 @@ def test_selects_agrees_with_dispatch(engine: Engine, event: str, data: dict, ex
 
 def test_unreadable_data_is_left_to_dispatch(engine: Engine) -> None:
     assert engine.selects("tool:pre", "{not json") is True
+
+
+@pytest.mark.parametrize("event, data, expected", CASES)
+def test_may_select_tool_never_drops_what_selects_keeps(engine: Engine, event: str, data: dict, expected: bool) -> None:
+    """The module's first test, from the tool's name alone: ``False`` only where ``selects`` is
+    false too."""
+    tool = data.get("tool_name")
+    if tool is None:
+        assert engine.may_select_tool(event, "bash") is True  # not a tool event: left to `selects`
+        return
+    may = engine.may_select_tool(event, tool)
+    assert may or not expected
+    # read_file names no PreToolUse matcher: decided without the data.
+    assert may is not (event == "tool:pre" and tool == "read_file")

@@ -30,6 +30,8 @@ use hookbridge_runner::{dispatch, AsyncAnswers, AsyncHooks, DispatchOptions, Eve
 
 use crate::events::{claude_events_for, ROUTES};
 use crate::hook_result::HookResult;
+use crate::registry::kernel_events::{TOOL_ERROR, TOOL_POST, TOOL_PRE};
+use crate::tools;
 use crate::translate::{self, SessionContext};
 
 /// The name inline hooks are reported under.
@@ -218,6 +220,27 @@ impl Engine {
             )
     }
 
+    /// Whether a tool event (`tool:pre`, `tool:post`, `tool:error`) for the Amplifier tool named
+    /// `amplifier_tool` can reach any hook, decided from that name alone, before the event data
+    /// is serialized: the cheapest no-match test, for the event a host fires most. `false` is a
+    /// promise that [`selects`](Self::selects) is `false` for every data with that `tool_name`:
+    /// the Claude Code events such an event can fire are the routes', their payloads carry
+    /// `tool_name` as [`tools::claude_tool_name`] of it, and the tool matcher is the only rule that
+    /// reads no other field. Events that match on something else (SubagentStop, by agent type)
+    /// count as reachable when they have hooks. Any other Amplifier event: `true` (ask
+    /// [`selects`](Self::selects)).
+    pub fn may_select_tool(&self, event: &str, amplifier_tool: &str) -> bool {
+        if ![TOOL_PRE, TOOL_POST, TOOL_ERROR].contains(&event) {
+            return true;
+        }
+        let set = &self.loaded().set;
+        let claude_tool = tools::claude_tool_name(amplifier_tool);
+        ROUTES.iter().filter(|r| r.amplifier == event).any(|r| {
+            let query = (r.claude.traits().match_field == Some("tool_name")).then_some(claude_tool);
+            set.reaches_any(&r.claude, query)
+        })
+    }
+
     /// What `async: true` hooks that finished since the last call left for the model, oldest
     /// first: for each, its `systemMessage` and `additionalContext` one per line — the system block
     /// Claude Code shows on its next request (shared case 81). The host injects them before its
@@ -309,4 +332,88 @@ fn report_warnings(report: &EventReport) -> Vec<String> {
         .filter(|p| p.for_the_user())
         .map(ToString::to_string)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn engine(hooks: Value) -> Engine {
+        Engine::new(EngineSettings {
+            project_dir: std::env::temp_dir(),
+            user_home: None,
+            include_user: false,
+            include_project: false,
+            default_timeout: None,
+            max_timeout: None,
+            inline_hooks: Some(json!({ "hooks": hooks }).to_string()),
+            async_hooks: AsyncHooks::Await,
+        })
+    }
+
+    /// `may_select_tool` answers from the tool's name what `selects` answers from the whole data:
+    /// never `false` where `selects` is `true` (that would lose a hook), and `false` where no data
+    /// with that name reaches a hook.
+    #[test]
+    fn may_select_tool_never_contradicts_selects() {
+        let group =
+            |matcher: &str| json!([{"matcher": matcher, "hooks": [{"type": "command", "command": "true"}]}]);
+        let configs = [
+            json!({"PreToolUse": group("Bash")}),
+            json!({"PreToolUse": group("Read|Write")}),
+            json!({"PreToolUse": group("mcp__.*")}),
+            json!({"PreToolUse": group("(")}),
+            json!({"PostToolUse": group("Edit")}),
+            json!({"PostToolUseFailure": group("Bash")}),
+            json!({"SubagentStop": group("explorer")}),
+            json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "g", "if": "Bash(git *)"}]}]}),
+            json!({"UserPromptSubmit": group("")}),
+        ];
+        let tools = [
+            "bash",
+            "read_file",
+            "write_file",
+            "edit_file",
+            "task",
+            "delegate",
+            "mcp__fs__x",
+            "Bash",
+            "",
+        ];
+        let results = [
+            json!({"success": true, "output": "ok"}),
+            json!({"success": false, "error": {"message": "no"}}),
+            json!("Error: no"),
+        ];
+        let (mut promised, mut checked) = (0, 0);
+        for hooks in &configs {
+            let engine = engine(hooks.clone());
+            for tool in tools {
+                for event in [TOOL_PRE, TOOL_POST, TOOL_ERROR] {
+                    let may = engine.may_select_tool(event, tool);
+                    for result in &results {
+                        for input in [json!({"command": "git push", "agent": "explorer"}), json!({})] {
+                            let data = json!({"tool_name": tool, "tool_input": input, "result": result, "error": "x"});
+                            let selects =
+                                engine.selects(event, &data.to_string(), Some("s".into()), Some("/p".into()));
+                            assert!(
+                                may || !selects,
+                                "{hooks} {event} {tool}: selects {data} but may_select_tool is false"
+                            );
+                            checked += 1;
+                        }
+                    }
+                    promised += usize::from(!may);
+                }
+            }
+            assert!(
+                engine.may_select_tool("prompt:submit", "bash"),
+                "not a tool event: left to selects"
+            );
+        }
+        assert!(
+            promised > 0 && checked > 0,
+            "the no-match promise was made at least once"
+        );
+    }
 }

@@ -264,6 +264,14 @@ impl Engine {
         self.inner.selects(event, data, session_id, cwd)
     }
 
+    /// Whether a tool event (`tool:pre`, `tool:post`, `tool:error`) for the Amplifier tool named
+    /// `tool_name` can reach any hook, from the name alone: `False` promises that `selects` is
+    /// false for every data naming that tool, so the host can return before it serializes the
+    /// data. `True` for every other event (ask `selects`).
+    fn may_select_tool(&self, event: &str, tool_name: &str) -> bool {
+        self.inner.may_select_tool(event, tool_name)
+    }
+
     /// What `async: true` hooks that finished since the last call left for the model, oldest first:
     /// for each, its `systemMessage` and `additionalContext` one per line — the system block Claude
     /// Code shows on its next request (shared case 81). The host injects them before its next

@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use crate::event::EventPayload;
+use crate::event::{EventName, EventPayload};
 
 use super::model::{HookId, HookKind, HookSet, HookSpec};
 
@@ -87,21 +87,8 @@ impl HookSet {
         let traits = payload.event().traits();
         let query = payload.match_query();
         let tool = payload.tool_call();
-        // Candidate groups in declaration order: with a match target, the groups its exact name
-        // reaches merged with those that need evaluating; without one, every group.
-        let candidates: Vec<usize> = match (&query, self.index.get(payload.event())) {
-            (Some(q), Some(index)) => {
-                let exact = index.exact.get(q.as_str()).map(Vec::as_slice).unwrap_or(&[]);
-                let eligible = index
-                    .evaluate
-                    .iter()
-                    .filter(|c| c.min_query_len <= q.len())
-                    .map(|c| c.group);
-                merge_sorted(exact, eligible)
-            }
-            _ => (0..groups.len()).collect(),
-        };
-        for group in candidates.into_iter().map(|i| &groups[i]) {
+        for i in self.candidate_groups(payload.event(), query.as_deref()) {
+            let group = &groups[i];
             let matches = match (&group.matcher, &query) {
                 (Err(e), _) => {
                     for hook in &group.hooks {
@@ -172,6 +159,46 @@ impl HookSet {
             }
         }
         selection
+    }
+
+    /// Whether [`select`](Self::select) can return anything (a hook to run or one passed over)
+    /// for a payload of `event` whose match query is `query` (`None`: the event has no match
+    /// target, or it is not known yet). `false` is a promise: no such payload reaches or reports
+    /// any hook, whatever its other fields, since after the matcher every rule (`if`, duplicates)
+    /// only narrows or reports. A host can decide this before it builds the payload.
+    pub fn reaches_any(&self, event: &EventName, query: Option<&str>) -> bool {
+        let Some(groups) = self.events.get(event) else {
+            return false;
+        };
+        if self.disabled_by.is_some() {
+            return groups.iter().any(|g| !g.hooks.is_empty());
+        }
+        self.candidate_groups(event, query).into_iter().any(|i| {
+            let group = &groups[i];
+            !group.hooks.is_empty()
+                && match (&group.matcher, query) {
+                    (Err(_), _) | (Ok(_), None) => true,
+                    (Ok(m), Some(q)) => m.is_match(q),
+                }
+        })
+    }
+
+    /// The indices of `event`'s groups that `query` may match, in declaration order: with a
+    /// match target, the groups its exact name reaches merged with those that need evaluating;
+    /// without one, every group.
+    fn candidate_groups(&self, event: &EventName, query: Option<&str>) -> Vec<usize> {
+        match (query, self.index.get(event)) {
+            (Some(q), Some(index)) => {
+                let exact = index.exact.get(q).map(Vec::as_slice).unwrap_or(&[]);
+                let eligible = index
+                    .evaluate
+                    .iter()
+                    .filter(|c| c.min_query_len <= q.len())
+                    .map(|c| c.group);
+                merge_sorted(exact, eligible)
+            }
+            _ => (0..self.events.get(event).map_or(0, Vec::len)).collect(),
+        }
     }
 
     /// True if no event has any hook: the caller can skip everything else.
@@ -402,5 +429,71 @@ mod tests {
             sel.skipped[0].reason,
             SkipReason::AllHooksDisabled { .. }
         ));
+    }
+
+    /// `reaches_any` is `select` decided from the match query alone: for every config and
+    /// payload here, `false` means `select` returns nothing, and `true` means it returns
+    /// something for some payload with that query (here: the one tried).
+    #[test]
+    fn reaches_any_agrees_with_select() {
+        let group = |m: &str, hook: &str| format!(r#"{{"matcher": {m:?}, "hooks": [{hook}]}}"#);
+        let plain = r#"{"type": "command", "command": "h"}"#;
+        let git_only = r#"{"type": "command", "command": "g", "if": "Bash(git *)"}"#;
+        let configs = [
+            format!(r#"{{"hooks": {{"PreToolUse": [{}]}}}}"#, group("Bash", plain)),
+            format!(
+                r#"{{"hooks": {{"PreToolUse": [{}]}}}}"#,
+                group("Write|Edit", plain)
+            ),
+            format!(
+                r#"{{"hooks": {{"PreToolUse": [{}]}}}}"#,
+                group("mcp__.*__write", plain)
+            ),
+            format!(r#"{{"hooks": {{"PreToolUse": [{}]}}}}"#, group("", plain)),
+            format!(r#"{{"hooks": {{"PreToolUse": [{}]}}}}"#, group("(", plain)),
+            format!(r#"{{"hooks": {{"PreToolUse": [{}]}}}}"#, group("Bash", git_only)),
+            r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": []}]}}"#.to_string(),
+            format!(r#"{{"hooks": {{"PostToolUse": [{}]}}}}"#, group("Read", plain)),
+            format!(
+                r#"{{"disableAllHooks": true, "hooks": {{"PreToolUse": [{}]}}}}"#,
+                group("Bash", plain)
+            ),
+        ];
+        let tools = [
+            "Bash",
+            "Read",
+            "Write",
+            "mcp__fs__write",
+            "mcp__fs__read",
+            "Agent",
+            "",
+        ];
+        let inputs = [
+            json!({"command": "git push"}),
+            json!({"command": "ls"}),
+            json!({}),
+        ];
+        let mut reached = 0;
+        for config in &configs {
+            let s = set(&[config]);
+            for tool in tools {
+                let any = s.reaches_any(&EventName::PreToolUse, Some(tool));
+                let selected = inputs.iter().any(|input| {
+                    let sel = s.select(&pre(tool, input.clone()));
+                    !sel.hooks.is_empty() || !sel.skipped.is_empty()
+                });
+                assert_eq!(any, selected, "{config} with {tool:?}");
+                reached += usize::from(any);
+            }
+            assert_eq!(
+                s.reaches_any(&EventName::PreToolUse, None),
+                s.events
+                    .get(&EventName::PreToolUse)
+                    .is_some_and(|g| g.iter().any(|g| !g.hooks.is_empty())),
+                "{config} without a query"
+            );
+        }
+        // Both answers occur: the check above compares, it does not pass by default.
+        assert!(reached > 0 && reached < configs.len() * tools.len());
     }
 }

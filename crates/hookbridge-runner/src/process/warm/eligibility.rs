@@ -6,8 +6,9 @@
 //! anything else the shell would interpret (pipes, redirections, `;`, globs, `~`, command
 //! substitution, assignments, interpreter options) makes the hook spawn as before, with the
 //! reason recorded. The interpreter must be a real executable found the way `execvp` finds it; a
-//! wrapper script in its place (a pyenv shim, which picks a version by directory) is not proven
-//! and spawns.
+//! wrapper script in its place is not proven and spawns, except a pyenv shim, whose choice of
+//! version is reproduced (`pyenv`). A bare program name is looked up in `PATH` and its `#!` line
+//! read (a Python console script), unless it names a common program that never is one.
 
 use std::ffi::OsString;
 use std::fmt;
@@ -144,6 +145,9 @@ pub fn python_run(
     // the path the shell built.
     let script_as_written = if first.contains('/') {
         first.clone()
+    } else if NEVER_PYTHON.contains(&first.as_str()) {
+        // The usual hook commands (`bash x.sh`, `node x.js`, `jq …`) cost no PATH walk.
+        return Err(NotWarm::NotPython);
     } else {
         script_on_path(first, path_var.as_deref())?
     };
@@ -164,6 +168,45 @@ pub fn python_run(
         pyenv_root,
     })
 }
+
+/// Programs hooks commonly start by bare name that are never a Python console script: shells,
+/// other languages' runtimes and package runners, and common tools. Only a shortcut: a name not
+/// listed is looked up in `PATH` and read.
+const NEVER_PYTHON: &[&str] = &[
+    "bash",
+    "sh",
+    "dash",
+    "zsh",
+    "ksh",
+    "fish",
+    "node",
+    "nodejs",
+    "deno",
+    "bun",
+    "npx",
+    "npm",
+    "pnpm",
+    "yarn",
+    "ruby",
+    "perl",
+    "php",
+    "pwsh",
+    "go",
+    "java",
+    "jq",
+    "git",
+    "uv",
+    "uvx",
+    "cat",
+    "tee",
+    "grep",
+    "sed",
+    "awk",
+    "curl",
+    "osascript",
+    "notify-send",
+    "terminal-notifier",
+];
 
 /// dash's builtins: a command word that names one runs the builtin, whatever PATH holds.
 const SHELL_BUILTINS: &[&str] = &[
@@ -392,6 +435,30 @@ mod tests {
             script_on_path("sh", None).unwrap_err(),
             NotWarm::Variable("PATH".into())
         );
+    }
+
+    /// A listed program is refused before any lookup: here the PATH walk would have stopped at
+    /// the relative entry with another reason.
+    #[test]
+    fn common_non_python_programs_cost_no_path_walk() {
+        let lookup = |name: &str| (name == "PATH").then(|| OsString::from("bin:/usr/bin"));
+        for command in ["bash hook.sh", "node hook.js", "jq -r .tool_name", "uvx guard"] {
+            let program = Program::Shell {
+                command: command.into(),
+            };
+            assert_eq!(
+                python_run(&program, &lookup, Path::new("/")).unwrap_err(),
+                NotWarm::NotPython,
+                "{command}"
+            );
+        }
+        let program = Program::Shell {
+            command: "some-guard check".into(),
+        };
+        assert!(matches!(
+            python_run(&program, &lookup, Path::new("/")),
+            Err(NotWarm::Script(_))
+        ));
     }
 
     #[test]
