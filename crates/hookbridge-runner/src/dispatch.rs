@@ -401,10 +401,7 @@ fn decided_early(event: &EventName, hook: &HookSpec, execution: &HookExecution) 
             Some("cancelled: another UserPromptSubmit hook blocked the prompt")
         }
         (EventName::PermissionRequest, HookAnswer::Output(HookOutput::Json(j)))
-            if j.specific_value("decision")
-                .and_then(|d| d.get("behavior"))
-                .and_then(|b| b.as_str())
-                .is_some_and(|b| b == "allow" || b == "deny") =>
+            if j.request_decision().is_some() =>
         {
             Some("cancelled: another PermissionRequest hook already decided")
         }

@@ -25,7 +25,7 @@
 
 use hookbridge_core::decision::{
     render_claude, AnsweredHook, ClaudeAnswer, Context, ContextKind, EventDecision, HookAnswer, HookJson,
-    HookOutput, TopDecision,
+    HookOutput, PermissionDecision, TopDecision,
 };
 use hookbridge_core::event::EventName;
 use serde_json::{json, Map, Value};
@@ -115,7 +115,7 @@ pub fn ignored_by_codex(event: &EventName, answer: &HookAnswer) -> Option<String
         HookAnswer::Output(HookOutput::Json(json)) => match event.as_str() {
             "PreToolUse" => unsupported_universal(json, true).or_else(|| pre_tool_use_problem(json)),
             "PermissionRequest" => unsupported_universal(json, true).or_else(|| {
-                let decision = json.specific_value("decision")?;
+                let decision = &json.request_decision()?.raw;
                 ["updatedInput", "updatedPermissions"]
                     .into_iter()
                     .find(|k| decision.get(*k).is_some())
@@ -147,17 +147,24 @@ fn unsupported_universal(json: &HookJson, all: bool) -> Option<String> {
 
 fn pre_tool_use_problem(json: &HookJson) -> Option<String> {
     let has_reason = |r: Option<&str>| r.is_some_and(|r| !r.trim().is_empty());
-    let decision = json.specific_str("permissionDecision");
-    let reason = json.specific_str("permissionDecisionReason");
-    let updated = json.specific_value("updatedInput").is_some();
-    if decision.is_some() || json.specific_value("permissionDecisionReason").is_some() || updated {
+    let decision = json.permission_decision();
+    let reason = json.permission_decision_reason();
+    let updated = json.updated_input().is_some();
+    if decision.is_some() || reason.is_some() || updated {
         return match (decision, updated) {
-            (Some("allow"), true) => None,
+            (Some(PermissionDecision::Allow), true) => None,
             (_, true) => Some("`updatedInput` without `permissionDecision: allow`".into()),
-            (Some("allow"), false) => Some("`permissionDecision: allow` without `updatedInput`".into()),
-            (Some("deny"), _) if !has_reason(reason) => Some("a deny without a reason".into()),
-            (Some("deny"), _) => None,
-            (Some(other), _) => Some(format!("`permissionDecision: {other}` is not supported")),
+            (Some(PermissionDecision::Allow), false) => {
+                Some("`permissionDecision: allow` without `updatedInput`".into())
+            }
+            (Some(PermissionDecision::Deny), _) if !has_reason(reason) => {
+                Some("a deny without a reason".into())
+            }
+            (Some(PermissionDecision::Deny), _) => None,
+            (Some(other), _) => Some(format!(
+                "`permissionDecision: {}` is not supported",
+                other.as_str()
+            )),
             (None, _) => Some("a reason without a decision".into()),
         };
     }

@@ -7,6 +7,7 @@ use crate::event::EventName;
 use crate::config::{HookKind, HookSpec};
 
 use super::execution::{HookExecution, RunStatus};
+use super::merge::PermissionDecision;
 use super::verdict::{verdict_answer, Judge};
 
 /// A hook's JSON answer (stdout that starts with `{` and parses as an object).
@@ -22,7 +23,7 @@ pub struct HookJson {
     pub reason: Option<String>,
     /// `hookSpecificOutput`, only when its `hookEventName` names this event (otherwise Claude Code
     /// ignores the whole object — conformance case 50).
-    pub specific: Option<Map<String, Value>>,
+    pub specific: Option<SpecificOutput>,
     /// The Amplifier shell-hooks seed's own fields: `contextInjection` and `newContent`.
     pub context_injection: Option<String>,
     pub new_content: Option<Value>,
@@ -50,6 +51,76 @@ impl TopDecision {
     }
 }
 
+/// `hookSpecificOutput`, read once: the fields Claude Code acts on, typed, and every other field
+/// as printed. The output schema ([`output_schema::HOOK_SPECIFIC`](super::output_schema::HOOK_SPECIFIC))
+/// has checked the types of the typed ones before an answer is read (a wrong one drops the answer
+/// whole); a field of another type read here anyway (an answer built by hand) counts as absent.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SpecificOutput {
+    /// `additionalContext`: context for the model, on every event that takes one.
+    pub additional_context: Option<String>,
+    /// PreToolUse: `permissionDecision`.
+    pub permission_decision: Option<PermissionDecision>,
+    /// PreToolUse: `permissionDecisionReason` (kept even when empty).
+    pub permission_decision_reason: Option<String>,
+    /// PreToolUse: `updatedInput`, the tool input to use instead.
+    pub updated_input: Option<Map<String, Value>>,
+    /// PermissionRequest: `decision`, when its `behavior` decides (`allow` or `deny`).
+    pub request_decision: Option<RequestDecision>,
+    /// Every field not above (nor `hookEventName`, nor a `decision` that decides nothing), as
+    /// printed: `updatedMCPToolOutput`, `watchPaths`, … are passed on as they are.
+    pub other: Map<String, Value>,
+}
+
+/// A PermissionRequest hook's `decision`: its `behavior`, and the object as printed (Claude Code
+/// reads `updatedInput`, `updatedPermissions`, `message` and `interrupt` from it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestDecision {
+    pub allow: bool,
+    pub raw: Map<String, Value>,
+}
+
+impl SpecificOutput {
+    /// The names of the fields read into typed fields (besides `hookEventName`).
+    pub const TYPED: &'static [&'static str] = &[
+        "additionalContext",
+        "permissionDecision",
+        "permissionDecisionReason",
+        "updatedInput",
+        "decision",
+    ];
+
+    /// Read `object` (a `hookSpecificOutput` that names the event).
+    pub fn from_object(object: &Map<String, Value>) -> SpecificOutput {
+        let string = |k: &str| object.get(k).and_then(Value::as_str).map(str::to_string);
+        SpecificOutput {
+            additional_context: string("additionalContext"),
+            permission_decision: object
+                .get("permissionDecision")
+                .and_then(Value::as_str)
+                .and_then(PermissionDecision::parse),
+            permission_decision_reason: string("permissionDecisionReason"),
+            updated_input: object.get("updatedInput").and_then(Value::as_object).cloned(),
+            request_decision: object.get("decision").and_then(Value::as_object).and_then(|raw| {
+                let allow = match raw.get("behavior").and_then(Value::as_str) {
+                    Some("allow") => true,
+                    Some("deny") => false,
+                    _ => return None,
+                };
+                Some(RequestDecision {
+                    allow,
+                    raw: raw.clone(),
+                })
+            }),
+            other: object
+                .iter()
+                .filter(|(k, _)| *k != "hookEventName" && !Self::TYPED.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        }
+    }
+}
+
 impl HookJson {
     /// Read the fields Claude Code knows; a field of the wrong type is ignored, as Claude Code does.
     pub fn from_object(event: &EventName, raw: Map<String, Value>) -> HookJson {
@@ -59,7 +130,7 @@ impl HookJson {
             .get("hookSpecificOutput")
             .and_then(Value::as_object)
             .filter(|o| o.get("hookEventName").and_then(Value::as_str) == Some(event.as_str()))
-            .cloned();
+            .map(SpecificOutput::from_object);
         HookJson {
             continue_: boolean("continue"),
             stop_reason: string("stopReason"),
@@ -77,17 +148,29 @@ impl HookJson {
         }
     }
 
-    pub fn specific_str(&self, key: &str) -> Option<&str> {
-        self.specific.as_ref()?.get(key)?.as_str()
-    }
-
-    pub fn specific_value(&self, key: &str) -> Option<&Value> {
-        self.specific.as_ref()?.get(key)
-    }
-
     /// `hookSpecificOutput.additionalContext`.
     pub fn additional_context(&self) -> Option<&str> {
-        self.specific_str("additionalContext")
+        self.specific.as_ref()?.additional_context.as_deref()
+    }
+
+    /// `hookSpecificOutput.permissionDecision` (PreToolUse).
+    pub fn permission_decision(&self) -> Option<PermissionDecision> {
+        self.specific.as_ref()?.permission_decision
+    }
+
+    /// `hookSpecificOutput.permissionDecisionReason` (PreToolUse).
+    pub fn permission_decision_reason(&self) -> Option<&str> {
+        self.specific.as_ref()?.permission_decision_reason.as_deref()
+    }
+
+    /// `hookSpecificOutput.updatedInput` (PreToolUse).
+    pub fn updated_input(&self) -> Option<&Map<String, Value>> {
+        self.specific.as_ref()?.updated_input.as_ref()
+    }
+
+    /// `hookSpecificOutput.decision` when it decides (PermissionRequest).
+    pub fn request_decision(&self) -> Option<&RequestDecision> {
+        self.specific.as_ref()?.request_decision.as_ref()
     }
 }
 
@@ -462,6 +545,50 @@ mod tests {
         let bogus =
             r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "bogus"}}"#;
         assert!(matches!(plain(bogus), HookAnswer::Output(HookOutput::Dropped(_))));
+    }
+
+    /// `hookSpecificOutput` is read once into typed fields; what is not typed is kept as printed,
+    /// and every field the output schema checks is a typed one.
+    #[test]
+    fn hook_specific_output_is_read_once_into_typed_fields() {
+        let object = serde_json::json!({
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "",
+            "updatedInput": {"command": "ls"},
+            "additionalContext": "ctx",
+            "updatedMCPToolOutput": [1],
+            "decision": {"behavior": "ask"},
+        });
+        let specific = SpecificOutput::from_object(object.as_object().unwrap());
+        assert_eq!(specific.permission_decision, Some(PermissionDecision::Deny));
+        assert_eq!(specific.permission_decision_reason.as_deref(), Some(""));
+        assert_eq!(
+            specific.updated_input,
+            serde_json::json!({"command": "ls"}).as_object().cloned()
+        );
+        assert_eq!(specific.additional_context.as_deref(), Some("ctx"));
+        assert_eq!(
+            specific.request_decision, None,
+            "`ask` is not a PermissionRequest decision"
+        );
+        assert_eq!(
+            serde_json::Value::Object(specific.other),
+            serde_json::json!({"updatedMCPToolOutput": [1]})
+        );
+        let request = serde_json::json!({"decision": {"behavior": "deny", "message": "no"}});
+        let decided = SpecificOutput::from_object(request.as_object().unwrap())
+            .request_decision
+            .unwrap();
+        assert!(!decided.allow);
+        assert_eq!(decided.raw.get("message"), Some(&serde_json::json!("no")));
+        for field in super::super::output_schema::HOOK_SPECIFIC {
+            assert!(
+                field.name == "hookEventName" || SpecificOutput::TYPED.contains(&field.name),
+                "{} is checked by the schema but not typed",
+                field.name
+            );
+        }
     }
 
     #[test]

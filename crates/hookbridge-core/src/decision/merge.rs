@@ -174,16 +174,6 @@ fn failure_block_message(label: &str, timed_out: bool, detail: &str) -> String {
     message
 }
 
-/// Fields of `hookSpecificOutput` that [`EventDecision`] models itself.
-const MODELLED: &[&str] = &[
-    "hookEventName",
-    "permissionDecision",
-    "permissionDecisionReason",
-    "updatedInput",
-    "additionalContext",
-    "decision",
-];
-
 type PermissionSlot = Option<(PermissionDecision, Option<String>, usize)>;
 
 /// Keep the more restrictive decision. At equal rank two denies are won by the later finisher
@@ -356,11 +346,10 @@ impl Merger<'_> {
     /// reason is `None`, which Claude Code renders with its own default text).
     fn block_reason(&self, json: &HookJson) -> Option<String> {
         if self.is_permission_event() {
-            if json.specific_str("permissionDecision") == Some("deny") {
-                return json.specific_str("permissionDecisionReason").map(str::to_string);
+            if json.permission_decision() == Some(PermissionDecision::Deny) {
+                return json.permission_decision_reason().map(str::to_string);
             }
-            if json.specific_str("permissionDecision").is_none() && json.decision == Some(TopDecision::Block)
-            {
+            if json.permission_decision().is_none() && json.decision == Some(TopDecision::Block) {
                 return json.reason.clone();
             }
             return None;
@@ -404,19 +393,14 @@ impl Merger<'_> {
             self.d.system_messages.push(msg.clone());
         }
         if self.is_permission_event() {
-            let specific = json
-                .specific_str("permissionDecision")
-                .and_then(PermissionDecision::parse);
+            let specific = json.permission_decision();
             let legacy = match json.decision {
                 Some(TopDecision::Approve) => Some(PermissionDecision::Allow),
                 Some(TopDecision::Block) => Some(PermissionDecision::Deny),
                 _ => None,
             };
             let (decision, reason) = match (specific, legacy) {
-                (Some(p), _) => (
-                    Some(p),
-                    json.specific_str("permissionDecisionReason").map(str::to_string),
-                ),
+                (Some(p), _) => (Some(p), json.permission_decision_reason().map(str::to_string)),
                 (None, Some(p)) => (Some(p), json.reason.clone()),
                 (None, None) => (None, None),
             };
@@ -428,11 +412,8 @@ impl Merger<'_> {
         } else if *self.event == EventName::PermissionRequest {
             // The first hook to decide wins, allow or deny (cases 119, 120).
             if self.d.permission_request.is_none() {
-                if let Some(decision) = json
-                    .specific_value("decision")
-                    .filter(|v| matches!(v.get("behavior").and_then(Value::as_str), Some("allow" | "deny")))
-                {
-                    self.d.permission_request = Some(decision.clone());
+                if let Some(decision) = json.request_decision() {
+                    self.d.permission_request = Some(Value::Object(decision.raw.clone()));
                 }
             }
         } else if json.decision == Some(TopDecision::Block) && traits.exit2_blocks {
@@ -444,20 +425,16 @@ impl Merger<'_> {
                 fo,
             );
         }
-        if let Some(u) = json.specific_value("updatedInput") {
-            if u.is_object() {
-                self.d.updated_input = Some(u.clone());
-            }
+        if let Some(u) = json.updated_input() {
+            self.d.updated_input = Some(Value::Object(u.clone()));
         }
         self.contexts_of(json, i, fo);
         if let Some(n) = &json.new_content {
             self.d.new_content = Some(n.clone());
         }
         if let Some(specific) = &json.specific {
-            for (k, v) in specific {
-                if !MODELLED.contains(&k.as_str()) {
-                    self.d.other_specific.insert(k.clone(), v.clone());
-                }
+            for (k, v) in &specific.other {
+                self.d.other_specific.insert(k.clone(), v.clone());
             }
         }
     }
