@@ -101,7 +101,7 @@ pub fn render_claude(
     };
     r.common_fields();
     match event {
-        EventName::PreToolUse | EventName::PreModelSwitch => r.permission_event(),
+        e if e.traits().decides_permission => r.permission_event(),
         EventName::PostToolUse | EventName::PostToolUseFailure => r.feedback_event(),
         EventName::UserPromptSubmit | EventName::UserPromptExpansion => r.prompt_event(),
         EventName::SessionStart => r.session_start(),
@@ -231,7 +231,7 @@ impl Renderer<'_> {
 
     /// A block answered as one hook would: exit 2 + stderr, or a JSON block/deny with its reason.
     fn block_answer(mut self, blocking: &Blocking) -> ClaudeAnswer {
-        let permission_event = matches!(self.event, EventName::PreToolUse | EventName::PreModelSwitch);
+        let permission_event = self.event.traits().decides_permission;
         match &blocking.source {
             BlockingSource::ExitCode { stderr } => {
                 let stderr = stderr.clone();

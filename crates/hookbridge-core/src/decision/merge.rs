@@ -326,7 +326,7 @@ struct Merger<'e> {
 
 impl Merger<'_> {
     fn is_permission_event(&self) -> bool {
-        matches!(self.event, EventName::PreToolUse | EventName::PreModelSwitch)
+        self.event.traits().decides_permission
     }
 
     fn block(&mut self, source: BlockingSource, hook: usize, finish_order: usize) {

@@ -10,5 +10,5 @@ mod name;
 mod payload;
 
 pub use data::{CommonFields, EventData, StopEvent, ToolEvent};
-pub use name::{EventName, EventTraits};
+pub use name::{ContinueFalse, EventName, EventTraits};
 pub use payload::{field_text, EventPayload, PayloadError, ToolCall};

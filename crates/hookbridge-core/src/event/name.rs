@@ -146,6 +146,49 @@ impl EventName {
             MessageDisplay => 10,
             _ => 600,
         };
+        // Events whose answer is a permission decision (`permissionDecision`, or the legacy
+        // top-level `decision`), where a block is a deny.
+        let decides_permission = matches!(self, PreToolUse | PreModelSwitch);
+        // Where Claude Code sends `permission_mode` (spec §1.1).
+        let sends_permission_mode = matches!(
+            self,
+            PreToolUse
+                | PostToolUse
+                | PostToolUseFailure
+                | PermissionRequest
+                | UserPromptSubmit
+                | Stop
+                | SubagentStop
+        );
+        // Where `hookSpecificOutput.additionalContext` reaches the model (spec §3; Stop and
+        // SubagentStop since 2.1.163). Notification's type definitions accept it too, but nothing
+        // shows that Claude Code passes it on: left out.
+        let reads_additional_context = matches!(
+            self,
+            SessionStart
+                | Setup
+                | SubagentStart
+                | UserPromptSubmit
+                | UserPromptExpansion
+                | PreToolUse
+                | PostToolUse
+                | PostToolUseFailure
+                | PostToolBatch
+                | Stop
+                | SubagentStop
+                | PostModelSwitch
+        );
+        let continue_false = match self {
+            PreToolUse | PostToolUse | PostToolUseFailure => ContinueFalse::EndsTheTurnAfterTheTool,
+            Stop | SubagentStop => ContinueFalse::LetsItStop,
+            // Discarded (spec §2.3; SessionStart measured, case 47: the session runs normally).
+            SessionStart | Notification | PreCompact | PostCompact | SessionEnd | StopFailure
+            | MessageDisplay | TaskCreated | InstructionsLoaded | ConfigChange | CwdChanged | FileChanged
+            | DirectoryAdded | WorktreeCreate | WorktreeRemove | Elicitation | ElicitationResult => {
+                ContinueFalse::Ignored
+            }
+            _ => ContinueFalse::StopsTheOperation,
+        };
         EventTraits {
             match_field,
             is_tool_event,
@@ -153,6 +196,10 @@ impl EventName {
             plain_stdout_is_context,
             default_timeout_secs,
             exact_matcher_allows_extended_chars: !matches!(self, FileChanged | StopFailure),
+            decides_permission,
+            sends_permission_mode,
+            reads_additional_context,
+            continue_false,
         }
     }
 }
@@ -175,6 +222,28 @@ pub struct EventTraits {
     /// Whether `-`, spaces and `,` still count as exact-match characters in a matcher (all events
     /// but FileChanged and StopFailure).
     pub exact_matcher_allows_extended_chars: bool,
+    /// The answer is a permission decision (PreToolUse, PreModelSwitch): `permissionDecision` or
+    /// the legacy top-level `decision`, and a block is a deny.
+    pub decides_permission: bool,
+    /// The payload carries `permission_mode`.
+    pub sends_permission_mode: bool,
+    /// `hookSpecificOutput.additionalContext` reaches the model.
+    pub reads_additional_context: bool,
+    /// What `continue: false` does.
+    pub continue_false: ContinueFalse,
+}
+
+/// What Claude Code does with a hook's `continue: false` on an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContinueFalse {
+    /// Discarded: the event goes on as if it were not there.
+    Ignored,
+    /// The tool runs (unless a hook denies it) and the turn ends after it (cases 44, 45, 128).
+    EndsTheTurnAfterTheTool,
+    /// Stop, SubagentStop: "do stop", which cancels a block that would continue the turn.
+    LetsItStop,
+    /// The operation is stopped (a prompt is not sent, case 46).
+    StopsTheOperation,
 }
 
 impl fmt::Display for EventName {
@@ -200,6 +269,29 @@ mod tests {
         for e in EventName::KNOWN {
             assert_eq!(&EventName::parse(e.as_str()).unwrap(), e);
         }
+    }
+
+    #[test]
+    fn what_continue_false_does_per_event() {
+        use ContinueFalse::*;
+        for (event, expected) in [
+            (EventName::PreToolUse, EndsTheTurnAfterTheTool),
+            (EventName::PostToolUseFailure, EndsTheTurnAfterTheTool),
+            (EventName::Stop, LetsItStop),
+            (EventName::SubagentStop, LetsItStop),
+            (EventName::UserPromptSubmit, StopsTheOperation),
+            (EventName::SessionStart, Ignored),
+            (EventName::Notification, Ignored),
+            (EventName::Unknown("Custom".into()), StopsTheOperation),
+        ] {
+            assert_eq!(event.traits().continue_false, expected, "{event}");
+        }
+        assert!(EventName::PreModelSwitch.traits().decides_permission);
+        assert!(!EventName::PermissionRequest.traits().decides_permission);
+        assert!(EventName::Stop.traits().reads_additional_context);
+        assert!(!EventName::Notification.traits().reads_additional_context);
+        assert!(EventName::SubagentStop.traits().sends_permission_mode);
+        assert!(!EventName::SessionStart.traits().sends_permission_mode);
     }
 
     #[test]

@@ -1,6 +1,4 @@
-//! Translation between an Amplifier hook call and Claude Code hooks: the event data becomes the
-//! stdin payload hooks read ([`claude_payloads`]), and the merged answer of those hooks becomes the
-//! one [`HookResult`] the Amplifier handler returns ([`to_hook_result`]).
+//! The merged answer of Claude Code hooks → the one `HookResult` an Amplifier handler returns.
 //!
 //! The one design decision: **each Claude Code outcome is mapped to the Amplifier action that
 //! has the same *effect* once amplifier-core 2.0.2's registry and the orchestrators have
@@ -11,7 +9,6 @@
 //! the fact becomes feedback for the model, a lone `systemMessage` rides on an empty injection,
 //! and a data change that comes with something to show rides on that injection.
 //!
-//! # Outcome → HookResult
 //!
 //! Rows are applied in this order; the first of rows 1–5 that applies decides the action, rows
 //! 6–9 then shape it. "Message" means `user_message` (`user_message_source = "hookbridge"`).
@@ -40,389 +37,20 @@
 //! `tool:post`. A Stop block is still translated to `deny`, ready for an orchestrator that honors
 //! it; like every `deny` it stops the registry from calling later (lower-priority) handlers.
 //!
-//! # Event data → Claude Code payload
-//!
-//! Common fields: `hook_event_name`, `session_id` (the event's own, else the host's),
-//! `transcript_path` and `cwd` (host), `permission_mode` (host, on the events where Claude Code
-//! sends it), `amplifier_event`. Every other top-level field of the Amplifier data rides along
-//! under its own name unless the translation consumed it (`result`, `tool_call_id`, `block`,
-//! `details`, `raw`) or Claude Code's field of the same name is set.
-//!
-//! | Claude Code event | fields built from the Amplifier data |
-//! |---|---|
-//! | PreToolUse | `tool_name` (Claude name), `tool_input` (Claude fields, absolute paths), `tool_use_id` ← `tool_call_id` |
-//! | PostToolUse | + `tool_response` (the output, enriched with Claude names), `tool_result` `{stdout, stderr, returncode}` for shell-like outputs (the seed's field) |
-//! | PostToolUseFailure | `tool_name`, `tool_input` (`{}` when `tool:error` has none), `tool_use_id`, `error` (`Exit code N` + output for shell results, else the message), `is_interrupt: false` |
-//! | SubagentStop | `stop_hook_active: false`, `agent_id` ← output `session_id`, `agent_type` ← input `agent`, `last_assistant_message` ← output `response` |
-//! | SubagentStart | `agent_id` ← `sub_session_id`, `agent_type` ← `agent` |
-//! | UserPromptSubmit | `prompt` |
-//! | SessionStart | `source` (`startup`/`resume`/`fork`) and the seed's `trigger` with the same value |
-//! | SessionEnd | `reason` (the data's, else `other`) |
-//! | Stop | `stop_hook_active: false` |
-//! | StopFailure | `error` (`rate_limit`, `overloaded`, `authentication_failed`, `billing_error`, `invalid_request`, `model_not_found`, `server_error`, `unknown` — from `status_code`, else the error type), `error_details` and `last_assistant_message` ← the error message |
-//! | PreCompact | `trigger` (`manual`/`auto` from the data, else `auto`: Amplifier compacts on its own), `custom_instructions` (else `""`) |
-//! | PostCompact | `trigger`, `compact_summary` (← `compact_summary`/`summary`, else `""`) |
-//! | Notification | `message` (← `message`/`text`/`content`), `title`, `notification_type` (← `notification_type`/`type`, else `user_notification`) |
-//! | PermissionRequest | `tool_name`, `tool_input` (← `tool_input`/`details`; for bash the command from hooks-approval's `action: "Execute: <command>"`) |
-//! | MessageDisplay | `index` ← `block_index`, `final: true`, `delta` ← the block's text |
+
+use std::ops::ControlFlow;
 
 use serde_json::{json, Map, Value};
 
-use super::events;
-use super::hook_result::{ApprovalDefault, HookAction, HookResult, InjectionRole, MessageLevel};
-use super::registry::kernel_events::{PROMPT_SUBMIT, TOOL_ERROR, TOOL_POST, TOOL_PRE};
-use super::tools::{self, PathBase};
-use hookbridge_core::decision::{BlockingSource, ContextKind, EventDecision, PermissionDecision};
-use hookbridge_core::event::{EventName, EventPayload, PayloadError};
-
-/// `user_message_source` of every message hookbridge shows.
-pub const MESSAGE_SOURCE: &str = "hookbridge";
+use super::{str_of, MESSAGE_SOURCE};
+use crate::hook_result::{ApprovalDefault, HookAction, HookResult, InjectionRole, MessageLevel};
+use crate::registry::kernel_events::{PROMPT_SUBMIT, TOOL_POST, TOOL_PRE};
+use crate::tools;
+use hookbridge_core::decision::{Blocking, BlockingSource, ContextKind, EventDecision, PermissionDecision};
+use hookbridge_core::event::{ContinueFalse, EventName, EventPayload};
 
 /// The approval choices offered for a PreToolUse `ask`.
 pub const APPROVAL_OPTIONS: [&str; 2] = ["Allow", "Deny"];
-
-/// What the host knows about the session beyond the event data.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SessionContext {
-    /// Used when the event data has no `session_id`.
-    pub session_id: Option<String>,
-    /// The session's working directory: `cwd`, and the base for relative tool paths.
-    pub cwd: Option<String>,
-    pub transcript_path: Option<String>,
-    /// Sent as `permission_mode` where Claude Code sends it; Amplifier has no such mode.
-    pub permission_mode: Option<String>,
-    /// The user's home, for `~` in tool paths.
-    pub home_dir: Option<String>,
-}
-
-/// Why an Amplifier event could not be turned into a Claude Code payload.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum TranslateError {
-    #[error("the Amplifier event `{amplifier}` never fires the Claude Code event {claude}")]
-    NoRoute { amplifier: String, claude: String },
-    #[error("cannot build the {claude} payload from the Amplifier event `{amplifier}`: {source}")]
-    Payload {
-        amplifier: String,
-        claude: String,
-        #[source]
-        source: PayloadError,
-    },
-}
-
-/// The payloads of every Claude Code event `amplifier_event` fires with this data, in firing
-/// order ([`events::claude_events_for`]). Empty if it fires none.
-pub fn claude_payloads(
-    amplifier_event: &str,
-    data: &Value,
-    session: &SessionContext,
-) -> Result<Vec<EventPayload>, TranslateError> {
-    events::claude_events_for(amplifier_event, data)
-        .iter()
-        .map(|e| claude_payload(amplifier_event, data, e, session))
-        .collect()
-}
-
-/// The payload of one Claude Code event routed from `amplifier_event` (see the module table).
-/// Errors if no route joins the two events, or if the result breaks Claude Code's contract (a
-/// tool event without `tool_name`, a `tool_input` that is not an object, …): a guard hook must
-/// never receive an empty command.
-pub fn claude_payload(
-    amplifier_event: &str,
-    data: &Value,
-    claude: &EventName,
-    session: &SessionContext,
-) -> Result<EventPayload, TranslateError> {
-    if !events::ROUTES
-        .iter()
-        .any(|r| r.amplifier == amplifier_event && &r.claude == claude)
-    {
-        return Err(TranslateError::NoRoute {
-            amplifier: amplifier_event.into(),
-            claude: claude.to_string(),
-        });
-    }
-    let empty = Map::new();
-    let d = data.as_object().unwrap_or(&empty);
-    let fields = build_fields(amplifier_event, d, claude, session);
-    EventPayload::from_value(claude.clone(), Value::Object(fields)).map_err(|source| {
-        TranslateError::Payload {
-            amplifier: amplifier_event.into(),
-            claude: claude.to_string(),
-            source,
-        }
-    })
-}
-
-fn str_of<'a>(d: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
-    d.get(key).and_then(Value::as_str)
-}
-
-fn first_str(d: &Map<String, Value>, keys: &[&str]) -> Option<String> {
-    keys.iter().find_map(|k| str_of(d, k)).map(str::to_string)
-}
-
-/// The tool input as an object: loop-basic passes the provider's arguments, which may still be
-/// a JSON string. Anything else is kept as is (and then refused by the payload check).
-fn tool_input_value(d: &Map<String, Value>) -> Option<Value> {
-    match d.get("tool_input") {
-        Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
-            Ok(v @ Value::Object(_)) => Some(v),
-            _ => Some(Value::String(s.clone())),
-        },
-        other => other.cloned(),
-    }
-}
-
-fn claude_tool_input(amp_tool: &str, input: Option<Value>, s: &SessionContext) -> Value {
-    let base = PathBase {
-        cwd: s.cwd.as_deref(),
-        home: s.home_dir.as_deref(),
-    };
-    match input {
-        Some(Value::Object(o)) => Value::Object(tools::to_claude_input(amp_tool, &o, base)),
-        Some(other) => other,
-        None => Value::Object(Map::new()),
-    }
-}
-
-/// Claude Code sends `permission_mode` on these events (spec §1.1).
-fn sends_permission_mode(e: &EventName) -> bool {
-    use EventName::*;
-    matches!(
-        e,
-        PreToolUse
-            | PostToolUse
-            | PostToolUseFailure
-            | PermissionRequest
-            | UserPromptSubmit
-            | Stop
-            | SubagentStop
-    )
-}
-
-fn build_fields(
-    amp: &str,
-    d: &Map<String, Value>,
-    claude: &EventName,
-    s: &SessionContext,
-) -> Map<String, Value> {
-    let mut f = Map::new();
-    let session_id = str_of(d, "session_id")
-        .filter(|v| !v.is_empty())
-        .map(str::to_string)
-        .or_else(|| s.session_id.clone());
-    if let Some(id) = session_id {
-        f.insert("session_id".into(), json!(id));
-    }
-    if let Some(t) = &s.transcript_path {
-        f.insert("transcript_path".into(), json!(t));
-    }
-    if let Some(c) = &s.cwd {
-        f.insert("cwd".into(), json!(c));
-    }
-    if let Some(m) = s
-        .permission_mode
-        .as_ref()
-        .filter(|_| sends_permission_mode(claude))
-    {
-        f.insert("permission_mode".into(), json!(m));
-    }
-    f.insert("hook_event_name".into(), json!(claude.as_str()));
-
-    let amp_tool = str_of(d, "tool_name").unwrap_or("");
-    let tool_use_id = first_str(d, &["tool_use_id", "tool_call_id"]);
-    let outcome = tools::parse_tool_result(d.get("result").unwrap_or(&Value::Null));
-    let mut consumed: Vec<&str> = vec!["result", "tool_call_id", "block", "details", "raw"];
-    let tool_fields = |f: &mut Map<String, Value>, input: Option<Value>| {
-        if let Some(name) = d.get("tool_name") {
-            let claude_name = name
-                .as_str()
-                .map_or_else(|| name.clone(), |n| json!(tools::claude_tool_name(n)));
-            f.insert("tool_name".into(), claude_name);
-        }
-        f.insert("tool_input".into(), claude_tool_input(amp_tool, input, s));
-        if let Some(id) = &tool_use_id {
-            f.insert("tool_use_id".into(), json!(id));
-        }
-    };
-
-    match claude {
-        EventName::PreToolUse => tool_fields(&mut f, tool_input_value(d)),
-        EventName::PostToolUse => {
-            tool_fields(&mut f, tool_input_value(d));
-            let input = f["tool_input"].as_object().cloned().unwrap_or_default();
-            f.insert(
-                "tool_response".into(),
-                tools::tool_response(amp_tool, &input, &outcome),
-            );
-            if let Some(seed) = tools::seed_tool_result(&outcome) {
-                f.insert("tool_result".into(), seed);
-            }
-        }
-        EventName::PostToolUseFailure => {
-            tool_fields(&mut f, tool_input_value(d));
-            let error = if amp == TOOL_ERROR {
-                match d.get("error") {
-                    Some(Value::Object(e)) => first_str(e, &["msg", "message"])
-                        .unwrap_or_else(|| Value::Object(e.clone()).to_string()),
-                    Some(Value::String(e)) => e.clone(),
-                    Some(other) if !other.is_null() => other.to_string(),
-                    _ => "Failed".into(),
-                }
-            } else {
-                outcome.error_text()
-            };
-            f.insert("error".into(), json!(error));
-            f.insert("is_interrupt".into(), json!(false));
-        }
-        EventName::PermissionRequest => {
-            let input = tool_input_value(d)
-                .or_else(|| d.get("details").cloned())
-                .or_else(|| {
-                    // hooks-approval sends only `action: "Execute: <command>"` for bash.
-                    let command = str_of(d, "action")?.strip_prefix("Execute: ")?;
-                    (amp_tool == "bash").then(|| json!({"command": command}))
-                });
-            tool_fields(&mut f, input);
-        }
-        EventName::SubagentStop => {
-            consumed.extend(["tool_name", "tool_input"]);
-            let output = outcome.output.as_ref().and_then(Value::as_object);
-            let input = tool_input_value(d);
-            f.insert("stop_hook_active".into(), json!(false));
-            if let Some(id) = output.and_then(|o| str_of(o, "session_id")) {
-                f.insert("agent_id".into(), json!(id));
-            }
-            let agent_type = input
-                .as_ref()
-                .and_then(|i| i.get("agent"))
-                .and_then(Value::as_str)
-                .or_else(|| output.and_then(|o| str_of(o, "agent")))
-                .unwrap_or("");
-            f.insert("agent_type".into(), json!(agent_type));
-            if let Some(text) = output.and_then(|o| str_of(o, "response")) {
-                f.insert("last_assistant_message".into(), json!(text));
-            }
-        }
-        EventName::SubagentStart => {
-            if let Some(id) = str_of(d, "sub_session_id") {
-                f.insert("agent_id".into(), json!(id));
-            }
-            f.insert("agent_type".into(), json!(str_of(d, "agent").unwrap_or("")));
-        }
-        EventName::UserPromptSubmit => {
-            if let Some(p) = d.get("prompt") {
-                f.insert("prompt".into(), p.clone());
-            }
-        }
-        EventName::SessionStart => {
-            let source = events::session_start_source(amp).unwrap_or("startup");
-            f.insert("source".into(), json!(source));
-            f.insert("trigger".into(), json!(source));
-        }
-        EventName::SessionEnd => {
-            f.insert("reason".into(), json!(str_of(d, "reason").unwrap_or("other")));
-        }
-        EventName::Stop => {
-            f.insert("stop_hook_active".into(), json!(false));
-        }
-        EventName::StopFailure => {
-            let (kind, message) = classify_provider_error(d);
-            f.insert("error".into(), json!(kind));
-            if let Some(m) = message {
-                f.insert("error_details".into(), json!(m));
-                f.insert("last_assistant_message".into(), json!(m));
-            }
-        }
-        EventName::PreCompact | EventName::PostCompact => {
-            let trigger = str_of(d, "trigger")
-                .filter(|t| matches!(*t, "manual" | "auto"))
-                .unwrap_or("auto");
-            f.insert("trigger".into(), json!(trigger));
-            if claude == &EventName::PreCompact {
-                f.insert(
-                    "custom_instructions".into(),
-                    json!(str_of(d, "custom_instructions").unwrap_or("")),
-                );
-            } else {
-                let summary = first_str(d, &["compact_summary", "summary"]).unwrap_or_default();
-                f.insert("compact_summary".into(), json!(summary));
-            }
-        }
-        EventName::Notification => {
-            f.insert(
-                "message".into(),
-                json!(first_str(d, &["message", "text", "content"]).unwrap_or_default()),
-            );
-            if let Some(t) = str_of(d, "title") {
-                f.insert("title".into(), json!(t));
-            }
-            let kind =
-                first_str(d, &["notification_type", "type"]).unwrap_or_else(|| "user_notification".into());
-            f.insert("notification_type".into(), json!(kind));
-        }
-        EventName::MessageDisplay => {
-            if let Some(i) = d.get("block_index") {
-                f.insert("index".into(), i.clone());
-            }
-            f.insert("final".into(), json!(true));
-            let text = d
-                .get("block")
-                .and_then(|b| b.get("text"))
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            f.insert("delta".into(), json!(text));
-        }
-        _ => {}
-    }
-    f.insert("amplifier_event".into(), json!(amp));
-    for (k, v) in d {
-        if !f.contains_key(k) && !consumed.contains(&k.as_str()) {
-            f.insert(k.clone(), v.clone());
-        }
-    }
-    f
-}
-
-/// StopFailure's `error` kind and the error's message, from a `provider:error` payload
-/// (`{provider, error: {type, msg}, retryable, status_code}`).
-fn classify_provider_error(d: &Map<String, Value>) -> (&'static str, Option<String>) {
-    let (error_type, message) = match d.get("error") {
-        Some(Value::Object(e)) => (str_of(e, "type").unwrap_or(""), first_str(e, &["msg", "message"])),
-        Some(Value::String(s)) => ("", Some(s.clone())),
-        _ => ("", None),
-    };
-    let by_status = d
-        .get("status_code")
-        .and_then(Value::as_u64)
-        .and_then(|code| match code {
-            429 => Some("rate_limit"),
-            529 => Some("overloaded"),
-            401 | 403 => Some("authentication_failed"),
-            402 => Some("billing_error"),
-            400 | 413 | 422 => Some("invalid_request"),
-            404 => Some("model_not_found"),
-            500..=599 => Some("server_error"),
-            _ => None,
-        });
-    let t = error_type.to_ascii_lowercase();
-    let by_type = if t.contains("ratelimit") || t.contains("rate_limit") {
-        "rate_limit"
-    } else if t.contains("overload") {
-        "overloaded"
-    } else if t.contains("auth") || t.contains("permission") {
-        "authentication_failed"
-    } else if t.contains("notfound") || t.contains("not_found") {
-        "model_not_found"
-    } else if t.contains("badrequest") || t.contains("invalidrequest") || t.contains("invalid_request") {
-        "invalid_request"
-    } else if t.contains("server") || t.contains("internal") {
-        "server_error"
-    } else {
-        "unknown"
-    };
-    (by_status.unwrap_or(by_type), message)
-}
 
 /// A translated outcome: the result, what the host should log because it had no effect, and
 /// whether the turn must end after this operation.
@@ -458,58 +86,14 @@ pub fn translate_outcome(
     Translator::new(amplifier_event, data, payload).translate(decision)
 }
 
-/// `continue: false` on these lets the operation run and ends the turn after it (cases 44, 45).
-fn ends_the_turn_after_the_tool(e: &EventName) -> bool {
-    matches!(
-        e,
-        EventName::PreToolUse | EventName::PostToolUse | EventName::PostToolUseFailure
-    )
-}
-
-/// Claude Code discards `continue: false` on these events (spec §2.3; SessionStart measured,
-/// case 47: the session runs normally).
-fn continue_honored(e: &EventName) -> bool {
-    use EventName::*;
-    !matches!(
-        e,
-        SessionStart
-            | Notification
-            | PreCompact
-            | PostCompact
-            | SessionEnd
-            | StopFailure
-            | MessageDisplay
-            | TaskCreated
-            | InstructionsLoaded
-            | ConfigChange
-            | CwdChanged
-            | FileChanged
-            | DirectoryAdded
-            | WorktreeCreate
-            | WorktreeRemove
-            | Elicitation
-            | ElicitationResult
-    )
-}
-
-/// Claude Code reads `additionalContext` on these of the events Amplifier fires.
-fn takes_additional_context(e: &EventName) -> bool {
-    use EventName::*;
-    matches!(
-        e,
-        SessionStart
-            | SubagentStart
-            | UserPromptSubmit
-            | PreToolUse
-            | PostToolUse
-            | PostToolUseFailure
-            | Stop
-            | SubagentStop
-    )
-}
-
 /// `hookSpecificOutput` fields this module turns into Amplifier effects.
 const TRANSLATED_SPECIFIC: &[&str] = &["updatedToolOutput"];
+
+/// What row 9 shows the user: the messages, and whether they warn.
+struct Shown {
+    messages: Vec<String>,
+    warning: bool,
+}
 
 struct Translator<'a> {
     amp: &'a str,
@@ -546,11 +130,34 @@ impl<'a> Translator<'a> {
     }
 
     fn translate(mut self, d: &EventDecision) -> Outcome {
-        let mut messages = d.system_messages.clone();
-        let mut warning = false;
+        let (ControlFlow::Break(result) | ControlFlow::Continue(result)) = self.decide(d);
+        self.finish(result)
+    }
+
+    /// The module table's rows in order: a row that decides the action breaks out with it.
+    fn decide(&mut self, d: &EventDecision) -> ControlFlow<HookResult, HookResult> {
+        let mut shown = self.messages_and_notes(d);
+        let blocking = self.row1_continue_false(d, &mut shown)?;
+        let feedback = self.rows2_3_block(blocking, d, &mut shown)?;
+        let updated_input = self.row4_permission_request(d, &shown)?;
+        // Row 7: the data change (computed before row 5, which carries it).
+        let new_data = self.data_change(updated_input.as_ref(), d);
+        let new_data = self.row5_ask(d, &shown, new_data)?;
+        let pieces = self.row6_contexts(feedback, d);
+        ControlFlow::Continue(self.rows8_9_shape(pieces, &shown, new_data, d.suppress_output))
+    }
+
+    /// Row 9's messages (`systemMessage`s, then exit-2 notices), and notes for what has no effect.
+    fn messages_and_notes(&mut self, d: &EventDecision) -> Shown {
+        let mut shown = Shown {
+            messages: d.system_messages.clone(),
+            warning: false,
+        };
         for n in &d.notices {
-            messages.push(format!("{} hook error: {}", self.event, n.message.trim_end()));
-            warning = true;
+            shown
+                .messages
+                .push(format!("{} hook error: {}", self.event, n.message.trim_end()));
+            shown.warning = true;
         }
         for p in &d.problems {
             self.notes.push(format!(
@@ -568,98 +175,128 @@ impl<'a> Translator<'a> {
                 self.event
             ));
         }
+        shown
+    }
 
-        // Row 1: continue: false.
-        let mut blocking = d.blocking.as_ref();
-        if let Some(stop_reason) = d.stop.as_ref().map(|stop| &stop.reason) {
-            if !continue_honored(self.event) {
+    /// Row 1: `continue: false`. Breaks with a deny where it stops the operation; otherwise the
+    /// block still in force (a Stop block is cancelled by "do stop").
+    fn row1_continue_false<'d>(
+        &mut self,
+        d: &'d EventDecision,
+        shown: &mut Shown,
+    ) -> ControlFlow<HookResult, Option<&'d Blocking>> {
+        let blocking = d.blocking.as_ref();
+        let Some(stop_reason) = d.stop.as_ref().map(|stop| &stop.reason) else {
+            return ControlFlow::Continue(blocking);
+        };
+        let reason = stop_reason
+            .clone()
+            .unwrap_or_else(|| "a hook stopped processing (continue: false)".into());
+        match self.event.traits().continue_false {
+            ContinueFalse::Ignored => {
                 self.notes.push(format!(
                     "continue: false is ignored on {}, as Claude Code ignores it",
                     self.event
                 ));
-            } else if matches!(self.event, EventName::Stop | EventName::SubagentStop) {
-                blocking = None;
+                ControlFlow::Continue(blocking)
+            }
+            ContinueFalse::LetsItStop => {
                 if let Some(r) = stop_reason {
-                    messages.insert(0, r.clone());
+                    shown.messages.insert(0, r.clone());
                 }
-            } else if ends_the_turn_after_the_tool(self.event) {
-                // Claude Code lets the tool run (unless another answer denies it) and ends the
-                // turn there (cases 44, 45, 128): the rest of the result is built as usual, and the
-                // host is asked to stop the turn gracefully.
-                self.stop_turn = Some(
-                    stop_reason
-                        .clone()
-                        .unwrap_or_else(|| "a hook stopped processing (continue: false)".into()),
-                );
+                ControlFlow::Continue(None)
+            }
+            ContinueFalse::EndsTheTurnAfterTheTool => {
+                // The rest of the result is built as usual, and the host is asked to stop the
+                // turn gracefully.
+                self.stop_turn = Some(reason);
                 if let Some(r) = stop_reason {
-                    messages.insert(0, r.clone());
-                    warning = true;
+                    shown.messages.insert(0, r.clone());
+                    shown.warning = true;
                 }
-            } else {
-                let reason = stop_reason
-                    .clone()
-                    .unwrap_or_else(|| "a hook stopped processing (continue: false)".into());
+                ControlFlow::Continue(blocking)
+            }
+            ContinueFalse::StopsTheOperation => {
                 if let Some(r) = stop_reason {
-                    messages.insert(0, r.clone());
+                    shown.messages.insert(0, r.clone());
                 }
-                return self.finish(deny(reason, &messages, d.suppress_output));
+                ControlFlow::Break(deny(reason, &shown.messages, d.suppress_output))
             }
         }
+    }
 
-        // Rows 2 and 3: blocks.
-        let mut feedback = None;
-        if let Some(b) = blocking {
-            let message = b.message().trim_end();
-            if self.after_the_fact {
-                feedback = Some(format!("{} hook blocking error: {message}", self.label));
-                warning = true;
-            } else {
-                let reason = if !message.is_empty() {
-                    message.to_string()
-                } else if matches!(b.source, BlockingSource::ExitCode { .. }) {
-                    "blocked by a hook (exit code 2, no stderr output)".to_string()
-                } else {
-                    "blocked by a hook".to_string()
-                };
-                return self.finish(deny(reason, &messages, d.suppress_output));
-            }
+    /// Rows 2 and 3: a block. After the tool has run it becomes feedback for the model (returned,
+    /// for row 6); before, it denies.
+    fn rows2_3_block(
+        &self,
+        blocking: Option<&Blocking>,
+        d: &EventDecision,
+        shown: &mut Shown,
+    ) -> ControlFlow<HookResult, Option<String>> {
+        let Some(b) = blocking else {
+            return ControlFlow::Continue(None);
+        };
+        let message = b.message().trim_end();
+        if self.after_the_fact {
+            shown.warning = true;
+            return ControlFlow::Continue(Some(format!("{} hook blocking error: {message}", self.label)));
         }
+        let reason = if !message.is_empty() {
+            message.to_string()
+        } else if matches!(b.source, BlockingSource::ExitCode { .. }) {
+            "blocked by a hook (exit code 2, no stderr output)".to_string()
+        } else {
+            "blocked by a hook".to_string()
+        };
+        ControlFlow::Break(deny(reason, &shown.messages, d.suppress_output))
+    }
 
-        // Row 4: PermissionRequest's decision.
+    /// Row 4: PermissionRequest's `decision`. A deny breaks; an allow may bring the input to use.
+    /// Continues with the `updatedInput` in force.
+    fn row4_permission_request(
+        &mut self,
+        d: &EventDecision,
+        shown: &Shown,
+    ) -> ControlFlow<HookResult, Option<Value>> {
         let mut updated_input = d.updated_input.clone();
-        if let Some(req) = &d.permission_request {
-            match req.get("behavior").and_then(Value::as_str) {
-                Some("deny") => {
-                    let reason = req
-                        .get("message")
-                        .and_then(Value::as_str)
-                        .filter(|m| !m.is_empty())
-                        .unwrap_or("denied by a PermissionRequest hook")
-                        .to_string();
-                    if req.get("interrupt").and_then(Value::as_bool) == Some(true) {
-                        self.notes
-                            .push("PermissionRequest `interrupt` has no Amplifier equivalent".into());
-                    }
-                    return self.finish(deny(reason, &messages, d.suppress_output));
+        let Some(req) = &d.permission_request else {
+            return ControlFlow::Continue(updated_input);
+        };
+        match req.get("behavior").and_then(Value::as_str) {
+            Some("deny") => {
+                let reason = req
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .filter(|m| !m.is_empty())
+                    .unwrap_or("denied by a PermissionRequest hook")
+                    .to_string();
+                if req.get("interrupt").and_then(Value::as_bool) == Some(true) {
+                    self.notes
+                        .push("PermissionRequest `interrupt` has no Amplifier equivalent".into());
                 }
-                Some("allow") => {
-                    if let Some(u) = req.get("updatedInput").filter(|u| u.is_object()) {
-                        updated_input = Some(u.clone());
-                    }
-                    if req.get("updatedPermissions").is_some() {
-                        self.notes.push(
-                            "PermissionRequest `updatedPermissions` has no Amplifier equivalent".into(),
-                        );
-                    }
-                }
-                _ => {}
+                return ControlFlow::Break(deny(reason, &shown.messages, d.suppress_output));
             }
+            Some("allow") => {
+                if let Some(u) = req.get("updatedInput").filter(|u| u.is_object()) {
+                    updated_input = Some(u.clone());
+                }
+                if req.get("updatedPermissions").is_some() {
+                    self.notes
+                        .push("PermissionRequest `updatedPermissions` has no Amplifier equivalent".into());
+                }
+            }
+            _ => {}
         }
+        ControlFlow::Continue(updated_input)
+    }
 
-        // Row 7: the data change (computed before row 5, which carries it).
-        let new_data = self.data_change(updated_input.as_ref(), d);
-
-        // Row 5: ask.
+    /// Row 5: `ask` breaks with `ask_user`, carrying the data change; `defer` is noted.
+    fn row5_ask(
+        &mut self,
+        d: &EventDecision,
+        shown: &Shown,
+        new_data: Option<Map<String, Value>>,
+    ) -> ControlFlow<HookResult, Option<Map<String, Value>>> {
         match d.permission {
             Some(PermissionDecision::Ask) => {
                 let tool = self.tool_name().unwrap_or("the tool");
@@ -668,11 +305,17 @@ impl<'a> Translator<'a> {
                     .clone()
                     .filter(|r| !r.is_empty())
                     .unwrap_or_else(|| format!("A hook asks for approval before {tool} runs."));
-                if !messages.is_empty() {
+                if !shown.messages.is_empty() {
                     prompt.push_str("\n\n");
-                    prompt.push_str(&messages.join("\n"));
+                    prompt.push_str(&shown.messages.join("\n"));
                 }
-                let result = HookResult {
+                if !d.contexts.is_empty() {
+                    self.notes.push(
+                        "context given with permissionDecision: ask is dropped (ask_user cannot inject)"
+                            .into(),
+                    );
+                }
+                ControlFlow::Break(HookResult {
                     action: HookAction::AskUser,
                     approval_prompt: Some(prompt),
                     approval_options: Some(APPROVAL_OPTIONS.iter().map(|s| s.to_string()).collect()),
@@ -680,22 +323,20 @@ impl<'a> Translator<'a> {
                     suppress_output: d.suppress_output,
                     data: new_data,
                     ..HookResult::default()
-                };
-                if !d.contexts.is_empty() {
-                    self.notes.push(
-                        "context given with permissionDecision: ask is dropped (ask_user cannot inject)"
-                            .into(),
-                    );
-                }
-                return self.finish(result);
+                })
             }
-            Some(PermissionDecision::Defer) => self
-                .notes
-                .push("permissionDecision: defer has no Amplifier equivalent; treated as no decision".into()),
-            _ => {}
+            Some(PermissionDecision::Defer) => {
+                self.notes.push(
+                    "permissionDecision: defer has no Amplifier equivalent; treated as no decision".into(),
+                );
+                ControlFlow::Continue(new_data)
+            }
+            _ => ControlFlow::Continue(new_data),
         }
+    }
 
-        // Row 6: contexts.
+    /// Row 6: the pieces of context to inject, row 2's feedback first, with Claude Code's labels.
+    fn row6_contexts(&mut self, feedback: Option<String>, d: &EventDecision) -> Vec<String> {
         let mut pieces: Vec<String> = feedback.into_iter().collect();
         for c in &d.contexts {
             match c.kind {
@@ -706,7 +347,7 @@ impl<'a> Translator<'a> {
                     hookbridge_core::decision::success_label(self.event, self.query.as_deref()),
                     c.text.trim_end_matches(['\n', '\r'])
                 )),
-                ContextKind::AdditionalContext if takes_additional_context(self.event) => {
+                ContextKind::AdditionalContext if self.event.traits().reads_additional_context => {
                     let label = hookbridge_core::decision::context_label(self.event, self.query.as_deref());
                     pieces.push(format!("{label}{}", c.text));
                 }
@@ -716,13 +357,22 @@ impl<'a> Translator<'a> {
                 )),
             }
         }
+        pieces
+    }
 
-        // Rows 8 and 9 shape what is returned.
+    /// Rows 8 and 9: what is returned when no row decided the action.
+    fn rows8_9_shape(
+        &self,
+        pieces: Vec<String>,
+        shown: &Shown,
+        new_data: Option<Map<String, Value>>,
+        suppress_output: bool,
+    ) -> HookResult {
         let mut result = HookResult {
-            suppress_output: d.suppress_output,
+            suppress_output,
             ..HookResult::default()
         };
-        if !pieces.is_empty() || !messages.is_empty() {
+        if !pieces.is_empty() || !shown.messages.is_empty() {
             let injecting = !pieces.is_empty();
             result.action = HookAction::InjectContext;
             result.context_injection = Some(pieces.join("\n\n"));
@@ -730,20 +380,17 @@ impl<'a> Translator<'a> {
             result.ephemeral = injecting && self.after_the_fact;
             result.append_to_last_tool_result = injecting && self.after_the_fact;
             result.data = new_data;
-            set_message(
-                &mut result,
-                &messages,
-                if warning {
-                    MessageLevel::Warning
-                } else {
-                    MessageLevel::Info
-                },
-            );
+            let level = if shown.warning {
+                MessageLevel::Warning
+            } else {
+                MessageLevel::Info
+            };
+            set_message(&mut result, &shown.messages, level);
         } else if let Some(data) = new_data {
             result.action = HookAction::Modify;
             result.data = Some(data);
         }
-        self.finish(result)
+        result
     }
 
     fn finish(self, result: HookResult) -> Outcome {
@@ -951,50 +598,11 @@ pub fn combine(results: impl IntoIterator<Item = HookResult>) -> HookResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::events::{DELEGATE_AGENT_SPAWNED, TASK_AGENT_SPAWNED};
     use crate::registry::kernel_events::*;
+    use crate::translate::fixtures::*;
+    use crate::translate::{claude_payload, claude_payloads};
     use hookbridge_core::decision::{interpret, merge, AnsweredHook, HookExecution, RunStatus};
     use std::time::Duration;
-
-    fn session() -> SessionContext {
-        SessionContext {
-            session_id: Some("host-session".into()),
-            cwd: Some("/home/u/proj".into()),
-            transcript_path: Some("/home/u/.amplifier/sessions/s1/transcript.jsonl".into()),
-            permission_mode: Some("default".into()),
-            home_dir: Some("/home/u".into()),
-        }
-    }
-
-    /// Data as an Amplifier handler receives it: event data + session defaults + timestamp.
-    fn with_defaults(mut data: Value) -> Value {
-        let o = data.as_object_mut().unwrap();
-        o.insert("session_id".into(), json!("s1"));
-        o.insert("parent_id".into(), Value::Null);
-        o.insert("timestamp".into(), json!("2026-11-21T23:51:44.219033671+00:00"));
-        data
-    }
-
-    fn bash_pre(command: &str) -> Value {
-        with_defaults(
-            json!({"tool_name": "bash", "tool_input": {"command": command, "timeout": 60}, "parallel_group_id": "g1"}),
-        )
-    }
-
-    fn write_pre() -> Value {
-        with_defaults(
-            json!({"tool_name": "write_file", "tool_input": {"file_path": "src/app.py", "content": "x = 1\n"}, "parallel_group_id": "g1"}),
-        )
-    }
-
-    fn bash_post() -> Value {
-        with_defaults(json!({"tool_name": "bash", "tool_input": {"command": "ls"},
-            "result": "{'stdout': 'a.txt\\n', 'stderr': '', 'returncode': 0}", "parallel_group_id": "g1"}))
-    }
-
-    fn prompt() -> Value {
-        with_defaults(json!({"prompt": "fix the login bug"}))
-    }
 
     /// Hook outputs `(exit code, stdout, stderr)` in completion order, run through
     /// `decision::interpret` and `decision::merge` like real hooks, then translated.
@@ -1340,12 +948,6 @@ mod tests {
     }
 
     // ---- Row 4: PermissionRequest ----
-
-    fn approval() -> Value {
-        with_defaults(
-            json!({"tool_name": "bash", "action": "Execute: git push --force", "risk_level": "high"}),
-        )
-    }
 
     #[test]
     fn row4_permission_request_deny_denies_with_message() {
@@ -1894,328 +1496,5 @@ mod tests {
             Some("PostToolUse:Agent hook additional context: P\n\nSubagentStop hook additional context: S")
         );
         assert!(r.append_to_last_tool_result);
-    }
-
-    // ---- Payload translation, one test per route ----
-
-    fn payload(amp: &str, data: Value, claude: EventName) -> Map<String, Value> {
-        claude_payload(amp, &data, &claude, &session())
-            .expect("payload")
-            .into_fields()
-    }
-
-    #[test]
-    fn payload_pre_tool_use() {
-        let p = payload(TOOL_PRE, write_pre(), EventName::PreToolUse);
-        assert_eq!(p["hook_event_name"], "PreToolUse");
-        assert_eq!(
-            p["session_id"], "s1",
-            "the event's own session id wins over the host's"
-        );
-        assert_eq!(p["cwd"], "/home/u/proj");
-        assert_eq!(
-            p["transcript_path"],
-            "/home/u/.amplifier/sessions/s1/transcript.jsonl"
-        );
-        assert_eq!(p["permission_mode"], "default");
-        assert_eq!(p["tool_name"], "Write");
-        assert_eq!(
-            p["tool_input"],
-            json!({"file_path": "/home/u/proj/src/app.py", "content": "x = 1\n"})
-        );
-        assert_eq!(p["amplifier_event"], "tool:pre");
-        assert_eq!(p["parallel_group_id"], "g1", "extra Amplifier fields ride along");
-        assert!(!p.contains_key("tool_use_id"), "loop-basic sends no call id");
-        let streaming = with_defaults(
-            json!({"tool_name": "bash", "tool_call_id": "toolu_01", "tool_input": "{\"command\": \"ls\"}"}),
-        );
-        let p = payload(TOOL_PRE, streaming, EventName::PreToolUse);
-        assert_eq!(
-            (p["tool_use_id"].clone(), p["tool_input"].clone()),
-            (json!("toolu_01"), json!({"command": "ls"}))
-        );
-        assert!(!p.contains_key("tool_call_id"));
-    }
-
-    #[test]
-    fn payload_pre_tool_use_is_strict() {
-        let err = claude_payload(
-            TOOL_PRE,
-            &json!({"tool_input": {}}),
-            &EventName::PreToolUse,
-            &session(),
-        )
-        .unwrap_err();
-        assert!(matches!(
-            err,
-            TranslateError::Payload {
-                source: PayloadError::MissingField {
-                    field: "tool_name",
-                    ..
-                },
-                ..
-            }
-        ));
-        let err = claude_payload(
-            TOOL_PRE,
-            &json!({"tool_name": "bash", "tool_input": "rm -rf"}),
-            &EventName::PreToolUse,
-            &session(),
-        );
-        assert!(err.unwrap_err().to_string().contains("tool_input"));
-        let err = claude_payload(PROMPT_SUBMIT, &json!({}), &EventName::Stop, &session()).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "the Amplifier event `prompt:submit` never fires the Claude Code event Stop"
-        );
-    }
-
-    #[test]
-    fn payload_post_tool_use_from_every_result_form() {
-        let p = payload(TOOL_POST, bash_post(), EventName::PostToolUse);
-        assert_eq!(p["tool_name"], "Bash");
-        assert_eq!(
-            p["tool_response"],
-            json!({"stdout": "a.txt\n", "stderr": "", "returncode": 0, "interrupted": false, "isImage": false})
-        );
-        assert_eq!(
-            p["tool_result"],
-            json!({"stdout": "a.txt\n", "stderr": "", "returncode": 0})
-        );
-        assert!(!p.contains_key("result"));
-        let dump = with_defaults(
-            json!({"tool_name": "write_file", "tool_call_id": "c1", "tool_input": {"file_path": "a.txt", "content": "x"},
-            "result": {"success": true, "output": {"file_path": "/home/u/proj/a.txt", "bytes": 1}, "error": null}}),
-        );
-        let p = payload(TOOL_POST, dump, EventName::PostToolUse);
-        assert_eq!(p["tool_response"]["filePath"], "/home/u/proj/a.txt");
-        assert_eq!(p["tool_input"]["file_path"], "/home/u/proj/a.txt");
-        assert_eq!(p["tool_use_id"], "c1");
-        assert!(!p.contains_key("tool_result"));
-    }
-
-    #[test]
-    fn payload_post_tool_use_failure() {
-        let failed = with_defaults(
-            json!({"tool_name": "bash", "tool_input": {"command": "false"}, "result": "Failed"}),
-        );
-        let p = payload(TOOL_POST, failed, EventName::PostToolUseFailure);
-        assert_eq!(
-            (p["error"].clone(), p["is_interrupt"].clone()),
-            (json!("Failed"), json!(false))
-        );
-        let dump = with_defaults(json!({"tool_name": "bash", "tool_input": {"command": "make"},
-            "result": {"success": false, "output": {"stdout": "cc a.c\n", "stderr": "a.c:1: error\n", "returncode": 2}, "error": null}}));
-        assert_eq!(
-            payload(TOOL_POST, dump, EventName::PostToolUseFailure)["error"],
-            "Exit code 2\na.c:1: error\ncc a.c"
-        );
-        let error = with_defaults(
-            json!({"tool_name": "nope", "error": {"type": "RuntimeError", "msg": "Error: Tool 'nope' not found"}}),
-        );
-        let p = payload(TOOL_ERROR, error, EventName::PostToolUseFailure);
-        assert_eq!(
-            (p["error"].clone(), p["tool_input"].clone()),
-            (json!("Error: Tool 'nope' not found"), json!({}))
-        );
-    }
-
-    #[test]
-    fn payload_subagent_stop_and_start() {
-        let data = with_defaults(
-            json!({"tool_name": "delegate", "tool_input": {"agent": "foundation:explorer", "instruction": "map"},
-            "result": {"success": true, "output": {"response": "Here is the map", "session_id": "s1-7f_explorer", "agent": "foundation:explorer"}}}),
-        );
-        let p = payload(TOOL_POST, data, EventName::SubagentStop);
-        assert_eq!(p["stop_hook_active"], false);
-        assert_eq!(p["agent_id"], "s1-7f_explorer");
-        assert_eq!(p["agent_type"], "foundation:explorer");
-        assert_eq!(p["last_assistant_message"], "Here is the map");
-        assert!(!p.contains_key("tool_name") && !p.contains_key("tool_input"));
-        let spawned = with_defaults(
-            json!({"agent": "foundation:explorer", "sub_session_id": "s1-7f_explorer", "parent_session_id": "s1", "tool_call_id": "c9"}),
-        );
-        let p = payload(DELEGATE_AGENT_SPAWNED, spawned, EventName::SubagentStart);
-        assert_eq!(
-            (p["agent_id"].clone(), p["agent_type"].clone()),
-            (json!("s1-7f_explorer"), json!("foundation:explorer"))
-        );
-        assert!(
-            payload(
-                TASK_AGENT_SPAWNED,
-                with_defaults(json!({"agent": "a"})),
-                EventName::SubagentStart
-            )["agent_type"]
-                == "a"
-        );
-    }
-
-    #[test]
-    fn payload_user_prompt_submit() {
-        let p = payload(PROMPT_SUBMIT, prompt(), EventName::UserPromptSubmit);
-        assert_eq!(p["prompt"], "fix the login bug");
-        assert_eq!(p["timestamp"], "2026-11-21T23:51:44.219033671+00:00");
-    }
-
-    #[test]
-    fn payload_session_start_sources() {
-        for (amp, source) in [
-            (SESSION_START, "startup"),
-            (SESSION_RESUME, "resume"),
-            (SESSION_FORK, "fork"),
-        ] {
-            let p = payload(amp, with_defaults(json!({})), EventName::SessionStart);
-            assert_eq!(
-                (p["source"].clone(), p["trigger"].clone()),
-                (json!(source), json!(source))
-            );
-            assert!(
-                !p.contains_key("permission_mode"),
-                "Claude Code sends none on SessionStart"
-            );
-        }
-        let fork = payload(
-            SESSION_FORK,
-            json!({"parent": "p1", "session_id": "c1"}),
-            EventName::SessionStart,
-        );
-        assert_eq!(
-            (fork["session_id"].clone(), fork["parent"].clone()),
-            (json!("c1"), json!("p1"))
-        );
-    }
-
-    #[test]
-    fn payload_session_end_and_stop() {
-        let p = payload(SESSION_END, json!({"session_id": "s1"}), EventName::SessionEnd);
-        assert_eq!(p["reason"], "other");
-        let p = payload(
-            ORCHESTRATOR_COMPLETE,
-            with_defaults(json!({"orchestrator": "loop-basic", "turn_count": 2, "status": "success"})),
-            EventName::Stop,
-        );
-        assert_eq!(p["stop_hook_active"], false);
-        assert_eq!(p["status"], "success");
-    }
-
-    #[test]
-    fn payload_stop_failure() {
-        let data = with_defaults(
-            json!({"provider": "anthropic", "error": {"type": "RateLimitError", "msg": "429 Too Many Requests"}, "retryable": true, "status_code": 429}),
-        );
-        let p = payload(PROVIDER_ERROR, data, EventName::StopFailure);
-        assert_eq!(p["error"], "rate_limit");
-        assert_eq!(p["error_details"], "429 Too Many Requests");
-        let by_type = payload(
-            PROVIDER_ERROR,
-            json!({"error": {"type": "AuthenticationError", "msg": "bad key"}}),
-            EventName::StopFailure,
-        );
-        assert_eq!(by_type["error"], "authentication_failed");
-        assert_eq!(
-            payload(
-                PROVIDER_ERROR,
-                json!({"status_code": 503}),
-                EventName::StopFailure
-            )["error"],
-            "server_error"
-        );
-        assert_eq!(
-            payload(PROVIDER_ERROR, json!({"error": "weird"}), EventName::StopFailure)["error"],
-            "unknown"
-        );
-    }
-
-    #[test]
-    fn payload_compaction() {
-        let p = payload(
-            CONTEXT_PRE_COMPACT,
-            with_defaults(json!({"message_count": 120, "reason": "token_limit_exceeded"})),
-            EventName::PreCompact,
-        );
-        assert_eq!(
-            (p["trigger"].clone(), p["custom_instructions"].clone()),
-            (json!("auto"), json!(""))
-        );
-        let p = payload(
-            CONTEXT_POST_COMPACT,
-            json!({"old_count": 120, "new_count": 40, "trigger": "manual", "summary": "S"}),
-            EventName::PostCompact,
-        );
-        assert_eq!(
-            (p["trigger"].clone(), p["compact_summary"].clone()),
-            (json!("manual"), json!("S"))
-        );
-    }
-
-    #[test]
-    fn payload_notification() {
-        let p = payload(
-            USER_NOTIFICATION,
-            json!({"message": "Build finished", "title": "CI", "level": "info"}),
-            EventName::Notification,
-        );
-        assert_eq!(p["message"], "Build finished");
-        assert_eq!(p["title"], "CI");
-        assert_eq!(p["notification_type"], "user_notification");
-        let typed = payload(
-            USER_NOTIFICATION,
-            json!({"text": "idle", "type": "idle_prompt"}),
-            EventName::Notification,
-        );
-        assert_eq!(
-            (typed["message"].clone(), typed["notification_type"].clone()),
-            (json!("idle"), json!("idle_prompt"))
-        );
-    }
-
-    #[test]
-    fn payload_permission_request() {
-        let p = payload(APPROVAL_REQUIRED, approval(), EventName::PermissionRequest);
-        assert_eq!(p["tool_name"], "Bash");
-        assert_eq!(p["tool_input"], json!({"command": "git push --force"}));
-        assert_eq!(p["risk_level"], "high");
-        let other = payload(
-            APPROVAL_REQUIRED,
-            json!({"tool_name": "write_file", "action": "Execute write_file", "risk_level": "medium"}),
-            EventName::PermissionRequest,
-        );
-        assert_eq!(
-            (other["tool_name"].clone(), other["tool_input"].clone()),
-            (json!("Write"), json!({}))
-        );
-    }
-
-    #[test]
-    fn payload_message_display() {
-        let data =
-            json!({"block_index": 1, "total_blocks": 2, "block": {"type": "text", "text": "All done."}});
-        let p = payload(CONTENT_BLOCK_END, data, EventName::MessageDisplay);
-        assert_eq!(
-            (p["index"].clone(), p["final"].clone(), p["delta"].clone()),
-            (json!(1), json!(true), json!("All done."))
-        );
-        assert!(!p.contains_key("block"));
-    }
-
-    #[test]
-    fn payloads_follow_the_routes() {
-        assert!(claude_payloads("llm:request", &json!({}), &session())
-            .unwrap()
-            .is_empty());
-        let p = claude_payloads(
-            TOOL_POST,
-            &with_defaults(json!({"tool_name": "bash", "tool_input": {}, "result": "Failed"})),
-            &session(),
-        )
-        .unwrap();
-        assert_eq!(p.len(), 1);
-        assert_eq!(p[0].event(), &EventName::PostToolUseFailure);
-        let no_data = claude_payloads(SESSION_END, &Value::Null, &session()).unwrap();
-        assert_eq!(
-            no_data[0].session_id(),
-            Some("host-session"),
-            "the host's session id fills in"
-        );
     }
 }
