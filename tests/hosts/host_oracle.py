@@ -36,7 +36,9 @@ CHUNK_ID = re.compile(r"Chunk ID: \w+")
 # handler's position among all handlers of the hooks file, and the file. install-into registers
 # hookbridge for every event, so its Stop handler is not at the position of the case's own: an
 # opaque ordinal, normalized (the text around it is compared).
-HOOK_RUN_ORDINAL = re.compile(r'hook_run_id="(\w+):\d+:')
+HOOK_RUN_ORDINAL = re.compile(r'hook_run_id="([\w-]+):\d+:')
+# Codex gives each subagent it spawns a nickname picked at random.
+AGENT_NICKNAME = re.compile(r'"nickname":"[^"]*"')
 SESSION_DAY = re.compile(r"sessions/\d{4}/\d\d/\d\d/")
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d[-:]\d\d[-:]\d\d(\.\d+)?Z?")
 
@@ -49,6 +51,7 @@ def normalize(text, places):
     text = CHUNK_ID.sub("Chunk ID: <id>", text)
     text = HOOK_RUN_ORDINAL.sub(r'hook_run_id="\1:<n>:', text)
     text = SESSION_DAY.sub("sessions/<day>/", text)
+    text = AGENT_NICKNAME.sub('"nickname":"<name>"', text)
     return TIMESTAMP.sub("<time>", text)
 
 

@@ -474,6 +474,7 @@ fn run_host(host: &dyn crate::hosts::Host, args: RunArgs) -> anyhow::Result<Exit
     fill_cwd(&mut payload);
     let (set, mut options) = load_hooks(&args, &project_dir, &mut problems);
     options.async_hooks = AsyncHooks::ForkedSupervisor;
+    host.dispatch_options(&mut options);
     let selection = set.select(&payload);
     if !selection.hooks.is_empty() {
         options.canceller = prepare_to_run_hooks();

@@ -58,6 +58,10 @@ pub struct DispatchOptions {
     /// Told the first stdout line of each synchronous command hook as soon as it is complete (see
     /// [`FirstLineWatch`](crate::process::FirstLineWatch)).
     pub first_line: Option<crate::process::FirstLineWatch>,
+    /// Stop the other hooks once an answer decides the event, as Claude Code does (a blocked
+    /// prompt, a PermissionRequest decision). `false` for a host that waits for every hook and
+    /// weighs all their answers (Codex).
+    pub stop_once_decided: bool,
 }
 
 impl DispatchOptions {
@@ -89,6 +93,7 @@ impl DispatchOptions {
             model: None,
             async_answers: None,
             first_line: None,
+            stop_once_decided: true,
         }
     }
 
@@ -234,7 +239,7 @@ pub fn dispatch_selection(
         if let HookKind::Rule(rule) = &hook.kind {
             let execution = hook_kinds::rule::evaluate(rule, payload, finished);
             finished += 1;
-            if stopped_by.is_none() {
+            if stopped_by.is_none() && options.stop_once_decided {
                 stopped_by = decided_early(&event, hook, &execution);
             }
             executions[index] = Some(execution);
@@ -318,7 +323,11 @@ pub fn dispatch_selection(
         let index = job_hooks[job_index];
         let execution = execution_of(outcome, finished);
         finished += 1;
-        let flow = match decided_early(&event, selection.hooks[index], &execution) {
+        let decided = options
+            .stop_once_decided
+            .then(|| decided_early(&event, selection.hooks[index], &execution))
+            .flatten();
+        let flow = match decided {
             Some(why) => {
                 stopped_by = Some(why);
                 Flow::StopTheRest
@@ -622,5 +631,51 @@ impl EventReport {
             "skipped": skipped,
             "warnings": self.warnings,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hookbridge_core::config::{parse_hooks_file, ConfigSource, Scope};
+
+    /// Two PermissionRequest hooks: the first allows at once, the second denies a moment later.
+    /// Claude Code follows the first decision and stops the other hook; a host that weighs every
+    /// answer (`stop_once_decided: false`) gets both.
+    #[test]
+    fn a_decision_stops_the_other_hooks_unless_the_host_weighs_every_answer() {
+        let allow =
+            r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}"#;
+        let deny = r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"no"}}}"#;
+        let hooks = serde_json::json!({"hooks": {"PermissionRequest": [{"hooks": [
+            {"type": "command", "command": format!("echo '{allow}'")},
+            {"type": "command", "command": format!("sleep 1; echo '{deny}'")},
+        ]}]}});
+        let source = ConfigSource {
+            path: PathBuf::from("/t/hooks.json"),
+            scope: Scope::Project,
+            hooks_dir: PathBuf::from("/t"),
+            plugin: None,
+            description: None,
+        };
+        let mut set = HookSet::default();
+        set.extend(parse_hooks_file(&hooks.to_string(), source, 0, "/t"));
+        let payload = EventPayload::from_value(
+            EventName::PermissionRequest,
+            serde_json::json!({"tool_name": "Bash", "tool_input": {"command": "ls"}, "cwd": "/"}),
+        )
+        .unwrap();
+        let answered = |stop_once_decided: bool| {
+            let mut options = DispatchOptions::new("/");
+            options.stop_once_decided = stop_once_decided;
+            let report = dispatch(&set, &payload, &options);
+            report
+                .hooks
+                .iter()
+                .filter(|h| matches!(&h.answer, HookAnswer::Output(HookOutput::Json(j)) if j.request_decision().is_some()))
+                .count()
+        };
+        assert_eq!(answered(true), 1, "the deny is cancelled once the allow is in");
+        assert_eq!(answered(false), 2, "both answers are in");
     }
 }

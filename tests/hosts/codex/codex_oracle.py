@@ -11,6 +11,13 @@ A case is a folder:
                    (`function_call` or `message`); later requests get "END"
     prompt         the user's prompt (default "go")
     files/         optional: the project's starting files
+    agents.json    optional: the turns of subagents the script spawns, `{task message: turns}`
+                   (see `FakeResponses`)
+    exec_args.json optional: `codex exec` arguments (a JSON list) that replace the default
+                   sandbox choice `["-s", "workspace-write"]`: `["--approve-for-me"]` has Codex
+                   ask for approvals (auto-reviewed, in the same sandbox), which `codex exec`
+                   otherwise never does; a request no hook decides goes to the auto-reviewer,
+                   whose requests take the script's next turns
 
 `run_case(case, mode)` runs it in a fresh project and CODEX_HOME:
 - `direct`: the hooks registered in Codex itself (`<project>/.codex/hooks.json`);
@@ -47,21 +54,56 @@ def codex_binary():
 
 class FakeResponses(FakeModel):
     """A Responses API that answers request i with turn i of the script, streamed as Codex reads
-    it, and keeps every request body."""
+    it, and keeps every request body.
+
+    A subagent (`spawn_agent`) is a thread of its own, asking the same API while its parent does:
+    with `agents` (`{task message: turns}`), a request that has a user message equal to a task is
+    that subagent's and gets its next turn, the rest the main script's; `{{AGENT_ID}}` in a
+    turn's function call arguments is the id of the last agent the request shows spawned."""
+
+    def __init__(self, turns, agents=None):
+        super().__init__(turns)
+        self.agents = agents or {}
+        self.threads, self.taken = [], {}
 
     def answer_get(self, path):
         return "application/json", json.dumps({"object": "list", "data": []}).encode()
 
+    def thread_of(self, body):
+        """The subagent task a request is for, or "" (the main thread)."""
+        for item in body.get("input", []):
+            if item.get("type") == "message" and item.get("role") == "user":
+                for content in item.get("content", []):
+                    if isinstance(content, dict) and content.get("text") in self.agents:
+                        return content["text"]
+        return ""
+
+    def in_order(self):
+        """The requests, the main thread's first, then each subagent's (in the order of `agents`),
+        so that two threads asking at once do not make the view depend on which asked first."""
+        order = [""] + list(self.agents)
+        return [self.requests[n] for _, n in sorted((order.index(thread), n) for n, thread in enumerate(self.threads))]
+
     def answer_post(self, path, body):
-        index = self.take_turn(body)
-        items = self.turns[index] if index < len(self.turns) else [
+        thread = self.thread_of(body)
+        with self.lock:
+            n = len(self.requests)
+            self.requests.append(body)
+            self.threads.append(thread)
+            index = self.taken.get(thread, 0)
+            self.taken[thread] = index + 1
+        turns = self.agents[thread] if thread else self.turns
+        items = turns[index] if index < len(turns) else [
             {"type": "message", "content": [{"type": "output_text", "text": "END"}]}]
-        rid = f"resp_{index}"
+        agent_id = last_agent_id(body)
+        rid = f"resp_{n}"
         events = [("response.created", {"type": "response.created", "response": {"id": rid}})]
         for j, item in enumerate(items):
-            item = dict(item, id=f"item_{index}_{j}")
+            item = dict(item, id=f"item_{n}_{j}")
             if item["type"] == "message":
                 item.setdefault("role", "assistant")
+            if agent_id and isinstance(item.get("arguments"), str):
+                item["arguments"] = item["arguments"].replace("{{AGENT_ID}}", agent_id)
             events.append(("response.output_item.done",
                            {"type": "response.output_item.done", "output_index": j, "item": item}))
         usage = {"input_tokens": 1, "input_tokens_details": None, "output_tokens": 1,
@@ -71,9 +113,25 @@ class FakeResponses(FakeModel):
         return "text/event-stream", "".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in events).encode()
 
 
+def last_agent_id(body):
+    """The `agent_id` of the last `spawn_agent` output in a request, if any."""
+    found = None
+    for item in body.get("input", []):
+        if item.get("type") == "function_call_output" and isinstance(item.get("output"), str):
+            try:
+                output = json.loads(item["output"])
+            except json.JSONDecodeError:
+                continue
+            if isinstance(output, dict) and isinstance(output.get("agent_id"), str):
+                found = output["agent_id"]
+    return found
+
+
 def model_view(requests, places):
-    """What the model was given after the user's prompt, request by request: every item but the
-    model's own, with ids left out and texts normalized."""
+    """What the model was given from the first item after the environment context (so that what
+    a SessionStart or SubagentStart hook put before the prompt is seen too), else after the user's
+    prompt, request by request: every item but the model's own, with ids left out and texts
+    normalized."""
     view = []
     for request in requests:
         items = request.get("input", [])
@@ -84,11 +142,16 @@ def model_view(requests, places):
         users = [i for i, item in enumerate(items[:first_call]) if item.get("role") == "user"]
         if users:
             prompt = users[-1]
+        context = [i for i, item in enumerate(items[:prompt]) if "<environment_context>" in json.dumps(item)]
+        prompt = context[-1] + 1 if context else prompt
         seen = []
         for item in items[prompt:]:
             kind = item.get("type")
             if kind == "function_call":
-                seen.append({"call": item.get("name"), "arguments": item.get("arguments")})
+                arguments = item.get("arguments")
+                if isinstance(arguments, str):  # an agent id a `{{AGENT_ID}}` became
+                    arguments = normalize(arguments, places)
+                seen.append({"call": item.get("name"), "arguments": arguments})
             elif kind == "function_call_output":
                 output = item.get("output")
                 if not isinstance(output, str):
@@ -155,11 +218,25 @@ def prepare(case, mode, hookbridge, workdir):
     return project, home
 
 
+def exec_args(case):
+    """The case's `exec_args.json`, or the default sandbox choice."""
+    path = os.path.join(case, "exec_args.json")
+    if not os.path.exists(path):
+        return ["-s", "workspace-write"]
+    with open(path) as f:
+        return json.load(f)
+
+
 def run_case(case, mode, hookbridge=None, keep=None):
     """Runs `case` in `mode` (`direct` or `bridge`) and returns its view."""
     case = os.path.abspath(case)
     with open(os.path.join(case, "script.json")) as f:
-        model = FakeResponses(json.load(f))
+        turns = json.load(f)
+    agents = None
+    if os.path.exists(os.path.join(case, "agents.json")):
+        with open(os.path.join(case, "agents.json")) as f:
+            agents = json.load(f)
+    model = FakeResponses(turns, agents)
     prompt = read_prompt(case)
     workdir = tempfile.mkdtemp(prefix=f"codex-{mode}-")
     try:
@@ -171,12 +248,12 @@ def run_case(case, mode, hookbridge=None, keep=None):
             env.pop(key, None)
         run = subprocess.run(
             [codex_binary(), "exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", "--json",
-             "-s", "workspace-write", "-c", "model_provider=fake", "-c", f"model_providers.fake={provider}",
+             *exec_args(case), "-c", "model_provider=fake", "-c", f"model_providers.fake={provider}",
              "-m", "gpt-5", prompt],
             cwd=project, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=180)
         places = [(project, "<project>"), (workdir, "<work>"), (case, "<case>")]
         view = {
-            "model": model_view(model.requests, places),
+            "model": model_view(model.in_order(), places),
             "printed": printed_view(run.stdout, places),
             "exit_code": run.returncode,
             "files": files_view(project, places),

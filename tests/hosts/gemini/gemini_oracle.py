@@ -13,6 +13,9 @@ and the Gemini CLI hook that means the same, and Gemini CLI must do the same wit
     script.json          the model's turns: each a list of Gemini API `parts` (`functionCall` or
                          `text`); later requests get "END"
     prompt               the user's prompt (default "go")
+    kill_after           optional: seconds after which the run is stopped, for a case where
+                         Gemini CLI waits for a person (a tool confirmation, which `-p` cannot
+                         give); the view's exit code then says so
 
 `run_case(case, mode)` runs it in a fresh project and HOME, `mode` being `direct` (the Gemini hooks
 in `<project>/.gemini/settings.json`) or `bridge` (the Claude hooks in `.amplifier/hooks/`, and the
@@ -28,6 +31,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -128,6 +132,23 @@ def prepare(case, mode, hookbridge, workdir):
     return project, home
 
 
+def run_until(command, project, env, case):
+    """`command` run for the case's `kill_after` seconds at most; a run still going then is
+    stopped (with its hooks), its exit code `"stopped after N s"`."""
+    with open(os.path.join(case, "kill_after")) as f:
+        seconds = float(f.read().strip())
+    process = subprocess.Popen(command, cwd=project, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        stdout, stderr = process.communicate(timeout=seconds)
+        code = process.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        stdout, stderr = process.communicate()
+        code = f"stopped after {seconds:g} s"
+    return subprocess.CompletedProcess(command, code, stdout, stderr)
+
+
 def run_case(case, mode, hookbridge=None, keep=None):
     """Runs `case` in `mode` (`direct` or `bridge`) and returns its view."""
     case = os.path.abspath(case)
@@ -141,9 +162,12 @@ def run_case(case, mode, hookbridge=None, keep=None):
                    GOOGLE_GEMINI_BASE_URL=f"http://127.0.0.1:{fake.port}", NO_COLOR="1")
         for key in ("CLAUDE_PROJECT_DIR", "AMPLIFIER_PROJECT_DIR", "GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT"):
             env.pop(key, None)
-        run = subprocess.run([gemini_binary(), "-p", prompt, "--yolo", "-m", MODEL, "-o", "json"],
-                             cwd=project, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                             text=True, timeout=180)
+        command = [gemini_binary(), "-p", prompt, "--yolo", "-m", MODEL, "-o", "json"]
+        if os.path.exists(os.path.join(case, "kill_after")):
+            run = run_until(command, project, env, case)
+        else:
+            run = subprocess.run(command, cwd=project, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                                 text=True, timeout=180)
         places = [(project, "<project>"), (workdir, "<work>"), (case, "<case>")]
         try:
             answer = json.loads(run.stdout).get("response")

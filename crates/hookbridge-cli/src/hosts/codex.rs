@@ -25,7 +25,7 @@
 
 use hookbridge_core::decision::{
     render_claude, AnsweredHook, ClaudeAnswer, Context, ContextKind, EventDecision, HookAnswer, HookJson,
-    HookOutput, PermissionDecision, TopDecision,
+    HookOutput, PermissionDecision, SpecificOutput, TopDecision,
 };
 use hookbridge_core::event::EventName;
 use serde_json::{json, Map, Value};
@@ -178,10 +178,12 @@ fn pre_tool_use_problem(json: &HookJson) -> Option<String> {
     }
 }
 
-/// `answers` with those Codex would ignore read as dropped, and a note for each.
+/// `answers` (in the order the hooks are configured) read as Codex reads them, with a note for
+/// each change: those Codex would ignore as dropped; on SubagentStart, plain stdout as context;
+/// on PermissionRequest, only the decision Codex follows.
 pub fn admit(event: &EventName, answers: &mut [AnsweredHook]) -> Vec<String> {
     let mut notes = Vec::new();
-    for answered in answers {
+    for answered in answers.iter_mut() {
         if let Some(why) = ignored_by_codex(event, &answered.answer) {
             notes.push(format!(
                 "{event}: `{}`: Codex ignores this answer ({why}), and so does hookbridge",
@@ -190,6 +192,67 @@ pub fn admit(event: &EventName, answers: &mut [AnsweredHook]) -> Vec<String> {
             answered.answer =
                 HookAnswer::Output(HookOutput::Dropped(format!("Codex ignores this answer: {why}")));
         }
+        if *event == EventName::SubagentStart {
+            notes.extend(plain_stdout_as_context(answered));
+        }
+    }
+    if *event == EventName::PermissionRequest {
+        notes.extend(keep_the_decision_codex_follows(answers));
+    }
+    notes
+}
+
+/// Codex reads a SubagentStart hook's plain stdout, trimmed, as context for the sub-agent, as it
+/// does on SessionStart (measured: subagent_start_plain_stdout); Claude Code does not.
+fn plain_stdout_as_context(answered: &mut AnsweredHook) -> Option<String> {
+    let HookAnswer::Output(HookOutput::Plain(text)) = &answered.answer else {
+        return None;
+    };
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let json = HookJson {
+        specific: Some(SpecificOutput {
+            additional_context: Some(text.to_string()),
+            ..SpecificOutput::default()
+        }),
+        ..HookJson::default()
+    };
+    answered.answer = HookAnswer::Output(HookOutput::Json(Box::new(json)));
+    Some(format!(
+        "SubagentStart: `{}`: its plain stdout is context, as Codex reads it",
+        answered.label
+    ))
+}
+
+/// Codex runs every PermissionRequest hook and follows the first deny in configuration order,
+/// else an allow (openai/codex `resolve_permission_request_decision`; measured:
+/// permission_allow_and_deny). Claude Code follows the first hook to decide. Every other hook's
+/// decision is left out, so the merge follows the one Codex would.
+fn keep_the_decision_codex_follows(answers: &mut [AnsweredHook]) -> Vec<String> {
+    let decision_of = |a: &AnsweredHook| match &a.answer {
+        HookAnswer::Output(HookOutput::Json(json)) => json.request_decision().map(|d| d.allow),
+        _ => None,
+    };
+    let followed = answers
+        .iter()
+        .position(|a| decision_of(a) == Some(false))
+        .or_else(|| answers.iter().position(|a| decision_of(a) == Some(true)));
+    let mut notes = Vec::new();
+    for (index, answered) in answers.iter_mut().enumerate() {
+        if Some(index) == followed || decision_of(answered).is_none() {
+            continue;
+        }
+        if let HookAnswer::Output(HookOutput::Json(json)) = &mut answered.answer {
+            if let Some(specific) = json.specific.as_mut() {
+                specific.request_decision = None;
+            }
+        }
+        notes.push(format!(
+            "PermissionRequest: `{}`: its decision is not followed (Codex follows the first deny, else an allow)",
+            answered.label
+        ));
     }
     notes
 }
@@ -354,6 +417,11 @@ impl super::Host for Codex {
         fields
     }
 
+    fn dispatch_options(&self, options: &mut hookbridge_runner::DispatchOptions) {
+        // Codex runs every hook of an event and weighs all their answers.
+        options.stop_once_decided = false;
+    }
+
     fn answer(
         &self,
         _host_event: &str,
@@ -500,6 +568,74 @@ mod tests {
             (silent, 1),
             "left for Codex to ignore, and logged"
         );
+    }
+
+    fn answered(event: &EventName, label: &str, finish_order: usize, stdout: &str) -> AnsweredHook {
+        let answer = match serde_json::from_str::<Value>(stdout) {
+            Ok(Value::Object(map)) => HookOutput::Json(Box::new(HookJson::from_object(event, map))),
+            _ => HookOutput::Plain(stdout.to_string()),
+        };
+        AnsweredHook {
+            answer: HookAnswer::Output(answer),
+            finish_order,
+            on_failure: hookbridge_core::config::OnFailure::Continue,
+            label: label.into(),
+        }
+    }
+
+    /// Codex follows the first deny in configuration order, else an allow, whichever hook
+    /// finished first; Claude Code's merge would follow the first to finish.
+    #[test]
+    fn a_permission_request_follows_the_decision_codex_follows() {
+        let event = EventName::PermissionRequest;
+        let decision = |behavior: &str, message: &str| {
+            json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                "decision": {"behavior": behavior, "message": message}}})
+            .to_string()
+        };
+        let cases = [
+            // (configured hooks as (label, finish order, decision)), the decision Codex follows
+            (vec![("a", 0, "allow"), ("d", 1, "deny")], Some("d")),
+            (
+                vec![("d1", 1, "deny"), ("d2", 0, "deny"), ("a", 2, "allow")],
+                Some("d1"),
+            ),
+            (vec![("a1", 1, "allow"), ("a2", 0, "allow")], Some("a1")),
+            (vec![("x", 0, "ask")], None),
+        ];
+        for (hooks, followed) in cases {
+            let mut answers: Vec<AnsweredHook> = hooks
+                .iter()
+                .map(|(label, order, behavior)| answered(&event, label, *order, &decision(behavior, label)))
+                .collect();
+            admit(&event, &mut answers);
+            let merged = hookbridge_core::decision::merge(&event, &answers);
+            let message = merged
+                .permission_request
+                .as_ref()
+                .and_then(|d| d.get("message"))
+                .and_then(Value::as_str);
+            assert_eq!(message, followed, "{hooks:?}");
+        }
+    }
+
+    #[test]
+    fn subagent_start_plain_stdout_is_context_for_codex() {
+        let event = EventName::SubagentStart;
+        let mut answers = vec![
+            answered(&event, "plain", 0, "answer in French\n"),
+            answered(&event, "blank", 1, "  \n"),
+        ];
+        let notes = admit(&event, &mut answers);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        let merged = hookbridge_core::decision::merge(&event, &answers);
+        let contexts: Vec<&str> = merged.contexts.iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(contexts, ["answer in French"]);
+        // Claude Code's own reading of the same answers: no context.
+        let claude = [answered(&event, "plain", 0, "answer in French\n")];
+        assert!(hookbridge_core::decision::merge(&event, &claude)
+            .contexts
+            .is_empty());
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use hookbridge_core::config::HookSet;
 use hookbridge_core::decision::ClaudeAnswer;
 use hookbridge_core::event::EventName;
-use hookbridge_runner::EventReport;
+use hookbridge_runner::{DispatchOptions, EventReport};
 use serde_json::{Map, Value};
 
 use crate::install_into::claude_settings::Registration;
@@ -45,6 +45,9 @@ pub trait Host: Sync {
     /// The answer to the agent for `host_event`, from the hooks' report: exit code, stdout and
     /// stderr, and notes for the log on what was changed on the way.
     fn answer(&self, host_event: &str, report: &EventReport, set: &HookSet) -> (ClaudeAnswer, Vec<String>);
+    /// How its hooks are dispatched where that differs from Claude Code (which stops the other
+    /// hooks once one decides some events): by default, as Claude Code.
+    fn dispatch_options(&self, _options: &mut DispatchOptions) {}
 
     /// Its hooks file under `dir` (a project or a home directory).
     fn hooks_file(&self, dir: &Path) -> PathBuf {
