@@ -270,3 +270,45 @@ fn a_payload_nested_deeper_than_serde_jsons_limit_reaches_the_hooks_unchanged() 
         assert_eq!(got.trim_end(), payload, "depth {depth}");
     }
 }
+
+/// A 500-byte `hooks.yaml` whose nested aliases ("billion laughs") would expand to gigabytes.
+fn yaml_bomb() -> String {
+    let mut text = String::from("a0: &a0 [\"lol\"]\n");
+    for i in 1..10 {
+        let refs = vec![format!("*a{}", i - 1); 10].join(",");
+        text.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+    }
+    text.push_str("hooks:\n  PreToolUse:\n    - {type: command, command: 'echo project-guard >&2; exit 2'}\n");
+    text
+}
+
+#[test]
+fn a_yaml_bomb_in_the_project_is_refused_and_the_users_guard_still_blocks() {
+    let p = Project::new();
+    let bomb = yaml_bomb();
+    assert!(bomb.len() < 600, "{}", bomb.len());
+    p.write("hooks.yaml", &bomb);
+    let user_hooks = p.home.join(".amplifier/hooks");
+    fs::create_dir_all(&user_hooks).unwrap();
+    let guard = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [blocker("user-guard")]}]}});
+    fs::write(user_hooks.join("hooks.json"), guard.to_string()).unwrap();
+    // Under a memory limit, as a host may run it: the run must answer, not abort.
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg("ulimit -v 1048576 && exec \"$@\"")
+        .arg("sh")
+        .arg(hookbridge_bin())
+        .args(["run", "--event", "PreToolUse", "--project-dir"])
+        .arg(&p.dir);
+    for var in HOSTILE_ENV {
+        cmd.env_remove(var);
+    }
+    cmd.env("HOME", &p.home).env("HOOKBRIDGE_LOG", &p.log).current_dir(&p.dir);
+    let out = run_with_deadline(cmd, &bash_payload(), WATCHDOG);
+    assert!(!out.timed_out, "hookbridge run hung: {out:?}");
+    assert_blocked(&out, "user-guard");
+    let validate = p.validate();
+    assert_eq!(validate.code, Some(1), "{validate:?}");
+    let said = all(&validate);
+    assert!(said.contains("hooks.yaml") && said.contains("too large"), "{said}");
+}

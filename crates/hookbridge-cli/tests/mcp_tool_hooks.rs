@@ -12,7 +12,8 @@ use common::project::{on, Project};
 use serde_json::{json, Value};
 
 /// The server: `check` denies commands with `rm` in them; `ask_first` makes a request of the client
-/// (roots/list) before answering; `broken` answers isError; `hang` never answers; `crash` exits.
+/// (roots/list) before answering; `broken` answers isError; `big_deny` denies with a 5 MiB reason;
+/// `endless_line` writes one line that never ends; `hang` never answers; `crash` exits.
 /// It writes its pid to `mcp.pid` and every call to `mcp_calls.jsonl`.
 const SERVER: &str = r#"
 import json, os, sys, time
@@ -48,6 +49,14 @@ for line in sys.stdin:
             send({"jsonrpc": "2.0", "id": "s1", "method": "roots/list"})
         elif name == "broken":
             send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": "TOOL-BROKE"}], "isError": True}})
+        elif name == "big_deny":
+            out = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                   "permissionDecisionReason": "BIG-NO" + "x" * (5 << 20)}}
+            send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": json.dumps(out)}]}})
+        elif name == "endless_line":
+            chunk = "y" * (1 << 20)
+            while True:
+                sys.stdout.write(chunk)
         elif name == "hang":
             time.sleep(60)
         elif name == "crash":
@@ -132,6 +141,36 @@ fn the_tools_json_answer_denies_and_its_input_is_filled_from_the_hook_input() {
     // An empty answer lets the call through.
     let done = p.run("PreToolUse", "claude", &bash(&p, "ls"));
     assert_eq!((done.code, done.stdout_str()), (Some(0), String::new()));
+}
+
+#[test]
+fn a_deny_larger_than_the_output_cap_still_denies() {
+    let p = project(on("PreToolUse", mcp_hook("big_deny")));
+    let done = p.run("PreToolUse", "claude", &bash(&p, "ls"));
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    let answer: Value = serde_json::from_slice(&done.stdout).unwrap();
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
+    let reason = answer["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap();
+    assert_eq!(reason.len(), 6 + (5 << 20));
+    assert_server_gone(&p);
+}
+
+#[test]
+fn a_message_that_never_ends_is_abandoned_at_its_bound_not_read_until_memory_runs_out() {
+    let mut hooks = mcp_hook("endless_line");
+    hooks[0]["timeout"] = json!(120);
+    hooks[0]["onFailure"] = json!("block");
+    let p = project(on("PreToolUse", hooks));
+    let done = p.run("PreToolUse", "report", &bash(&p, "ls"));
+    let report: Value = serde_json::from_slice(&done.stdout).unwrap();
+    let hook = &report["hooks"][0];
+    assert_eq!(hook["status"], "failed", "{hook}");
+    assert!(hook["detail"].as_str().unwrap_or("").contains("longer than"), "{hook}");
+    assert_eq!(report["answer"]["exit_code"], 0, "{report}");
+    let done = p.run("PreToolUse", "claude", &bash(&p, "ls"));
+    let answer: Value = serde_json::from_slice(&done.stdout).unwrap();
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny", "onFailure: block");
+    assert_server_gone(&p);
 }
 
 #[test]

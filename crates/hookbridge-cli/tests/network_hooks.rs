@@ -309,6 +309,46 @@ fn an_http_hook_posts_the_input_and_its_answer_decides() {
     );
 }
 
+/// A PreToolUse deny whose reason is `len` bytes long.
+fn deny_with_reason_of(len: usize) -> String {
+    json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+        "permissionDecisionReason": format!("BIG-NO{}", "x".repeat(len))}})
+    .to_string()
+}
+
+#[test]
+fn an_http_deny_larger_than_the_output_cap_still_denies() {
+    let server = FakeServer::start(Reply::Raw {
+        status: 200,
+        body: deny_with_reason_of(5 << 20),
+    });
+    let p = Project::new(on("PreToolUse", json!([{"type": "http", "url": format!("{}/h", server.url)}])));
+    let done = p.run("PreToolUse", "claude", &p.payload("PreToolUse"));
+    let answer = json_of(&done);
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
+    let reason = answer["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap();
+    assert!(reason.starts_with("BIG-NO") && reason.len() == 6 + (5 << 20), "{}", reason.len());
+}
+
+#[test]
+fn an_http_answer_past_everything_hookbridge_reads_is_a_hook_error_that_follows_on_failure() {
+    // 80 MiB: past the cap and the spill together (68 MiB).
+    let server = FakeServer::start(Reply::Raw {
+        status: 200,
+        body: deny_with_reason_of(80 << 20),
+    });
+    let p = Project::new(on("PreToolUse", json!([{"type": "http", "url": format!("{}/h", server.url)}])));
+    let done = p.run("PreToolUse", "claude", &p.payload("PreToolUse"));
+    assert_eq!(done.code, Some(1), "a non-blocking error, never a silent allow: {}", done.stderr_str());
+    assert!(done.stderr_str().contains("larger than"), "{}", done.stderr_str());
+    p.write_hooks(&on(
+        "PreToolUse",
+        json!([{"type": "http", "url": format!("{}/h", server.url), "onFailure": "block"}]),
+    ));
+    let done = p.run("PreToolUse", "claude", &p.payload("PreToolUse"));
+    assert_eq!(json_of(&done)["hookSpecificOutput"]["permissionDecision"], "deny");
+}
+
 #[test]
 fn an_http_error_or_unreachable_endpoint_is_a_non_blocking_error() {
     let server = FakeServer::start(Reply::Raw {

@@ -14,7 +14,11 @@ use std::time::{Duration, Instant};
 
 /// The `hookbridge` binary cargo built for these tests.
 pub fn hookbridge_bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_hookbridge"))
+    // `HOOKBRIDGE_TEST_BIN` runs the tests against another build (an older one, to see a new
+    // test fail without its fix).
+    std::env::var_os("HOOKBRIDGE_TEST_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_hookbridge")))
 }
 
 /// Environment variables that would change how `hookbridge run` finds hooks or times them out.

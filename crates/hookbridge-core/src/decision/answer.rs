@@ -367,6 +367,16 @@ pub fn interpret(event: &EventName, execution: &HookExecution) -> HookAnswer {
                 _ => None,
             },
         },
+        RunStatus::Exited(0) | RunStatus::Answered | RunStatus::Responded(200..=299)
+            if execution.stdout_truncated && answer_shaped(&execution.stdout) =>
+        {
+            HookAnswer::Failed {
+                message: format!(
+                    "its JSON answer is larger than the {} bytes hookbridge reads of one answer, so it was not read",
+                    execution.stdout.len()
+                ),
+            }
+        }
         RunStatus::Exited(0) | RunStatus::Answered => {
             HookAnswer::Output(parse_stdout(event, &text(&execution.stdout)))
         }
@@ -421,6 +431,16 @@ pub fn interpret(event: &EventName, execution: &HookExecution) -> HookAnswer {
             message: message.clone(),
         },
     }
+}
+
+/// Whether output begins a JSON answer: whitespace, then `{` (or whitespace only). Such output
+/// is read whole however large (up to the runner's bound), and one cut short at that bound is a
+/// failure of the hook, never plain text: a deny must not become an allow by being long.
+pub fn answer_shaped(output: &[u8]) -> bool {
+    matches!(
+        output.iter().find(|b| !b.is_ascii_whitespace()),
+        None | Some(b'{')
+    )
 }
 
 /// The first non-empty line of an error body, shortened, for a message.

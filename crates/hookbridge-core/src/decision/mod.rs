@@ -19,7 +19,7 @@ pub mod output_schema;
 mod verdict;
 
 pub use answer::{
-    async_delivery, interpret, interpret_hook, HookAnswer, HookJson, HookOutput, NoVerdictReason,
+    answer_shaped, async_delivery, interpret, interpret_hook, HookAnswer, HookJson, HookOutput, NoVerdictReason,
     RequestDecision, SpecificOutput, TopDecision,
 };
 pub use claude::{context_label, render_claude, success_label, ClaudeAnswer};

@@ -12,7 +12,8 @@ use hookbridge_core::decision::RunStatus;
 
 use super::JobContext;
 use crate::model_api::{post_json, PostError};
-use crate::process::{InProcessJob, InProcessOutcome};
+use crate::process::capture::Collector;
+use crate::process::{InProcessJob, InProcessOutcome, ProcessSpec};
 
 /// The job that calls `hook`'s endpoint.
 pub(crate) fn job(hook: &HttpHook, ctx: JobContext<'_>) -> InProcessJob {
@@ -28,16 +29,18 @@ pub(crate) fn job(hook: &HttpHook, ctx: JobContext<'_>) -> InProcessJob {
         })
         .collect();
     let body = ctx.payload_text().into_bytes();
-    let cap = ctx.output_cap as u64;
+    let cap = ctx.output_cap;
     InProcessJob {
         kind: "http",
         timeout: ctx.timeout,
-        work: Box::new(
-            move |deadline| match post_json(&url, &headers, &body, deadline, cap) {
+        work: Box::new(move |deadline| {
+            // The body is read as a command's stdout is: an answer past the cap is read whole.
+            let collector = Collector::new(cap, ProcessSpec::DEFAULT_STDOUT_SPILL_LIMIT);
+            match post_json(&url, &headers, &body, deadline, collector) {
                 Ok(response) => InProcessOutcome {
                     status: RunStatus::Responded(response.status),
-                    stdout: response.body,
-                    stdout_truncated: response.truncated,
+                    stdout_truncated: response.body.truncated,
+                    stdout: response.body.bytes,
                     stderr: Vec::new(),
                     duration: Default::default(),
                 },
@@ -45,8 +48,8 @@ pub(crate) fn job(hook: &HttpHook, ctx: JobContext<'_>) -> InProcessJob {
                 Err(PostError::Unreachable(cause)) => {
                     InProcessOutcome::of(RunStatus::Failed(format!("could not reach {url}: {cause}")))
                 }
-            },
-        ),
+            }
+        }),
     }
 }
 

@@ -23,11 +23,13 @@ pub mod anthropic;
 pub mod conversation;
 pub mod openai;
 
-use std::io::Read;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+use crate::process::capture::Collector;
+use crate::process::CapturedOutput;
 
 /// One request for a verdict.
 #[derive(Debug, Clone)]
@@ -184,7 +186,7 @@ pub enum ModelCallError {
 }
 
 /// Largest reply body read from a model endpoint.
-const MAX_REPLY_BYTES: u64 = 4 * 1024 * 1024;
+const MAX_REPLY_BYTES: usize = 4 * 1024 * 1024;
 
 /// The agent every in-process network call shares.
 pub(crate) fn http_agent() -> &'static ureq::Agent {
@@ -205,11 +207,10 @@ pub(crate) fn remaining(deadline: Instant) -> Option<Duration> {
         .filter(|d| !d.is_zero())
 }
 
-/// An HTTP response: status and up to `cap` bytes of body (and whether there was more).
+/// An HTTP response: its status and its body, as a [`Collector`] gathered it.
 pub(crate) struct Response {
     pub status: u16,
-    pub body: Vec<u8>,
-    pub truncated: bool,
+    pub body: CapturedOutput,
 }
 
 /// Why a POST got no response.
@@ -218,13 +219,14 @@ pub(crate) enum PostError {
     Unreachable(String),
 }
 
-/// POSTs `body` to `url` with `headers` (plus `content-type: application/json`), by `deadline`.
+/// POSTs `body` to `url` with `headers` (plus `content-type: application/json`), by `deadline`;
+/// the response body is read into `collector` (bounded: see [`Collector`]).
 pub(crate) fn post_json(
     url: &str,
     headers: &[(String, String)],
     body: &[u8],
     deadline: Instant,
-    cap: u64,
+    mut collector: Collector,
 ) -> Result<Response, PostError> {
     let Some(left) = remaining(deadline) else {
         return Err(PostError::TimedOut);
@@ -243,24 +245,15 @@ pub(crate) fn post_json(
         other => PostError::Unreachable(other.to_string()),
     })?;
     let status = response.status().as_u16();
-    let mut body = Vec::new();
-    let read = response
-        .body_mut()
-        .as_reader()
-        .take(cap.saturating_add(1))
-        .read_to_end(&mut body);
-    if let Err(e) = read {
+    if let Err(e) = collector.read_from(response.body_mut().as_reader()) {
         if remaining(deadline).is_none() {
             return Err(PostError::TimedOut);
         }
         return Err(PostError::Unreachable(format!("the response broke off: {e}")));
     }
-    let truncated = body.len() as u64 > cap;
-    body.truncate(cap as usize);
     Ok(Response {
         status,
-        body,
-        truncated,
+        body: collector.finish(),
     })
 }
 
@@ -272,7 +265,8 @@ pub(crate) fn call_model(
     deadline: Instant,
 ) -> Result<Value, ModelCallError> {
     let body = serde_json::to_vec(request).expect("a JSON value serializes");
-    let response = post_json(endpoint, headers, &body, deadline, MAX_REPLY_BYTES).map_err(|e| match e {
+    let reply = Collector::new(MAX_REPLY_BYTES, 0);
+    let response = post_json(endpoint, headers, &body, deadline, reply).map_err(|e| match e {
         PostError::TimedOut => ModelCallError::TimedOut,
         PostError::Unreachable(cause) => ModelCallError::Unreachable {
             endpoint: endpoint.to_string(),
@@ -280,7 +274,7 @@ pub(crate) fn call_model(
         },
     })?;
     if !(200..300).contains(&response.status) {
-        let text = String::from_utf8_lossy(&response.body);
+        let text = String::from_utf8_lossy(&response.body.bytes);
         let detail = serde_json::from_str::<Value>(&text)
             .ok()
             .and_then(|v| {
@@ -297,7 +291,7 @@ pub(crate) fn call_model(
             detail,
         });
     }
-    serde_json::from_slice(&response.body).map_err(|e| ModelCallError::Malformed {
+    serde_json::from_slice(&response.body.bytes).map_err(|e| ModelCallError::Malformed {
         endpoint: endpoint.to_string(),
         cause: format!("not JSON ({e})"),
     })

@@ -35,6 +35,8 @@
 //! the open-file limit allows, and a hook's descendants that left its process group (`setsid`)
 //! are killed with it at its timeout.
 
+#[cfg(unix)]
+pub(crate) mod capture;
 #[cfg(target_os = "linux")]
 mod guardian;
 #[cfg(unix)]

@@ -9,7 +9,7 @@
 
 use std::collections::VecDeque;
 use std::fs::File;
-use std::io::{self, ErrorKind, Read, Seek, SeekFrom, Write};
+use std::io::{self, ErrorKind};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use nix::fcntl::OFlag;
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
+use super::capture::Collector;
 use super::in_process::InProcessJobs;
 use super::spawn::{self, Pid};
 use super::unix::{self as imp, ProcessGroup};
@@ -519,7 +520,7 @@ impl Supervised {
         if self.first_line.is_none() {
             return;
         }
-        let bytes = &self.stdout.captured.bytes;
+        let bytes = self.stdout.collected.kept();
         if let Some(end) = bytes.iter().position(|&b| b == b'\n') {
             let line = bytes[..end].strip_suffix(b"\r").unwrap_or(&bytes[..end]);
             if let Some(watch) = self.first_line.take() {
@@ -569,7 +570,7 @@ impl Supervised {
                 }
                 let (status, line) = warm::as_the_shell_reports(status);
                 if let Some(line) = line {
-                    self.stderr.captured.keep(self.stderr.cap, line.as_bytes());
+                    self.stderr.collected.push(line.as_bytes());
                 }
                 status
             });
@@ -755,34 +756,18 @@ impl Drop for Supervised {
     }
 }
 
-/// One output pipe and what has been kept of it.
+/// One output pipe and what has been collected from it.
 struct Capture {
     /// `None` once EOF (or a read error) was seen; dropping it closes our end.
     pipe: Option<File>,
-    captured: CapturedOutput,
-    cap: usize,
-    /// Bytes past the cap that may be kept on disk (0: none).
-    spill_limit: u64,
-    /// Where they are, once the cap was passed.
-    spill: Option<Spill>,
-}
-
-/// Output past the cap, in an unnamed temporary file: the page cache holds it, not our memory.
-struct Spill {
-    file: File,
-    len: u64,
-    /// Writing failed (a full disk): what was kept so far is all there is.
-    broken: bool,
+    collected: Collector,
 }
 
 impl Capture {
     fn new(pipe: File, cap: usize, spill_limit: u64) -> Self {
         Capture {
             pipe: Some(pipe),
-            captured: CapturedOutput::default(),
-            cap,
-            spill_limit,
-            spill: None,
+            collected: Collector::new(cap, spill_limit),
         }
     }
 
@@ -794,10 +779,7 @@ impl Capture {
     fn closed() -> Self {
         Capture {
             pipe: None,
-            captured: CapturedOutput::default(),
-            cap: 0,
-            spill_limit: 0,
-            spill: None,
+            collected: Collector::new(0, 0),
         }
     }
 
@@ -811,13 +793,7 @@ impl Capture {
             buffer.clear();
             match rustix::io::read(pipe, rustix::buffer::spare_capacity(buffer)) {
                 Ok(0) => self.pipe = None,
-                Ok(_) => {
-                    let room = self.cap.saturating_sub(self.captured.bytes.len());
-                    self.captured.keep(self.cap, buffer);
-                    if buffer.len() > room {
-                        self.spill_over(&buffer[room..]);
-                    }
-                }
+                Ok(_) => self.collected.push(buffer),
                 Err(rustix::io::Errno::INTR) => continue,
                 Err(rustix::io::Errno::AGAIN) => return,
                 Err(_) => self.pipe = None,
@@ -825,62 +801,9 @@ impl Capture {
         }
     }
 
-    fn spill_over(&mut self, bytes: &[u8]) {
-        if self.spill_limit == 0 {
-            return;
-        }
-        if self.spill.is_none() {
-            self.spill = Some(match tempfile::tempfile() {
-                Ok(file) => Spill {
-                    file,
-                    len: 0,
-                    broken: false,
-                },
-                Err(_) => {
-                    self.spill_limit = 0;
-                    return;
-                }
-            });
-        }
-        let Some(spill) = self.spill.as_mut().filter(|s| !s.broken) else {
-            return;
-        };
-        let take = bytes
-            .len()
-            .min(self.spill_limit.saturating_sub(spill.len) as usize);
-        if take > 0 {
-            match (&spill.file).write_all(&bytes[..take]) {
-                Ok(()) => spill.len += take as u64,
-                Err(_) => spill.broken = true,
-            }
-        }
-    }
-
-    /// What was captured. When the kept part is (the start of) a JSON answer — whitespace, then
-    /// `{`, or whitespace only — the spilled rest is read back, so that an answer larger than the
-    /// cap is still read whole: a cap bounds memory, it must not cut a deny into invalid JSON.
-    fn into_captured(mut self) -> CapturedOutput {
-        let mut captured = std::mem::take(&mut self.captured);
-        let Some(mut spill) = self.spill.take() else {
-            return captured;
-        };
-        let answer_shaped = matches!(
-            captured.bytes.iter().find(|b| !b.is_ascii_whitespace()),
-            None | Some(b'{')
-        );
-        if answer_shaped && spill.len > 0 {
-            let kept = captured.bytes.len();
-            captured.bytes.reserve_exact(spill.len as usize);
-            let read_back = spill
-                .file
-                .seek(SeekFrom::Start(0))
-                .and_then(|_| (&spill.file).take(spill.len).read_to_end(&mut captured.bytes));
-            if read_back.is_err() {
-                captured.bytes.truncate(kept);
-            }
-            captured.truncated = captured.total_len > captured.bytes.len() as u64;
-        }
-        captured
+    /// What was captured (see [`Collector::finish`]).
+    fn into_captured(self) -> CapturedOutput {
+        self.collected.finish()
     }
 }
 

@@ -51,7 +51,15 @@ impl Reader<'_> {
                 }
             };
             let name = hook_key.name();
-            f.seen_at[hook_key as usize] = Some(at);
+            if f.seen_at[hook_key as usize].replace(at).is_some() {
+                // As for an event written twice in `hooks`: JSON.parse keeps the later value, and
+                // a YAML file is read the same way; a guard whose `action: block` is followed by
+                // `action: allow` must not change silently.
+                let d = Diagnostic::warning(format!(
+                    "`{name}` is written twice in this hook; the later one is used (as by JSON.parse in Claude Code)"
+                ));
+                self.report_field(d, at, name);
+            }
             match hook_key {
                 HookKey::Type => f.type_name = Some(self.string(name, peek, at)?),
                 HookKey::Timeout => f.timeout = Some(self.seconds(name, peek, at)?),

@@ -1067,8 +1067,42 @@ mod tests {
         let stop = &f.events[&EventName::Stop];
         assert_eq!(stop.len(), 1);
         assert_eq!(stop[0].hooks[0].kind.label(), "second");
+        // Both are reported: the event written twice, and the hook's `command`.
+        let messages: Vec<&str> = f.diagnostics.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(messages[0].starts_with("`Stop` is written twice in `hooks`"), "{messages:?}");
+        assert!(messages[1].starts_with("`command` is written twice in this hook"), "{messages:?}");
+        assert_eq!(f.diagnostics[1].key.as_deref(), Some("hooks.Stop[0].hooks[0].command"));
+    }
+
+    #[test]
+    fn a_key_written_twice_in_a_yaml_hook_is_reported_where_it_is_written_again() {
+        let f = parse_yaml(
+            "hooks:\n  PreToolUse:\n    - type: matcher\n      match: {tool: Bash}\n      action: block\n      action: allow\n",
+        );
+        assert_eq!(f.diagnostics.len(), 1, "{:?}", f.diagnostics);
+        let d = &f.diagnostics[0];
+        assert_eq!(d.severity, crate::diagnostics::Severity::Warning);
+        assert!(d.message.starts_with("`action` is written twice in this hook; the later one is used"), "{}", d.message);
+        assert_eq!(d.key.as_deref(), Some("hooks.PreToolUse[0].action"));
+        let at = d.position.unwrap();
+        assert_eq!((at.line, at.column), (6, 15));
+    }
+
+    #[test]
+    fn a_yaml_file_that_expands_past_its_bound_is_refused_whole() {
+        let mut text = String::from("x0: &x0 [\"lol\"]\n");
+        for i in 1..9 {
+            let refs = vec![format!("*x{}", i - 1); 10].join(", ");
+            text.push_str(&format!("x{i}: &x{i} [{refs}]\n"));
+        }
+        text.push_str("hooks:\n  PreToolUse:\n    - {type: command, command: guard}\n");
+        let f = parse_yaml(&text);
+        assert!(f.events.is_empty());
         assert_eq!(f.diagnostics.len(), 1);
-        assert!(f.diagnostics[0].message.contains("written twice"));
+        let d = &f.diagnostics[0];
+        assert_eq!(d.severity, crate::diagnostics::Severity::Error);
+        assert!(d.message.contains("too large") && d.message.contains("the whole file is skipped"), "{}", d.message);
     }
 
     #[test]

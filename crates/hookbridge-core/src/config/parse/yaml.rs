@@ -7,6 +7,14 @@
 //! else a string); quoted scalars and `!!str` are strings. Anchors and aliases work (an alias is
 //! its anchor's value again, positioned at the alias). One document per file; keys must be
 //! scalars. Parsing is `saphyr-parser`'s (a maintained YAML 1.2 parser with spans).
+//!
+//! What a file may cost is bounded while it is read, not after: aliases expand text, so nested
+//! ones ("billion laughs": 480 bytes that would expand to gigabytes) could exhaust memory and take
+//! every other hook down with the process. The JSON written may not grow past
+//! [`MAX_CONFIG_BYTES`](crate::config::discover::MAX_CONFIG_BYTES), the bound on a JSON hooks file
+//! itself, nor hold more than [`MAX_VALUES`] values; a file past either is refused whole, with the
+//! position where it crossed the bound, and the other files load. An anchor is kept as the range
+//! of the JSON already written, never as a copy, so nested anchors cost nothing more.
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Span};
 
@@ -41,15 +49,26 @@ fn position_of(span: &Span) -> Position {
     }
 }
 
+/// The most values (scalars, lists, mappings, alias uses) one YAML hooks file may hold: a
+/// thousand hooks take about ten thousand.
+pub(crate) const MAX_VALUES: usize = 1_000_000;
+
 /// The JSON text of the YAML document `text`, and where each of its values came from.
 pub(crate) fn to_json(text: &str) -> Result<(String, PositionMap), YamlError> {
+    to_json_within(text, crate::config::discover::MAX_CONFIG_BYTES as usize, MAX_VALUES)
+}
+
+/// [`to_json`] with the bounds given: at most `max_len` bytes of JSON and `max_values` values.
+fn to_json_within(text: &str, max_len: usize, max_values: usize) -> Result<(String, PositionMap), YamlError> {
     let mut w = Writer {
-        json: String::with_capacity(text.len() + text.len() / 2),
+        json: String::with_capacity((text.len() + text.len() / 2).min(max_len)),
         map: PositionMap::default(),
         stack: Vec::new(),
         anchors: std::collections::HashMap::new(),
         open_anchors: Vec::new(),
         documents: 0,
+        max_len,
+        values_left: max_values,
     };
     for event in Parser::new_from_str(text) {
         let (event, span) = event.map_err(|e| YamlError {
@@ -83,16 +102,51 @@ struct Writer {
     json: String,
     map: PositionMap,
     stack: Vec<Container>,
-    /// Anchor id → the JSON text of its value.
-    anchors: std::collections::HashMap<usize, String>,
+    /// Anchor id → where the JSON text of its value lies in `json` (written once, never changed).
+    anchors: std::collections::HashMap<usize, std::ops::Range<usize>>,
     /// Collections with an anchor, being written: (anchor id, where their text starts, depth).
     open_anchors: Vec<(usize, usize, usize)>,
     documents: usize,
+    /// The most JSON this file may become.
+    max_len: usize,
+    /// How many more values it may hold.
+    values_left: usize,
 }
 
 impl Writer {
+    /// Refuses the file once `adding` more bytes would make its JSON longer than it may be.
+    fn room_for(&self, adding: usize, span: &Span) -> Result<(), YamlError> {
+        if self.json.len().saturating_add(adding) <= self.max_len {
+            return Ok(());
+        }
+        Err(self.too_large(
+            if adding > 0 {
+                "expanding this alias makes the file too large"
+            } else {
+                "the file is too large"
+            },
+            span,
+        ))
+    }
+
+    fn too_large(&self, what: &str, span: &Span) -> YamlError {
+        YamlError {
+            message: format!(
+                "{what}; a hooks file may become at most {} MiB of JSON with {} values, so it is refused",
+                self.max_len >> 20,
+                MAX_VALUES
+            ),
+            position: position_of(span),
+        }
+    }
+
     /// Before a value (or key): the separator its container needs, and whether it is a key.
     fn before_value(&mut self, span: &Span) -> Result<bool, YamlError> {
+        self.room_for(0, span)?;
+        if self.values_left == 0 {
+            return Err(self.too_large("the file holds too many values", span));
+        }
+        self.values_left -= 1;
         let is_key = match self.stack.last_mut() {
             Some(Container::Mapping { next_is_key, first }) => {
                 let is_key = *next_is_key;
@@ -142,7 +196,7 @@ impl Writer {
                     push_plain(&mut self.json, &value);
                 }
                 if anchor > 0 {
-                    self.anchors.insert(anchor, self.json[start..].to_string());
+                    self.anchors.insert(anchor, start..self.json.len());
                 }
             }
             Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
@@ -178,18 +232,22 @@ impl Writer {
                 if let Some(&(anchor, start, depth)) = self.open_anchors.last() {
                     if depth == self.stack.len() {
                         self.open_anchors.pop();
-                        self.anchors.insert(anchor, self.json[start..].to_string());
+                        self.anchors.insert(anchor, start..self.json.len());
                     }
                 }
             }
             Event::Alias(anchor) => {
                 let is_key = self.before_value(span)?;
-                let Some(text) = self.anchors.get(&anchor).cloned() else {
+                let Some(range) = self.anchors.get(&anchor).cloned() else {
                     return Err(YamlError {
                         message: "an alias to an anchor that is not defined before it".into(),
                         position: position_of(span),
                     });
                 };
+                // A key is quoted again, which at most doubles it and adds the quotes.
+                let adding = if is_key { 2 * range.len() + 2 } else { range.len() };
+                self.room_for(adding, span)?;
+                let text = self.json[range].to_string();
                 if is_key && !text.starts_with('"') {
                     push_string(&mut self.json, &text);
                 } else {
@@ -298,5 +356,46 @@ mod tests {
         assert_eq!(e.position.line, 2);
         assert!(to_json("? [a]\n: 1\n").is_err());
         assert!(to_json("a: *nope\n").is_err());
+    }
+
+    /// "Billion laughs": nine levels of ten aliases each would expand to 10^9 copies.
+    fn laughs(levels: usize) -> String {
+        let mut text = String::from("a0: &a0 [\"lol\"]\n");
+        for i in 1..levels {
+            let refs = vec![format!("*a{}", i - 1); 10].join(", ");
+            text.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+        }
+        text
+    }
+
+    #[test]
+    fn nested_aliases_are_refused_once_they_expand_past_the_bound() {
+        let text = laughs(9);
+        assert!(text.len() < 600, "{}", text.len());
+        let e = to_json(&text).unwrap_err();
+        assert!(e.message.contains("expanding this alias makes the file too large"), "{}", e.message);
+        // Where it crossed the bound: an alias on one of the last lines.
+        assert!(e.position.line >= 6, "{:?}", e.position);
+        // A few levels are fine, and expand as YAML says.
+        let small = json(&laughs(3));
+        assert_eq!(small["a2"][9][9][0], "lol");
+        assert_eq!(small["a2"].as_array().unwrap().len(), 10);
+    }
+
+    #[test]
+    fn the_bounds_are_on_the_json_written_and_the_values_held() {
+        let text = "a: &x [1, 2, 3]\nb: [*x, *x]\n";
+        let (full, _) = to_json(text).unwrap();
+        assert_eq!(full, r#"{"a":[1,2,3],"b":[[1,2,3],[1,2,3]]}"#);
+        assert!(to_json_within(text, full.len(), MAX_VALUES).is_ok());
+        // `{"a":[1,2,3],"b":[` is 18 bytes, and the first alias adds 7.
+        assert!(to_json_within(text, 25 + 1 + 7, MAX_VALUES).is_ok());
+        let e = to_json_within(text, 24, MAX_VALUES).unwrap_err();
+        assert!(e.message.contains("too large"), "{}", e.message);
+        assert_eq!(e.position.line, 2);
+        // a, the list, 1, 2, 3, b, the list, two aliases, the mapping: 10 values.
+        assert!(to_json_within(text, usize::MAX, 10).is_ok());
+        let e = to_json_within(text, usize::MAX, 9).unwrap_err();
+        assert!(e.message.contains("too many values"), "{}", e.message);
     }
 }

@@ -13,11 +13,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::{incoming, initialize, initialized, tools_call, CallError, Incoming};
+use super::{incoming, initialize, initialized, tools_call, CallError, Incoming, MAX_MESSAGE_BYTES};
 use crate::model_api::{http_agent, remaining};
 
-/// Largest response body read from a server, JSON or a whole event stream.
-const MAX_BODY_BYTES: u64 = 4 * 1024 * 1024;
 
 /// The longest the closing DELETE may take: ending the session is a courtesy, not the answer.
 const CLOSE_TIMEOUT: Duration = Duration::from_millis(500);
@@ -115,7 +113,9 @@ impl Session<'_> {
             .get("content-type")
             .and_then(|v| v.to_str().ok())
             .is_some_and(|t| t.starts_with("text/event-stream"));
-        let body = response.body_mut().as_reader().take(MAX_BODY_BYTES);
+        // One message, or a stream of them: no more than one message may hold, and a stream past
+        // that is cut off and fails as a stream that ended without the answer.
+        let body = response.body_mut().as_reader().take(MAX_MESSAGE_BYTES);
         let read_error = |e: std::io::Error| match remaining(deadline) {
             None => CallError::TimedOut,
             Some(_) => CallError::Failed(format!("the response broke off: {e}")),

@@ -26,10 +26,17 @@ use hookbridge_core::mcp::{fill_input, parse_mcp_servers, McpServer};
 use serde_json::{json, Map, Value};
 
 use super::JobContext;
-use crate::process::{InProcessJob, InProcessOutcome};
+use crate::process::capture::Collector;
+use crate::process::{InProcessJob, InProcessOutcome, ProcessSpec};
 
 /// How long before the hook's deadline the call gives up, to stop its server in time.
 const CLEANUP_MARGIN: Duration = Duration::from_millis(150);
+
+/// The largest message read from a server: room for a tool answer as large as a command hook's
+/// stdout may be (the cap and the spill, [`ProcessSpec`]), with JSON's escaping; a larger one
+/// fails the call instead of exhausting memory.
+pub(super) const MAX_MESSAGE_BYTES: u64 = 2
+    * (crate::dispatch::DispatchOptions::DEFAULT_OUTPUT_CAP as u64 + ProcessSpec::DEFAULT_STDOUT_SPILL_LIMIT);
 
 /// The MCP protocol version hookbridge asks for.
 pub const PROTOCOL_VERSION: &str = "2025-06-18";
@@ -131,7 +138,8 @@ fn unsupported(name: &str, transport: &str, url: &str) -> String {
     )
 }
 
-/// A `tools/call` result as an outcome: its text content read like stdout, `isError` a failure.
+/// A `tools/call` result as an outcome: its text content read like stdout (bounded as a
+/// command's is: a JSON answer past the cap is kept whole), `isError` a failure.
 fn outcome_of(server: &str, tool: &str, result: &Value, cap: usize) -> InProcessOutcome {
     let text: Vec<&str> = result
         .get("content")
@@ -144,25 +152,20 @@ fn outcome_of(server: &str, tool: &str, result: &Value, cap: usize) -> InProcess
                 .collect()
         })
         .unwrap_or_default();
-    let mut text = text.join("\n");
+    let text = text.join("\n");
     if result.get("isError").and_then(Value::as_bool) == Some(true) {
         return InProcessOutcome::of(RunStatus::Failed(format!(
             "MCP tool `{tool}` of `{server}` returned an error: {}",
             text.trim()
         )));
     }
-    let truncated = text.len() > cap;
-    if truncated {
-        let mut end = cap;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        text.truncate(end);
-    }
+    let mut collector = Collector::new(cap, ProcessSpec::DEFAULT_STDOUT_SPILL_LIMIT);
+    collector.push(text.as_bytes());
+    let read = collector.finish();
     InProcessOutcome {
         status: RunStatus::Answered,
-        stdout: text.into_bytes(),
-        stdout_truncated: truncated,
+        stdout_truncated: read.truncated,
+        stdout: read.bytes,
         stderr: Vec::new(),
         duration: Default::default(),
     }

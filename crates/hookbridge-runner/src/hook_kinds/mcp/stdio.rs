@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use super::{incoming, initialize, initialized, tools_call, CallError, Incoming};
+use super::{incoming, initialize, initialized, tools_call, CallError, Incoming, MAX_MESSAGE_BYTES};
 
 /// A stdio server ready to start.
 pub(super) struct StdioServer {
@@ -68,14 +68,22 @@ pub(super) fn call(
     let stdout = child.stdout.take().expect("piped");
     let _running = Running(child);
     // Lines are read on a thread of their own, so a silent server cannot outlast the deadline; a
-    // descendant that keeps the pipe open leaves only that thread waiting, never the hook.
-    let (lines, received) = mpsc::channel::<String>();
+    // descendant that keeps the pipe open leaves only that thread waiting, never the hook. Each
+    // line is bounded, and so is how many wait to be read: a server that floods cannot make this
+    // process hold more than a few messages.
+    let (lines, received) = mpsc::sync_channel::<Line>(4);
     std::thread::Builder::new()
         .name("hookbridge-mcp-read".into())
         .spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if lines.send(line).is_err() {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let line = match read_line(&mut reader, MAX_MESSAGE_BYTES) {
+                    Ok(Some(line)) => Line::Message(line),
+                    Ok(None) => break,
+                    Err(too_long) => Line::TooLong(too_long),
+                };
+                let stop = matches!(line, Line::TooLong(_));
+                if lines.send(line).is_err() || stop {
                     break;
                 }
             }
@@ -96,9 +104,45 @@ pub(super) fn call(
     answer(&received, 2, deadline, &mut send)
 }
 
+/// One line from the server, or what was wrong with it.
+enum Line {
+    Message(Vec<u8>),
+    /// A line longer than a message may be (its length so far): the call fails.
+    TooLong(u64),
+}
+
+/// The next line of `reader` without its newline, `None` at the end; a line longer than `limit`
+/// is not kept (its length so far is the error).
+fn read_line(reader: &mut impl BufRead, limit: u64) -> Result<Option<Vec<u8>>, u64> {
+    let mut line = Vec::new();
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => &[],
+        };
+        if available.is_empty() {
+            return Ok((!line.is_empty()).then_some(line));
+        }
+        let (piece, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(end) => (&available[..end], Some(end + 1)),
+            None => (available, None),
+        };
+        if line.len() as u64 + piece.len() as u64 > limit {
+            return Err(line.len() as u64 + piece.len() as u64);
+        }
+        line.extend_from_slice(piece);
+        let used = done.unwrap_or(piece.len());
+        reader.consume(used);
+        if done.is_some() {
+            return Ok(Some(line));
+        }
+    }
+}
+
 /// The result of request `id`, answering the server's own requests on the way.
 fn answer(
-    received: &mpsc::Receiver<String>,
+    received: &mpsc::Receiver<Line>,
     id: u64,
     deadline: Instant,
     send: &mut impl FnMut(Value) -> Result<(), CallError>,
@@ -106,13 +150,19 @@ fn answer(
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         let line = match received.recv_timeout(left) {
-            Ok(line) => line,
+            Ok(Line::Message(line)) => line,
+            Ok(Line::TooLong(length)) => {
+                return Err(CallError::Failed(format!(
+                    "a message from the server is longer than {} MiB ({length} bytes read); the call was abandoned",
+                    MAX_MESSAGE_BYTES >> 20
+                )))
+            }
             Err(mpsc::RecvTimeoutError::Timeout) => return Err(CallError::TimedOut),
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 return Err(CallError::Failed("the server exited before it answered".into()))
             }
         };
-        let Ok(message) = serde_json::from_str::<Value>(&line) else {
+        let Ok(message) = serde_json::from_slice::<Value>(&line) else {
             continue; // not JSON-RPC (a log line on stdout): not ours to read
         };
         match incoming(&message, id) {
@@ -120,5 +170,21 @@ fn answer(
             Incoming::Reply(reply) => send(reply)?,
             Incoming::Ignored => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_bounded_and_read_without_their_newline() {
+        let mut input: &[u8] = b"{\"a\":1}\nshort\n0123456789abc\nlast";
+        assert_eq!(read_line(&mut input, 10).unwrap(), Some(b"{\"a\":1}".to_vec()));
+        assert_eq!(read_line(&mut input, 10).unwrap(), Some(b"short".to_vec()));
+        assert_eq!(read_line(&mut input, 10), Err(13));
+        let mut rest: &[u8] = b"last";
+        assert_eq!(read_line(&mut rest, 10).unwrap(), Some(b"last".to_vec()));
+        assert_eq!(read_line(&mut rest, 10).unwrap(), None);
     }
 }
