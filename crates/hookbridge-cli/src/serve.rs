@@ -14,7 +14,8 @@ pub struct ServeArgs {
     /// Show the running services (socket, pid, interpreter, runs so far).
     #[arg(long, conflicts_with_all = ["stop", "python"])]
     status: bool,
-    /// Stop every running service (they also exit by themselves after 15 idle minutes).
+    /// Stop every running service once the hooks it runs have ended (services also exit by
+    /// themselves after 15 idle minutes).
     #[arg(long, conflicts_with = "python")]
     stop: bool,
     /// Start the service for this interpreter now (default: the `python3` found in PATH, which
@@ -28,11 +29,29 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         return status();
     }
     if args.stop {
+        // Each service takes no more runs at once; the hooks it runs end as they would have
+        // (their own timeouts bound that), and their answers reach their runs, before it exits.
+        let mut stopping = Vec::new();
         for (socket, outcome) in warm::stop_services()? {
             match outcome {
-                Ok(()) => println!("stopped {}", socket.display()),
+                Ok(service) if service.running > 0 => {
+                    println!(
+                        "stopping {}: waiting for the {} hook(s) it runs to end",
+                        socket.display(),
+                        service.running
+                    );
+                    stopping.push((socket, service));
+                }
+                Ok(service) => stopping.push((socket, service)),
                 Err(why) => println!("{}: {why}", socket.display()),
             }
+        }
+        for (socket, service) in stopping {
+            // A service with no hook running exits at once; one with hooks, when they end.
+            while !service.wait(Duration::from_secs(60)) {
+                println!("still waiting for {} (pid {})", socket.display(), service.pid);
+            }
+            println!("stopped {}", socket.display());
         }
         return Ok(ExitCode::SUCCESS);
     }

@@ -107,13 +107,28 @@ impl KnownGap {
     }
 }
 
+/// Why a case cannot be replayed here, if it cannot: the oracle's recorder wraps command hooks
+/// only, so the calls of an `http` hook are not in `expected.json` (its server, started by the
+/// case's own SessionStart hook, answers only the real run). Such cases are checked through the
+/// real Claude Code by the differential of `scripts/test.sh` (mux stage); here they are listed.
+fn not_replayable(case: &Case) -> Option<&'static str> {
+    let hooks = case.spec.get("settings").and_then(|s| s.get("hooks"))?.to_string();
+    hooks
+        .contains(r#""type":"http""#)
+        .then_some("http hooks are not recorded by the oracle's recorder; the Claude Code differential (mux stage) checks this case")
+}
+
 /// Run every case of `rel`, print one line per case, fail with every difference.
 fn check_dir(rel: &str, origin: &'static str) {
     common::require_program("python3"); // case 70's hook is a python3 one-liner
-    let cases = load(rel, origin);
+    let (cases, passed_over): (Vec<Case>, Vec<Case>) =
+        load(rel, origin).into_iter().partition(|c| not_replayable(c).is_none());
     assert!(!cases.is_empty(), "no case with an expected.json in {rel}");
     let outcomes = run_all(&cases);
-    let mut summary = Vec::new();
+    let mut summary: Vec<String> = passed_over
+        .iter()
+        .map(|c| format!("NOT REPLAYED {origin} {}: {}", c.name, not_replayable(c).unwrap_or_default()))
+        .collect();
     let mut details = Vec::new();
     let mut closed_gaps = Vec::new();
     for (case, o) in cases.iter().zip(&outcomes) {
@@ -178,7 +193,11 @@ fn check_dir(rel: &str, origin: &'static str) {
         .zip(&outcomes)
         .filter(|(c, o)| !o.failures.is_empty() && !is_gap(&c.name))
         .count();
-    summary.push(format!("{origin}: {} case(s), {failed} failed", cases.len()));
+    summary.push(format!(
+        "{origin}: {} case(s), {failed} failed, {} not replayed here",
+        cases.len(),
+        passed_over.len()
+    ));
     println!("{}", summary.join("\n"));
     let failed_names: Vec<&str> = cases
         .iter()

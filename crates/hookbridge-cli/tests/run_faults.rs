@@ -574,6 +574,8 @@ fn a_starting_or_declining_warm_service_is_reported_but_not_logged() {
     fs::write(project.dir.join("shadowed/signal.py"), "").unwrap();
     let runtime = project.home.join("run");
     fs::create_dir_all(&runtime).unwrap();
+    // A runtime directory is used only when it is closed to others.
+    fs::set_permissions(&runtime, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
     let with_warm_default = |format: &str| {
         let mut cmd = hookbridge_run("PreToolUse", &project.dir, &project.home, &project.log, format);
         cmd.env_remove("HOOKBRIDGE_WARM")

@@ -31,6 +31,8 @@ fn setup() -> &'static Setup {
             .tempdir()
             .unwrap()
             .keep();
+        // A runtime directory is used only when it is closed to others.
+        fs::set_permissions(&runtime, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
         // SAFETY (edition 2021, no unsafe needed): set once, before any thread of ours reads them.
         std::env::set_var("XDG_RUNTIME_DIR", &runtime);
         std::env::set_var(WarmMode::VARIABLE, "always");
@@ -326,6 +328,75 @@ fn every_way_a_script_ends_is_reported_the_same() {
     }
 }
 
+/// Hooks that do what a guard should never have to worry about: each must end the same warm and
+/// spawned (status, stdout, stderr, leak, stdin), so that no way of running can turn a block into
+/// an allow. Above all: only the hook's own process decides the run, whatever it forks.
+#[test]
+fn awkward_hooks_end_the_same_warm_and_spawned() {
+    let dir = project();
+    let cases = [
+        (
+            "fork_child_exits_0.py",
+            "import os, sys\npid = os.fork()\nif pid == 0:\n    sys.exit(0)\nos.waitpid(pid, 0)\nprint('blocked: rm -rf', file=sys.stderr)\nsys.exit(2)\n",
+        ),
+        (
+            "fork_child_os_exit.py",
+            "import os, sys\nif os.fork() == 0:\n    os._exit(0)\nos.wait()\nprint('blocked', file=sys.stderr)\nsys.exit(2)\n",
+        ),
+        (
+            "fork_child_outlives.py",
+            "import os, sys, time\nif os.fork() == 0:\n    time.sleep(0.3)\n    sys.exit(0)\nprint('blocked', file=sys.stderr, flush=True)\nos._exit(2)\n",
+        ),
+        (
+            "fork_child_raises.py",
+            "import os, sys\nif os.fork() == 0:\n    raise SystemExit('child says 1')\nos.wait()\nsys.exit(2)\n",
+        ),
+        ("os_exit_2.py", "import os, sys\nprint('deny', file=sys.stderr, flush=True)\nos._exit(2)\n"),
+        (
+            "daemon_thread.py",
+            "import sys, threading, time\nthreading.Thread(target=lambda: time.sleep(30), daemon=True).start()\nsys.exit(2)\n",
+        ),
+        (
+            "atexit_after_block.py",
+            "import atexit, sys\natexit.register(sys.stderr.write, 'cleanup ran\\n')\nprint('main done')\nsys.exit(2)\n",
+        ),
+        (
+            "atexit_os_exit.py",
+            "import atexit, os\natexit.register(lambda: os._exit(2))\n",
+        ),
+        ("sigkill_self.py", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n"),
+        (
+            "handled_signal.py",
+            "import os, signal, sys\nsignal.signal(signal.SIGUSR1, lambda *a: sys.exit(2))\nos.kill(os.getpid(), signal.SIGUSR1)\nimport time; time.sleep(5)\n",
+        ),
+        (
+            "setsid.py",
+            "import os, sys\ntry:\n    os.setsid()\n    print('own session')\nexcept OSError as e:\n    print('setsid failed:', e)\nsys.exit(2)\n",
+        ),
+        (
+            "daemonize.py",
+            "import os, sys, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n        null = os.open(os.devnull, os.O_RDWR)\n        for fd in (0, 1, 2):\n            os.dup2(null, fd)\n        time.sleep(0.5)\n        os._exit(0)\n    os._exit(0)\nos.wait()\nprint('daemon started')\nsys.exit(2)\n",
+        ),
+        (
+            "chdir_umask_rlimit.py",
+            "import os, resource, sys\nos.chdir('/')\nos.umask(0o077)\nresource.setrlimit(resource.RLIMIT_NOFILE, (64, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))\nprint(os.getcwd(), oct(os.umask(0)))\nsys.exit(2)\n",
+        ),
+        (
+            "descriptors.py",
+            "import os\nprint(sorted(int(fd) for fd in os.listdir('/proc/self/fd')))\n",
+        ),
+        (
+            "flood_then_block.py",
+            "import sys\nsys.stdout.write('o' * 3000000)\nsys.stderr.write('blocked ' + 'e' * 2000000)\nsys.exit(2)\n",
+        ),
+    ];
+    let py = python();
+    for (name, body) in cases {
+        write_script(dir.path(), name, body);
+        same_both_ways(&format!("{py} {name}"), dir.path());
+    }
+}
+
 #[test]
 fn a_hook_whose_own_file_shadows_a_preloaded_module_spawns() {
     // `signal.py` beside a script is what `import signal` finds in a fresh interpreter; the warm
@@ -441,7 +512,7 @@ fn output_past_the_cap_is_counted_and_cut_the_same_way() {
 }
 
 #[test]
-fn a_service_killed_mid_run_still_gives_the_answer() {
+fn a_service_killed_mid_run_runs_the_hook_again_spawned_and_gives_its_answer() {
     let dir = project();
     let py = python();
     write_script(
@@ -466,13 +537,181 @@ fn a_service_killed_mid_run_still_gives_the_answer() {
             nix::sys::signal::Signal::SIGKILL,
         );
     });
-    let hot = warm(spec(&format!("{py} blocker.py"), dir.path()));
+    let hot = run_process(spec(&format!("{py} blocker.py"), dir.path()));
     killer.join().unwrap();
+    // How the warm run ended cannot be known once its service is gone: the hook is run again,
+    // spawned, and its answer is the one a spawned run gives (never a guessed "continue").
+    assert!(
+        matches!(&hot.warm, WarmUse::Spawned(why) if why.contains("ended while the hook ran") && why.contains("run again, spawned")),
+        "{:?}",
+        hot.warm
+    );
     assert_eq!(hot.status, ProcessStatus::Exited(2), "{hot:#?}");
     assert_eq!(hot.stderr.to_string_lossy(), "blocked by policy\n");
     // The next run finds the stale socket, starts a new service and still runs warm.
     let next = warm(spec(&format!("{py} noop.py"), dir.path()));
     assert_eq!(next.status, ProcessStatus::Exited(0));
+}
+
+#[test]
+fn a_service_asked_to_stop_mid_run_lets_the_hook_end_and_report_it() {
+    let dir = project();
+    let py = python();
+    write_script(
+        dir.path(),
+        "blocker.py",
+        "import os, sys, time\ntime.sleep(1.0)\nprint('blocked by policy', file=sys.stderr, flush=True)\nos._exit(2)\n",
+    );
+    write_script(dir.path(), "noop.py", "pass\n");
+    warm(spec(&format!("{py} noop.py"), dir.path()));
+    let stopper = std::thread::spawn(|| {
+        std::thread::sleep(Duration::from_millis(300));
+        warm::stop_services().unwrap()
+    });
+    let hot = warm(spec(&format!("{py} blocker.py"), dir.path()));
+    let stopped = stopper.join().unwrap();
+    assert_eq!(hot.status, ProcessStatus::Exited(2), "{hot:#?}");
+    assert_eq!(hot.stderr.to_string_lossy(), "blocked by policy\n");
+    let [(_, Ok(service))] = stopped.as_slice() else {
+        panic!("one service, stopped: {stopped:?}");
+    };
+    assert_eq!(service.running, 1, "it was running the hook when asked");
+    assert!(service.wait(Duration::from_secs(10)), "the service exits once its hook has ended");
+    // The next run starts a new service.
+    assert_eq!(warm(spec(&format!("{py} noop.py"), dir.path())).status, ProcessStatus::Exited(0));
+}
+
+/// Where a fresh interpreter run with `home` as HOME looks for user site-packages.
+fn user_site(home: &Path) -> PathBuf {
+    let out = Command::new(python())
+        .args(["-c", "import site; print(site.getusersitepackages())"])
+        .env("HOME", home)
+        .output()
+        .unwrap();
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}
+
+#[test]
+fn what_is_installed_after_the_service_started_is_seen_by_the_next_run() {
+    let dir = project();
+    let py = python();
+    let home = tempfile::tempdir().unwrap();
+    let with_home = |command: &str| {
+        let mut spec = spec(command, dir.path());
+        spec.env.push((OsString::from("HOME"), home.path().as_os_str().to_owned()));
+        spec
+    };
+    write_script(
+        dir.path(),
+        "guard.py",
+        "import sys\ntry:\n    import hb_guard_rules\nexcept ImportError:\n    print('no rules', file=sys.stderr)\n    sys.exit(1)\nsys.exit(hb_guard_rules.verdict())\n",
+    );
+    let command = format!("{py} guard.py");
+    let before = warm(with_home(&command));
+    assert_eq!(before.status, ProcessStatus::Exited(1));
+    // `pip install --user`: the user site directory appears, with the module in it.
+    let site = user_site(home.path());
+    write_script(&site, "hb_guard_rules.py", "def verdict():\n    return 2\n");
+    let after = run_process(with_home(&command));
+    assert!(
+        matches!(&after.warm, WarmUse::Declined(why) if why.contains("installation changed") && why.contains("appeared")),
+        "{:?}",
+        after.warm
+    );
+    assert_eq!(after.status, ProcessStatus::Exited(2), "the guard's import now works: {after:#?}");
+    assert_eq!(warm(with_home(&command)).status, ProcessStatus::Exited(2), "a new service sees it");
+    // `pip install -e`: a .pth file naming a folder outside every site directory.
+    let editable = dir.path().join("src");
+    write_script(&editable, "hb_editable_rules.py", "def verdict():\n    return 2\n");
+    write_script(
+        dir.path(),
+        "editable.py",
+        "import sys\ntry:\n    import hb_editable_rules\nexcept ImportError:\n    sys.exit(1)\nsys.exit(hb_editable_rules.verdict())\n",
+    );
+    let command = format!("{py} editable.py");
+    assert_eq!(warm(with_home(&command)).status, ProcessStatus::Exited(1));
+    fs::write(site.join("__editable__.hb.pth"), format!("{}\n", editable.display())).unwrap();
+    let after = run_process(with_home(&command));
+    assert!(matches!(&after.warm, WarmUse::Declined(_)), "{:?}", after.warm);
+    assert_eq!(after.status, ProcessStatus::Exited(2));
+    assert_eq!(warm(with_home(&command)).status, ProcessStatus::Exited(2));
+}
+
+#[test]
+fn an_interpreter_replaced_on_disk_is_not_run_from_the_old_file() {
+    let dir = project();
+    let bin = dir.path().join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let copy = bin.join("python3");
+    fs::copy(python(), &copy).unwrap();
+    write_script(dir.path(), "v.py", "import sys\nprint('hook ran')\n");
+    let command = format!("{} v.py", copy.display());
+    warm(spec(&command, dir.path()));
+    // An upgrade: a new file renamed over the old one.
+    let new = bin.join("python3.new");
+    fs::copy(python(), &new).unwrap();
+    fs::rename(&new, &copy).unwrap();
+    let after = run_process(spec(&command, dir.path()));
+    assert!(
+        matches!(&after.warm, WarmUse::Declined(why) if why.contains(&format!("{} changed", copy.display()))),
+        "{:?}",
+        after.warm
+    );
+    assert_eq!(after.stdout.to_string_lossy(), "hook ran\n");
+    assert_eq!(warm(spec(&command, dir.path())).stdout.to_string_lossy(), "hook ran\n");
+}
+
+#[test]
+fn a_later_hook_cannot_read_an_earlier_runs_environment() {
+    let dir = project();
+    let py = python();
+    write_script(
+        dir.path(),
+        "environ.py",
+        "print(open('/proc/self/environ', 'rb').read().decode(errors='replace').replace('\\0', '\\n'))\n",
+    );
+    // The first run starts the service: its environment holds a secret of that run only.
+    let mut first = spec(&format!("{py} environ.py"), dir.path());
+    first.env.push((OsString::from("HB_FIRST_RUN_SECRET"), OsString::from("hunter2")));
+    let first = warm(first);
+    let second = warm(spec(&format!("{py} environ.py"), dir.path()));
+    for run in [&first, &second] {
+        let seen = run.stdout.to_string_lossy();
+        assert!(!seen.contains("hunter2"), "{seen}");
+    }
+}
+
+#[test]
+fn a_hook_that_leaves_its_group_is_still_killed_at_its_timeout() {
+    let dir = project();
+    let py = python();
+    write_script(
+        dir.path(),
+        "escape.py",
+        "import os, sys, time\nos.setsid()\nprint(os.getpid(), flush=True)\ntime.sleep(300)\n",
+    );
+    let mut slow = spec(&format!("{py} escape.py"), dir.path());
+    slow.timeout = Duration::from_millis(1500);
+    slow.kill_grace = Duration::from_millis(200);
+    for outcome in [spawned(slow.clone()), warm(slow)] {
+        assert_eq!(outcome.status, ProcessStatus::TimedOut);
+        let pid: i32 = outcome.stdout.to_string_lossy().trim().parse().expect("the hook printed its pid");
+        let gone = common_wait(|| {
+            fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| stat.contains(") Z "))
+        });
+        assert!(gone, "the hook {pid} outlived its timeout after setsid");
+    }
+}
+
+fn common_wait(done: impl Fn() -> bool) -> bool {
+    let until = std::time::Instant::now() + Duration::from_secs(5);
+    while std::time::Instant::now() < until {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    done()
 }
 
 #[test]

@@ -498,6 +498,31 @@ fn read_checked(file: fs::File, buffer: &mut Vec<u8>) -> Result<(), ReadError> {
     Ok(())
 }
 
+/// The text of the file at `path`, read as a config file is (a regular file only, at most `max`
+/// bytes, UTF-8): for the other files a hook's run depends on (a project's `.mcp.json`), so that
+/// no file a project controls can exhaust memory or block on a FIFO.
+pub fn read_bounded(path: &Path, max: u64) -> Result<String, ReadError> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    // Non-blocking: opening a FIFO returns at once (it is then refused as not a regular file).
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    if let Some(kind) = file_kind(&meta) {
+        return Err(ReadError::NotAFile(kind));
+    }
+    if meta.len() > max {
+        return Err(ReadError::TooLarge);
+    }
+    let mut buffer = Vec::with_capacity(meta.len() as usize);
+    std::io::Read::read_to_end(&mut std::io::Read::take(file, max + 1), &mut buffer)?;
+    if buffer.len() as u64 > max {
+        return Err(ReadError::TooLarge);
+    }
+    String::from_utf8(buffer).map_err(|_| ReadError::NotUtf8)
+}
+
 /// Reading the files of a hooks directory's plugin folders. Where the directory can be held
 /// open, each file is opened relative to it, so the kernel walks two or three path components
 /// per file instead of the whole path: over 1,000 plugins, reading every file took 2.7 ms

@@ -9,6 +9,7 @@
 mod condition;
 mod discover;
 mod explain;
+mod http_policy;
 mod model;
 mod parse;
 mod schema;
@@ -16,8 +17,9 @@ mod select;
 mod state;
 
 pub use condition::{Condition, ConditionError};
-pub use discover::{discover, DiscoveryOptions, HOOKS_DIR_NAME};
+pub use discover::{discover, read_bounded, DiscoveryOptions, ReadError, HOOKS_DIR_NAME, MAX_CONFIG_BYTES};
 pub use explain::{Explained, Verdict};
+pub use http_policy::url_matches;
 pub use model::{
     CommandHook, ConfigSource, HookId, HookKind, HookSet, HookSpec, HttpHook, HttpPolicy, LlmHook,
     MatcherGroup, McpToolHook, OnFailure, Plugin, PromptHook, RuleHook, Scope, Shell,

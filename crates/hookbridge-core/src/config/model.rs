@@ -11,6 +11,7 @@ use crate::event::EventName;
 use crate::matcher::{Matcher, MatcherError};
 
 use super::condition::Condition;
+pub use super::http_policy::HttpPolicy;
 
 /// Where a config came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -225,102 +226,6 @@ pub struct MatcherGroup {
     pub position: Position,
 }
 
-/// Claude Code's limits on http hooks (`allowedHttpHookUrls`, `httpHookAllowedEnvVars`), merged
-/// across every file read: `None` where no file sets the key.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct HttpPolicy {
-    /// URL patterns (`*` matches any run of characters) an http hook's `url` must match; an empty
-    /// list blocks every http hook.
-    pub allowed_urls: Option<Vec<String>>,
-    /// The outer limit on each http hook's own `allowedEnvVars`.
-    pub allowed_env_vars: Option<Vec<String>>,
-}
-
-impl HttpPolicy {
-    /// No limits: every URL and every listed variable.
-    pub const NONE: HttpPolicy = HttpPolicy {
-        allowed_urls: None,
-        allowed_env_vars: None,
-    };
-
-    fn absorb(&mut self, other: HttpPolicy) {
-        fn union(into: &mut Option<Vec<String>>, from: Option<Vec<String>>) {
-            if let Some(from) = from {
-                let list = into.get_or_insert_with(Vec::new);
-                for item in from {
-                    if !list.contains(&item) {
-                        list.push(item);
-                    }
-                }
-            }
-        }
-        union(&mut self.allowed_urls, other.allowed_urls);
-        union(&mut self.allowed_env_vars, other.allowed_env_vars);
-    }
-
-    /// Why `url` may not be called, if it may not.
-    pub fn refuses_url(&self, url: &str) -> Option<String> {
-        let patterns = self.allowed_urls.as_ref()?;
-        if patterns.is_empty() {
-            return Some("`allowedHttpHookUrls` is an empty list, which blocks every http hook".into());
-        }
-        if patterns.iter().any(|p| url_matches(p, url)) {
-            return None;
-        }
-        Some(format!("`{url}` matches no pattern of `allowedHttpHookUrls`"))
-    }
-
-    /// Whether an http hook may read environment variable `name` into a header.
-    pub fn allows_env_var(&self, name: &str) -> bool {
-        self.allowed_env_vars
-            .as_ref()
-            .is_none_or(|names| names.iter().any(|n| n == name))
-    }
-}
-
-/// A URL pattern of `allowedHttpHookUrls`: `*` matches any run of characters; the host is compared
-/// without regard to case and to a trailing dot, as Claude Code does.
-fn url_matches(pattern: &str, url: &str) -> bool {
-    let normalize = |u: &str| -> String {
-        let Some((scheme, rest)) = u.split_once("://") else {
-            return u.to_string();
-        };
-        let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-        let (authority, path) = rest.split_at(end);
-        let (host, port) = match authority.rsplit_once(':') {
-            Some((h, p)) if p.chars().all(|c| c.is_ascii_digit()) => (h, Some(p)),
-            _ => (authority, None),
-        };
-        let host = host.trim_end_matches('.').to_ascii_lowercase();
-        let port = port.map(|p| format!(":{p}")).unwrap_or_default();
-        format!("{}://{host}{port}{path}", scheme.to_ascii_lowercase())
-    };
-    wildcard_match(&normalize(pattern), &normalize(url))
-}
-
-/// `*`-only glob matching, iterative (no backtracking blow-up).
-fn wildcard_match(pattern: &str, text: &str) -> bool {
-    let (p, t) = (pattern.as_bytes(), text.as_bytes());
-    let (mut pi, mut ti) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        if pi < p.len() && p[pi] == b'*' {
-            star = Some((pi, ti));
-            pi += 1;
-        } else if pi < p.len() && p[pi] == t[ti] {
-            pi += 1;
-            ti += 1;
-        } else if let Some((sp, st)) = star {
-            pi = sp + 1;
-            ti = st + 1;
-            star = Some((sp, st + 1));
-        } else {
-            return false;
-        }
-    }
-    p[pi..].iter().all(|&c| c == b'*')
-}
-
 /// Everything loaded for a project: groups per event in discovery order, the files read, and every
 /// problem found on the way.
 #[derive(Debug, Clone, Default)]
@@ -394,45 +299,5 @@ impl HookSet {
                 all.push(group);
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn http_url_patterns_follow_claude_codes_rules() {
-        let policy = |urls: &[&str]| HttpPolicy {
-            allowed_urls: Some(urls.iter().map(|s| s.to_string()).collect()),
-            allowed_env_vars: None,
-        };
-        assert_eq!(HttpPolicy::default().refuses_url("http://anything"), None);
-        assert!(policy(&[]).refuses_url("http://localhost/x").is_some());
-        let p = policy(&["https://hooks.example.com/*", "http://127.0.0.1:*/*"]);
-        assert_eq!(p.refuses_url("https://HOOKS.example.com./v1/check"), None);
-        assert_eq!(p.refuses_url("http://127.0.0.1:8080/hook"), None);
-        assert!(p.refuses_url("https://evil.example.com/v1").is_some());
-        assert!(p.refuses_url("https://hooks.example.com.evil.net/x").is_some());
-        assert!(wildcard_match("a*b*c", "aXXbYYc"));
-        assert!(!wildcard_match("a*b*c", "aXXbYY"));
-        assert!(wildcard_match("*", ""));
-    }
-
-    #[test]
-    fn policies_merge_by_union_and_an_unset_key_allows() {
-        let mut merged = HttpPolicy::default();
-        merged.absorb(HttpPolicy {
-            allowed_urls: Some(vec!["http://a/*".into()]),
-            allowed_env_vars: None,
-        });
-        merged.absorb(HttpPolicy {
-            allowed_urls: Some(vec!["http://b/*".into(), "http://a/*".into()]),
-            allowed_env_vars: Some(vec!["TOKEN".into()]),
-        });
-        assert_eq!(merged.allowed_urls.as_deref().map(<[String]>::len), Some(2));
-        assert!(merged.allows_env_var("TOKEN"));
-        assert!(!merged.allows_env_var("HOME"));
-        assert!(HttpPolicy::default().allows_env_var("HOME"));
     }
 }

@@ -29,6 +29,8 @@ pub enum SkipReason {
     PluginVariableOutsidePlugin,
     /// An identical handler is declared again; it runs once, with the later declaration's options.
     Duplicate { of: HookId },
+    /// An `http` hook on an event Claude Code runs none on (SessionStart, Setup).
+    HttpNotOnThisEvent,
 }
 
 impl std::fmt::Display for SkipReason {
@@ -41,6 +43,9 @@ impl std::fmt::Display for SkipReason {
             SkipReason::PluginVariableOutsidePlugin => f.write_str(
                 "uses ${CLAUDE_PLUGIN_ROOT} or ${CLAUDE_PLUGIN_DATA} outside a plugin folder: never runs (as in Claude Code)",
             ),
+            SkipReason::HttpNotOnThisEvent => {
+                f.write_str("http hooks never run on this event (as in Claude Code)")
+            }
             SkipReason::Duplicate { of } => {
                 write!(f, "runs once as the identical hook {}:{}:{} (declared later; its options apply)", of.source, of.group, of.index)
             }
@@ -112,6 +117,13 @@ impl HookSet {
                     selection.skipped.push(SkippedHook {
                         hook,
                         reason: SkipReason::Disabled(disabled.clone()),
+                    });
+                    continue;
+                }
+                if matches!(hook.kind, HookKind::Http(_)) && !traits.runs_http_hooks {
+                    selection.skipped.push(SkippedHook {
+                        hook,
+                        reason: SkipReason::HttpNotOnThisEvent,
                     });
                     continue;
                 }

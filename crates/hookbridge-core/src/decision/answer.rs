@@ -272,6 +272,7 @@ pub fn interpret_hook(event: &EventName, hook: &HookSpec, execution: &HookExecut
                 interpret(event, &read)
             })
         }
+        (RunStatus::Responded(status), HookKind::Http(h)) => http_answer(event, *status, &h.url, execution),
         // A rule's answer is Claude Code's already, unless its action could not be rewritten.
         (RunStatus::Answered, HookKind::Rule(_)) if !contains(&execution.stdout, b"\"action\"") => {
             interpret(event, execution)
@@ -429,6 +430,49 @@ pub fn interpret(event: &EventName, execution: &HookExecution) -> HookAnswer {
         ),
         RunStatus::Failed(message) => HookAnswer::Failed {
             message: message.clone(),
+        },
+    }
+}
+
+/// An http hook's response read as Claude Code 2.1.328 reads it (measured, cases 269–273 and
+/// 288; its `mKr`), which is not how it reads a command's stdout: any status outside 2xx is a
+/// failure whatever the body says (`HTTP <status> from <url>`); a 2xx body, trimmed, that is empty
+/// is `{}`; one that does not start with `{` is a failure, never plain text (no context from it
+/// on UserPromptSubmit); one that starts with `{` must parse as JSON and fit the output schema, or
+/// it is a failure too.
+fn http_answer(event: &EventName, status: u16, url: &str, execution: &HookExecution) -> HookAnswer {
+    if !(200..300).contains(&status) {
+        return HookAnswer::Failed {
+            message: format!("HTTP {status} from {url}"),
+        };
+    }
+    if execution.stdout_truncated && answer_shaped(&execution.stdout) {
+        return interpret(event, execution); // past what hookbridge reads: a failure, worded there
+    }
+    let body = String::from_utf8_lossy(&execution.stdout);
+    let trimmed = body.trim().trim_start_matches('\u{feff}').trim_start();
+    if trimmed.is_empty() {
+        return HookAnswer::Output(HookOutput::Json(Box::new(HookJson::from_object(event, Map::new()))));
+    }
+    if !trimmed.starts_with('{') {
+        let shown: String = trimmed.chars().take(200).collect();
+        let cut = if shown.len() < trimmed.len() { "\u{2026}" } else { "" };
+        return HookAnswer::Failed {
+            message: format!("HTTP hook must return JSON, but got non-JSON response body: {shown}{cut}"),
+        };
+    }
+    match serde_json::from_str::<Value>(trimmed) {
+        Ok(Value::Object(map)) => match super::output_schema::problem(&map) {
+            Some(problem) => HookAnswer::Failed {
+                message: format!("HTTP hook returned JSON that does not fit the hook output schema: {problem}"),
+            },
+            None => HookAnswer::Output(HookOutput::Json(Box::new(HookJson::from_object(event, map)))),
+        },
+        Ok(_) => HookAnswer::Failed {
+            message: "HTTP hook must return valid JSON, but parsing failed: not an object".into(),
+        },
+        Err(e) => HookAnswer::Failed {
+            message: format!("HTTP hook must return valid JSON, but parsing failed: {e}"),
         },
     }
 }

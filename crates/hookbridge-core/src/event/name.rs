@@ -190,6 +190,9 @@ impl EventName {
             _ => ContinueFalse::StopsTheOperation,
         };
         EventTraits {
+            // Claude Code skips http hooks on these ("HTTP hooks are not supported for
+            // SessionStart", measured).
+            runs_http_hooks: !matches!(self, SessionStart | Setup),
             match_field,
             is_tool_event,
             exit2_blocks,
@@ -231,6 +234,8 @@ pub struct EventTraits {
     pub reads_additional_context: bool,
     /// What `continue: false` does.
     pub continue_false: ContinueFalse,
+    /// `http` hooks run on this event (all but SessionStart and Setup).
+    pub runs_http_hooks: bool,
 }
 
 /// What Claude Code does with a hook's `continue: false` on an event.

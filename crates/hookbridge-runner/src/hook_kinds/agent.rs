@@ -31,6 +31,14 @@ pub const MAX_TOKENS: u32 = 2048;
 const MAX_TOOL_OUTPUT: usize = 64 * 1024;
 /// Lines `Read` returns when no `limit` is given.
 const DEFAULT_READ_LINES: usize = 2000;
+/// The most of one file `Read` and `Grep` read: whatever a call asks, a file of hundreds of
+/// megabytes costs no more than this, so an agent hook cannot exhaust the memory of the process
+/// that answers for every hook of the event.
+const MAX_READ_BYTES: usize = 16 * 1024 * 1024;
+/// The most one `Grep` reads over all its files.
+const MAX_GREP_BYTES: usize = 64 * 1024 * 1024;
+/// The most paths one `Glob` lists.
+const MAX_GLOB_RESULTS: usize = 10_000;
 
 /// The system prompt of agent hooks.
 pub fn system_prompt(root: &Path) -> String {
@@ -142,14 +150,25 @@ pub fn run_tool(call: &ToolCall, root: &Path) -> Result<String, String> {
     let mut text = match call.name.as_str() {
         "Read" => {
             let path = inside(root, arg("file_path").ok_or("Read needs `file_path`")?)?;
-            let content = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            let content = String::from_utf8_lossy(&content);
             let number = |name: &str| call.input.get(name).and_then(Value::as_u64).map(|n| n as usize);
             let offset = number("offset").unwrap_or(1).max(1);
             let limit = number("limit").unwrap_or(DEFAULT_READ_LINES);
+            let (content, whole) = read_prefix(&path, MAX_READ_BYTES)?;
             let mut out = String::new();
-            for (i, line) in content.lines().enumerate().skip(offset - 1).take(limit) {
+            let mut shown = 0;
+            for (i, line) in content.lines().enumerate().skip(offset - 1) {
+                if shown == limit || out.len() > MAX_TOOL_OUTPUT {
+                    break;
+                }
                 let _ = writeln!(out, "{:>6}\t{line}", i + 1);
+                shown += 1;
+            }
+            if !whole && shown < limit && out.len() <= MAX_TOOL_OUTPUT {
+                let _ = writeln!(
+                    out,
+                    "[only the first {} MiB of this file can be read]",
+                    MAX_READ_BYTES >> 20
+                );
             }
             out
         }
@@ -162,6 +181,7 @@ pub fn run_tool(call: &ToolCall, root: &Path) -> Result<String, String> {
                 .transpose()
                 .map_err(|e| format!("bad glob: {e}"))?;
             let mut out = String::new();
+            let mut budget = MAX_GREP_BYTES;
             for file in files_under(&start) {
                 if only
                     .as_ref()
@@ -169,9 +189,14 @@ pub fn run_tool(call: &ToolCall, root: &Path) -> Result<String, String> {
                 {
                     continue;
                 }
-                let Ok(content) = std::fs::read_to_string(&file) else {
+                if budget == 0 {
+                    let _ = writeln!(out, "[searched the first {} MiB of files only]", MAX_GREP_BYTES >> 20);
+                    break;
+                }
+                let Ok((content, _)) = read_prefix(&file, budget.min(MAX_READ_BYTES)) else {
                     continue;
                 };
+                budget = budget.saturating_sub(content.len().max(1));
                 let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
                 for (i, line) in content.lines().enumerate() {
                     if regex.find(line).is_some() {
@@ -191,11 +216,26 @@ pub fn run_tool(call: &ToolCall, root: &Path) -> Result<String, String> {
         "Glob" => {
             let base = inside(root, arg("path").unwrap_or("."))?;
             let pattern = arg("pattern").ok_or("Glob needs `pattern`")?;
+            let escapes = Path::new(pattern)
+                .components()
+                .any(|c| !matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
+            if escapes {
+                return Err(format!(
+                    "{pattern} leaves the folder it is searched from; the tools read the project only"
+                ));
+            }
             let full = base.join(pattern);
             let paths = glob::glob(&full.to_string_lossy()).map_err(|e| format!("bad pattern: {e}"))?;
             let mut out = String::new();
-            for path in paths.filter_map(Result::ok).filter(|p| p.starts_with(root)) {
+            for path in paths.filter_map(Result::ok).take(MAX_GLOB_RESULTS) {
+                // Matched through a symlink to a folder outside the project: not the project's.
+                if !path.canonicalize().is_ok_and(|real| real.starts_with(root)) {
+                    continue;
+                }
                 let _ = writeln!(out, "{}", path.strip_prefix(root).unwrap_or(&path).display());
+                if out.len() > MAX_TOOL_OUTPUT {
+                    break;
+                }
             }
             if out.is_empty() {
                 "no files match".to_string()
@@ -218,6 +258,32 @@ pub fn run_tool(call: &ToolCall, root: &Path) -> Result<String, String> {
         text.push_str("\n[output cut]");
     }
     Ok(text)
+}
+
+/// The text of the first `max` bytes of the regular file at `path` (invalid UTF-8 replaced), and
+/// whether that is the whole file. Anything but a regular file (a FIFO would block, a device may
+/// never end) is refused, and nothing past `max` is read, whatever a tool call asks for.
+fn read_prefix(path: &Path, max: usize) -> Result<(String, bool), String> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    // Non-blocking, so that opening a FIFO returns at once (and is then refused) instead of
+    // waiting for a writer; it changes nothing for a regular file.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let meta = file.metadata().map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if !meta.is_file() {
+        return Err(format!("{} is not a regular file", path.display()));
+    }
+    let mut bytes = Vec::with_capacity((meta.len() as usize).min(max));
+    file.take(max as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let whole = bytes.len() <= max;
+    bytes.truncate(max);
+    Ok((String::from_utf8_lossy(&bytes).into_owned(), whole))
 }
 
 /// `path` (relative to `root`, or absolute) if it lies inside `root` after symlinks.
@@ -319,5 +385,46 @@ mod tests {
         let outside = run_tool(&call("Read", json!({"file_path": "../secret"})), &root).unwrap_err();
         assert!(outside.contains("outside the project"), "{outside}");
         assert!(run_tool(&call("Write", json!({})), &root).is_err());
+    }
+
+    #[test]
+    fn read_and_grep_read_a_bounded_prefix_of_regular_files_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        // A file larger than what one call reads: `limit: 1` reads one line, not the file.
+        let big = root.join("big.txt");
+        let line = format!("{}\n", "z".repeat(1023));
+        let f = std::fs::File::create(&big).unwrap();
+        f.set_len((MAX_READ_BYTES as u64) * 4).unwrap();
+        std::fs::write(root.join("small.txt"), &line).unwrap();
+        let one = run_tool(&call("Read", json!({"file_path": "small.txt", "limit": 1})), &root).unwrap();
+        assert!(one.starts_with("     1\tzzz"), "{one}");
+        let text = run_tool(&call("Read", json!({"file_path": "big.txt", "offset": 2})), &root).unwrap();
+        assert!(text.contains("only the first 16 MiB"), "{}", &text[text.len().saturating_sub(200)..]);
+        let (prefix, whole) = read_prefix(&big, 10).unwrap();
+        assert_eq!((prefix.len(), whole), (10, false));
+        // A FIFO is refused, not waited on.
+        let fifo = root.join("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let err = run_tool(&call("Read", json!({"file_path": "fifo"})), &root).unwrap_err();
+        assert!(err.contains("not a regular file"), "{err}");
+        assert_eq!(run_tool(&call("Grep", json!({"pattern": "q"})), &root).unwrap(), "no matches");
+    }
+
+    #[test]
+    fn glob_lists_names_inside_the_project_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(tmp.path().join("p/src")).unwrap();
+        std::fs::create_dir_all(tmp.path().join("outside")).unwrap();
+        std::fs::write(tmp.path().join("outside/secret.key"), "k").unwrap();
+        std::fs::write(tmp.path().join("p/src/a.rs"), "").unwrap();
+        std::os::unix::fs::symlink(tmp.path().join("outside"), tmp.path().join("p/link")).unwrap();
+        let root = tmp.path().join("p").canonicalize().unwrap();
+        let err = run_tool(&call("Glob", json!({"pattern": "../outside/*"})), &root).unwrap_err();
+        assert!(err.contains("project only"), "{err}");
+        let err = run_tool(&call("Glob", json!({"pattern": "/etc/*"})), &root).unwrap_err();
+        assert!(err.contains("project only"), "{err}");
+        assert_eq!(run_tool(&call("Glob", json!({"pattern": "link/*"})), &root).unwrap(), "no files match");
+        assert_eq!(run_tool(&call("Glob", json!({"pattern": "**/*.rs"})), &root).unwrap(), "src/a.rs\n");
     }
 }

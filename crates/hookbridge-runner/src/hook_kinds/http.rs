@@ -1,6 +1,11 @@
-//! `http` hooks: the hook input POSTed as JSON to `url`; the response body is read like a command's
-//! stdout. A non-2xx status or an unreachable endpoint is a non-blocking error; running out of time
-//! is a timeout (no answer).
+//! `http` hooks: the hook input POSTed as JSON to `url`, as Claude Code 2.1.328 does it (measured,
+//! cases 260–296): no redirect is followed (a 3xx is an answer outside 2xx), the body is read
+//! whole however large (bounded as a command's stdout is: kept to the cap, spilled to disk, a JSON
+//! answer read back), and the core reads it with Claude Code's rules for http answers (a body
+//! that is not JSON is a failure, never plain text). A status outside 2xx or an unreachable
+//! endpoint is a non-blocking error, worded as Claude Code words it (`HTTP 500 from <url>`,
+//! `connect ECONNREFUSED <host>:<port>`); running out of time is a timeout (no answer). http hooks
+//! do not run on SessionStart and Setup.
 //!
 //! Header values may name environment variables (`$VAR`, `${VAR}`), but only those the hook lists
 //! in `allowedEnvVars` (and the policy's `httpHookAllowedEnvVars` allows): any other reference
@@ -11,7 +16,7 @@ use hookbridge_core::config::{HttpHook, HttpPolicy};
 use hookbridge_core::decision::RunStatus;
 
 use super::JobContext;
-use crate::model_api::{post_json, PostError};
+use crate::model_api::{post_json, PostError, Redirects};
 use crate::process::capture::Collector;
 use crate::process::{InProcessJob, InProcessOutcome, ProcessSpec};
 
@@ -36,7 +41,7 @@ pub(crate) fn job(hook: &HttpHook, ctx: JobContext<'_>) -> InProcessJob {
         work: Box::new(move |deadline| {
             // The body is read as a command's stdout is: an answer past the cap is read whole.
             let collector = Collector::new(cap, ProcessSpec::DEFAULT_STDOUT_SPILL_LIMIT);
-            match post_json(&url, &headers, &body, deadline, collector) {
+            match post_json(&url, &headers, &body, deadline, Redirects::Never, collector) {
                 Ok(response) => InProcessOutcome {
                     status: RunStatus::Responded(response.status),
                     stdout_truncated: response.body.truncated,
@@ -45,9 +50,8 @@ pub(crate) fn job(hook: &HttpHook, ctx: JobContext<'_>) -> InProcessJob {
                     duration: Default::default(),
                 },
                 Err(PostError::TimedOut) => InProcessOutcome::of(RunStatus::TimedOut),
-                Err(PostError::Unreachable(cause)) => {
-                    InProcessOutcome::of(RunStatus::Failed(format!("could not reach {url}: {cause}")))
-                }
+                // Node's words for it, as Claude Code reports them (`connect ECONNREFUSED …`).
+                Err(PostError::Unreachable(cause)) => InProcessOutcome::of(RunStatus::Failed(cause)),
             }
         }),
     }

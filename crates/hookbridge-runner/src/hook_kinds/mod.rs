@@ -6,7 +6,7 @@
 //! | kind | runs as | reads like stdout | fails as |
 //! |---|---|---|---|
 //! | `command` ([`command`]) | a child process | its stdout | exit codes, signals |
-//! | `http` ([`http`]) | a POST on a thread of ours | the response body | non-2xx, unreachable |
+//! | `http` ([`http`]) | a POST on a thread of ours, no redirect followed | the response body, as Claude Code reads an http answer (JSON or `{}`; never plain text) | non-2xx, unreachable, a body that is not JSON |
 //! | `prompt` ([`prompt`]) | one model call on a thread of ours | the model's verdict | unreadable reply, HTTP error |
 //! | `agent` ([`agent`]) | a tool-using model conversation (Read, Grep, Glob over the project) on a thread of ours | the final verdict | no verdict in 50 turns, HTTP error |
 //! | `mcp_tool` ([`mcp`]) | a stdio MCP server started for the call, on a thread of ours | the tool's text output | `isError`, JSON-RPC errors, no such server |
@@ -44,7 +44,7 @@ pub fn readiness(hook: &HookSpec, policy: &HttpPolicy) -> Result<(), String> {
         | HookKind::Llm(_)
         | HookKind::McpTool(_) => Ok(()),
         HookKind::Http(h) => match policy.refuses_url(&h.url) {
-            Some(why) => Err(format!("blocked by the http hook policy: {why}")),
+            Some(why) => Err(why),
             None => Ok(()),
         },
     }

@@ -219,6 +219,16 @@ pub(crate) enum PostError {
     Unreachable(String),
 }
 
+/// Whether a POST follows redirects: model endpoints do (ureq's default, 10 hops); an http hook
+/// never does, as Claude Code never does (`maxRedirects: 0`, measured, cases 260–266): a 3xx is an
+/// answer outside 2xx, so no redirect can take a hook's request where `allowedHttpHookUrls` would
+/// not let it go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Redirects {
+    Follow,
+    Never,
+}
+
 /// POSTs `body` to `url` with `headers` (plus `content-type: application/json`), by `deadline`;
 /// the response body is read into `collector` (bounded: see [`Collector`]).
 pub(crate) fn post_json(
@@ -226,23 +236,23 @@ pub(crate) fn post_json(
     headers: &[(String, String)],
     body: &[u8],
     deadline: Instant,
+    redirects: Redirects,
     mut collector: Collector,
 ) -> Result<Response, PostError> {
     let Some(left) = remaining(deadline) else {
         return Err(PostError::TimedOut);
     };
-    let mut request = http_agent()
-        .post(url)
-        .config()
-        .timeout_global(Some(left))
-        .build()
-        .header("content-type", "application/json");
+    let mut config = http_agent().post(url).config().timeout_global(Some(left));
+    if redirects == Redirects::Never {
+        config = config.max_redirects(0);
+    }
+    let mut request = config.build().header("content-type", "application/json");
     for (name, value) in headers {
         request = request.header(name.as_str(), value.as_str());
     }
     let mut response = request.send(body).map_err(|e| match e {
         ureq::Error::Timeout(_) => PostError::TimedOut,
-        other => PostError::Unreachable(other.to_string()),
+        other => PostError::Unreachable(transport_error(url, &other)),
     })?;
     let status = response.status().as_u16();
     if let Err(e) = collector.read_from(response.body_mut().as_reader()) {
@@ -257,6 +267,36 @@ pub(crate) fn post_json(
     })
 }
 
+/// Why a request got no response, in the words Node gives the same failure: Claude Code shows
+/// them to the model when an http hook's `onFailure` is `block` (case 293: `connect ECONNREFUSED
+/// 127.0.0.1:18699`), so hookbridge says the same.
+fn transport_error(url: &str, error: &ureq::Error) -> String {
+    let parsed = url::Url::parse(url).ok();
+    let host = parsed.as_ref().and_then(|u| u.host_str().map(str::to_string)).unwrap_or_default();
+    let port = parsed.as_ref().and_then(url::Url::port_or_known_default).unwrap_or(80);
+    let io_kind = match error {
+        ureq::Error::Io(e) => Some(e.kind()),
+        _ => None,
+    };
+    match (error, io_kind) {
+        (_, Some(std::io::ErrorKind::ConnectionRefused)) | (ureq::Error::ConnectionFailed, _) => {
+            format!("connect ECONNREFUSED {host}:{port}")
+        }
+        (ureq::Error::HostNotFound, _) => format!("getaddrinfo ENOTFOUND {host}"),
+        (
+            _,
+            Some(
+                std::io::ErrorKind::UnexpectedEof
+                | std::io::ErrorKind::ConnectionReset
+                | std::io::ErrorKind::ConnectionAborted
+                | std::io::ErrorKind::BrokenPipe,
+            ),
+        )
+        | (ureq::Error::Protocol(_), _) => "socket hang up".to_string(),
+        (other, _) => other.to_string(),
+    }
+}
+
 /// POSTs a JSON request to a model endpoint and returns the parsed JSON reply.
 pub(crate) fn call_model(
     endpoint: &str,
@@ -266,7 +306,7 @@ pub(crate) fn call_model(
 ) -> Result<Value, ModelCallError> {
     let body = serde_json::to_vec(request).expect("a JSON value serializes");
     let reply = Collector::new(MAX_REPLY_BYTES, 0);
-    let response = post_json(endpoint, headers, &body, deadline, reply).map_err(|e| match e {
+    let response = post_json(endpoint, headers, &body, deadline, Redirects::Follow, reply).map_err(|e| match e {
         PostError::TimedOut => ModelCallError::TimedOut,
         PostError::Unreachable(cause) => ModelCallError::Unreachable {
             endpoint: endpoint.to_string(),

@@ -21,7 +21,7 @@ use super::capture::Collector;
 use super::in_process::InProcessJobs;
 use super::spawn::{self, Pid};
 use super::unix::{self as imp, ProcessGroup};
-use super::warm::{self, WarmChild, WarmMode, WarmUse};
+use super::warm::{self, WarmChild, WarmEnd, WarmMode, WarmUse};
 use super::{
     CapturedOutput, Flow, Job, JobOutcome, ProcessOutcome, ProcessSpec, ProcessStatus, SpawnFailure,
     SpawnFailureKind,
@@ -29,6 +29,9 @@ use super::{
 
 /// After a warm child's group was killed, how long its service may take to report the status.
 const WARM_REAP_LIMIT: Duration = Duration::from_secs(5);
+
+/// Why a warm run's end cannot be known.
+const LOST: &str = "the warm Python service ended while the hook ran, without saying how the hook ended";
 
 /// How often the group is probed while waiting out `kill_grace` after the direct child has died.
 const GROUP_POLL: Duration = Duration::from_millis(10);
@@ -139,6 +142,9 @@ pub(super) fn run_all(
         let now = Instant::now();
         for child in children.iter_mut() {
             child.advance(now);
+            if let Some(old) = child.regrouped.take() {
+                guard.regrouped(old, child);
+            }
         }
         // Finished children leave in completion order (in spawn order when several finish on the
         // same wake-up).
@@ -223,6 +229,15 @@ impl Guard {
     fn started(&mut self, _child: &Supervised) {
         #[cfg(target_os = "linux")]
         if let Some(guardian) = &mut self.guardian {
+            guardian.watch(_child.group.raw());
+        }
+    }
+
+    /// A child now leads another group (a warm run made again, spawned).
+    fn regrouped(&mut self, _old: ProcessGroup, _child: &Supervised) {
+        #[cfg(target_os = "linux")]
+        if let Some(guardian) = &mut self.guardian {
+            guardian.release(_old.raw());
             guardian.watch(_child.group.raw());
         }
     }
@@ -433,6 +448,12 @@ struct Supervised {
     /// from `waitpid` (see `warm`).
     warm: Option<WarmChild>,
     warm_use: WarmUse,
+    /// For a warm child: its spec, to run it again spawned should its service be lost before
+    /// saying how it ended.
+    respawn: Option<ProcessSpec>,
+    /// Set when the child was replaced by a spawned one: the group it had (the guardian, which
+    /// watches groups, is told).
+    regrouped: Option<ProcessGroup>,
 }
 
 impl Supervised {
@@ -447,12 +468,14 @@ impl Supervised {
         started: Instant,
         more_follow: bool,
     ) -> Result<Supervised, Box<SpawnError>> {
-        let (pid, pidfd, warm, streams, warm_use) =
+        let (pid, group, pidfd, warm, streams, warm_use) =
             match warm::start(&spec, WarmMode::from_env(), more_follow) {
                 Ok(start) => {
                     let pid = Pid::of_warm_child(start.child.pid());
+                    let group = ProcessGroup::led_by(Pid::of_warm_child(start.child.pgid()));
                     (
                         pid,
+                        group,
                         None,
                         Some(start.child),
                         (start.stdin, start.stdout, start.stderr),
@@ -464,6 +487,7 @@ impl Supervised {
                         let pidfd = pidfd_of(child.pid);
                         (
                             child.pid,
+                            ProcessGroup::led_by(child.pid),
                             pidfd,
                             None,
                             (child.stdin, child.stdout, child.stderr),
@@ -477,11 +501,13 @@ impl Supervised {
         let mut supervised = Supervised {
             index,
             pid,
-            group: ProcessGroup::led_by(pid),
+            group,
             next_reap_poll: (pidfd.is_none() && warm.is_none()).then(|| started + REAP_POLL),
             pidfd,
+            respawn: warm.is_some().then(|| spec.clone()),
             warm,
             warm_use,
+            regrouped: None,
             reaped: false,
             stdin: Some(stdin),
             payload: spec.stdin,
@@ -503,16 +529,51 @@ impl Supervised {
         supervised.write_stdin();
         if let Some(warm) = &supervised.warm {
             if let Err(err) = warm.go() {
-                // The child cannot be told to run (it died, or the connection broke): it is
-                // stopped, and the hook reported as not started.
-                supervised.kill_and_reap();
-                supervised.status = Some(ProcessStatus::SpawnFailed(SpawnFailure {
-                    kind: SpawnFailureKind::Other,
-                    message: format!("the warm Python service's child could not be started: {err}"),
-                }));
+                // The child cannot be told to run (it died, or the connection broke): it never
+                // ran the hook, so the hook is spawned instead.
+                supervised.run_again_spawned(format!("the warm Python service's child could not be started: {err}"));
+                // Not started yet as far as the guardian knows: it is told of the new group.
+                supervised.regrouped = None;
             }
         }
         Ok(supervised)
+    }
+
+    /// Replaces a warm child whose end cannot be known (its service was lost) by the same hook
+    /// spawned, with what is left of its time: the hook's answer is then known, never guessed.
+    /// What the warm child wrote is dropped with its pipes, and its group is killed should it
+    /// still run. A hook with side effects may have made some of them twice; a guard's answer
+    /// is the one a spawned run gives.
+    fn run_again_spawned(&mut self, why: String) {
+        let Some(spec) = self.respawn.take() else {
+            return self.reaped_with(Err(io::Error::other(why)));
+        };
+        if self.warm.as_ref().is_some_and(WarmChild::child_alive) {
+            self.group.kill();
+        }
+        self.warm = None;
+        match spawn::spawn(&spec) {
+            Ok(child) => {
+                self.regrouped = Some(self.group);
+                self.pid = child.pid;
+                self.group = ProcessGroup::led_by(child.pid);
+                self.pidfd = pidfd_of(child.pid);
+                self.next_reap_poll = self.pidfd.is_none().then(|| Instant::now() + REAP_POLL);
+                self.stdin = Some(child.stdin);
+                self.written = 0;
+                self.stdin_written = None;
+                self.stdout = Capture::new(child.stdout, spec.output_cap, spec.stdout_spill_limit);
+                self.stderr = Capture::new(child.stderr, spec.output_cap, 0);
+                self.warm_use = WarmUse::Spawned(format!("{why}; the hook was run again, spawned"));
+                self.write_stdin();
+            }
+            Err(err) => {
+                self.warm_use = WarmUse::Spawned(why);
+                self.reaped = true;
+                self.status = Some(ProcessStatus::SpawnFailed(SpawnFailure::new(&spec, &err)));
+                self.stdin = None;
+            }
+        }
     }
 
     /// Tells the watcher, if any, the first stdout line once it is complete.
@@ -558,23 +619,26 @@ impl Supervised {
             return;
         }
         if let Some(warm) = &mut self.warm {
-            let Some(exit) = warm.try_status() else {
+            let Some(end) = warm.try_status() else {
                 return;
             };
-            // It ended on its own (a kill of ours is reaped in `kill_and_reap`, and kills the
-            // shell of a spawned hook too): end as the `/bin/sh -c` it ran without would report.
-            let on_its_own = self.status.is_none(); // not after our SIGTERM at the timeout
-            let exit = exit.map(|status| {
-                if !on_its_own {
-                    return status;
+            // Not after our SIGTERM at the timeout: then the run is over whatever happened.
+            let on_its_own = self.status.is_none();
+            match end {
+                WarmEnd::Exited(status) if on_its_own => {
+                    // It ended on its own (a kill of ours is reaped in `kill_and_reap`, and kills
+                    // the shell of a spawned hook too): end as the `/bin/sh -c` it ran without
+                    // would report.
+                    let (status, line) = warm::as_the_shell_reports(status);
+                    if let Some(line) = line {
+                        self.stderr.collected.push(line.as_bytes());
+                    }
+                    self.reaped_with(Ok(status));
                 }
-                let (status, line) = warm::as_the_shell_reports(status);
-                if let Some(line) = line {
-                    self.stderr.collected.push(line.as_bytes());
-                }
-                status
-            });
-            self.reaped_with(exit);
+                WarmEnd::Exited(status) => self.reaped_with(Ok(status)),
+                WarmEnd::Lost if on_its_own => self.run_again_spawned(LOST.to_string()),
+                WarmEnd::Lost => self.reaped_with(Err(io::Error::other(LOST))),
+            }
             return;
         }
         match self.pid.try_wait() {
@@ -617,7 +681,10 @@ impl Supervised {
         }
         if !self.reaped {
             let exit = match &mut self.warm {
-                Some(warm) => warm.wait_status(WARM_REAP_LIMIT),
+                Some(warm) => match warm.wait_status(WARM_REAP_LIMIT) {
+                    WarmEnd::Exited(status) => Ok(status),
+                    WarmEnd::Lost => Err(io::Error::other(LOST)),
+                },
                 None => self.pid.wait(),
             };
             self.reaped_with(exit);

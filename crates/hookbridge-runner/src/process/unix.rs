@@ -123,7 +123,16 @@ pub(super) fn escaped_descendants(roots: &[i32], group: ProcessGroup) -> Vec<Esc
         .filter_map(|pid| Some((pid, proc_stat(pid)?)))
         .collect();
     let mut tree: Vec<i32> = roots.to_vec();
-    let mut out = Vec::new();
+    // A root that left the group itself (a warm hook, which its group's leader did not start,
+    // after its own `setsid`).
+    let mut out: Vec<Escapee> = all
+        .iter()
+        .filter(|(pid, stat)| roots.contains(pid) && stat.pgrp != group.0.as_raw() && stat.state != 'Z')
+        .map(|(pid, stat)| Escapee {
+            pid: *pid,
+            start_time: stat.start_time,
+        })
+        .collect();
     let mut at = 0;
     while at < tree.len() {
         let parent = tree[at];

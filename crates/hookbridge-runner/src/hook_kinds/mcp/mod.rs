@@ -20,7 +20,7 @@ mod stdio;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use hookbridge_core::config::{HookSpec, McpToolHook};
+use hookbridge_core::config::{read_bounded, HookSpec, McpToolHook, MAX_CONFIG_BYTES};
 use hookbridge_core::decision::RunStatus;
 use hookbridge_core::mcp::{fill_input, parse_mcp_servers, McpServer};
 use serde_json::{json, Map, Value};
@@ -37,6 +37,9 @@ const CLEANUP_MARGIN: Duration = Duration::from_millis(150);
 /// fails the call instead of exhausting memory.
 pub(super) const MAX_MESSAGE_BYTES: u64 = 2
     * (crate::dispatch::DispatchOptions::DEFAULT_OUTPUT_CAP as u64 + ProcessSpec::DEFAULT_STDOUT_SPILL_LIMIT);
+
+/// The most of `~/.claude.json` read (Claude Code keeps its history there: it grows large).
+const CLAUDE_JSON_MAX_BYTES: u64 = 256 << 20;
 
 /// The MCP protocol version hookbridge asks for.
 pub const PROTOCOL_VERSION: &str = "2025-06-18";
@@ -180,7 +183,16 @@ fn find_server(
     plugin: Option<(String, PathBuf)>,
     var: impl Fn(&str) -> Option<String>,
 ) -> Result<McpServer, String> {
-    let read = |path: &Path| std::fs::read_to_string(path).ok();
+    // Bounded as a hooks file is (a project's `.mcp.json` must not exhaust memory, a FIFO must not
+    // block); `~/.claude.json`, Claude Code's own state file, may be larger.
+    let read = |path: &Path| {
+        let max = if path.ends_with(".claude.json") {
+            CLAUDE_JSON_MAX_BYTES
+        } else {
+            MAX_CONFIG_BYTES
+        };
+        read_bounded(path, max).ok()
+    };
     let pick = |text: &str, key_path: &[&str], server: &str| -> Option<Result<McpServer, String>> {
         let mut value: Value = serde_json::from_str(text).ok()?;
         for key in key_path {

@@ -5,14 +5,43 @@
 //! The service forks each child before its request comes and has it copy its shared pages while
 //! it waits (`warm_server.py` says how), so no run waits for a fork or takes copy-on-write faults.
 //!
-//! The shaping decision: **a warm run is supervised exactly as a spawned one.** The child gets
-//! socketpair ends made here for its stdin, stdout and stderr (passed over the service's socket),
-//! leads its own process group, and its exit status comes back as a raw wait status; the
-//! supervisor's loop, deadlines, output caps, tree kill and leak detection treat it like any other
-//! child. Only the exit notification differs: a spawned child's is its pidfd, a warm child's is
-//! the connection to the service (and the child's own pidfd if the service dies first). What
-//! `/bin/sh -c` would have added between the hook and us is reproduced for dash (`PWD`, a signal
-//! death as exit 128 + n with the signal's name); under another `/bin/sh`, hooks spawn.
+//! The shaping decision: **a warm run is supervised exactly as a spawned one, and decides exactly
+//! what a spawned one would.** The child gets socketpair ends made here for its stdin, stdout and
+//! stderr (passed over the service's socket), runs in a process group of its own — led, as
+//! `/bin/sh -c` leads a spawned hook's, by a process of the service's that does nothing else, so
+//! that the hook is a member of its group and not its leader (its `os.setsid()` works) — and its
+//! end comes back as the raw wait status the service, its parent, reaps: only the hook's own
+//! process can end the run, whatever it forks, and `os._exit(n)` is `n`. The supervisor's loop,
+//! deadlines, output caps, tree kill and leak detection treat it like any other child. Only the
+//! exit notification differs: a spawned child's is its pidfd, a warm child's is the connection to
+//! the service. What `/bin/sh -c` would have added between the hook and us is reproduced for dash
+//! (`PWD`, a signal death as exit 128 + n with the signal's name); under another `/bin/sh`, hooks
+//! spawn.
+//!
+//! Where a warm run's answer cannot be known, the hook is spawned, never guessed: a service that
+//! declines or cannot be reached, a child that cannot be told to run, and a service lost while the
+//! hook runs (killed, crashed: the hook's group is killed and the hook is run again, spawned, with
+//! the time it has left — a hook with side effects may then have made some twice). A service
+//! asked to stop (`hookbridge serve --stop`, an upgrade) takes no more runs and exits only once
+//! the hooks it runs have ended and their ends are reported.
+//!
+//! A service answers for one installation, and checks it is still that one each time it takes a
+//! run (one `stat(2)` per path, 10 to 20 paths: about 50 µs on the test machine, 1 % of a warm
+//! run): the interpreter's file (an upgrade replaces it), `pyvenv.cfg`, every directory of its
+//! search path and every site directory (a package installed, a `.pth` file added, a user site
+//! created after it started), and each `.pth` file.
+//! When any changed, it declines the run (which spawns) and stops, and the next run starts a new
+//! service. The environment variables that change how an interpreter starts (`PYTHON*`, the
+//! locale, `HOME`, the dynamic loader's) are the service's identity: a run with other values goes
+//! to another service. A service is started with those variables only, so the environment a warm
+//! child can read of its process (`/proc/self/environ`) is one every run of that service shares,
+//! never an earlier run's; each run's own environment is set in its child. A child holds no
+//! descriptor a spawned hook would not (the connection is closed before the script runs).
+//!
+//! A service is reached only in a directory of this user's closed to others (`XDG_RUNTIME_DIR`
+//! only when it is), through the directory held open and checked, and only when the process that
+//! answers is this user's (`SO_PEERCRED`): another user who can write to the runtime directory
+//! named in the environment (after `su` without `-`) cannot answer a run.
 //!
 //! What is warm is decided by proof (see [`eligibility`]), and when anything is in doubt — the
 //! command, the interpreter, a service that is missing, starting, busy or broken — the hook is
@@ -35,11 +64,11 @@ use std::time::{Duration, Instant};
 
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
-use nix::sys::socket::{self as sock, AddressFamily, ControlMessage, MsgFlags, SockFlag, SockType, UnixAddr};
+use nix::sys::socket::{self as sock, ControlMessage, MsgFlags};
 
 pub use eligibility::{python_run, NotWarm, PythonRun, Target};
 pub use service::{
-    ensure_service, service_dir, services, stop_services, InterpreterIdentity, ServiceStatus, IDLE_EXIT,
+    ensure_service, service_dir, services, stop_services, InterpreterIdentity, ServiceStatus, Stopping, IDLE_EXIT,
 };
 
 use super::ProcessSpec;
@@ -239,6 +268,9 @@ pub(super) fn as_the_shell_reports(status: ExitStatus) -> (ExitStatus, Option<St
 #[derive(Debug)]
 pub(super) struct WarmChild {
     pid: i32,
+    /// Its process group, led (as `/bin/sh -c` leads a spawned hook's) by a process of the
+    /// service's that does nothing else: the hook is a member of its group, not its leader.
+    pgid: i32,
     /// The connection to the service: `{"pid"}` and `{"exit"}` from the child, `{"status"}` from
     /// the service.
     /// `None` once it reached EOF.
@@ -259,17 +291,13 @@ pub(super) struct WarmStart {
 /// How long a service may take to fork the child and say its pid.
 const FORK_ANSWER_LIMIT: Duration = Duration::from_secs(2);
 
-/// A connection to the service for `identity`, started (with `env` as its environment) when
-/// nobody answers. `On` does not wait for a service it starts; `Always` does.
-fn reach_service(
-    identity: &InterpreterIdentity,
-    env: &[(OsString, OsString)],
-    mode: WarmMode,
-) -> Result<File, WarmUse> {
+/// A connection to the service for `identity`, started when nobody answers. `On` does not wait
+/// for a service it starts; `Always` does.
+fn reach_service(identity: &InterpreterIdentity, mode: WarmMode) -> Result<File, WarmUse> {
     let socket =
         service::socket_path(identity).map_err(|e| WarmUse::Spawned(format!("no service directory: {e}")))?;
     let unreachable = |e: io::Error| WarmUse::Spawned(format!("warm service unreachable: {e}"));
-    match connect(&socket) {
+    match service::connect(&socket) {
         Ok(control) => return Ok(control),
         Err(e) if !matches!(e.kind(), ErrorKind::NotFound | ErrorKind::ConnectionRefused) => {
             return Err(unreachable(e))
@@ -279,7 +307,7 @@ fn reach_service(
     let interpreter = identity.interpreter.display();
     let starting = || WarmUse::Starting(format!("the warm service for {interpreter} is starting"));
     if !service::started_recently(&socket) {
-        service::start_service(identity, &socket, env)
+        service::start_service(identity, &socket)
             .map_err(|e| WarmUse::Spawned(format!("could not start {interpreter}: {e}")))?;
     } else if mode != WarmMode::Always {
         // Started moments ago (by this run or another), or it could not start: a start is tried
@@ -300,14 +328,14 @@ fn reach_service(
             WarmMode::START_WAIT
         )));
     }
-    connect(&socket).map_err(unreachable)
+    service::connect(&socket).map_err(unreachable)
 }
 
 /// Starts `spec` in a warm service when it is eligible and the service is up; otherwise says why
 /// not, and the caller spawns it.
 pub(super) fn start(spec: &ProcessSpec, mode: WarmMode, more_follow: bool) -> Result<WarmStart, WarmUse> {
     let WarmPlan { run, identity, env } = plan(spec, mode).map_err(WarmUse::NotTried)?;
-    let control = reach_service(&identity, &env, mode)?;
+    let control = reach_service(&identity, mode)?;
     let refused =
         |what: &str, e: &dyn std::fmt::Display| WarmUse::Spawned(format!("warm service: {what}: {e}"));
     let cwd = match &spec.cwd {
@@ -328,16 +356,18 @@ pub(super) fn start(spec: &ProcessSpec, mode: WarmMode, more_follow: bool) -> Re
 
     let mut child = WarmChild {
         pid: 0,
+        pgid: 0,
         control: Some(control),
         pidfd: None,
         unread: Vec::new(),
     };
-    let pid = match child.read_pid(Instant::now() + FORK_ANSWER_LIMIT) {
-        Ok(Ok(pid)) => pid,
+    let (pid, pgid) = match child.read_pid(Instant::now() + FORK_ANSWER_LIMIT) {
+        Ok(Ok(ids)) => ids,
         Ok(Err(why)) => return Err(WarmUse::Declined(why)),
         Err(e) => return Err(refused("no answer", &e)),
     };
     child.pid = pid;
+    child.pgid = pgid;
     child.pidfd = pidfd_of(pid);
     // The child waits for `go` (see `WarmChild::go`), sent once the payload is in its stdin.
     Ok(WarmStart {
@@ -346,20 +376,6 @@ pub(super) fn start(spec: &ProcessSpec, mode: WarmMode, more_follow: bool) -> Re
         stdout: File::from(stdout_ours),
         stderr: File::from(stderr_ours),
     })
-}
-
-/// A non-blocking connection to `socket`: a service whose backlog is full refuses at once
-/// (`EAGAIN`) instead of making the hook wait.
-fn connect(socket: &Path) -> io::Result<File> {
-    let fd = sock::socket(
-        AddressFamily::Unix,
-        SockType::Stream,
-        SockFlag::SOCK_CLOEXEC | SockFlag::SOCK_NONBLOCK,
-        None,
-    )?;
-    let address = UnixAddr::new(socket)?;
-    sock::connect(fd.as_raw_fd(), &address)?;
-    Ok(File::from(fd))
 }
 
 /// The run, as the service reads it.
@@ -532,6 +548,10 @@ impl WarmChild {
         self.pid
     }
 
+    pub(super) fn pgid(&self) -> i32 {
+        self.pgid
+    }
+
     /// Lets the child run the hook. Sent after the first write of the payload, as a spawned hook
     /// finds its payload waiting (a hook that exits at once must not make the payload "unread").
     /// Until it gets this byte the child waits; if the connection closes first (we gave up, or
@@ -553,16 +573,17 @@ impl WarmChild {
         }
     }
 
-    /// The child's pid, or why the service declined the run.
-    fn read_pid(&mut self, until: Instant) -> io::Result<Result<i32, String>> {
+    /// The child's pid and its process group, or why the service declined the run.
+    fn read_pid(&mut self, until: Instant) -> io::Result<Result<(i32, i32), String>> {
         loop {
             while let Some(message) = self.next_message() {
                 if let Some(why) = message.get("decline").and_then(serde_json::Value::as_str) {
                     return Ok(Err(why.to_string()));
                 }
-                if let Some(pid) = message.get("pid").and_then(serde_json::Value::as_i64) {
-                    if pid > 1 {
-                        return Ok(Ok(pid as i32));
+                let number = |key: &str| message.get(key).and_then(serde_json::Value::as_i64);
+                if let (Some(pid), Some(pgid)) = (number("pid"), number("pgid")) {
+                    if pid > 1 && pgid > 1 {
+                        return Ok(Ok((pid as i32, pgid as i32)));
                     }
                 }
             }
@@ -610,57 +631,60 @@ impl WarmChild {
         }
     }
 
-    /// The child's wait status once it has ended; never blocks. `Some(Err)` when it ended and
-    /// nobody could say how (the service died, then the child).
-    ///
-    /// The child's own `{"exit": N}` is final: it is sent after the script, interpreter shutdown
-    /// and the closing of its standard streams, right before `_exit(N)`, so waiting for the
-    /// service to reap it would only add the teardown of a process. A death by signal has no such
-    /// report and waits for the service's `{"status"}`.
-    pub(super) fn try_status(&mut self) -> Option<io::Result<ExitStatus>> {
+    /// How the child ended, once known; never blocks. Only the service reports it: it is the
+    /// child's parent, so its `{"status"}` is the raw wait status of the hook's own process (what
+    /// the hook forks cannot speak for it). `Some(Lost)` when the service is gone without saying:
+    /// the run's end cannot be known.
+    pub(super) fn try_status(&mut self) -> Option<WarmEnd> {
         self.read_available();
         while let Some(message) = self.next_message() {
             if let Some(status) = message.get("status").and_then(serde_json::Value::as_i64) {
-                return Some(Ok(ExitStatus::from_raw(status as i32)));
-            }
-            if let Some(code) = message.get("exit").and_then(serde_json::Value::as_i64) {
-                return Some(Ok(ExitStatus::from_raw(((code as i32) & 0xff) << 8)));
+                return Some(WarmEnd::Exited(ExitStatus::from_raw(status as i32)));
             }
         }
-        if self.control.is_some() {
-            return None;
-        }
+        self.control.is_none().then_some(WarmEnd::Lost)
+    }
+
+    /// Whether the child's process is still there (after the service was lost: until it ends,
+    /// its group is ours to stop).
+    pub(super) fn child_alive(&self) -> bool {
         match &self.pidfd {
             Some(pidfd) => {
                 let mut fds = [PollFd::new(pidfd.as_fd(), PollFlags::POLLIN)];
-                match poll(&mut fds, PollTimeout::ZERO) {
-                    Ok(0) => None,
-                    _ => Some(Err(lost())),
-                }
+                matches!(poll(&mut fds, PollTimeout::ZERO), Ok(0))
             }
-            None => Some(Err(lost())),
+            None => false,
         }
     }
 
-    /// Blocks (up to `limit`) until the child's status is known: after a SIGKILL to its group.
-    pub(super) fn wait_status(&mut self, limit: Duration) -> io::Result<ExitStatus> {
+    /// Blocks (up to `limit`) until the child's end is known: after a SIGKILL to its group. A
+    /// service that is gone, or says nothing in time, leaves it unknown.
+    pub(super) fn wait_status(&mut self, limit: Duration) -> WarmEnd {
         let until = Instant::now() + limit;
         loop {
-            if let Some(status) = self.try_status() {
-                return status;
+            if let Some(end) = self.try_status() {
+                return end;
             }
             let Some(fd) = self.fd() else {
-                return Err(lost());
+                return WarmEnd::Lost;
             };
             // SAFETY: the descriptor stays open for this call: `self` is not touched meanwhile.
             let fd = unsafe { BorrowedFd::borrow_raw(fd.as_raw_fd()) };
-            wait_ready(fd, PollFlags::POLLIN, until)?;
+            if wait_ready(fd, PollFlags::POLLIN, until).is_err() {
+                return WarmEnd::Lost;
+            }
         }
     }
 }
 
-fn lost() -> io::Error {
-    io::Error::other("the warm Python service ended before it could report how the hook ended")
+/// How a warm child's run ended, as far as can be known.
+#[derive(Debug)]
+pub(super) enum WarmEnd {
+    /// The service reaped it: its wait status.
+    Exited(ExitStatus),
+    /// The service is gone (killed, crashed) without reporting it: how the hook ended cannot be
+    /// known, and the run is made again, spawned.
+    Lost,
 }
 
 /// A pidfd for any process of ours (not only a child), to learn when it ends.

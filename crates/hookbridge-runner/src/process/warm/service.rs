@@ -37,8 +37,9 @@ fn idle_exit() -> Duration {
 }
 
 /// Variables besides `PYTHON*` that change what a fresh interpreter looks like before it reads a
-/// script: the locale (file system and stdio encodings), the home directory (user site-packages).
-const STARTUP_VARIABLES: &[&str] = &["LANG", "LC_ALL", "LC_CTYPE", "HOME"];
+/// script: the locale (file system and stdio encodings), the home directory (user site-packages),
+/// the dynamic loader's search path and preloads (a shared libpython, an interposed library).
+const STARTUP_VARIABLES: &[&str] = &["LANG", "LC_ALL", "LC_CTYPE", "HOME", "LD_LIBRARY_PATH", "LD_PRELOAD"];
 
 /// Which interpreter, started how: hooks with the same identity may share a service.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,15 +100,19 @@ impl Fnv1a {
     }
 }
 
-/// The directory of this user's services: `$XDG_RUNTIME_DIR/hookbridge` when that directory
-/// exists, else `/tmp/hookbridge-<uid>`; created mode 0700, and refused unless it is ours and
-/// closed to others.
+/// The directory of this user's services: `$XDG_RUNTIME_DIR/hookbridge` when the runtime
+/// directory is this user's own and closed to others (after `su` without `-` it is still the other
+/// user's, who could then answer our runs), else `/tmp/hookbridge-<uid>`; created mode 0700, and
+/// refused unless it is a real directory of ours closed to others.
 pub fn service_dir() -> io::Result<PathBuf> {
     let uid = nix::unistd::getuid().as_raw();
-    // A runtime directory that is named but missing (a session without logind) is passed over.
+    let ours_and_closed =
+        |meta: &std::fs::Metadata| meta.is_dir() && meta.uid() == uid && meta.permissions().mode() & 0o077 == 0;
+    // A runtime directory that is named but missing (a session without logind), or not ours, is
+    // passed over.
     let dir = match std::env::var_os("XDG_RUNTIME_DIR")
         .map(PathBuf::from)
-        .filter(|d| d.is_absolute() && d.is_dir())
+        .filter(|d| d.is_absolute() && std::fs::symlink_metadata(d).is_ok_and(|m| ours_and_closed(&m)))
     {
         Some(runtime) => runtime.join("hookbridge"),
         None => std::env::temp_dir().join(format!("hookbridge-{uid}")),
@@ -118,7 +123,7 @@ pub fn service_dir() -> io::Result<PathBuf> {
         Err(e) => return Err(e),
     }
     let meta = std::fs::symlink_metadata(&dir)?;
-    if !meta.is_dir() || meta.uid() != uid || meta.permissions().mode() & 0o077 != 0 {
+    if !ours_and_closed(&meta) {
         return Err(io::Error::new(
             io::ErrorKind::PermissionDenied,
             format!(
@@ -128,6 +133,62 @@ pub fn service_dir() -> io::Result<PathBuf> {
         ));
     }
     Ok(dir)
+}
+
+/// A connection to the service listening on `socket`, made through the socket's directory held
+/// open and checked again (it must still be ours and closed to others), never through a path
+/// re-resolved after the check; and accepted only when the process at the other end is this
+/// user's (`SO_PEERCRED`). Non-blocking: a service whose backlog is full refuses at once
+/// (`EAGAIN`) instead of making the hook wait.
+pub(super) fn connect(socket: &Path) -> io::Result<std::fs::File> {
+    connect_expecting(socket, nix::unistd::getuid().as_raw())
+}
+
+/// [`connect`], accepting a peer of user `peer_uid` only.
+fn connect_expecting(socket: &Path, peer_uid: u32) -> io::Result<std::fs::File> {
+    use nix::sys::socket::{self as sock, sockopt, AddressFamily, SockFlag, SockType, UnixAddr};
+    use rustix::fs::{Mode, OFlags};
+    use std::os::fd::AsRawFd;
+    let (Some(dir), Some(name)) = (socket.parent(), socket.file_name()) else {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a socket path"));
+    };
+    let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let held = rustix::fs::open(dir, flags, Mode::empty())?;
+    let meta = rustix::fs::fstat(&held)?;
+    let uid = nix::unistd::getuid().as_raw();
+    if meta.st_uid != uid || meta.st_mode & 0o077 != 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!("{} is not a directory of this user closed to others", dir.display()),
+        ));
+    }
+    let through_handle = Path::new("/proc/self/fd")
+        .join(held.as_raw_fd().to_string())
+        .join(name);
+    let fd = sock::socket(
+        AddressFamily::Unix,
+        SockType::Stream,
+        SockFlag::SOCK_CLOEXEC | SockFlag::SOCK_NONBLOCK,
+        None,
+    )?;
+    let address = match UnixAddr::new(&through_handle) {
+        Ok(address) if Path::new("/proc/self/fd").is_dir() => address,
+        // No /proc: the path itself (the directory was checked; the peer is checked below).
+        _ => UnixAddr::new(socket)?,
+    };
+    sock::connect(fd.as_raw_fd(), &address)?;
+    let peer = sock::getsockopt(&fd, sockopt::PeerCredentials)?;
+    if peer.uid() != peer_uid {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "the process listening on {} belongs to user {}, not to this user",
+                socket.display(),
+                peer.uid()
+            ),
+        ));
+    }
+    Ok(std::fs::File::from(fd))
 }
 
 /// Where the service for `identity` listens.
@@ -165,13 +226,12 @@ pub(super) fn start_age(socket: &Path) -> Option<Duration> {
         .and_then(|at| at.elapsed().ok())
 }
 
-/// Starts the service for `identity` in the background, with `env` (the first hook's whole
-/// environment) as its own. Returns at once; the service answers on `socket` once it is up.
-pub fn start_service(
-    identity: &InterpreterIdentity,
-    socket: &Path,
-    env: &[(OsString, OsString)],
-) -> io::Result<()> {
+/// Starts the service for `identity` in the background. Its environment is the identity's
+/// start-up variables and nothing else: a warm child's `/proc/self/environ` is the service's, so
+/// the service must hold nothing one run may not see of another (every run it serves has these
+/// same values; each run's own environment is applied in its child). Returns at once; the
+/// service answers on `socket` once it is up.
+pub fn start_service(identity: &InterpreterIdentity, socket: &Path) -> io::Result<()> {
     std::fs::write(start_marker(socket), b"")?;
     let mut starting = STARTING.lock().unwrap_or_else(|e| e.into_inner());
     starting.retain_mut(|child| matches!(child.try_wait(), Ok(None)));
@@ -181,8 +241,9 @@ pub fn start_service(
         .arg(SERVER_BOOTSTRAP)
         .arg(socket)
         .arg(idle_exit().as_secs().to_string())
+        .arg(&identity.interpreter)
         .env_clear()
-        .envs(env.iter().map(|(k, v)| (k.as_os_str(), v.as_os_str())))
+        .envs(identity.startup_env.iter().map(|(k, v)| (k.as_os_str(), v.as_os_str())))
         .current_dir("/")
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
@@ -208,7 +269,7 @@ pub fn ensure_service(interpreter: &Path, limit: Duration) -> io::Result<PathBuf
         return Ok(socket);
     }
     let _ = std::fs::remove_file(start_marker(&socket));
-    start_service(&identity, &socket, &env)?;
+    start_service(&identity, &socket)?;
     if wait_until_listening(&socket, limit) {
         Ok(socket)
     } else {
@@ -261,12 +322,51 @@ pub fn services() -> io::Result<Vec<ServiceStatus>> {
     Ok(found)
 }
 
+/// A service asked to stop: it takes no more runs at once, and exits once the hooks it is running
+/// have ended (each hook's own timeout bounds that) and their ends are reported.
+#[derive(Debug, Clone, Copy)]
+pub struct Stopping {
+    pub pid: i32,
+    /// Hooks it was running when asked.
+    pub running: u64,
+}
+
+impl Stopping {
+    /// Whether the service's process has exited.
+    pub fn gone(&self) -> bool {
+        // kill(pid, 0): ESRCH once it is gone (a zombie of our own is not: services are
+        // detached, so they are never our children).
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(self.pid), None).is_err()
+    }
+
+    /// Waits until the service has exited, up to `limit`; whether it has.
+    pub fn wait(&self, limit: Duration) -> bool {
+        let until = Instant::now() + limit;
+        while !self.gone() {
+            if Instant::now() >= until {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        true
+    }
+}
+
 /// Asks every service to stop; returns the sockets that were asked, with the outcome.
-pub fn stop_services() -> io::Result<Vec<(PathBuf, Result<(), String>)>> {
+pub fn stop_services() -> io::Result<Vec<(PathBuf, Result<Stopping, String>)>> {
     let mut stopped = Vec::new();
     for service in services()? {
         let outcome = match service.answer {
-            Ok(_) => request(&service.socket, r#"{"op":"stop"}"#).map(|_| ()),
+            Ok(_) => request(&service.socket, r#"{"op":"stop"}"#).and_then(|answer| {
+                let number = |key: &str| answer.get(key).and_then(serde_json::Value::as_i64);
+                match (number("pid"), number("children")) {
+                    (Some(pid), Some(running)) => Ok(Stopping {
+                        pid: pid as i32,
+                        running: running.max(0) as u64,
+                    }),
+                    _ => Err(format!("unexpected answer to stop: {answer}")),
+                }
+            }),
             Err(why) => {
                 // Nobody answers: a stale socket left by a service that was killed.
                 let _ = std::fs::remove_file(&service.socket);
@@ -281,7 +381,9 @@ pub fn stop_services() -> io::Result<Vec<(PathBuf, Result<(), String>)>> {
 
 fn request(socket: &Path, line: &str) -> Result<serde_json::Value, String> {
     use std::io::{BufRead, Write};
-    let mut stream = std::os::unix::net::UnixStream::connect(socket).map_err(|e| e.to_string())?;
+    let stream = connect(socket).map_err(|e| e.to_string())?;
+    let mut stream = std::os::unix::net::UnixStream::from(std::os::fd::OwnedFd::from(stream));
+    stream.set_nonblocking(false).map_err(|e| e.to_string())?;
     stream
         .set_read_timeout(Some(Duration::from_secs(2)))
         .map_err(|e| e.to_string())?;
@@ -293,4 +395,55 @@ fn request(socket: &Path, line: &str) -> Result<serde_json::Value, String> {
         .read_line(&mut answer)
         .map_err(|e| e.to_string())?;
     serde_json::from_str(&answer).map_err(|_| format!("unreadable answer {answer:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt as _;
+
+    /// A directory of this test's own, mode `mode`.
+    fn dir_with_mode(mode: u32) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(mode)).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_runtime_directory_open_to_others_or_not_ours_is_passed_over() {
+        let uid = nix::unistd::getuid().as_raw();
+        let fallback = std::env::temp_dir().join(format!("hookbridge-{uid}"));
+        let closed = dir_with_mode(0o700);
+        std::env::set_var("XDG_RUNTIME_DIR", closed.path());
+        assert_eq!(service_dir().unwrap(), closed.path().join("hookbridge"));
+        let open = dir_with_mode(0o755);
+        std::env::set_var("XDG_RUNTIME_DIR", open.path());
+        assert_eq!(service_dir().unwrap(), fallback, "a runtime directory others can enter");
+        // Another user's (root's, after `su` without `-`): as root, one made another's; else root's.
+        let theirs = dir_with_mode(0o700);
+        let foreign = if uid == 0 {
+            std::os::unix::fs::chown(theirs.path(), Some(65534), Some(65534)).unwrap();
+            theirs.path().to_path_buf()
+        } else {
+            PathBuf::from("/root")
+        };
+        assert_ne!(std::fs::metadata(&foreign).unwrap().uid(), uid);
+        std::env::set_var("XDG_RUNTIME_DIR", &foreign);
+        assert_eq!(service_dir().unwrap(), fallback, "another user's runtime directory");
+    }
+
+    #[test]
+    fn a_connection_is_refused_unless_the_listener_is_this_user_and_its_directory_closed() {
+        let dir = dir_with_mode(0o700);
+        let socket = dir.path().join("python-test.sock");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        let uid = nix::unistd::getuid().as_raw();
+        assert!(connect_expecting(&socket, uid).is_ok());
+        let err = connect_expecting(&socket, uid + 1).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::PermissionDenied);
+        assert!(err.to_string().contains(&format!("belongs to user {uid}")), "{err}");
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let err = connect(&socket).unwrap_err();
+        assert!(err.to_string().contains("closed to others"), "{err}");
+    }
 }

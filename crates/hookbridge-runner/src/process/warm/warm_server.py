@@ -10,13 +10,17 @@
 #   child  -> client  {"pid": N}            this process is the hook's and leads its own group
 #                     or {"decline": why}   this run must spawn (a file beside the script would
 #                                           shadow a preloaded module; a hard resource limit
-#                                           above the service's; Python before 3.9)
-#   client -> child   b"g"                  go (anything else, or EOF: the child exits unrun)
-#   child  -> client  {"exit": N}           the exit code, after its standard streams are closed
-#   server -> client  {"status": W}         the raw wait status, once reaped (a signal death has
-#                                           only this one)
+#                                           above the service's; Python before 3.9; the Python
+#                                           installation changed since the service started)
+#   client -> child   b"g"                  go (anything else, or EOF: the child exits unrun);
+#                                           the child then closes its end of the connection: a
+#                                           hook holds no descriptor a spawned one would not have
+#   server -> client  {"status": W}         the hook process's raw wait status, once the server
+#                                           (its parent) has reaped it: only the hook's own
+#                                           process can end the run, whatever it forks
 # Other requests: {"op": "ping"} -> {"pid", "runs", "python", "version", "children"};
-# {"op": "stop"} -> {"stopping": true}.
+# {"op": "stop"} -> {"stopping": true, "children": N}: the service takes no more runs, and exits
+# once the N hooks running have ended and their statuses are sent.
 #
 # The next hook's process is forked before its request comes (the *spare*): it accepts one
 # connection itself and becomes that hook, so a run never waits for a fork; it hands the
@@ -32,6 +36,8 @@ import sys
 _STARTUP_MODULES = frozenset(sys.modules)
 _SOCKET_PATH = sys.argv[1]
 _IDLE_SECONDS = float(sys.argv[2])
+# The interpreter as hookbridge named it (the path whose file, if replaced, means an upgrade).
+_INTERPRETER = sys.argv[3] if len(sys.argv) > 3 else sys.executable
 # The interpreter's own search path, without the `-c` entry; each run puts its script's
 # directory in front, as `python script.py` does (unless safe_path keeps it out).
 _SAFE_PATH = bool(getattr(sys.flags, "safe_path", False))
@@ -93,6 +99,50 @@ for _name in _WARM_MODULES:
 import gc  # noqa: E402
 
 gc.freeze()
+
+def _installation_paths():
+    """What a fresh interpreter's answers depend on, besides the environment variables that are
+    part of the service's identity: the interpreter's file (an upgrade replaces it), the venv's
+    pyvenv.cfg, every directory of the search path and every site directory (a package installed,
+    a `.pth` file added, a user site created after the service started: all change a directory),
+    and each `.pth` file (rewritten in place by an editable install)."""
+    paths = [_INTERPRETER, sys.executable, os.path.join(sys.prefix, "pyvenv.cfg"),
+             os.path.join(os.path.dirname(os.path.dirname(sys.executable)), "pyvenv.cfg")]
+    paths += _BASE_PATH
+    try:
+        import site
+        sites = list(site.getsitepackages()) + [site.getusersitepackages()]
+    except Exception:  # no `site` (python -S), or a platform without these
+        sites = []
+    paths += sites
+    for directory in sites:
+        try:
+            paths += [os.path.join(directory, name) for name in os.listdir(directory) if name.endswith(".pth")]
+        except OSError:
+            pass
+    seen = set()
+    return [p for p in paths if p and not (p in seen or seen.add(p))]
+
+
+def _stat_key(path):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+_INSTALLATION = [(path, _stat_key(path)) for path in _installation_paths()]
+
+
+def _installation_changed():
+    """What changed in the installation since the service started, or None: one stat(2) per
+    path, checked when a run is taken."""
+    for path, key in _INSTALLATION:
+        if _stat_key(path) != key:
+            return "%s %s" % (path, "appeared" if key is None else "changed")
+    return None
+
 
 _STDIO = (sys.stdin, sys.stdout, sys.stderr)
 # LC_CTYPE as start-up left it: CPython sets it when it coerces a C locale (PEP 538). The inputs
@@ -205,6 +255,10 @@ def _run_child(conn, request, fds):
         go = b""
     if go != b"g":
         os._exit(0)
+    # From here the run is the server's to report (it reaps this process): the hook holds no
+    # connection, so nothing it forks can speak for it, and it has the descriptors a spawned
+    # hook has.
+    conn.close()
 
     for target, fd in enumerate(fds):
         os.dup2(fd, target, inheritable=True)
@@ -268,23 +322,16 @@ def _run_child(conn, request, fds):
         code = _exit_code_of(exc)
     except KeyboardInterrupt as exc:
         _report_uncaught(exc)
-        _finish(conn)
+        _finish()
         # As CPython: an uncaught KeyboardInterrupt ends the process by SIGINT.
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGINT)
     except BaseException as exc:
         _report_uncaught(exc)
         code = 1
-    code = _finish(conn, code)
-    # The streams close before the exit is reported: the client has the end of the output and
-    # the exit code at once, without waiting for this process to be torn down and reaped.
-    for fd in (0, 1, 2):
-        try:
-            os.close(fd)
-        except OSError:
-            pass
-    _send(conn, {"exit": code})
-    os._exit(code)
+    # A process the hook forked that falls off the end of the script ends here too, as it would
+    # in a fresh interpreter: its own shutdown, its own exit code, reported to nobody.
+    os._exit(_finish(code))
 
 
 def _report_uncaught(exc):
@@ -298,7 +345,7 @@ def _report_uncaught(exc):
         pass
 
 
-def _finish(conn, code=0):
+def _finish(code=0):
     """Interpreter shutdown, in CPython's order: wait for non-daemon threads, run atexit
     handlers, flush the standard streams."""
     try:
@@ -322,8 +369,9 @@ def main():
         return
     listener, identity = _listen()
     selector = selectors.DefaultSelector()
-    # pidfd -> [pid, conn]: the spare (conn None until it takes a run) and the children running
-    # hooks (conn: the client's connection, for their status).
+    # pidfd -> [pid, conn, release]: the spare (conn None until it takes a run) and the children
+    # running hooks (conn: the client's connection, for their status); release: the pipe whose
+    # closing lets the leader of its process group exit.
     processes = {}
     spare = None  # (pidfd, the server's end of the spare's control socket)
     idle_since = time.monotonic()
@@ -333,12 +381,14 @@ def main():
     # (several hooks on one event): the listener is watched only while there is no spare.
     waiting = False
     watching = False
-    while not stopping:
-        busy = any(conn is not None for _pid, conn in processes.values())
-        if spare is None and (waiting or not busy):
+    while True:
+        busy = any(conn is not None for _pid, conn, _release in processes.values())
+        if stopping and not busy:
+            break
+        if spare is None and not stopping and (waiting or not busy):
             spare = _fork_spare(listener, selector, processes)
             waiting = False
-        if (spare is None) != watching:
+        if not stopping and (spare is None) != watching:
             if watching:
                 selector.unregister(listener)
             else:
@@ -354,12 +404,30 @@ def main():
         for key, _mask in events:
             if key.data == "listener":
                 waiting = True
+            elif key.data == "leader":
+                _reap_leader(selector, key.fd)
             elif key.data == "control":
                 took = _from_spare(key.fileobj, processes, spare)
                 if took is None:
                     continue
                 if took == "stop":
+                    # No more runs: the socket goes (the next run starts a new service), the
+                    # spare is killed unused, and the hooks running end as they would have,
+                    # their statuses sent, before this service exits.
                     stopping = True
+                    if watching:
+                        selector.unregister(listener)
+                        watching = False
+                    listener.close()
+                    _unlink_socket(identity)
+                    if spare is not None:
+                        selector.unregister(spare[1])
+                        spare[1].close()
+                        try:
+                            os.kill(processes[spare[0]][0], signal.SIGKILL)
+                        except OSError:
+                            pass
+                        spare = None
                     continue
                 waiting = waiting or took == "took, more follow"
                 # The spare became a hook's child: its control socket is done, a new spare comes.
@@ -370,13 +438,14 @@ def main():
                 idle_since = time.monotonic()
             else:
                 pidfd = key.fd
-                pid, conn = processes.pop(pidfd)
+                pid, conn, release = processes.pop(pidfd)
                 selector.unregister(pidfd)
                 os.close(pidfd)
                 try:
                     _, status = os.waitpid(pid, 0)
                 except ChildProcessError:
                     status = None
+                os.close(release)  # its group's leader may go
                 if conn is not None:
                     if status is not None:
                         _send(conn, {"status": status})
@@ -387,14 +456,21 @@ def main():
                     selector.unregister(spare[1])
                     spare[1].close()
                     spare = None
-    if spare is not None:
-        for pidfd, (pid, conn) in processes.items():
-            if conn is None:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                    os.waitpid(pid, 0)
-                except OSError:
-                    pass
+    for pidfd, (pid, conn, release) in processes.items():
+        if conn is None:  # the spare, or one killed at a stop and not yet reaped
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+        os.close(release)
+    for leader_fd in list(_LEADERS):
+        _reap_leader(selector, leader_fd)
+    _unlink_socket(identity)
+
+
+def _unlink_socket(identity):
+    """Removes the socket, if it is still this service's (a new service may have bound the name)."""
     try:
         if os.stat(_SOCKET_PATH).st_ino == identity:
             os.unlink(_SOCKET_PATH)
@@ -431,32 +507,82 @@ def _listen():
     return listener, identity
 
 
+# pidfd -> pid of each process-group leader (see _fork_spare) not yet reaped.
+_LEADERS = {}
+
+
 def _fork_spare(listener, selector, processes):
     """Forks the next hook's process ahead of its request, so that a run does not wait for a fork:
     the spare accepts one connection itself and becomes that hook; the server hears of it (and gets
-    the connection, to report the status) over a control socket."""
+    the connection, to report the status) over a control socket.
+
+    Forked first, a *leader* stands where `/bin/sh -c` stands for a spawned hook: it leads the
+    hook's process group (which the client kills at a timeout) and does nothing else, so the hook
+    is, as spawned, a member of its group and not its leader (its `os.setsid()` works). The leader
+    exits when the server closes the pipe it waits on, once the hook has ended."""
     for stream in _STDIO:
         if stream is not None:
             stream.flush()
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    keep_closed = [selector.fileno(), ours.fileno()] + list(processes)
-    keep_closed += [conn.fileno() for _pid, conn in processes.values() if conn is not None]
+    keep_closed = [selector.fileno(), ours.fileno()] + list(processes) + list(_LEADERS)
+    keep_closed += [conn.fileno() for _pid, conn, _release in processes.values() if conn is not None]
+    keep_closed += [release for _pid, _conn, release in processes.values()]
+    held, release = os.pipe()
+    leader = os.fork()
+    if leader == 0:
+        try:
+            _lead(held, keep_closed + [theirs.fileno(), release, listener.fileno()])
+        finally:
+            os._exit(0)
+    os.close(held)
+    try:
+        os.setpgid(leader, leader)
+    except OSError:
+        pass  # the leader did it first
+    leader_fd = os.pidfd_open(leader)
+    _LEADERS[leader_fd] = leader
+    selector.register(leader_fd, selectors.EVENT_READ, "leader")
     pid = os.fork()
     if pid == 0:
         try:
-            _spare(listener, theirs, keep_closed)
+            _spare(listener, theirs, keep_closed + [release, leader_fd], leader)
         finally:
             os._exit(70)
     theirs.close()
     try:
-        os.setpgid(pid, pid)
+        os.setpgid(pid, leader)
     except OSError:
         pass  # the spare did it first
     pidfd = os.pidfd_open(pid)
-    processes[pidfd] = [pid, None]
+    processes[pidfd] = [pid, None, release]
     selector.register(pidfd, selectors.EVENT_READ, "process")
     selector.register(ours, selectors.EVENT_READ, "control")
     return (pidfd, ours)
+
+
+def _lead(held, keep_closed):
+    """The leader of one hook's process group: waits, holding nothing of the server's, until the
+    server closes the other end of `held` (or the group is killed)."""
+    os.setpgid(0, 0)
+    for fd in keep_closed:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    try:
+        os.read(held, 1)
+    except OSError:
+        pass
+
+
+def _reap_leader(selector, leader_fd):
+    pid = _LEADERS.pop(leader_fd)
+    selector.unregister(leader_fd)
+    os.close(leader_fd)
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
 
 
 def _from_spare(control, processes, spare):
@@ -473,23 +599,25 @@ def _from_spare(control, processes, spare):
     if "took" in message:
         processes[spare[0]][1] = conn
         return "took, more follow" if message.get("more") else "took"
+    if "stale" in message:
+        return "stop"  # the installation changed: a new service must answer the next runs
     if conn is None:
         return None
     op = message.get("op")
+    running = sum(1 for _pid, c, _release in processes.values() if c is not None)
     if op == "ping":
-        running = sum(1 for _pid, c in processes.values() if c is not None)
         _send(conn, {"pid": os.getpid(), "runs": _runs, "python": sys.executable,
                      "version": sys.version.split()[0], "children": running})
     elif op == "stop":
-        _send(conn, {"stopping": True})
+        _send(conn, {"stopping": True, "pid": os.getpid(), "children": running})
     conn.close()
     return "stop" if op == "stop" else None
 
 
-def _spare(listener, control, keep_closed):
+def _spare(listener, control, keep_closed, leader):
     """The spare: waits for a connection, and becomes the hook of the first run request (its
     process group, its pid and everything else are already its own)."""
-    os.setpgid(0, 0)
+    os.setpgid(0, leader)
     for fd in keep_closed:
         try:
             os.close(fd)
@@ -521,7 +649,7 @@ def _spare(listener, control, keep_closed):
         waiting.close()
         listener.close()
         control.close()
-        _send(conn, {"pid": os.getpid()})
+        _send(conn, {"pid": os.getpid(), "pgid": leader})
         _run_child(conn, request, fds)
 
 
@@ -584,10 +712,12 @@ def _read_run(conn, control):
         socket.send_fds(control, [line], [conn.fileno()])
         conn.close()
         return None, None
+    changed = None
     if len(fds) != 3:
         why = None  # not a run: dropped
     else:
-        why = _declined(request)
+        changed = _installation_changed()
+        why = _declined(request, changed)
         if why is None:
             conn.settimeout(None)
             return request, fds
@@ -596,11 +726,21 @@ def _read_run(conn, control):
     if why is not None:
         _send(conn, {"decline": why})
     conn.close()
+    if changed is not None:
+        # Once the run was told: the server stops (killing this spare) so that the next run
+        # starts a new service.
+        try:
+            control.send(json.dumps({"stale": changed}).encode())
+        except OSError:
+            pass
     return None, None
 
 
-def _declined(request):
-    """Why this service must not run `request` (it must spawn), or None."""
+def _declined(request, changed):
+    """Why this service must not run `request` (it must spawn), or None. `changed`: what changed
+    in the Python installation since the service started, if anything."""
+    if changed is not None:
+        return "the Python installation changed since the warm service started (%s); a new service starts" % changed
     shadow = _shadowed(request["path0"])
     if shadow is not None:
         return "%s beside the script shadows a module the warm service has loaded" % shadow
