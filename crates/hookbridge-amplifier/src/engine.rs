@@ -75,6 +75,11 @@ pub struct Loaded {
     pub set: Arc<HookSet>,
     /// Problems found while loading, one line each (`path:line:col: error: …`).
     pub diagnostics: Vec<String>,
+    /// What the user is told, once per session, when the project's hooks are held (not trusted,
+    /// or changed since they were): see `hookbridge_core::trust`.
+    pub held_notice: Option<String>,
+    /// Whether hooks may call MCP servers of the project's own `.mcp.json` (it is trusted).
+    pub project_mcp_servers: bool,
 }
 
 impl EngineSettings {
@@ -95,16 +100,26 @@ impl EngineSettings {
             let parsed = hookbridge_core::config::parse_hooks_file(text, source, set.sources.len(), &project);
             set.extend(parsed);
         }
+        // The same trust as `hookbridge run`: the project's hooks are held until its user trusts
+        // the project with `hookbridge trust` (the records are this user's, as for the CLI).
+        let store = hookbridge_core::trust::TrustStore::for_home(self.user_home.as_deref());
+        let trust = hookbridge_core::trust::apply(&mut set, &self.project_dir, store.as_ref());
         let mut diagnostics: Vec<String> = set.diagnostics.iter().map(ToString::to_string).collect();
+        diagnostics.extend(trust.problem.clone());
         if let Some(by) = &set.disabled_by {
             diagnostics.push(format!(
                 "{}: `disableAllHooks` is true: no hook runs",
                 by.display()
             ));
         }
+        let held_notice = (trust.held > 0)
+            .then(|| hookbridge_core::trust::held_notice(trust.held, &trust.state, &self.project_dir));
+        diagnostics.extend(held_notice.clone());
         Loaded {
             set: Arc::new(set),
             diagnostics,
+            held_notice,
+            project_mcp_servers: trust.project_servers_allowed(),
         }
     }
 }
@@ -127,6 +142,8 @@ pub struct Engine {
     model: RwLock<Option<Arc<dyn ModelJudge>>>,
     /// What finished async hooks left for the model ([`Engine::take_async_context`]).
     async_answers: AsyncAnswers,
+    /// Whether the user was told this session that the project's hooks are held.
+    told_held: std::sync::atomic::AtomicBool,
 }
 
 impl Engine {
@@ -138,6 +155,7 @@ impl Engine {
             loaded,
             model: RwLock::new(None),
             async_answers: AsyncAnswers::default(),
+            told_held: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -261,12 +279,28 @@ impl Engine {
             object @ Value::Object(_) => object,
             other => return Err(format!("the {event} data must be an object, got {other}")),
         };
-        let set = self.loaded().set.clone();
-        Ok(self.run(&set, event, &data, host))
+        let (set, held_notice, project_mcp_servers) = {
+            let loaded = self.loaded();
+            (loaded.set.clone(), loaded.held_notice.clone(), loaded.project_mcp_servers)
+        };
+        let mut answer = self.run(&set, event, &data, host, project_mcp_servers);
+        // Held project hooks are told of once per session, on the user's channel.
+        if let Some(notice) = held_notice {
+            if !self.told_held.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                if answer["result"]["user_message"].is_null() {
+                    answer["result"]["user_message"] = json!(notice);
+                    answer["result"]["user_message_level"] = json!("warning");
+                } else if let Some(warnings) = answer["warnings"].as_array_mut() {
+                    warnings.push(json!(notice));
+                }
+            }
+        }
+        Ok(answer)
     }
 
-    fn options(&self, host: &HostContext) -> DispatchOptions {
+    fn options(&self, host: &HostContext, project_mcp_servers: bool) -> DispatchOptions {
         let mut options = DispatchOptions::new(&self.settings.project_dir);
+        options.project_mcp_servers = project_mcp_servers;
         options.default_timeout = self.settings.default_timeout;
         options.max_timeout = self.settings.max_timeout;
         options.env_file = host.env_file.clone();
@@ -278,8 +312,8 @@ impl Engine {
     }
 
     /// Fires every Claude Code event of `event` that has hooks and joins their results.
-    fn run(&self, set: &HookSet, event: &str, data: &Value, host: &HostContext) -> Value {
-        let options = self.options(host);
+    fn run(&self, set: &HookSet, event: &str, data: &Value, host: &HostContext, project_mcp_servers: bool) -> Value {
+        let options = self.options(host, project_mcp_servers);
         let mut results: Vec<HookResult> = Vec::new();
         let mut fired = Vec::new();
         let mut reports = Vec::new();

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Args;
-use hookbridge_core::config::{discover, Verdict};
+use hookbridge_core::config::Verdict;
 use hookbridge_core::decision::render_claude;
 use hookbridge_core::event::{EventName, EventPayload};
 use hookbridge_runner::{dispatch_selection, AsyncHooks, DispatchOptions};
@@ -44,6 +44,10 @@ pub struct TestArgs {
     /// The trace as JSON on stdout, for tools.
     #[arg(long)]
     json: bool,
+    /// Run nothing: say which hooks the event reaches and why the others do not (inspection,
+    /// safe in a repository that is not trusted).
+    #[arg(long)]
+    dry_run: bool,
 }
 
 /// Width of a timeline bar, in characters.
@@ -55,10 +59,15 @@ pub fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
     let bytes = payload_bytes(&args, &event, &project.dir)?;
     let payload =
         EventPayload::parse(event.clone(), &bytes).map_err(|e| UsageError(format!("the payload: {e}")))?;
-    let set = discover(&args.project.discovery(&project.dir));
+    let loaded = args.project.load(&project.dir);
+    let set = loaded.set;
 
     let explained = set.explain(&payload);
+    if args.dry_run {
+        return dry_run(&args, &event, &project.dir, &explained, &set);
+    }
     let mut options = DispatchOptions::new(&project.dir);
+    options.project_mcp_servers = loaded.trust.project_servers_allowed();
     // Async hooks are awaited too: a dry run shows what every hook does.
     options.async_hooks = AsyncHooks::Await;
     let report = dispatch_selection(set.select(&payload), &payload, &options);
@@ -109,6 +118,64 @@ pub fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
         writeln!(out, "{}", serde_json::to_string_pretty(&trace)?)
     } else {
         out.write_all(human(&trace).as_bytes())
+    };
+    match written.and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        other => other.context("writing the trace").map(|()| ExitCode::SUCCESS),
+    }
+}
+
+/// `test --dry-run`: which hooks the event reaches, and why the others do not; nothing runs.
+fn dry_run(
+    args: &TestArgs,
+    event: &EventName,
+    project: &std::path::Path,
+    explained: &[hookbridge_core::config::Explained<'_>],
+    set: &hookbridge_core::config::HookSet,
+) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    let written = if args.json {
+        let hooks: Vec<Value> = explained
+            .iter()
+            .map(|e| {
+                json!({
+                    "type": e.hook.kind.type_name(),
+                    "label": e.hook.kind.label(),
+                    "source": e.hook.source.path,
+                    "line": e.hook.position.line,
+                    "column": e.hook.position.column,
+                    "matcher": e.group.matcher_text,
+                    "runs": e.verdict == Verdict::Runs,
+                    "verdict": e.verdict.to_string(),
+                })
+            })
+            .collect();
+        let trace = json!({
+            "event": event.as_str(),
+            "project_dir": project,
+            "dry_run": true,
+            "hooks": hooks,
+            "diagnostics": set.diagnostics.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&trace)?)
+    } else {
+        let mut text = format!("{event} in {} (dry run: nothing runs)\n", project.display());
+        if explained.is_empty() {
+            text.push_str("  no hook is registered for this event\n");
+        }
+        for e in explained {
+            let mark = if e.verdict == Verdict::Runs { "would run" } else { "would not " };
+            text.push_str(&format!(
+                "  {mark}  {} {}  ({}:{}:{}){}\n",
+                e.hook.kind.type_name(),
+                e.hook.kind.label(),
+                e.hook.source.path.display(),
+                e.hook.position.line,
+                e.hook.position.column,
+                if e.verdict == Verdict::Runs { String::new() } else { format!(": {}", e.verdict) }
+            ));
+        }
+        out.write_all(text.as_bytes())
     };
     match written.and_then(|()| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),

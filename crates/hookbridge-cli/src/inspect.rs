@@ -8,7 +8,7 @@ use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 use clap::Args;
-use hookbridge_core::config::{discover, HookKind, OnFailure};
+use hookbridge_core::config::{HookKind, OnFailure};
 use hookbridge_core::diagnostics::{Diagnostic, Position, Severity};
 use hookbridge_runner::hook_kinds::readiness;
 use hookbridge_runner::process::warm::WarmMode;
@@ -55,12 +55,19 @@ pub enum Color {
 
 /// Discover the hooks `args` name, and the project they are for; warnings about where the project
 /// came from go to stderr.
-fn load(args: &ProjectArgs) -> anyhow::Result<(hookbridge_core::config::HookSet, std::path::PathBuf)> {
+fn load_with_trust(args: &ProjectArgs) -> anyhow::Result<(crate::Loaded, std::path::PathBuf)> {
     let project = args.resolve_for_people()?;
     for warning in &project.warnings {
         say(format_args!("warning: {warning}"));
     }
-    Ok((discover(&args.discovery(&project.dir)), project.dir))
+    Ok((args.load(&project.dir), project.dir))
+}
+
+/// The line that says how many of the project's hooks are held, and the command that reviews them.
+fn held_line(loaded: &crate::Loaded, project: &std::path::Path) -> Option<String> {
+    (loaded.trust.held > 0)
+        .then(|| hookbridge_core::trust::held_notice(loaded.trust.held, &loaded.trust.state, project))
+        .map(|line| line.trim_start_matches("hookbridge: ").to_string())
 }
 
 /// `on_failure` as the seed spells it (`warn` is Claude Code's fail-open default).
@@ -93,7 +100,9 @@ fn names_python(hook: &hookbridge_core::config::HookSpec) -> bool {
 }
 
 pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
-    let (set, project) = load(&args.project)?;
+    let (loaded, project) = load_with_trust(&args.project)?;
+    let held = held_line(&loaded, &project);
+    let set = loaded.set;
     let warm_mode = WarmMode::from_env();
     let mut out = BufWriter::new(std::io::stdout().lock());
     if args.json {
@@ -125,6 +134,7 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
                     "written_as": hook.seed_event.as_deref(),
                     "dialect": if hook.seed_event.is_some() { "seed" } else { "claude-code" },
                     "disabled": hook.disabled.as_ref().map(ToString::to_string),
+                    "held": hook.held.as_ref().map(ToString::to_string),
                     "runnable": readiness(hook, &set.http_policy).is_ok(),
                     "not_runnable_because": readiness(hook, &set.http_policy).err(),
                     "source": hook.source.path,
@@ -139,6 +149,7 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
         let json = serde_json::json!({
             "hooks": hooks,
             "disabled_by": set.disabled_by,
+            "held": held,
             "diagnostics": diagnostics,
         });
         writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
@@ -152,6 +163,9 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
             by.display()
         )?;
     }
+    if let Some(held) = &held {
+        writeln!(out, "{held}\n")?;
+    }
     let mut current = None;
     for (event, group, hook) in set.hooks() {
         if current != Some(event) {
@@ -164,6 +178,10 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
             .filter(|m| !m.is_empty())
             .unwrap_or("*");
         let mut notes = Vec::new();
+        if let Some(held) = &hook.held {
+            let text = held.to_string();
+            notes.push(format!("HELD{}", text.strip_prefix("held").unwrap_or(&text)));
+        }
         if let Some(disabled) = &hook.disabled {
             notes.push(format!("DISABLED: {disabled}"));
         }
@@ -231,8 +249,11 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
-    let (set, project) = load(&args.project)?;
-    let problems = problems(&set, &project);
+    let (loaded, project) = load_with_trust(&args.project)?;
+    let held = held_line(&loaded, &project);
+    let project_servers = loaded.trust.project_servers_allowed();
+    let set = loaded.set;
+    let problems = problems(&set, &project, project_servers);
     let errors = problems.iter().filter(|d| d.severity == Severity::Error).count();
     let warnings = problems.len() - errors;
     let files = set.sources.len();
@@ -256,6 +277,7 @@ pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
             "hooks": hooks,
             "errors": errors,
             "warnings": warnings,
+            "held": held,
             "problems": listed,
         });
         let mut out = std::io::stdout().lock();
@@ -279,6 +301,10 @@ pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
             out,
             "{files} file(s), {hooks} hook(s), {errors} error(s), {warnings} warning(s)"
         )
+        .and_then(|()| match &held {
+            Some(held) => writeln!(out, "{held}"),
+            None => Ok(()),
+        })
         .and_then(|()| out.flush())
     };
     written.or_else(|e| match e.kind() {
@@ -296,7 +322,7 @@ pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
 /// Everything `validate` reports: what loading found, then what each enabled command hook would
 /// start (a missing script is an error, a program not on PATH a warning) and whether each
 /// `mcp_tool` hook's server is configured, then the hooks that cannot run here.
-fn problems(set: &hookbridge_core::config::HookSet, project: &std::path::Path) -> Vec<Diagnostic> {
+fn problems(set: &hookbridge_core::config::HookSet, project: &std::path::Path, project_servers: bool) -> Vec<Diagnostic> {
     let mut problems = set.diagnostics.clone();
     let home = std::env::var_os("HOME")
         .map(std::path::PathBuf::from)
@@ -311,7 +337,12 @@ fn problems(set: &hookbridge_core::config::HookSet, project: &std::path::Path) -
     for (_, _, hook) in enabled() {
         if let HookKind::McpTool(m) = &hook.kind {
             let home = (!home.as_os_str().is_empty()).then_some(home.as_path());
-            if let Some(why) = hookbridge_runner::hook_kinds::mcp::server_problem(hook, m, project, home) {
+            if let Some(shadow) = hookbridge_runner::hook_kinds::mcp::shadowed_by_user(m, project, home) {
+                problems.push(at(Diagnostic::warning(shadow), hook));
+            }
+            if let Some(why) =
+                hookbridge_runner::hook_kinds::mcp::server_problem(hook, m, project, home, project_servers)
+            {
                 problems.push(at(
                     Diagnostic::error(format!("{why}: the hook fails every time")),
                     hook,

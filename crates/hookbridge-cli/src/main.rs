@@ -22,6 +22,7 @@ mod migrate;
 mod preflight;
 mod run;
 mod serve;
+mod trust;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -78,6 +79,12 @@ pub struct ProjectArgs {
     pub no_project_hooks: bool,
 }
 
+/// A project's hooks as loaded, and what trust did to them.
+pub struct Loaded {
+    pub set: hookbridge_core::config::HookSet,
+    pub trust: hookbridge_core::trust::Applied,
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Dispatch one event: read its JSON payload on stdin, run the hooks it reaches, answer as a
@@ -116,6 +123,9 @@ enum Command {
     /// This user's warm Python services (HOOKBRIDGE_WARM): show them (`--status`), stop them
     /// (`--stop`), or start one ahead of time.
     Serve(serve::ServeArgs),
+    /// Review a project's hooks and trust them: until then they are held (user hooks always run).
+    /// Trust is pinned to what was shown: a changed hook, script or MCP server holds them again.
+    Trust(trust::TrustArgs),
 }
 
 /// `hookbridge run` alone. The agent starts `run` once per event, so its start-up time is hook
@@ -182,6 +192,7 @@ fn main() -> ExitCode {
             .unwrap_or_else(|err| failure(&err)),
         Command::Schema(args) => docs::schema(args).unwrap_or_else(|err| failure(&err)),
         Command::Serve(args) => serve::serve(args).unwrap_or_else(|err| failure(&err)),
+        Command::Trust(args) => trust::trust(args).unwrap_or_else(|err| failure(&err)),
         Command::Man => {
             docs::man(<Cli as clap::CommandFactory>::command()).unwrap_or_else(|err| failure(&err))
         }
@@ -312,6 +323,34 @@ impl ProjectArgs {
             }
         }
         Ok(project)
+    }
+
+    /// The hooks of `project_dir`, with trust applied: the project's own are held until the user
+    /// trusts the project as it is now (see `hookbridge_core::trust`). A trust record that cannot
+    /// be believed is reported in the set's diagnostics.
+    pub fn load(&self, project_dir: &Path) -> Loaded {
+        let options = self.discovery(project_dir);
+        let mut set = hookbridge_core::config::discover(&options);
+        // Claude Code's own settings limit http hooks too (only narrowing what hookbridge's files
+        // allow, level by level); read only where there is an http hook to limit.
+        let has_http = set
+            .hooks()
+            .any(|(_, _, h)| matches!(h.kind, hookbridge_core::config::HookKind::Http(_)));
+        if has_http {
+            let home = options.user_hooks_dir.as_deref().and_then(|d| d.parent()?.parent());
+            for (level, file) in hookbridge_core::config::claude_code_settings_files(project_dir, home) {
+                if let Some(limits) = hookbridge_core::config::limits_of_settings_file(&file) {
+                    set.http_policy.absorb(level, limits);
+                }
+            }
+        }
+        let store = hookbridge_core::trust::TrustStore::open_default();
+        let trust = hookbridge_core::trust::apply(&mut set, project_dir, store.as_ref());
+        if let Some(problem) = &trust.problem {
+            set.diagnostics
+                .push(hookbridge_core::diagnostics::Diagnostic::warning(problem.clone()));
+        }
+        Loaded { set, trust }
     }
 
     /// Where to look for hooks of `project_dir` (from [`ProjectArgs::resolve`]). A relative `HOME`

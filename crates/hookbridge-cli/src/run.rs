@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
-use hookbridge_core::config::discover;
 use hookbridge_core::decision::{render_claude, ClaudeAnswer};
 use hookbridge_core::event::{EventName, EventPayload};
 use hookbridge_core::timeout::parse_timeout;
@@ -215,7 +214,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let context = format!("run {}", payload.event());
     fill_cwd(&mut payload);
-    let (set, mut options) = load_hooks(&args, &project_dir, &mut problems);
+    let (set, mut options, trust) = load_hooks(&args, &project_dir, &mut problems);
 
     // Claude Code backgrounds a hook whose first stdout line is `{"async": true}` and hands its later
     // JSON to the model on a later request (measured, cases 81 and 190–191). When every hook this
@@ -272,10 +271,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if !selection.hooks.is_empty() {
         options.canceller = prepare_to_run_hooks();
     }
-    let report = dispatch_selection(selection, &payload, &options);
+    let mut report = dispatch_selection(selection, &payload, &options);
     if let Some(stopped) = stopped_by_signal(&report, &mut problems, &context) {
         return Ok(stopped);
     }
+    tell_of_held_hooks(&trust, &project_dir, &payload, &mut report.decision);
     // Test hook (debug builds only): a panic after the hooks ran (tests/cli_failsafe.rs).
     #[cfg(debug_assertions)]
     if std::env::var_os("HOOKBRIDGE_TEST_PANIC").is_some() {
@@ -472,17 +472,18 @@ fn run_host(host: &dyn crate::hosts::Host, args: RunArgs) -> anyhow::Result<Exit
         Err(e) => return refuse_payload(&context, problems, e.to_string()),
     };
     fill_cwd(&mut payload);
-    let (set, mut options) = load_hooks(&args, &project_dir, &mut problems);
+    let (set, mut options, trust) = load_hooks(&args, &project_dir, &mut problems);
     options.async_hooks = AsyncHooks::ForkedSupervisor;
     host.dispatch_options(&mut options);
     let selection = set.select(&payload);
     if !selection.hooks.is_empty() {
         options.canceller = prepare_to_run_hooks();
     }
-    let report = dispatch_selection(selection, &payload, &options);
+    let mut report = dispatch_selection(selection, &payload, &options);
     if let Some(stopped) = stopped_by_signal(&report, &mut problems, &context) {
         return Ok(stopped);
     }
+    tell_of_held_hooks(&trust, &project_dir, &payload, &mut report.decision);
     problems.extend(report_problems(&report));
     let (answer, notes) = host.answer(&args.event, &report, &set);
     problems.extend(notes.into_iter().map(|n| format!("for {}: {n}", host.name())));
@@ -527,18 +528,49 @@ fn load_hooks(
 ) -> (
     std::mem::ManuallyDrop<hookbridge_core::config::HookSet>,
     DispatchOptions,
+    hookbridge_core::trust::Applied,
 ) {
     // Never dropped: the process exits right after answering, and freeing every loaded hook one
     // by one (thousands with many plugins) would only delay the answer the agent is waiting for.
-    let set = std::mem::ManuallyDrop::new(discover(&args.project.discovery(project_dir)));
+    let loaded = args.project.load(project_dir);
+    let set = std::mem::ManuallyDrop::new(loaded.set);
     problems.extend(set.diagnostics.iter().map(ToString::to_string));
+    if loaded.trust.held > 0 {
+        problems.push(hookbridge_core::trust::held_notice(
+            loaded.trust.held,
+            &loaded.trust.state,
+            project_dir,
+        ));
+    }
     let mut options = DispatchOptions::new(project_dir);
+    options.project_mcp_servers = loaded.trust.project_servers_allowed();
     set_timeouts(&mut options, args, problems);
     options.env_file = ["AMPLIFIER_ENV_FILE", "CLAUDE_ENV_FILE"]
         .iter()
         .find_map(|v| std::env::var_os(v).filter(|p| !p.is_empty()))
         .map(|p| std::path::absolute(&p).unwrap_or_else(|_| PathBuf::from(p)));
-    (set, options)
+    (set, options, loaded.trust)
+}
+
+/// Tells the user of held project hooks through the host's own channel (a `systemMessage`), once
+/// per session: the first event of a session whose answer can carry it.
+fn tell_of_held_hooks(
+    trust: &hookbridge_core::trust::Applied,
+    project_dir: &std::path::Path,
+    payload: &EventPayload,
+    decision: &mut hookbridge_core::decision::EventDecision,
+) {
+    if trust.held == 0 {
+        return;
+    }
+    let session = payload.session_id().unwrap_or_default();
+    if hookbridge_core::trust::store::first_notice(session, project_dir) {
+        decision.system_messages.push(hookbridge_core::trust::held_notice(
+            trust.held,
+            &trust.state,
+            project_dir,
+        ));
+    }
 }
 
 /// The project `args` name (its warnings for the log) and the event's payload, read from stdin.

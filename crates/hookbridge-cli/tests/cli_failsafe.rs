@@ -68,6 +68,8 @@ impl Project {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
+        // The project's hooks as they are now, trusted as a user would trust them.
+        common::trust_project(&self.dir, &self.home);
         let mut cmd = Command::new(hookbridge_bin());
         cmd.args(args);
         for var in HOSTILE_ENV {

@@ -77,6 +77,7 @@ impl Project {
     }
 
     fn validate(&self) -> Finished {
+        common::trust_project(&self.dir, &self.home);
         let mut cmd = Command::new(hookbridge_bin());
         cmd.args(["validate", "--project-dir"]).arg(&self.dir);
         for var in HOSTILE_ENV {

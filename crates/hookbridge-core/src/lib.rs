@@ -17,3 +17,4 @@ pub mod seed;
 pub mod shell_words;
 pub mod timeout;
 pub mod tool_names;
+pub mod trust;

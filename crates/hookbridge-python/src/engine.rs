@@ -46,6 +46,29 @@ pub fn judge_system_prompt() -> &'static str {
     hookbridge_core::decision::JUDGE_SYSTEM_PROMPT
 }
 
+/// `trust_project(project_dir, user_home=None, config_only=False) -> str`: trusts the project's
+/// hooks as they are now, as `hookbridge trust --yes` does (for hosts and tests that set a project
+/// up themselves; a person reviews with `hookbridge trust`). Returns where the record was written.
+#[pyfunction]
+#[pyo3(signature = (project_dir, user_home = None, config_only = false))]
+pub fn trust_project(
+    py: Python<'_>,
+    project_dir: PathBuf,
+    user_home: Option<PathBuf>,
+    config_only: bool,
+) -> PyResult<String> {
+    let user_home = user_home.or_else(|| std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from));
+    py.detach(|| {
+        let project = std::fs::canonicalize(&project_dir).unwrap_or(project_dir);
+        let options = hookbridge_core::config::DiscoveryOptions::new(&project, user_home.as_deref());
+        let set = hookbridge_core::config::discover(&options);
+        let store = hookbridge_core::trust::TrustStore::for_home(user_home.as_deref())?;
+        hookbridge_core::trust::trust_now(&set, &project, &store, config_only)
+    })
+    .map(|path| path.display().to_string())
+    .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))
+}
+
 /// The Rust engine for one Amplifier host: loads hook configs once, dispatches events.
 #[pyclass(module = "hookbridge._native", frozen)]
 pub struct Engine {

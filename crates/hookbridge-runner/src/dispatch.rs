@@ -62,6 +62,10 @@ pub struct DispatchOptions {
     /// prompt, a PermissionRequest decision). `false` for a host that waits for every hook and
     /// weighs all their answers (Codex).
     pub stop_once_decided: bool,
+    /// Whether `mcp_tool` hooks may call servers of the project's own `.mcp.json`: only once the
+    /// project is trusted (see `hookbridge_core::trust`). A user's server of the same name wins
+    /// over the project's either way.
+    pub project_mcp_servers: bool,
 }
 
 impl DispatchOptions {
@@ -94,6 +98,7 @@ impl DispatchOptions {
             async_answers: None,
             first_line: None,
             stop_once_decided: true,
+            project_mcp_servers: false,
         }
     }
 
@@ -274,6 +279,7 @@ pub fn dispatch_selection(
             policy: selection.http_policy.unwrap_or(&HttpPolicy::NONE),
             model: options.model.clone(),
             first_line: (!is_async(hook)).then(|| options.first_line.clone()).flatten(),
+            project_mcp_servers: options.project_mcp_servers,
         };
         let job = match hook_kinds::job_for(hook, event.as_str(), context) {
             Ok(job) => job,
@@ -461,8 +467,9 @@ pub fn warm_plan(
         policy: &HttpPolicy::NONE,
         model: None,
         first_line: None,
+        project_mcp_servers: false,
     };
-    Some(warm::plan(
+    Some(warm::plan_without_running(
         &hook_kinds::command::process_spec(command, context),
         mode,
     ))

@@ -24,6 +24,7 @@ pub fn hookbridge_bin() -> PathBuf {
 /// Environment variables that would change how `hookbridge run` finds hooks or times them out.
 /// Tests remove them so the developer's shell cannot leak into a result.
 pub const HOSTILE_ENV: &[&str] = &[
+    "XDG_STATE_HOME",
     "CLAUDE_PROJECT_DIR",
     "AMPLIFIER_PROJECT_DIR",
     "CLAUDE_ENV_FILE",
@@ -186,6 +187,33 @@ pub fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
 /// A `hookbridge run` command for `event` in `project`, with HOME and the diagnostics log pointed at
 /// test-owned paths and every variable of [`HOSTILE_ENV`] removed.
 pub fn hookbridge_run(event: &str, project: &Path, home: &Path, log: &Path, format: &str) -> Command {
+    // The project's hooks run only once trusted: trusted here as a user would trust them, as
+    // they are now (tests of trust itself start `run` without this helper).
+    trust_project(project, home);
+    untrusted_run(event, project, home, log, format)
+}
+
+/// `hookbridge trust --yes PROJECT` with `home` as HOME: the project's hooks as they are now may
+/// run. Fails the test if trusting fails.
+pub fn trust_project(project: &Path, home: &Path) {
+    let mut cmd = Command::new(hookbridge_bin());
+    cmd.args(["trust", "--yes"]).arg(project);
+    for var in HOSTILE_ENV {
+        cmd.env_remove(var);
+    }
+    cmd.env("HOME", home).env_remove("XDG_STATE_HOME");
+    let out = cmd.output().expect("hookbridge trust runs");
+    assert!(
+        out.status.success(),
+        "hookbridge trust --yes {} failed: {}{}",
+        project.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// [`hookbridge_run`] without trusting the project first: its hooks are held unless trusted.
+pub fn untrusted_run(event: &str, project: &Path, home: &Path, log: &Path, format: &str) -> Command {
     let mut cmd = Command::new(hookbridge_bin());
     cmd.args(["run", "--event", event, "--project-dir"])
         .arg(project)

@@ -69,6 +69,7 @@ impl Project {
 
     /// Any `hookbridge` command line, with the same environment as [`Project::command`].
     pub fn hookbridge(&self, args: &[&str]) -> Command {
+        super::trust_project(&self.dir, &self.home);
         let mut cmd = Command::new(hookbridge_bin());
         cmd.args(args);
         for var in HOSTILE_ENV {

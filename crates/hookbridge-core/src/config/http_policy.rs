@@ -21,26 +21,22 @@
 //! the build — measured: a probe crate built in 11 s with it, 62 s with full IDNA — at the price of
 //! refusing an http hook on an internationalized host name, which fails closed.
 
+use std::path::{Path, PathBuf};
+
 use url::Url;
 
-/// Claude Code's limits on http hooks (`allowedHttpHookUrls`, `httpHookAllowedEnvVars`), merged
-/// across every file read: `None` where no file sets the key.
+/// The limits one file (or one level of files) sets on http hooks: `None` where it does not set
+/// the key.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct HttpPolicy {
+pub struct HttpLimits {
     /// URL patterns an http hook's `url` must match; an empty list blocks every http hook.
     pub allowed_urls: Option<Vec<String>>,
     /// The outer limit on each http hook's own `allowedEnvVars`.
     pub allowed_env_vars: Option<Vec<String>>,
 }
 
-impl HttpPolicy {
-    /// No limits: every URL and every listed variable.
-    pub const NONE: HttpPolicy = HttpPolicy {
-        allowed_urls: None,
-        allowed_env_vars: None,
-    };
-
-    pub(crate) fn absorb(&mut self, other: HttpPolicy) {
+impl HttpLimits {
+    fn absorb(&mut self, other: HttpLimits) {
         fn union(into: &mut Option<Vec<String>>, from: Option<Vec<String>>) {
             if let Some(from) = from {
                 let list = into.get_or_insert_with(Vec::new);
@@ -54,25 +50,116 @@ impl HttpPolicy {
         union(&mut self.allowed_urls, other.allowed_urls);
         union(&mut self.allowed_env_vars, other.allowed_env_vars);
     }
+}
+
+/// Who set a limit: managed policy, the user (their own hooks files and settings), or the project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PolicyLevel {
+    Managed,
+    User,
+    Project,
+}
+
+/// The limits on http hooks from every file read, kept per level. Within a level, lists merge by
+/// union, as Claude Code merges its settings files; across levels they only narrow: a URL must
+/// match every level that sets a list, so a project can never widen what its user (or managed
+/// policy) allows — an empty user list is not undone by a project's `["*"]`. Claude Code lets a
+/// project widen it (measured, case 285): hookbridge does not, on purpose.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HttpPolicy {
+    pub managed: HttpLimits,
+    pub user: HttpLimits,
+    pub project: HttpLimits,
+}
+
+impl HttpPolicy {
+    /// No limits: every URL and every listed variable.
+    pub const NONE: HttpPolicy = HttpPolicy {
+        managed: HttpLimits {
+            allowed_urls: None,
+            allowed_env_vars: None,
+        },
+        user: HttpLimits {
+            allowed_urls: None,
+            allowed_env_vars: None,
+        },
+        project: HttpLimits {
+            allowed_urls: None,
+            allowed_env_vars: None,
+        },
+    };
+
+    /// Adds the limits of a file (or of another agent's settings) at `level`.
+    pub fn absorb(&mut self, level: PolicyLevel, limits: HttpLimits) {
+        self.level_mut(level).absorb(limits);
+    }
+
+    fn level_mut(&mut self, level: PolicyLevel) -> &mut HttpLimits {
+        match level {
+            PolicyLevel::Managed => &mut self.managed,
+            PolicyLevel::User => &mut self.user,
+            PolicyLevel::Project => &mut self.project,
+        }
+    }
+
+    fn levels(&self) -> [&HttpLimits; 3] {
+        [&self.managed, &self.user, &self.project]
+    }
 
     /// Why `url` may not be called, if it may not: Claude Code's own words, which it shows the
     /// model when the hook's `onFailure` is `block` (case 292).
     pub fn refuses_url(&self, url: &str) -> Option<String> {
-        let patterns = self.allowed_urls.as_ref()?;
-        if patterns.iter().any(|p| url_matches(url, p)) {
-            return None;
-        }
-        Some(format!(
-            "HTTP hook blocked: {url} does not match any pattern in allowedHttpHookUrls"
-        ))
+        let refused = self.levels().iter().any(|level| {
+            level
+                .allowed_urls
+                .as_ref()
+                .is_some_and(|patterns| !patterns.iter().any(|p| url_matches(url, p)))
+        });
+        refused.then(|| format!("HTTP hook blocked: {url} does not match any pattern in allowedHttpHookUrls"))
     }
 
     /// Whether an http hook may read environment variable `name` into a header.
     pub fn allows_env_var(&self, name: &str) -> bool {
-        self.allowed_env_vars
-            .as_ref()
-            .is_none_or(|names| names.iter().any(|n| n == name))
+        self.levels().iter().all(|level| {
+            level
+                .allowed_env_vars
+                .as_ref()
+                .is_none_or(|names| names.iter().any(|n| n == name))
+        })
     }
+}
+
+/// Claude Code's own settings files that can limit http hooks, with the level each speaks for:
+/// its managed settings, the user's `~/.claude/settings.json`, the project's
+/// `.claude/settings.json` and `.claude/settings.local.json`. Claude Code applies their
+/// `allowedHttpHookUrls` to every http hook (measured, case 296), so hookbridge does too.
+pub fn claude_code_settings_files(project: &Path, home: Option<&Path>) -> Vec<(PolicyLevel, PathBuf)> {
+    let mut files = vec![(
+        PolicyLevel::Managed,
+        PathBuf::from("/etc/claude-code/managed-settings.json"),
+    )];
+    if let Some(home) = home {
+        files.push((PolicyLevel::User, home.join(".claude/settings.json")));
+    }
+    files.push((PolicyLevel::Project, project.join(".claude/settings.json")));
+    files.push((PolicyLevel::Project, project.join(".claude/settings.local.json")));
+    files
+}
+
+/// The limits a Claude Code settings file sets: its `allowedHttpHookUrls` and
+/// `httpHookAllowedEnvVars` (lists of strings; anything else in it is not read). `None` when the
+/// file is missing or unreadable.
+pub fn limits_of_settings_file(path: &Path) -> Option<HttpLimits> {
+    let text = super::read_bounded(path, super::MAX_CONFIG_BYTES).ok()?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let list = |key: &str| -> Option<Vec<String>> {
+        let items = value.get(key)?.as_array()?;
+        Some(items.iter().filter_map(|i| i.as_str().map(str::to_string)).collect())
+    };
+    Some(HttpLimits {
+        allowed_urls: list("allowedHttpHookUrls"),
+        allowed_env_vars: list("httpHookAllowedEnvVars"),
+    })
 }
 
 /// What stands for `*` while a pattern is parsed: letters only, so it is valid in every part of a
@@ -236,31 +323,57 @@ mod tests {
 
     #[test]
     fn a_refusal_is_worded_as_claude_code_words_it_and_an_unset_list_allows() {
-        let policy = |urls: &[&str]| HttpPolicy {
-            allowed_urls: Some(urls.iter().map(|s| s.to_string()).collect()),
-            allowed_env_vars: None,
-        };
-        assert_eq!(HttpPolicy::default().refuses_url("http://anything"), None);
+        let mut policy = HttpPolicy::default();
+        assert_eq!(policy.refuses_url("http://anything"), None);
+        policy.absorb(PolicyLevel::User, limits(Some(&[]), None));
         assert_eq!(
-            policy(&[]).refuses_url("http://localhost/x").as_deref(),
+            policy.refuses_url("http://localhost/x").as_deref(),
             Some("HTTP hook blocked: http://localhost/x does not match any pattern in allowedHttpHookUrls")
         );
     }
 
+    fn limits(urls: Option<&[&str]>, vars: Option<&[&str]>) -> HttpLimits {
+        let list = |l: &[&str]| l.iter().map(|s| s.to_string()).collect();
+        HttpLimits {
+            allowed_urls: urls.map(list),
+            allowed_env_vars: vars.map(list),
+        }
+    }
+
     #[test]
-    fn policies_merge_by_union_and_an_unset_key_allows() {
+    fn lists_merge_by_union_within_a_level_and_an_unset_key_allows() {
         let mut merged = HttpPolicy::default();
-        merged.absorb(HttpPolicy {
-            allowed_urls: Some(vec!["http://a/*".into()]),
-            allowed_env_vars: None,
-        });
-        merged.absorb(HttpPolicy {
-            allowed_urls: Some(vec!["http://b/*".into(), "http://a/*".into()]),
-            allowed_env_vars: Some(vec!["TOKEN".into()]),
-        });
-        assert_eq!(merged.allowed_urls.as_deref().map(<[String]>::len), Some(2));
+        merged.absorb(PolicyLevel::User, limits(Some(&["http://a/*"]), None));
+        merged.absorb(PolicyLevel::User, limits(Some(&["http://b/*", "http://a/*"]), Some(&["TOKEN"])));
+        assert_eq!(merged.user.allowed_urls.as_deref().map(<[String]>::len), Some(2));
+        assert_eq!(merged.refuses_url("http://b/x"), None);
         assert!(merged.allows_env_var("TOKEN"));
         assert!(!merged.allows_env_var("HOME"));
         assert!(HttpPolicy::default().allows_env_var("HOME"));
+        // Claude Code's own rule within its settings: `[]` in one file, patterns in another.
+        let mut one_level = HttpPolicy::default();
+        one_level.absorb(PolicyLevel::Project, limits(Some(&[]), None));
+        one_level.absorb(PolicyLevel::Project, limits(Some(&["http://a/*"]), None));
+        assert_eq!(one_level.refuses_url("http://a/x"), None);
+    }
+
+    #[test]
+    fn a_project_only_narrows_what_its_user_and_managed_policy_allow() {
+        // The user allows nothing; a project's `*` does not widen that.
+        let mut policy = HttpPolicy::default();
+        policy.absorb(PolicyLevel::User, limits(Some(&[]), Some(&[])));
+        policy.absorb(PolicyLevel::Project, limits(Some(&["*"]), Some(&["SECRET"])));
+        assert!(policy.refuses_url("http://evil.example/x").is_some());
+        assert!(!policy.allows_env_var("SECRET"));
+        // A project narrows: the user allows a.example, the project only /hooks there.
+        let mut policy = HttpPolicy::default();
+        policy.absorb(PolicyLevel::User, limits(Some(&["https://a.example/*"]), Some(&["TOKEN", "OTHER"])));
+        policy.absorb(PolicyLevel::Project, limits(Some(&["https://a.example/hooks/*"]), Some(&["TOKEN"])));
+        assert_eq!(policy.refuses_url("https://a.example/hooks/check"), None);
+        assert!(policy.refuses_url("https://a.example/other").is_some());
+        assert!(policy.allows_env_var("TOKEN") && !policy.allows_env_var("OTHER"));
+        // Managed policy narrows everything below it.
+        policy.absorb(PolicyLevel::Managed, limits(Some(&["https://b.example/*"]), None));
+        assert!(policy.refuses_url("https://a.example/hooks/check").is_some());
     }
 }

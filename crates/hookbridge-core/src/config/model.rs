@@ -11,7 +11,7 @@ use crate::event::EventName;
 use crate::matcher::{Matcher, MatcherError};
 
 use super::condition::Condition;
-pub use super::http_policy::HttpPolicy;
+pub use super::http_policy::{HttpLimits, HttpPolicy, PolicyLevel};
 
 /// Where a config came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -25,6 +25,14 @@ pub enum Scope {
 }
 
 impl Scope {
+    /// Whose limits on http hooks a file of this scope sets.
+    pub fn policy_level(self) -> PolicyLevel {
+        match self {
+            Scope::Project => PolicyLevel::Project,
+            Scope::User | Scope::Explicit => PolicyLevel::User,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Scope::Project => "project",
@@ -211,6 +219,9 @@ pub struct HookSpec {
     /// Switched off by `hookbridge disable` (its hooks directory's `hookbridge-state.json`):
     /// listed, never run, reported as skipped.
     pub disabled: Option<super::state::Disabled>,
+    /// Held by trust or managed policy (see [`crate::trust`]): listed, never run, reported as
+    /// skipped.
+    pub held: Option<crate::trust::Held>,
 }
 
 /// One matcher group of one event.
@@ -233,8 +244,11 @@ pub struct HookSet {
     pub events: IndexMap<EventName, Vec<MatcherGroup>>,
     pub sources: Vec<Arc<ConfigSource>>,
     pub diagnostics: Vec<Diagnostic>,
-    /// Set when a file says `"disableAllHooks": true`: nothing runs, and that file is named.
+    /// Set when a user or managed file says `"disableAllHooks": true`: nothing runs, and that file
+    /// is named.
     pub disabled_by: Option<PathBuf>,
+    /// Set when a project file says `"disableAllHooks": true`: the project's hooks do not run.
+    pub project_hooks_disabled_by: Option<PathBuf>,
     /// The limits on http hooks, from every file.
     pub http_policy: HttpPolicy,
     /// Per event: which groups an exact name reaches, and which groups must be evaluated (match-all,
@@ -272,9 +286,17 @@ impl HookSet {
     /// Add a parsed file's groups (configs merge by concatenation per event).
     pub fn extend(&mut self, file: super::ParsedFile) {
         self.diagnostics.extend(file.diagnostics);
-        self.http_policy.absorb(file.http_policy);
-        if file.disable_all_hooks && self.disabled_by.is_none() {
-            self.disabled_by = Some(file.source.path.clone());
+        self.http_policy.absorb(file.source.scope.policy_level(), file.http_limits);
+        if file.disable_all_hooks {
+            // A project's `disableAllHooks` switches off the project's own hooks only: a project
+            // never disables its user's (or managed) hooks.
+            let slot = match file.source.scope {
+                Scope::Project => &mut self.project_hooks_disabled_by,
+                _ => &mut self.disabled_by,
+            };
+            if slot.is_none() {
+                *slot = Some(file.source.path.clone());
+            }
         }
         self.sources.push(file.source);
         for (event, groups) in file.events {

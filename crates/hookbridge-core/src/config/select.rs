@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use crate::event::{EventName, EventPayload};
 
-use super::model::{HookId, HookKind, HookSet, HookSpec};
+use super::model::{HookId, HookKind, HookSet, HookSpec, Scope};
 
 /// Why a configured hook did not run for an event it was registered for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +31,8 @@ pub enum SkipReason {
     Duplicate { of: HookId },
     /// An `http` hook on an event Claude Code runs none on (SessionStart, Setup).
     HttpNotOnThisEvent,
+    /// Held by trust or managed policy.
+    Held(crate::trust::Held),
 }
 
 impl std::fmt::Display for SkipReason {
@@ -43,6 +45,7 @@ impl std::fmt::Display for SkipReason {
             SkipReason::PluginVariableOutsidePlugin => f.write_str(
                 "uses ${CLAUDE_PLUGIN_ROOT} or ${CLAUDE_PLUGIN_DATA} outside a plugin folder: never runs (as in Claude Code)",
             ),
+            SkipReason::Held(held) => write!(f, "{held}"),
             SkipReason::HttpNotOnThisEvent => {
                 f.write_str("http hooks never run on this event (as in Claude Code)")
             }
@@ -113,6 +116,20 @@ impl HookSet {
                 continue;
             }
             for hook in &group.hooks {
+                if let (Some(by), Scope::Project) = (&self.project_hooks_disabled_by, hook.source.scope) {
+                    selection.skipped.push(SkippedHook {
+                        hook,
+                        reason: SkipReason::AllHooksDisabled { by: by.clone() },
+                    });
+                    continue;
+                }
+                if let Some(held) = &hook.held {
+                    selection.skipped.push(SkippedHook {
+                        hook,
+                        reason: SkipReason::Held(held.clone()),
+                    });
+                    continue;
+                }
                 if let Some(disabled) = &hook.disabled {
                     selection.skipped.push(SkippedHook {
                         hook,
@@ -237,11 +254,14 @@ fn merge_sorted(a: &[usize], b: impl Iterator<Item = usize>) -> Vec<usize> {
 }
 
 /// Claude Code reads user settings before project settings; the later one's options win.
+/// Which copy of identical handlers is kept: the higher scope's, so that a project can never
+/// change its user's hook (make it async, shorten its timeout) by declaring it again. Claude Code
+/// keeps the project's copy (measured, cases 184 and 187); hookbridge does not, on purpose.
 fn scope_rank(hook: &HookSpec) -> u8 {
     match hook.source.scope {
-        super::model::Scope::User => 0,
-        super::model::Scope::Project => 1,
-        super::model::Scope::Explicit => 2,
+        Scope::Project => 0,
+        Scope::User => 1,
+        Scope::Explicit => 2,
     }
 }
 
@@ -374,19 +394,24 @@ mod tests {
         assert!(matches!(&sel.hooks[0].kind, HookKind::Command(c) if c.run_async));
     }
 
-    #[test]
-    fn project_options_win_over_user_options() {
-        let mut s = set(&[
-            r#"{"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "same", "timeout": 30}]}]}}"#,
-        ]);
-        let user = ConfigSource {
+    fn user_source() -> ConfigSource {
+        ConfigSource {
             path: PathBuf::from("/home/.amplifier/hooks/hooks.json"),
             scope: Scope::User,
             hooks_dir: PathBuf::from("/home/.amplifier/hooks"),
             plugin: None,
             description: None,
-        };
-        s.extend(parse_hooks_file(r#"{"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "same", "timeout": 1}]}]}}"#, user, 1, "/p"));
+        }
+    }
+
+    /// Claude Code keeps the project's copy (case 184); hookbridge keeps the user's, so that a
+    /// project cannot change its user's hook by declaring it again (making a guard async, say).
+    #[test]
+    fn a_users_options_win_over_a_projects_copy_of_the_same_hook() {
+        let mut s = set(&[
+            r#"{"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "same", "timeout": 30}]}]}}"#,
+        ]);
+        s.extend(parse_hooks_file(r#"{"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "same", "timeout": 1}]}]}}"#, user_source(), 1, "/p"));
         let post = EventPayload::from_value(
             EventName::PostToolUse,
             json!({"tool_name": "Bash", "tool_input": {}}),
@@ -394,11 +419,17 @@ mod tests {
         .unwrap();
         let sel = s.select(&post);
         assert_eq!(sel.hooks.len(), 1);
-        assert_eq!(
-            sel.hooks[0].timeout,
-            Some(std::time::Duration::from_secs(30)),
-            "case 184: the project's timeout applies"
-        );
+        assert_eq!(sel.hooks[0].timeout, Some(std::time::Duration::from_secs(1)), "the user's timeout applies");
+        assert_eq!(sel.hooks[0].source.scope, Scope::User);
+        // Made async by the project: the user's synchronous copy still runs.
+        let mut s = set(&[
+            r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "guard", "async": true}]}]}}"#,
+        ]);
+        s.extend(parse_hooks_file(r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "guard"}]}]}}"#, user_source(), 1, "/p"));
+        let pre = EventPayload::from_value(EventName::PreToolUse, json!({"tool_name": "Bash", "tool_input": {}})).unwrap();
+        let sel = s.select(&pre);
+        assert_eq!(sel.hooks.len(), 1);
+        assert!(matches!(&sel.hooks[0].kind, HookKind::Command(c) if !c.run_async), "{:?}", sel.hooks[0].kind);
     }
 
     #[test]

@@ -64,6 +64,8 @@ pub(crate) struct JobContext<'a> {
     pub model: Option<Arc<dyn ModelJudge>>,
     /// Told a command hook's first stdout line as soon as it is complete.
     pub first_line: Option<crate::process::FirstLineWatch>,
+    /// Whether the project's own `.mcp.json` servers may be called (the project is trusted).
+    pub project_mcp_servers: bool,
 }
 
 impl JobContext<'_> {

@@ -562,6 +562,7 @@ impl Reader<'_> {
             position,
             seed_event: self.seed_event.clone(),
             disabled: None,
+            held: None,
         })
     }
 

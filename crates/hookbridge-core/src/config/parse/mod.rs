@@ -36,7 +36,7 @@ pub struct ParsedFile {
     pub diagnostics: Vec<Diagnostic>,
     pub disable_all_hooks: bool,
     /// The file's `allowedHttpHookUrls` / `httpHookAllowedEnvVars`.
-    pub http_policy: HttpPolicy,
+    pub http_limits: HttpLimits,
 }
 
 /// What the placeholders of this file resolve to. Borrowed: every file of a folder shares them.
@@ -142,7 +142,7 @@ pub fn parse_hooks_yaml(
                 events: IndexMap::new(),
                 diagnostics: vec![d],
                 disable_all_hooks: false,
-                http_policy: HttpPolicy::default(),
+                http_limits: HttpLimits::default(),
             }
         }
     }
@@ -196,7 +196,7 @@ fn read_file(
     let mut content = FileContent {
         events: IndexMap::new(),
         disable_all_hooks: false,
-        http_policy: HttpPolicy::default(),
+        http_limits: HttpLimits::default(),
     };
     let problem = match reader.file(&mut content) {
         Ok(()) => None,
@@ -217,7 +217,7 @@ fn read_file(
             events: IndexMap::new(),
             diagnostics: vec![d],
             disable_all_hooks: false,
-            http_policy: HttpPolicy::default(),
+            http_limits: HttpLimits::default(),
         };
     }
     let mut diagnostics = reader.diagnostics;
@@ -227,7 +227,7 @@ fn read_file(
         events: content.events,
         diagnostics,
         disable_all_hooks: content.disable_all_hooks,
-        http_policy: content.http_policy,
+        http_limits: content.http_limits,
     }
 }
 
@@ -255,7 +255,7 @@ fn top_level_description(text: &str) -> Option<String> {
 struct FileContent {
     events: IndexMap<EventName, Vec<MatcherGroup>>,
     disable_all_hooks: bool,
-    http_policy: HttpPolicy,
+    http_limits: HttpLimits,
 }
 
 /// Why nothing of a file can be used.
@@ -440,8 +440,8 @@ impl<'t> Reader<'t> {
                     match slot.value {
                         Ok(list) => {
                             let target = match top_key {
-                                TopKey::AllowedHttpHookUrls => &mut content.http_policy.allowed_urls,
-                                _ => &mut content.http_policy.allowed_env_vars,
+                                TopKey::AllowedHttpHookUrls => &mut content.http_limits.allowed_urls,
+                                _ => &mut content.http_limits.allowed_env_vars,
                             };
                             *target = list;
                         }
@@ -451,7 +451,7 @@ impl<'t> Reader<'t> {
                                 "{message}; no http hook of this file's hooks set may run until it is fixed"
                             ));
                             self.report(d, at, name.to_string());
-                            content.http_policy.allowed_urls = Some(Vec::new());
+                            content.http_limits.allowed_urls = Some(Vec::new());
                         }
                     }
                 }

@@ -58,9 +58,13 @@ pub(crate) fn job(hook: &HookSpec, mcp: &McpToolHook, ctx: JobContext<'_>) -> In
         .plugin
         .as_ref()
         .map(|p| (p.name.clone(), p.root.clone()));
-    let found = find_server(&mcp.server, project.as_deref(), home.as_deref(), plugin, |name| {
-        ctx.var(name)
-    });
+    let found = find_server(
+        &mcp.server,
+        project.as_deref().filter(|_| ctx.project_mcp_servers),
+        home.as_deref(),
+        plugin,
+        |name| ctx.var(name),
+    );
     let cwd = ctx.cwd.clone().or(project);
     let env = ctx.env.clone();
     let tool = mcp.tool.clone();
@@ -113,25 +117,58 @@ pub(crate) fn job(hook: &HookSpec, mcp: &McpToolHook, ctx: JobContext<'_>) -> In
 
 /// Why `hook`'s server cannot be called from here, if it cannot (for `validate`): not configured,
 /// misconfigured, or on a transport hookbridge does not speak. `project` and `home` as the hook
-/// would see them.
+/// would see them; `project_servers`: whether the project's `.mcp.json` may be used (trusted).
 pub fn server_problem(
     hook: &HookSpec,
     mcp: &McpToolHook,
     project: &Path,
     home: Option<&Path>,
+    project_servers: bool,
 ) -> Option<String> {
     let plugin = hook
         .source
         .plugin
         .as_ref()
         .map(|p| (p.name.clone(), p.root.clone()));
-    match find_server(&mcp.server, Some(project), home, plugin, |name| {
+    let project = Some(project).filter(|_| project_servers);
+    match find_server(&mcp.server, project, home, plugin, |name| {
         std::env::var(name).ok()
     }) {
         Ok(McpServer::Stdio { .. } | McpServer::Http { .. }) => None,
         Ok(McpServer::Unsupported { transport, url }) => Some(unsupported(&mcp.server, &transport, &url)),
         Err(why) => Some(why),
     }
+}
+
+/// When both the user (`~/.claude.json`) and the project's `.mcp.json` define the server `mcp`
+/// calls: the user's is the one called, and this says so (for `validate`).
+pub fn shadowed_by_user(mcp: &McpToolHook, project: &Path, home: Option<&Path>) -> Option<String> {
+    let home = home?;
+    let defines = |path: &Path, key_path: &[&str]| -> bool {
+        let Ok(text) = read_bounded(path, CLAUDE_JSON_MAX_BYTES) else {
+            return false;
+        };
+        let Ok(mut value) = serde_json::from_str::<Value>(&text) else {
+            return false;
+        };
+        for key in key_path {
+            match value.get(*key) {
+                Some(v) => value = v.clone(),
+                None => return false,
+            }
+        }
+        value.get("mcpServers").and_then(|s| s.get(&mcp.server)).is_some()
+    };
+    let claude_json = home.join(".claude.json");
+    let project_key = project.to_string_lossy().into_owned();
+    let users = defines(&claude_json, &[]) || defines(&claude_json, &["projects", &project_key]);
+    (users && defines(&project.join(".mcp.json"), &[])).then(|| {
+        format!(
+            "the project's .mcp.json defines MCP server `{}`, and so does {}: the user's is the one called (a project never replaces a user's server)",
+            mcp.server,
+            claude_json.display()
+        )
+    })
 }
 
 /// Why a server on an unsupported transport cannot be called.
@@ -219,19 +256,23 @@ fn find_server(
     }
     let claude_json = home.map(|h| h.join(".claude.json"));
     let claude_json_text = claude_json.as_deref().and_then(read);
+    // The user's own servers come first — local (theirs for this project, kept in their home),
+    // then user — and a project's server of the same name never replaces them: a repository must
+    // not swap a user's guard server for its own. Claude Code lets the project's win over the
+    // user's; hookbridge does not, on purpose.
     let project_key = project.map(|p| p.to_string_lossy().into_owned());
     if let (Some(text), Some(key)) = (&claude_json_text, &project_key) {
         if let Some(found) = pick(text, &["projects", key], name) {
             return found.map_err(|e| format!("MCP server `{name}` (local scope): {e}"));
         }
     }
+    if let Some(found) = claude_json_text.as_deref().and_then(|t| pick(t, &[], name)) {
+        return found.map_err(|e| format!("MCP server `{name}` (user scope): {e}"));
+    }
     if let Some(file) = project.map(|p| p.join(".mcp.json")) {
         if let Some(found) = read(&file).and_then(|t| pick(&t, &[], name)) {
             return found.map_err(|e| format!("MCP server `{name}` in {}: {e}", file.display()));
         }
-    }
-    if let Some(found) = claude_json_text.as_deref().and_then(|t| pick(t, &[], name)) {
-        return found.map_err(|e| format!("MCP server `{name}` (user scope): {e}"));
     }
     Err(format!(
         "no MCP server `{name}` is configured (looked in ~/.claude.json and {}/.mcp.json)",
@@ -300,7 +341,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn servers_are_found_in_claude_codes_scopes_in_order() {
+    fn servers_are_found_local_then_user_then_project() {
         let tmp = tempfile::tempdir().unwrap();
         let project = tmp.path().join("p");
         let home = tmp.path().join("h");
@@ -340,7 +381,8 @@ mod tests {
             other => panic!("{other:?}"),
         };
         assert_eq!(command(find("a")), "local-a");
-        assert_eq!(command(find("b")), "project-b");
+        // The user's server wins over the project's of the same name (never the other way).
+        assert_eq!(command(find("b")), "user-b");
         assert_eq!(command(find("c")), "user-c");
         assert_eq!(command(find("plugin:plug:s")), "plugin-s");
         assert!(find("plugin:other:s").unwrap_err().contains("its own plugin"));

@@ -131,9 +131,19 @@ pub struct WarmPlan {
     env: Vec<(OsString, OsString)>,
 }
 
-/// What a run would do, without running it: the answer `list`/`test` show. Seeing through a
-/// pyenv shim may run it once (see `pyenv`).
+/// What a run would do, without running anything: the answer `list`/`test` show. A pyenv shim
+/// is seen through only by its cached answer (running it to ask could run a repository's file).
+pub fn plan_without_running(spec: &ProcessSpec, mode: WarmMode) -> Result<WarmPlan, NotWarm> {
+    plan_for(spec, mode, false)
+}
+
+/// How a hook about to run would run: seeing through a pyenv shim may run it once (see `pyenv`),
+/// with the hook's own environment, as the hook itself is about to.
 pub fn plan(spec: &ProcessSpec, mode: WarmMode) -> Result<WarmPlan, NotWarm> {
+    plan_for(spec, mode, true)
+}
+
+fn plan_for(spec: &ProcessSpec, mode: WarmMode, may_run_shim: bool) -> Result<WarmPlan, NotWarm> {
     if mode == WarmMode::Off {
         return Err(NotWarm::SwitchedOff);
     }
@@ -171,7 +181,7 @@ pub fn plan(spec: &ProcessSpec, mode: WarmMode) -> Result<WarmPlan, NotWarm> {
     if let Some(root) = run.pyenv_root.take() {
         let dir = service::service_dir()
             .map_err(|e| NotWarm::Interpreter(format!("no service directory for the pyenv answer: {e}")))?;
-        let seen = pyenv::resolve(&run.interpreter, &root, &cwd, &env, &dir)?;
+        let seen = pyenv::resolve(&run.interpreter, &root, &cwd, &env, &dir, may_run_shim)?;
         // The shim execs the interpreter by its full path: that is its argv[0].
         run.interpreter_as_written = seen.executable.to_str().ok_or(NotWarm::NotUtf8)?.to_string();
         run.interpreter = seen.executable;

@@ -121,10 +121,19 @@ pub(super) fn resolve(
     cwd: &Path,
     env: &[(OsString, OsString)],
     cache_dir: &Path,
+    may_run: bool,
 ) -> Result<ShimResolution, NotWarm> {
     let cache = cache_file(cache_dir, shim, cwd, env);
     let entry = match read_valid(&cache) {
         Some(entry) => entry,
+        // Inspection (`list`, `test --dry-run`, `trust`) runs nothing: a file that looks like a
+        // shim may be a repository's own.
+        None if !may_run => {
+            return Err(NotWarm::Interpreter(format!(
+                "{} is a pyenv shim: which Python it runs is asked when the hook runs",
+                shim.display()
+            )))
+        }
         None => {
             let entry = probe(shim, root, cwd, env)?;
             write_atomically(&cache, &entry);

@@ -1,0 +1,236 @@
+//! `hookbridge trust`: review a project's hooks and trust them, pinned to what was shown.
+//!
+//! A project's own hooks (`.amplifier/hooks/`) are held until its user trusts it (see
+//! `hookbridge_core::trust`). This command shows what would run — each hook's event, matcher,
+//! kind, command, URL or server and `file:line`, each script it pins and each MCP server — or,
+//! once trusted, what changed since; and records trust after a yes on a terminal, or with `--yes`.
+//! It reads files only: nothing of the project runs while it is reviewed.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use hookbridge_core::config::Scope;
+use hookbridge_core::trust::{self, PinnedHook, ProjectPins, TrustRecord, TrustState, TrustStore};
+
+use crate::{ProjectArgs, UsageError};
+
+#[derive(clap::Args, Debug)]
+pub struct TrustArgs {
+    /// The project to review (default: as for `list`: --project-dir, $AMPLIFIER_PROJECT_DIR,
+    /// $CLAUDE_PROJECT_DIR, the nearest folder with `.amplifier/`, the current directory).
+    #[arg(value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// Trust without asking (what is trusted is still printed).
+    #[arg(long, short = 'y')]
+    yes: bool,
+    /// Trust the hooks' configuration only: the scripts they run are not pinned, so editing them
+    /// does not hold the project again. For a user who edits their own hook scripts all day; it
+    /// gives up noticing a changed script (a `git pull` that rewrites `guard.sh` runs at once).
+    #[arg(long)]
+    config_only: bool,
+    /// List the projects this user trusts.
+    #[arg(long, conflicts_with_all = ["yes", "config_only", "revoke"])]
+    list: bool,
+    /// Take back the trust in the project: its hooks are held again.
+    #[arg(long, conflicts_with_all = ["yes", "config_only"])]
+    revoke: bool,
+    #[command(flatten)]
+    project: ProjectArgs,
+}
+
+pub fn trust(args: TrustArgs) -> anyhow::Result<ExitCode> {
+    let store = TrustStore::open_default().context("finding the trust records")?;
+    if args.list {
+        return list(&store);
+    }
+    let dir = match &args.dir {
+        Some(dir) => {
+            let abs = std::path::absolute(dir).with_context(|| format!("{}", dir.display()))?;
+            if !abs.is_dir() {
+                return Err(UsageError(format!("{} is not a directory", dir.display())).into());
+            }
+            abs
+        }
+        None => args.project.resolve_for_people()?.dir,
+    };
+    let project = std::fs::canonicalize(&dir).unwrap_or(dir);
+    if args.revoke {
+        return revoke(&store, &project);
+    }
+    // Every hook, the project's unheld: what would run once trusted.
+    let set = hookbridge_core::config::discover(&args.project.discovery(&project));
+    let record = match store.record_for(&project) {
+        Ok(record) => record,
+        Err(e) => {
+            println!("warning: {e}");
+            None
+        }
+    };
+    let pins = trust::current_pins(&set, &project, None);
+    let state = trust::check(record.as_ref(), &pins);
+    let mut out = std::io::stdout().lock();
+    for d in set.diagnostics.iter().filter(|d| d.severity == hookbridge_core::diagnostics::Severity::Error) {
+        writeln!(out, "problem: {d}")?;
+    }
+    match &state {
+        TrustState::NothingToTrust => {
+            writeln!(out, "{} has no hooks of its own (.amplifier/hooks/): nothing to trust.", project.display())?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        TrustState::Trusted if !args.config_only && record.as_ref().is_some_and(|r| r.config_only) => {
+            writeln!(out, "{} is trusted for its configuration only; trusting its scripts too:", project.display())?;
+            show_all(&mut out, &pins)?;
+        }
+        TrustState::Trusted => {
+            let when = record.as_ref().map(|r| when(r.trusted_at)).unwrap_or_default();
+            writeln!(
+                out,
+                "{} is trusted ({when}), and nothing its hooks run has changed since: {} hook(s){}.",
+                project.display(),
+                pins.hooks.len(),
+                if record.as_ref().is_some_and(|r| r.config_only) { ", configuration only" } else { "" }
+            )?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        TrustState::Untrusted => {
+            writeln!(out, "{} is not trusted. Once trusted, these hooks of the project run:", project.display())?;
+            show_all(&mut out, &pins)?;
+        }
+        TrustState::Changed(diff) => {
+            let when = record.as_ref().map(|r| when(r.trusted_at)).unwrap_or_default();
+            writeln!(
+                out,
+                "{} was trusted ({when}); since then what its hooks run has changed, so they are held:",
+                project.display()
+            )?;
+            show_diff(&mut out, diff)?;
+        }
+    }
+    let user_hooks = set.hooks().filter(|(_, _, h)| h.source.scope != Scope::Project).count();
+    if user_hooks > 0 {
+        writeln!(out, "({user_hooks} hook(s) of your own, from ~/.amplifier/hooks, run whatever you decide.)")?;
+    }
+    if args.config_only {
+        writeln!(out, "--config-only: the scripts above are not pinned; editing them will not hold the project again.")?;
+    } else if !pins.scripts.is_empty() || !pins.hooks.is_empty() {
+        writeln!(out, "Not pinned: what these scripts import or read (other modules, node_modules, data files).")?;
+    }
+    out.flush()?;
+    drop(out);
+    if !args.yes && !confirm(&format!("Trust {}?", project.display()))? {
+        println!("Not trusted: the project's hooks stay held.");
+        return Ok(ExitCode::from(1));
+    }
+    // What is recorded is what was shown (the files are not read again after the question).
+    let path = store.save(&project, &TrustRecord::new(&project, pins, args.config_only))?;
+    println!(
+        "Trusted {}{} (recorded in {}).",
+        project.display(),
+        if args.config_only { ", its configuration only" } else { "" },
+        path.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A yes on a terminal; anything else, or no terminal, is a no.
+fn confirm(question: &str) -> anyhow::Result<bool> {
+    if !std::io::stdin().is_terminal() {
+        println!("{question} (not asked: stdin is not a terminal; run with --yes to trust)");
+        return Ok(false);
+    }
+    print!("{question} [y/N] ");
+    std::io::stdout().flush()?;
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line)?;
+    Ok(matches!(line.trim(), "y" | "Y" | "yes" | "Yes" | "YES"))
+}
+
+fn hook_line(h: &PinnedHook) -> String {
+    let matcher = h.matcher.as_deref().map(|m| format!(" [{m}]")).unwrap_or_default();
+    format!(
+        "{}{matcher}  {}  {}\n      at {}:{}:{}",
+        h.event, h.kind, h.label, h.source, h.line, h.column
+    )
+}
+
+fn show_all(out: &mut impl Write, pins: &ProjectPins) -> std::io::Result<()> {
+    writeln!(out, "  hooks ({}):", pins.hooks.len())?;
+    for h in &pins.hooks {
+        writeln!(out, "    {}", hook_line(h))?;
+    }
+    if !pins.scripts.is_empty() {
+        writeln!(out, "  scripts their commands name, pinned by content ({}):", pins.scripts.len())?;
+        for s in &pins.scripts {
+            writeln!(out, "    {}  sha256:{}", s.path, &s.sha256[..16])?;
+        }
+    }
+    if !pins.servers.is_empty() {
+        writeln!(out, "  MCP servers of the project's .mcp.json that hooks call:")?;
+        for s in &pins.servers {
+            writeln!(out, "    {}  sha256:{}", s.name, &s.digest[..16])?;
+        }
+    }
+    Ok(())
+}
+
+fn show_diff(out: &mut impl Write, diff: &trust::Diff) -> std::io::Result<()> {
+    for h in &diff.hooks_added {
+        writeln!(out, "  + added    {}", hook_line(h))?;
+    }
+    for (before, now) in &diff.hooks_changed {
+        writeln!(out, "  ~ changed  {}", hook_line(now))?;
+        writeln!(out, "      was    {}  {}", before.kind, before.label)?;
+    }
+    for h in &diff.hooks_removed {
+        writeln!(out, "  - removed  {}", hook_line(h))?;
+    }
+    for s in &diff.scripts_changed {
+        writeln!(out, "  ~ script changed: {s}")?;
+    }
+    for s in &diff.scripts_added {
+        writeln!(out, "  + script now named by a hook: {s}")?;
+    }
+    for s in &diff.scripts_removed {
+        writeln!(out, "  - script no longer named: {s}")?;
+    }
+    for s in &diff.servers_changed {
+        writeln!(out, "  ~ MCP server of the project's .mcp.json: {s}")?;
+    }
+    Ok(())
+}
+
+fn when(unix: u64) -> String {
+    humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + std::time::Duration::from_secs(unix)).to_string()
+}
+
+fn list(store: &TrustStore) -> anyhow::Result<ExitCode> {
+    let records = store.list()?;
+    if records.is_empty() {
+        println!("No project is trusted (records in {}).", store.dir().display());
+    }
+    for record in records {
+        match record {
+            Ok(r) => println!(
+                "{}  {} hook(s), {} script(s){}  trusted {}",
+                r.project,
+                r.pins.hooks.len(),
+                r.pins.scripts.len(),
+                if r.config_only { ", configuration only" } else { "" },
+                when(r.trusted_at)
+            ),
+            Err(e) => println!("ignored: {e}"),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn revoke(store: &TrustStore, project: &Path) -> anyhow::Result<ExitCode> {
+    if store.revoke(project)? {
+        println!("{} is no longer trusted: its hooks are held.", project.display());
+    } else {
+        println!("{} was not trusted.", project.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,443 @@
+//! What a project pins: a digest of each of its hooks as it will run, of each file inside the
+//! project its hooks' commands name, and of each server of its `.mcp.json` a hook calls.
+//!
+//! A hook's digest covers everything that changes what it does — its event, its group's matcher,
+//! its file (relative to the project, and its plugin), its kind and every field of it, `timeout`,
+//! `if`, `once`, `onFailure`, whether `hookbridge disable` switched it off — and nothing that does
+//! not (where in its file it is written, how the JSON is spaced): moving a hook down a file is not a
+//! change, widening its matcher is. The digest is SHA-256 over a versioned canonical JSON form.
+//!
+//! A command's files are found without running anything: its words as `/bin/sh` would read them
+//! (the project and plugin placeholders expanded), else each of its simple commands split at shell
+//! punctuation with redirections dropped; the program, and the script an interpreter is given
+//! (`bash x.sh`, `python3 x.py`), when it is a regular file inside the project (after symlinks), is
+//! pinned by content. What that script imports or reads (another module, `node_modules`, a data
+//! file) is not, and neither is a file a command writes (`>> log.txt`): `hookbridge trust` says so.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+use crate::config::{HookKind, HookSet, HookSpec, MatcherGroup, OnFailure, Scope, Shell};
+use crate::event::EventName;
+
+/// Everything pinned of one project.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProjectPins {
+    pub hooks: Vec<PinnedHook>,
+    #[serde(default)]
+    pub scripts: Vec<PinnedFile>,
+    #[serde(default)]
+    pub servers: Vec<PinnedServer>,
+}
+
+impl ProjectPins {
+    /// No project hook, and no server of the project's that a hook calls: nothing to trust.
+    pub fn is_empty(&self) -> bool {
+        self.hooks.is_empty() && self.servers.is_empty()
+    }
+}
+
+/// One project hook, by digest, with what a person reviewing it needs to see.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PinnedHook {
+    /// SHA-256 (hex) of the hook's canonical form.
+    pub digest: String,
+    pub event: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matcher: Option<String>,
+    /// `command`, `http`, `mcp_tool`, …
+    pub kind: String,
+    /// The command, URL, prompt or tool, as written.
+    pub label: String,
+    /// Its file, relative to the project.
+    pub source: String,
+    /// Its key path in the file (`hooks.PreToolUse[0].hooks[1]`).
+    pub key: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+/// One file inside the project that a project hook's command names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PinnedFile {
+    /// Relative to the project.
+    pub path: String,
+    /// SHA-256 (hex) of its content.
+    pub sha256: String,
+    /// `(device, inode, size, mtime ns, ctime ns)` when it was hashed: while it is the same, the
+    /// content is taken to be (a write changes the ctime, which no program can set back).
+    pub stat: [u64; 5],
+}
+
+/// One server of the project's `.mcp.json` that a hook calls.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PinnedServer {
+    pub name: String,
+    /// SHA-256 (hex) of its entry's canonical JSON.
+    pub digest: String,
+}
+
+/// The pins of `project` as it is now, from its loaded hooks `set`. `previous` (what was trusted)
+/// spares hashing a script again while its `stat` is unchanged.
+pub fn current_pins(set: &HookSet, project: &Path, previous: Option<&ProjectPins>) -> ProjectPins {
+    let root = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+    let mut pins = ProjectPins::default();
+    let mut named: Vec<PathBuf> = Vec::new();
+    let mut servers: Vec<String> = Vec::new();
+    for (event, group, hook) in set.hooks() {
+        if let HookKind::McpTool(m) = &hook.kind {
+            if !servers.contains(&m.server) {
+                servers.push(m.server.clone());
+            }
+        }
+        if hook.source.scope != Scope::Project {
+            continue;
+        }
+        pins.hooks.push(pinned_hook(event, group, hook, project));
+        if let HookKind::Command(c) = &hook.kind {
+            for file in named_files(c, hook, project, &root) {
+                if !named.contains(&file) {
+                    named.push(file);
+                }
+            }
+        }
+    }
+    named.sort();
+    for path in named {
+        let relative = path.strip_prefix(&root).unwrap_or(&path).to_string_lossy().into_owned();
+        let Some(stat) = stat_key(&path) else {
+            continue;
+        };
+        let known = previous
+            .and_then(|p| p.scripts.iter().find(|s| s.path == relative && s.stat == stat))
+            .map(|s| s.sha256.clone());
+        let sha256 = match known {
+            Some(sha) => sha,
+            None => match hash_file(&path) {
+                Some(sha) => sha,
+                None => continue,
+            },
+        };
+        pins.scripts.push(PinnedFile {
+            path: relative,
+            sha256,
+            stat,
+        });
+    }
+    pins.servers = project_servers(project, &servers);
+    pins
+}
+
+fn relative_to(project: &Path, path: &Path) -> String {
+    path.strip_prefix(project)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn pinned_hook(event: &EventName, group: &MatcherGroup, hook: &HookSpec, project: &Path) -> PinnedHook {
+    let canonical = canonical(event, group, hook, project);
+    PinnedHook {
+        digest: sha256_hex(canonical.to_string().as_bytes()),
+        event: event.as_str().to_string(),
+        matcher: group.matcher_text.clone(),
+        kind: hook.kind.type_name().to_string(),
+        label: hook.kind.label().to_string(),
+        source: relative_to(project, &hook.source.path),
+        key: hook.key.clone(),
+        line: hook.position.line,
+        column: hook.position.column,
+    }
+}
+
+/// The hook as it will run, in a canonical form (see the module doc).
+fn canonical(event: &EventName, group: &MatcherGroup, hook: &HookSpec, project: &Path) -> Value {
+    let kind = match &hook.kind {
+        HookKind::Command(c) => json!({
+            "command": c.command, "resolved": c.resolved_command, "args": c.args,
+            "shell": matches!(c.shell, Shell::PowerShell), "async": c.run_async,
+            "asyncRewake": c.async_rewake, "warm": c.warm,
+        }),
+        HookKind::Prompt(p) | HookKind::Agent(p) => {
+            json!({"prompt": p.prompt, "model": p.model, "continueOnBlock": p.continue_on_block})
+        }
+        HookKind::Http(h) => {
+            let mut headers: Vec<(&String, &String)> = h.headers.iter().collect();
+            headers.sort();
+            json!({"url": h.url, "headers": headers, "allowedEnvVars": h.allowed_env_vars})
+        }
+        HookKind::McpTool(m) => json!({"server": m.server, "tool": m.tool, "input": m.input}),
+        HookKind::Rule(r) => json!({"rule": r.label, "action": format!("{:?}", r.action), "message": r.message}),
+        HookKind::Llm(l) => {
+            json!({"prompt": l.prompt, "model": l.model, "maxTokens": l.max_tokens, "cache": l.cache})
+        }
+    };
+    json!({
+        "v": 1,
+        "event": event.as_str(),
+        "matcher": group.matcher_text,
+        "source": relative_to(project, &hook.source.path),
+        "plugin": hook.source.plugin.as_ref().map(|p| &p.name),
+        "type": hook.kind.type_name(),
+        "kind": kind,
+        "timeoutMs": hook.timeout.map(|t| t.as_millis() as u64),
+        "if": hook.condition.as_ref().map(|c| &c.text),
+        "statusMessage": hook.status_message,
+        "once": hook.once,
+        "onFailure": match hook.on_failure {
+            OnFailure::Continue => "continue",
+            OnFailure::Block => "block",
+            OnFailure::Ignore => "ignore",
+        },
+        "seedEvent": hook.seed_event.as_deref(),
+        "disabled": hook.disabled.is_some(),
+    })
+}
+
+/// The files inside the project (`root`, canonical) that `command` runs: the program, and the
+/// script an interpreter is given (`bash x.sh`, `python3 -u x.py`, `node x.js`), in each simple
+/// command of the line. Files a command only writes or reads as data (`>> log.txt`, `< in.json`,
+/// `cat notes.md`) are not pinned: they change as hooks run.
+fn named_files(command: &crate::config::CommandHook, hook: &HookSpec, project: &Path, root: &Path) -> Vec<PathBuf> {
+    let plugin_root = hook.source.plugin.as_ref().map(|p| p.root.clone());
+    let placeholder = |name: &str| -> Option<String> {
+        match name {
+            "CLAUDE_PROJECT_DIR" | "AMPLIFIER_PROJECT_DIR" => Some(project.to_string_lossy().into_owned()),
+            "CLAUDE_PLUGIN_ROOT" => plugin_root.as_ref().map(|p| p.to_string_lossy().into_owned()),
+            "AMPLIFIER_HOOKS_DIR" => Some(hook.source.hooks_dir.to_string_lossy().into_owned()),
+            _ => None,
+        }
+    };
+    let commands: Vec<Vec<String>> = match &command.args {
+        // Exec form: the program and its arguments, no shell.
+        Some(args) => vec![std::iter::once(command.resolved_command.clone())
+            .chain(args.iter().cloned())
+            .collect()],
+        None => {
+            let lookup = |name: &str| placeholder(name).map(std::ffi::OsString::from);
+            match crate::shell_words::simple_command(&command.resolved_command, &lookup) {
+                Ok(simple) => vec![simple.words],
+                Err(_) => loose_commands(&command.resolved_command),
+            }
+        }
+    };
+    let mut files = Vec::new();
+    for words in commands {
+        for word in run_words(&words) {
+            let word = expand_placeholders(word, &placeholder);
+            if word.is_empty() || word.len() > 4096 {
+                continue;
+            }
+            let path = Path::new(&word);
+            let path = if path.is_absolute() {
+                path.to_path_buf()
+            } else {
+                project.join(path)
+            };
+            let Ok(real) = std::fs::canonicalize(&path) else {
+                continue;
+            };
+            if real.starts_with(root) && real.is_file() && !files.contains(&real) {
+                files.push(real);
+            }
+        }
+    }
+    files
+}
+
+/// Programs that run the file they are given: their first argument that is not an option is the
+/// script.
+const INTERPRETERS: &[&str] = &[
+    "sh", "bash", "dash", "zsh", "ksh", "fish", "python", "python2", "python3", "pypy", "pypy3", "node",
+    "nodejs", "deno", "bun", "tsx", "ts-node", "ruby", "perl", "php", "pwsh", "powershell", "lua", "Rscript",
+    "osascript",
+];
+
+/// Of one simple command's words: the program, and when the program is an interpreter (by its
+/// file name, `python3.11` and `env python3` included), its script.
+fn run_words(words: &[String]) -> Vec<&String> {
+    let mut out = Vec::new();
+    let mut rest = words;
+    // `env [NAME=value…] program …`, and leading assignments.
+    while let Some((first, tail)) = rest.split_first() {
+        let name = Path::new(first).file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let assignment = first.contains('=') && !first.starts_with('=') && !first.contains('/');
+        if name == "env" || assignment {
+            rest = tail;
+            continue;
+        }
+        break;
+    }
+    let Some((program, args)) = rest.split_first() else {
+        return out;
+    };
+    out.push(program);
+    let name = Path::new(program).file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    if INTERPRETERS.contains(&name) || INTERPRETERS.contains(&base) {
+        if let Some(script) = args.iter().find(|a| !a.starts_with('-')) {
+            out.push(script);
+        }
+    }
+    out
+}
+
+/// A line that is more than one simple command (`a.sh && b.sh`, pipes), split into its simple
+/// commands' words, quotes removed and redirections (with their targets) dropped.
+fn loose_commands(line: &str) -> Vec<Vec<String>> {
+    let mut commands = Vec::new();
+    for segment in line.split(|c: char| ";|&\n()`".contains(c)) {
+        let mut words = Vec::new();
+        let mut tokens = segment.split_whitespace();
+        while let Some(token) = tokens.next() {
+            let token = token.trim_matches(|c| c == '"' || c == '\'');
+            let bare = token.trim_start_matches(|c: char| c.is_ascii_digit());
+            if bare.starts_with('>') || bare.starts_with('<') {
+                // `> file`, `>> file`, `2> file`, `<file`: the target is data, not code.
+                if bare.trim_start_matches(['>', '<']).is_empty() {
+                    tokens.next();
+                }
+                continue;
+            }
+            if !token.is_empty() {
+                words.push(token.to_string());
+            }
+        }
+        if !words.is_empty() {
+            commands.push(words);
+        }
+    }
+    commands
+}
+
+/// `$NAME` and `${NAME}` replaced where `placeholder` knows the name; other text as it is.
+fn expand_placeholders(word: &str, placeholder: &dyn Fn(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(word.len());
+    let mut rest = word;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let (name, tail) = match after.strip_prefix('{') {
+            Some(braced) => match braced.find('}') {
+                Some(end) => (&braced[..end], &braced[end + 1..]),
+                None => ("", after),
+            },
+            None => {
+                let end = after
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(after.len());
+                (&after[..end], &after[end..])
+            }
+        };
+        match (!name.is_empty()).then(|| placeholder(name)).flatten() {
+            Some(value) => {
+                out.push_str(&value);
+                rest = tail;
+            }
+            None => {
+                out.push('$');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The entries of the project's `.mcp.json` that `names` call, each by digest.
+fn project_servers(project: &Path, names: &[String]) -> Vec<PinnedServer> {
+    if names.is_empty() {
+        return Vec::new();
+    }
+    let path = project.join(".mcp.json");
+    let Ok(text) = crate::config::read_bounded(&path, crate::config::MAX_CONFIG_BYTES) else {
+        return Vec::new();
+    };
+    let Ok(value) = serde_json::from_str::<Value>(&text) else {
+        // Unreadable: pinned as such, so that it becoming readable is a change.
+        return vec![PinnedServer {
+            name: ".mcp.json".into(),
+            digest: sha256_hex(text.as_bytes()),
+        }];
+    };
+    let Some(servers) = value.get("mcpServers").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    let mut pinned: Vec<PinnedServer> = names
+        .iter()
+        .filter_map(|name| {
+            let entry = servers.get(name)?;
+            Some(PinnedServer {
+                name: name.clone(),
+                digest: sha256_hex(entry.to_string().as_bytes()),
+            })
+        })
+        .collect();
+    pinned.sort_by(|a, b| a.name.cmp(&b.name));
+    pinned
+}
+
+/// `(device, inode, size, mtime ns, ctime ns)` of `path`.
+pub(crate) fn stat_key(path: &Path) -> Option<[u64; 5]> {
+    let meta = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let ns = |secs: i64, nsec: i64| (secs as u64).wrapping_mul(1_000_000_000).wrapping_add(nsec as u64);
+        Some([
+            meta.dev(),
+            meta.ino(),
+            meta.size(),
+            ns(meta.mtime(), meta.mtime_nsec()),
+            ns(meta.ctime(), meta.ctime_nsec()),
+        ])
+    }
+    #[cfg(not(unix))]
+    {
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as u64);
+        Some([0, 0, meta.len(), modified, 0])
+    }
+}
+
+/// SHA-256 (hex) of a regular file's content (at most 64 MiB is read: a larger script is pinned
+/// by its first 64 MiB and its size).
+fn hash_file(path: &Path) -> Option<String> {
+    use std::io::Read;
+    const MAX: u64 = 64 << 20;
+    let file = std::fs::File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let mut hasher = Sha256::new();
+    let mut reader = file.take(MAX);
+    let mut buffer = [0u8; 64 * 1024];
+    loop {
+        match reader.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => hasher.update(&buffer[..n]),
+            Err(_) => return None,
+        }
+    }
+    hasher.update(meta.len().to_le_bytes());
+    Some(hex(&hasher.finalize()))
+}
+
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
