@@ -31,6 +31,8 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
     root.mkdir()
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
+    # Trust records live under HOME too (``~/.local/state/hookbridge``), never a developer's own.
+    monkeypatch.delenv("XDG_STATE_HOME", raising=False)
     return Project(root=root.resolve(), home=home.resolve())
 
 

@@ -22,6 +22,9 @@ def engine(tmp_path: Path) -> Engine:
         # Blocked by the http policy: not run, but reported.
         "UserPromptSubmit": [{"hooks": [{"type": "http", "url": "http://127.0.0.1:9/hook"}]}],
     }}))
+    from hookbridge._native import trust_project
+
+    trust_project(str(tmp_path), user_home=str(tmp_path / "home"))
     return Engine(str(tmp_path), user_home=str(tmp_path / "home"))
 
 

@@ -32,7 +32,7 @@ import pytest
 SCRIPT = textwrap.dedent(r'''
     import json, os, sys, threading, time
     from pathlib import Path
-    from hookbridge._native import Engine
+    from hookbridge._native import Engine, trust_project
 
     mode, root = sys.argv[1], Path(sys.argv[2])
     hooks = root / ".amplifier" / "hooks"
@@ -40,7 +40,10 @@ SCRIPT = textwrap.dedent(r'''
     command = "sleep 0.3" if mode == "detach" else "true"
     (hooks / "hooks.json").write_text(json.dumps({"hooks": {"PreToolUse": [
         {"matcher": "Bash", "hooks": [{"type": "command", "command": command}]}]}}))
-    engine = Engine(str(root), include_user_hooks=False)
+    home = root / "home"
+    home.mkdir(exist_ok=True)
+    trust_project(str(root), user_home=str(home))
+    engine = Engine(str(root), include_user_hooks=False, user_home=str(home))
     assert engine.hook_count == 1, engine.diagnostics
 
     def until_finalizing(_finalizing=sys.is_finalizing, _sleep=time.sleep):

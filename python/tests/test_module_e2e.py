@@ -155,6 +155,31 @@ async def test_bash_validator_denies_a_dangerous_command_and_the_tool_never_runs
     assert run.replies == ["done"]
 
 
+async def test_an_untrusted_projects_hooks_are_held_and_the_user_is_told(project: Project) -> None:
+    """The same trust as `hookbridge run`: a cloned repository's hooks do not run until its user
+    trusts the project (`hookbridge trust`); the user is told once, through the display."""
+    project.plugin("bash-validator", {
+        "PreToolUse": [group(command_hook("${AMPLIFIER_HOOKS_DIR}/bash-validator/validate.sh", timeout=5),
+                             matcher="Bash")],
+    }, {"validate.sh": BASH_VALIDATOR})
+    (project.root / "precious").mkdir()
+    script = [
+        {"text": "", "tool_calls": [tool_call("c1", "bash", command="rm -rf ./precious")]},
+        {"text": "", "tool_calls": [tool_call("c2", "bash", command="rm -rf ./precious")]},
+        {"text": "done"},
+    ]
+    run = await run_session(project, "clean up", script, trust=False)
+    assert not (project.root / "precious").exists(), "held: the guard did not run"
+    told = [m for m, level, _ in run.display.messages if "held: the project is not trusted" in m]
+    assert len(told) == 1, run.display.messages
+    assert f"hookbridge trust {project.root}" in told[0]
+
+    (project.root / "precious").mkdir()
+    run = await run_session(project, "clean up", script)
+    assert (project.root / "precious").exists(), "trusted: the guard blocks"
+    assert run.tool_results()[0] == "Denied by hook: Dangerous command blocked: rm -rf"
+
+
 async def test_post_tool_use_lint_feedback_reaches_the_model(project: Project) -> None:
     project.plugin("linter", {
         "PostToolUse": [group(command_hook("python3 ${CLAUDE_PLUGIN_ROOT}/lint.py"), matcher="Write|Edit")],
@@ -442,6 +467,7 @@ def test_engine_loads_once_reports_diagnostics_and_reloads(project: Project) -> 
     broken = project.hooks_dir() / "broken"
     broken.mkdir()
     (broken / "hooks.json").write_text('{"hooks": {"Stop": [}')
+    project.trust()
     engine = Engine(str(project.root), user_home=str(project.home))
     assert engine.hook_count == 1
     assert engine.configured_events == ["Stop"]
@@ -469,6 +495,7 @@ def test_engine_fans_tool_post_of_a_sub_agent_out_to_post_tool_use_and_subagent_
         "PostToolUse": [group(command_hook(context("PostToolUse", "POST")), matcher="Agent")],
         "SubagentStop": [group(command_hook(context("SubagentStop", "SUBAGENT DONE")))],
     })
+    project.trust()
     engine = Engine(str(project.root), user_home=str(project.home))
     data = {"tool_name": "task", "tool_input": {"agent": "explorer", "instruction": "look around"},
             "result": {"success": True, "output": {"response": "found it", "session_id": "child-1"}}}

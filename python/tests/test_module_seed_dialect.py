@@ -110,6 +110,7 @@ async def _results(project: Project, events: list[tuple[str, dict]]) -> list[dic
     from amplifier_module_hook_bridge import mount
 
     coordinator = MockCoordinator()
+    project.trust()
     cleanup = await mount(coordinator, {"project_dir": str(project.root)})
     try:
         out = []

@@ -35,6 +35,7 @@ SOAK_SCRIPT = textwrap.dedent(r'''
         group(command_hook("(sleep 0.3 &); exit 0"), matcher="Glob"),
         group(command_hook("sleep 5", timeout=0.2), matcher="Slow"),
     ]}, {"block.sh": "#!/bin/bash\ncase \"$(cat)\" in *rm*) echo no >&2; exit 2;; esac\n"})
+    project.trust()
 
     def fds():
         return len(os.listdir("/proc/self/fd"))

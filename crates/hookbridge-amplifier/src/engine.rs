@@ -124,6 +124,13 @@ impl EngineSettings {
     }
 }
 
+/// What trust and managed policy decide for every dispatch of a loaded set.
+struct RunPolicy {
+    /// The project's own MCP servers may be called (it is trusted).
+    project_mcp_servers: bool,
+    managed: Option<hookbridge_core::config::managed::ManagedRules>,
+}
+
 /// What one dispatch knows beyond the event data.
 #[derive(Debug, Clone, Default)]
 pub struct HostContext {
@@ -283,7 +290,11 @@ impl Engine {
             let loaded = self.loaded();
             (loaded.set.clone(), loaded.held_notice.clone(), loaded.project_mcp_servers)
         };
-        let mut answer = self.run(&set, event, &data, host, project_mcp_servers);
+        let policy = RunPolicy {
+            project_mcp_servers,
+            managed: set.managed.clone(),
+        };
+        let mut answer = self.run(&set, event, &data, host, &policy);
         // Held project hooks are told of once per session, on the user's channel.
         if let Some(notice) = held_notice {
             if !self.told_held.swap(true, std::sync::atomic::Ordering::SeqCst) {
@@ -298,9 +309,9 @@ impl Engine {
         Ok(answer)
     }
 
-    fn options(&self, host: &HostContext, project_mcp_servers: bool) -> DispatchOptions {
+    fn options(&self, host: &HostContext, policy: &RunPolicy) -> DispatchOptions {
         let mut options = DispatchOptions::new(&self.settings.project_dir);
-        options.project_mcp_servers = project_mcp_servers;
+        options.project_mcp_servers = policy.project_mcp_servers;
         options.default_timeout = self.settings.default_timeout;
         options.max_timeout = self.settings.max_timeout;
         options.env_file = host.env_file.clone();
@@ -308,12 +319,22 @@ impl Engine {
         options.model = self.model.read().unwrap_or_else(|e| e.into_inner()).clone();
         options.async_answers = Some(self.async_answers.clone());
         options.async_hooks = self.settings.async_hooks;
+        if let Some(rules) = &policy.managed {
+            options.apply_managed(rules);
+        }
         options
     }
 
     /// Fires every Claude Code event of `event` that has hooks and joins their results.
-    fn run(&self, set: &HookSet, event: &str, data: &Value, host: &HostContext, project_mcp_servers: bool) -> Value {
-        let options = self.options(host, project_mcp_servers);
+    fn run(
+        &self,
+        set: &HookSet,
+        event: &str,
+        data: &Value,
+        host: &HostContext,
+        policy: &RunPolicy,
+    ) -> Value {
+        let options = self.options(host, policy);
         let mut results: Vec<HookResult> = Vec::new();
         let mut fired = Vec::new();
         let mut reports = Vec::new();

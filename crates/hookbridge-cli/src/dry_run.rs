@@ -68,6 +68,9 @@ pub fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
     }
     let mut options = DispatchOptions::new(&project.dir);
     options.project_mcp_servers = loaded.trust.project_servers_allowed();
+    if let Some(rules) = &set.managed {
+        options.apply_managed(rules);
+    }
     // Async hooks are awaited too: a dry run shows what every hook does.
     options.async_hooks = AsyncHooks::Await;
     let report = dispatch_selection(set.select(&payload), &payload, &options);

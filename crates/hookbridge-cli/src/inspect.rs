@@ -63,11 +63,34 @@ fn load_with_trust(args: &ProjectArgs) -> anyhow::Result<(crate::Loaded, std::pa
     Ok((args.load(&project.dir), project.dir))
 }
 
-/// The line that says how many of the project's hooks are held, and the command that reviews them.
-fn held_line(loaded: &crate::Loaded, project: &std::path::Path) -> Option<String> {
-    (loaded.trust.held > 0)
-        .then(|| hookbridge_core::trust::held_notice(loaded.trust.held, &loaded.trust.state, project))
-        .map(|line| line.trim_start_matches("hookbridge: ").to_string())
+/// What policy holds back: the managed policy's rules in force (and how many hooks they hold),
+/// then how many of the project's hooks trust holds, with the command that reviews them.
+fn held_lines(loaded: &crate::Loaded, project: &std::path::Path) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(rules) = &loaded.set.managed {
+        let held_by_policy = loaded
+            .set
+            .hooks()
+            .filter(|(_, _, h)| {
+                matches!(
+                    h.held,
+                    Some(hookbridge_core::trust::Held::ManagedHooksOnly | hookbridge_core::trust::Held::ProjectHooksNotAllowed)
+                )
+            })
+            .count();
+        let rules_text = rules.in_force();
+        lines.push(format!(
+            "managed policy {}: {}{}",
+            rules.path.display(),
+            if rules_text.is_empty() { "no rule beyond its own hooks".to_string() } else { rules_text.join("; ") },
+            if held_by_policy > 0 { format!(" ({held_by_policy} hook(s) held by it)") } else { String::new() }
+        ));
+    }
+    if loaded.trust.held > 0 {
+        let line = hookbridge_core::trust::held_notice(loaded.trust.held, &loaded.trust.state, project);
+        lines.push(line.trim_start_matches("hookbridge: ").to_string());
+    }
+    lines
 }
 
 /// `on_failure` as the seed spells it (`warn` is Claude Code's fail-open default).
@@ -101,9 +124,13 @@ fn names_python(hook: &hookbridge_core::config::HookSpec) -> bool {
 
 pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
     let (loaded, project) = load_with_trust(&args.project)?;
-    let held = held_line(&loaded, &project);
+    let held = held_lines(&loaded, &project);
     let set = loaded.set;
-    let warm_mode = WarmMode::from_env();
+    // Managed policy's `warm: false` turns warm runs off whatever HOOKBRIDGE_WARM says.
+    let warm_mode = match &set.managed {
+        Some(rules) if !rules.warm => WarmMode::Off,
+        _ => WarmMode::from_env(),
+    };
     let mut out = BufWriter::new(std::io::stdout().lock());
     if args.json {
         let hooks: Vec<_> = set
@@ -163,8 +190,11 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
             by.display()
         )?;
     }
-    if let Some(held) = &held {
-        writeln!(out, "{held}\n")?;
+    for line in &held {
+        writeln!(out, "{line}")?;
+    }
+    if !held.is_empty() {
+        writeln!(out)?;
     }
     let mut current = None;
     for (event, group, hook) in set.hooks() {
@@ -250,7 +280,7 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
 
 pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
     let (loaded, project) = load_with_trust(&args.project)?;
-    let held = held_line(&loaded, &project);
+    let held = held_lines(&loaded, &project);
     let project_servers = loaded.trust.project_servers_allowed();
     let set = loaded.set;
     let problems = problems(&set, &project, project_servers);
@@ -301,10 +331,7 @@ pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
             out,
             "{files} file(s), {hooks} hook(s), {errors} error(s), {warnings} warning(s)"
         )
-        .and_then(|()| match &held {
-            Some(held) => writeln!(out, "{held}"),
-            None => Ok(()),
-        })
+        .and_then(|()| held.iter().try_for_each(|line| writeln!(out, "{line}")))
         .and_then(|()| out.flush())
     };
     written.or_else(|e| match e.kind() {

@@ -545,6 +545,9 @@ fn load_hooks(
     let mut options = DispatchOptions::new(project_dir);
     options.project_mcp_servers = loaded.trust.project_servers_allowed();
     set_timeouts(&mut options, args, problems);
+    if let Some(rules) = &set.managed {
+        options.apply_managed(rules);
+    }
     options.env_file = ["AMPLIFIER_ENV_FILE", "CLAUDE_ENV_FILE"]
         .iter()
         .find_map(|v| std::env::var_os(v).filter(|p| !p.is_empty()))

@@ -66,6 +66,9 @@ pub struct DispatchOptions {
     /// project is trusted (see `hookbridge_core::trust`). A user's server of the same name wins
     /// over the project's either way.
     pub project_mcp_servers: bool,
+    /// Whether command hooks may run in a warm Python service at all (managed policy's
+    /// `warm: false` says no).
+    pub warm_allowed: bool,
 }
 
 impl DispatchOptions {
@@ -99,6 +102,15 @@ impl DispatchOptions {
             first_line: None,
             stop_once_decided: true,
             project_mcp_servers: false,
+            warm_allowed: true,
+        }
+    }
+
+    /// Applies a managed policy's limits: no warm runs, a shorter maximum timeout.
+    pub fn apply_managed(&mut self, rules: &hookbridge_core::config::managed::ManagedRules) {
+        self.warm_allowed &= rules.warm;
+        if let Some(max) = rules.max_timeout {
+            self.max_timeout = Some(self.max_timeout.map_or(max, |own| own.min(max)));
         }
     }
 
@@ -280,6 +292,7 @@ pub fn dispatch_selection(
             model: options.model.clone(),
             first_line: (!is_async(hook)).then(|| options.first_line.clone()).flatten(),
             project_mcp_servers: options.project_mcp_servers,
+            warm_allowed: options.warm_allowed,
         };
         let job = match hook_kinds::job_for(hook, event.as_str(), context) {
             Ok(job) => job,
@@ -468,6 +481,7 @@ pub fn warm_plan(
         model: None,
         first_line: None,
         project_mcp_servers: false,
+        warm_allowed: options.warm_allowed,
     };
     Some(warm::plan_without_running(
         &hook_kinds::command::process_spec(command, context),

@@ -58,6 +58,13 @@ class Project:
     root: Path
     home: Path
 
+    def trust(self) -> None:
+        """Trust the project's hooks as they are now (``hookbridge trust --yes``), in this
+        project's home."""
+        from hookbridge._native import trust_project
+
+        trust_project(str(self.root), user_home=str(self.home))
+
     def hooks_dir(self, scope: str = "project") -> Path:
         base = self.root if scope == "project" else self.home
         return base / ".amplifier" / "hooks"
@@ -141,13 +148,18 @@ def session_config(project: Project, script: list[dict[str, Any]], hook_config: 
 async def run_session(project: Project, prompts: str | list[str], script: list[dict[str, Any]] | None = None,
                       hook_config: dict[str, Any] | None = None, approval: str = "Allow",
                       session_id: str | None = None, capabilities: dict[str, Any] | None = None,
-                      module_id: str = "hook-bridge") -> Run:
+                      module_id: str = "hook-bridge", trust: bool = True) -> Run:
     """Run ``prompts`` in one fresh session (cwd = the project) and collect what happened.
     ``capabilities`` are registered on the coordinator after ``initialize()`` (before the first
     prompt, which is when the kernel emits ``session:start``)."""
     from amplifier_core import AmplifierSession
 
     prompts = [prompts] if isinstance(prompts, str) else prompts
+    # The project's hooks run only once its user trusts it: trusted here as they are now, as a
+    # user would with `hookbridge trust` before starting the session (unless the test is about
+    # an untrusted project).
+    if trust:
+        project.trust()
     approvals, display = Approvals(approval), Display()
     config = session_config(project, script or [], hook_config, module_id=module_id)
     session = AmplifierSession(config, session_id=session_id, approval_system=approvals, display_system=display)

@@ -37,6 +37,8 @@ pub struct DiscoveryOptions {
     pub include_user: bool,
     /// Parent of each plugin's `${CLAUDE_PLUGIN_DATA}` folder (`~/.amplifier/plugin-data`).
     pub plugin_data_root: PathBuf,
+    /// The managed policy file (see [`super::managed`]); `None`: none is read.
+    pub managed_file: Option<PathBuf>,
 }
 
 impl DiscoveryOptions {
@@ -52,6 +54,7 @@ impl DiscoveryOptions {
             project_dir,
             include_project: true,
             include_user: true,
+            managed_file: Some(super::managed::managed_policy_path()),
         }
     }
 
@@ -63,6 +66,9 @@ impl DiscoveryOptions {
 /// Load every config for a project. Problems become diagnostics in the returned set.
 pub fn discover(options: &DiscoveryOptions) -> HookSet {
     let mut set = HookSet::default();
+    if let Some(managed) = &options.managed_file {
+        load_managed(&mut set, managed, &options.project_dir);
+    }
     let project_hooks = options.project_hooks_dir();
     let mut dirs = Vec::new();
     if options.include_project {
@@ -88,7 +94,35 @@ pub fn discover(options: &DiscoveryOptions) -> HookSet {
         };
         folder.load(&mut set);
     }
+    super::managed::hold_what_it_forbids(&mut set);
     set
+}
+
+/// Reads the managed policy file, if there is one: its hooks first (managed scope), its rules into
+/// `set.managed`. A file that is there but cannot be read holds what a policy could hold.
+fn load_managed(set: &mut HookSet, path: &Path, project_dir: &Path) {
+    let text = match read_bounded(path, MAX_CONFIG_BYTES) {
+        Ok(text) => text,
+        Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return,
+        Err(e) => {
+            let (rules, problem) = super::managed::read_rules(path.to_path_buf(), &format!("<{e}>"));
+            set.managed = Some(rules);
+            set.diagnostics.extend(problem);
+            return;
+        }
+    };
+    let (rules, problem) = super::managed::read_rules(path.to_path_buf(), &text);
+    set.diagnostics.extend(problem);
+    let source = ConfigSource {
+        path: path.to_path_buf(),
+        scope: Scope::Managed,
+        hooks_dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
+        plugin: None,
+        description: Some("managed policy".into()),
+    };
+    let parsed = parse_hooks_file(&text, source, set.sources.len(), &project_dir.to_string_lossy());
+    set.extend(parsed);
+    set.managed = Some(rules);
 }
 
 /// One hooks directory being loaded, with what every file in it shares.

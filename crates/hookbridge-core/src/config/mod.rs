@@ -10,6 +10,7 @@ mod condition;
 mod discover;
 mod explain;
 mod http_policy;
+pub mod managed;
 mod model;
 mod parse;
 mod schema;

@@ -22,6 +22,9 @@ pub enum Scope {
     User,
     /// A file named explicitly (tests, `--config`).
     Explicit,
+    /// Managed policy (`/etc/hookbridge/managed.json`): set by an administrator, never
+    /// overridden by a user or a project.
+    Managed,
 }
 
 impl Scope {
@@ -30,6 +33,7 @@ impl Scope {
         match self {
             Scope::Project => PolicyLevel::Project,
             Scope::User | Scope::Explicit => PolicyLevel::User,
+            Scope::Managed => PolicyLevel::Managed,
         }
     }
 
@@ -38,6 +42,7 @@ impl Scope {
             Scope::Project => "project",
             Scope::User => "user",
             Scope::Explicit => "explicit",
+            Scope::Managed => "managed",
         }
     }
 }
@@ -249,6 +254,8 @@ pub struct HookSet {
     pub disabled_by: Option<PathBuf>,
     /// Set when a project file says `"disableAllHooks": true`: the project's hooks do not run.
     pub project_hooks_disabled_by: Option<PathBuf>,
+    /// The managed policy's rules, when a managed file was read (see [`super::managed`]).
+    pub managed: Option<super::managed::ManagedRules>,
     /// The limits on http hooks, from every file.
     pub http_policy: HttpPolicy,
     /// Per event: which groups an exact name reaches, and which groups must be evaluated (match-all,
@@ -292,7 +299,7 @@ impl HookSet {
             // never disables its user's (or managed) hooks.
             let slot = match file.source.scope {
                 Scope::Project => &mut self.project_hooks_disabled_by,
-                _ => &mut self.disabled_by,
+                Scope::User | Scope::Explicit | Scope::Managed => &mut self.disabled_by,
             };
             if slot.is_none() {
                 *slot = Some(file.source.path.clone());

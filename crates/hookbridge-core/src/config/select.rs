@@ -262,6 +262,7 @@ fn scope_rank(hook: &HookSpec) -> u8 {
         Scope::Project => 0,
         Scope::User => 1,
         Scope::Explicit => 2,
+        Scope::Managed => 3,
     }
 }
 

@@ -36,6 +36,6 @@ pub(crate) fn process_spec(command: &CommandHook, ctx: JobContext<'_>) -> Proces
         kill_grace: ProcessSpec::DEFAULT_KILL_GRACE,
         leak_grace: ProcessSpec::DEFAULT_LEAK_GRACE,
         first_line: ctx.first_line,
-        warm: command.warm,
+        warm: command.warm && ctx.warm_allowed,
     }
 }

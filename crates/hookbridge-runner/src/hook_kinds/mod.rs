@@ -66,6 +66,8 @@ pub(crate) struct JobContext<'a> {
     pub first_line: Option<crate::process::FirstLineWatch>,
     /// Whether the project's own `.mcp.json` servers may be called (the project is trusted).
     pub project_mcp_servers: bool,
+    /// Whether command hooks may run warm at all (managed policy).
+    pub warm_allowed: bool,
 }
 
 impl JobContext<'_> {

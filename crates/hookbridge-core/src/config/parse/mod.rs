@@ -366,9 +366,9 @@ impl TopKey {
             "httpHookAllowedEnvVars" => TopKey::HttpHookAllowedEnvVars,
             "$schema" | "name" | "version" | "author" | "homepage" | "repository" | "license"
             | "keywords" | "permissions" | "env" | "model" | "statusLine" | "enabledPlugins" | "commands"
-            | "agents" | "skills" | "mcpServers" | "outputStyles" | "lspServers" | "userConfig" => {
-                TopKey::NotAboutHooks
-            }
+            | "agents" | "skills" | "mcpServers" | "outputStyles" | "lspServers" | "userConfig"
+            // Managed policy's own keys (see `managed`), read there.
+            | "allowManagedHooksOnly" | "allowProjectHooks" | "warm" | "maxTimeout" => TopKey::NotAboutHooks,
             other => TopKey::Unknown(other.to_string()),
         }
     }

@@ -1,0 +1,177 @@
+//! Managed policy: what an administrator sets for every user of a machine, in a system file that
+//! user and project settings cannot override (`/etc/hookbridge/managed.json`).
+//!
+//! ```json
+//! { "allowManagedHooksOnly": false, "allowProjectHooks": false,
+//!   "allowedHttpHookUrls": ["https://hooks.example.com/*"], "httpHookAllowedEnvVars": ["HOOK_TOKEN"],
+//!   "warm": false, "maxTimeout": 120,
+//!   "hooks": { "PreToolUse": [ … managed hooks, Claude Code's format … ] } }
+//! ```
+//!
+//! The file is also a hooks file: its `hooks` load first, as [`Scope::Managed`](super::Scope)
+//! hooks (of identical ones, the managed copy is kept), and its http lists are the managed level
+//! of the http policy (which user and project lists only narrow). Its own keys:
+//! `allowManagedHooksOnly` holds every user and project hook; `allowProjectHooks: false` holds the
+//! project's; `warm: false` turns warm Python runs off; `maxTimeout` (seconds) caps every hook.
+//!
+//! The shaping decision: **a policy that cannot be read holds what it could have held.** A file
+//! that exists but is not readable JSON, or has a key of the wrong type, is reported and read as
+//! `allowManagedHooksOnly: true`: an administrator's typo stops user and project hooks rather
+//! than lifting the policy. Debug builds (the test suite's) read the file named by
+//! `HOOKBRIDGE_TEST_MANAGED_POLICY` instead; release builds have no such way in, so nothing a
+//! project or an environment says can move the policy.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::diagnostics::Diagnostic;
+
+/// Where the managed policy is read from.
+pub const MANAGED_POLICY_PATH: &str = "/etc/hookbridge/managed.json";
+
+/// The managed policy file of this build: [`MANAGED_POLICY_PATH`]; in debug builds, the file
+/// `HOOKBRIDGE_TEST_MANAGED_POLICY` names, when set.
+pub fn managed_policy_path() -> PathBuf {
+    #[cfg(debug_assertions)]
+    if let Some(path) = std::env::var_os("HOOKBRIDGE_TEST_MANAGED_POLICY") {
+        return PathBuf::from(path);
+    }
+    PathBuf::from(MANAGED_POLICY_PATH)
+}
+
+/// The managed policy's own rules (its hooks and http lists are loaded as a hooks file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManagedRules {
+    pub path: PathBuf,
+    pub allow_managed_hooks_only: bool,
+    pub allow_project_hooks: bool,
+    /// `false`: no hook runs warm.
+    pub warm: bool,
+    pub max_timeout: Option<Duration>,
+    /// The file could not be read as a policy: everything it could hold is held.
+    pub unreadable: Option<String>,
+}
+
+impl ManagedRules {
+    /// The rules in force, for `list` and `validate`: one phrase each.
+    pub fn in_force(&self) -> Vec<String> {
+        let mut rules = Vec::new();
+        if let Some(why) = &self.unreadable {
+            rules.push(format!("unreadable ({why}), read as allowManagedHooksOnly"));
+        }
+        if self.allow_managed_hooks_only {
+            rules.push("allowManagedHooksOnly: only managed hooks run".into());
+        } else if !self.allow_project_hooks {
+            rules.push("allowProjectHooks: false: project hooks never run".into());
+        }
+        if !self.warm {
+            rules.push("warm: false: no hook runs warm".into());
+        }
+        if let Some(max) = self.max_timeout {
+            rules.push(format!("maxTimeout: no hook runs longer than {}s", max.as_secs_f64()));
+        }
+        rules
+    }
+}
+
+/// The rules of the managed file whose text is `text`: `Ok` with the rules, or the rules to
+/// apply anyway (fail closed) with what was wrong.
+pub fn read_rules(path: PathBuf, text: &str) -> (ManagedRules, Option<Diagnostic>) {
+    let closed = |why: String| {
+        let rules = ManagedRules {
+            path: path.clone(),
+            allow_managed_hooks_only: true,
+            allow_project_hooks: false,
+            warm: false,
+            max_timeout: None,
+            unreadable: Some(why.clone()),
+        };
+        let d = Diagnostic::error(format!(
+            "the managed policy cannot be read ({why}): only managed hooks run until it is fixed"
+        ))
+        .in_file(&path);
+        (rules, Some(d))
+    };
+    let value: Value = match serde_json::from_str(text) {
+        Ok(Value::Object(map)) => Value::Object(map),
+        Ok(_) => return closed("not a JSON object".into()),
+        Err(e) => return closed(format!("not valid JSON: {e}")),
+    };
+    let boolean = |key: &str, default: bool| -> Result<bool, String> {
+        match value.get(key) {
+            None | Some(Value::Null) => Ok(default),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(other) => Err(format!("`{key}` must be true or false, not {other}")),
+        }
+    };
+    let max_timeout = match value.get("maxTimeout") {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_f64()
+            .and_then(|s| crate::timeout::timeout_from_secs(s).ok())
+            .map(Some)
+            .ok_or_else(|| format!("`maxTimeout` must be a positive number of seconds, not {v}")),
+    };
+    match (
+        boolean("allowManagedHooksOnly", false),
+        boolean("allowProjectHooks", true),
+        boolean("warm", true),
+        max_timeout,
+    ) {
+        (Ok(only), Ok(project), Ok(warm), Ok(max_timeout)) => (
+            ManagedRules {
+                path,
+                allow_managed_hooks_only: only,
+                allow_project_hooks: project && !only,
+                warm,
+                max_timeout,
+                unreadable: None,
+            },
+            None,
+        ),
+        (Err(e), ..) | (_, Err(e), ..) | (_, _, Err(e), _) | (.., Err(e)) => closed(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rules_are_read_and_a_broken_policy_holds_what_it_could() {
+        let (rules, problem) = read_rules(
+            PathBuf::from("/m.json"),
+            r#"{"allowProjectHooks": false, "warm": false, "maxTimeout": 120, "hooks": {}}"#,
+        );
+        assert!(problem.is_none());
+        assert!(!rules.allow_project_hooks && !rules.allow_managed_hooks_only && !rules.warm);
+        assert_eq!(rules.max_timeout, Some(Duration::from_secs(120)));
+        let (rules, _) = read_rules(PathBuf::from("/m.json"), "{}");
+        assert!(rules.allow_project_hooks && rules.warm && rules.max_timeout.is_none());
+        for broken in ["{", "[]", r#"{"allowProjectHooks": "no"}"#, r#"{"maxTimeout": -1}"#] {
+            let (rules, problem) = read_rules(PathBuf::from("/m.json"), broken);
+            assert!(rules.allow_managed_hooks_only && !rules.warm, "{broken}");
+            assert!(problem.unwrap().message.contains("only managed hooks run"), "{broken}");
+        }
+    }
+}
+
+/// Holds the hooks `set`'s managed policy forbids; returns how many.
+pub fn hold_what_it_forbids(set: &mut super::HookSet) -> usize {
+    use crate::trust::{hold, Held};
+    use super::Scope;
+    let Some(rules) = set.managed.clone() else {
+        return 0;
+    };
+    let mut held = 0;
+    if rules.allow_managed_hooks_only {
+        for scope in [Scope::Project, Scope::User, Scope::Explicit] {
+            held += hold(set, scope, &Held::ManagedHooksOnly);
+        }
+    } else if !rules.allow_project_hooks {
+        held += hold(set, Scope::Project, &Held::ProjectHooksNotAllowed);
+    }
+    held
+}
