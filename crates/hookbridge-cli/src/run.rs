@@ -275,7 +275,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(stopped) = stopped_by_signal(&report, &mut problems, &context) {
         return Ok(stopped);
     }
-    tell_of_held_hooks(&trust, &project_dir, &payload, &mut report.decision);
+    tell_of_held_hooks(held_notice(&trust, &project_dir), &project_dir, &payload, &mut report.decision);
     // Test hook (debug builds only): a panic after the hooks ran (tests/cli_failsafe.rs).
     #[cfg(debug_assertions)]
     if std::env::var_os("HOOKBRIDGE_TEST_PANIC").is_some() {
@@ -472,7 +472,23 @@ fn run_host(host: &dyn crate::hosts::Host, args: RunArgs) -> anyhow::Result<Exit
         Err(e) => return refuse_payload(&context, problems, e.to_string()),
     };
     fill_cwd(&mut payload);
-    let (set, mut options, trust) = load_hooks(&args, &project_dir, &mut problems);
+    let (mut set, mut options, trust) = load_hooks(&args, &project_dir, &mut problems);
+    let mut notice = held_notice(&trust, &project_dir);
+    // Never looser than the agent: a folder it does not trust runs none of the project's hooks.
+    let home = args.project.discovery(&project_dir).user_hooks_dir.and_then(|d| Some(d.parent()?.parent()?.to_path_buf()));
+    if let Err(why) = host.folder_trust(&project_dir, home.as_deref()) {
+        let held = hookbridge_core::trust::Held::HostDoesNotTrustFolder(format!("{} ({why})", host.display_name()));
+        let count = hookbridge_core::trust::hold(&mut set, hookbridge_core::config::Scope::Project, &held);
+        options.project_mcp_servers = false;
+        if count > 0 {
+            let line = format!(
+                "hookbridge: {count} project hook(s) in {} {held}",
+                project_dir.display()
+            );
+            problems.push(line.clone());
+            notice = Some(line);
+        }
+    }
     options.async_hooks = AsyncHooks::ForkedSupervisor;
     host.dispatch_options(&mut options);
     let selection = set.select(&payload);
@@ -483,7 +499,7 @@ fn run_host(host: &dyn crate::hosts::Host, args: RunArgs) -> anyhow::Result<Exit
     if let Some(stopped) = stopped_by_signal(&report, &mut problems, &context) {
         return Ok(stopped);
     }
-    tell_of_held_hooks(&trust, &project_dir, &payload, &mut report.decision);
+    tell_of_held_hooks(notice, &project_dir, &payload, &mut report.decision);
     problems.extend(report_problems(&report));
     let (answer, notes) = host.answer(&args.event, &report, &set);
     problems.extend(notes.into_iter().map(|n| format!("for {}: {n}", host.name())));
@@ -558,22 +574,23 @@ fn load_hooks(
 /// Tells the user of held project hooks through the host's own channel (a `systemMessage`), once
 /// per session: the first event of a session whose answer can carry it.
 fn tell_of_held_hooks(
-    trust: &hookbridge_core::trust::Applied,
+    notice: Option<String>,
     project_dir: &std::path::Path,
     payload: &EventPayload,
     decision: &mut hookbridge_core::decision::EventDecision,
 ) {
-    if trust.held == 0 {
+    let Some(notice) = notice else {
         return;
-    }
+    };
     let session = payload.session_id().unwrap_or_default();
     if hookbridge_core::trust::store::first_notice(session, project_dir) {
-        decision.system_messages.push(hookbridge_core::trust::held_notice(
-            trust.held,
-            &trust.state,
-            project_dir,
-        ));
+        decision.system_messages.push(notice);
     }
+}
+
+/// What the user is told of held project hooks, if any are held.
+fn held_notice(trust: &hookbridge_core::trust::Applied, project_dir: &std::path::Path) -> Option<String> {
+    (trust.held > 0).then(|| hookbridge_core::trust::held_notice(trust.held, &trust.state, project_dir))
 }
 
 /// The project `args` name (its warnings for the log) and the event's payload, read from stdin.

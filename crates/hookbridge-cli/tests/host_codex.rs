@@ -10,9 +10,43 @@ use common::project::Project;
 use serde_json::{json, Value};
 
 fn codex(p: &Project, event: &str, payload: &Value) -> common::Finished {
+    // Codex runs a project's hooks only in a project it trusts, and so does hookbridge for it.
+    trust_in_codex(p);
+    untrusted_in_codex(p, event, payload)
+}
+
+fn untrusted_in_codex(p: &Project, event: &str, payload: &Value) -> common::Finished {
     let dir = p.dir.to_string_lossy().into_owned();
     let args = ["run", "--host", "codex", "--event", event, "--project-dir", &dir];
     p.finish(p.hookbridge(&args), &serde_json::to_vec(payload).unwrap())
+}
+
+/// Marks the project trusted in Codex's own configuration, as Codex's trust prompt does.
+fn trust_in_codex(p: &Project) {
+    let codex = p.home.join(".codex");
+    std::fs::create_dir_all(&codex).unwrap();
+    let project = std::fs::canonicalize(&p.dir).unwrap();
+    std::fs::write(
+        codex.join("config.toml"),
+        format!("[projects.\"{}\"]\ntrust_level = \"trusted\"\n", project.display()),
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_project_codex_does_not_trust_runs_none_of_its_hooks() {
+    let p = Project::new(json!({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo no >&2; exit 2"}]}
+    ]}}));
+    // Trusted by hookbridge, not by Codex (a user-level registration of hookbridge would
+    // otherwise run a cloned repository's hooks where Codex itself runs none).
+    let done = untrusted_in_codex(&p, "PreToolUse", &bash(&p, "ls"));
+    assert_eq!(done.code, Some(0), "held: {}", done.stderr_str());
+    let answer: Value = serde_json::from_slice(&done.stdout).unwrap();
+    let told = answer["systemMessage"].as_str().unwrap_or_default();
+    assert!(told.contains("Codex CLI") && told.contains("does not trust this folder"), "{told}");
+    let done = codex(&p, "PreToolUse", &bash(&p, "ls"));
+    assert_eq!(done.code, Some(2), "trusted by both: {}", done.stderr_str());
 }
 
 fn bash(p: &Project, command: &str) -> Value {

@@ -422,6 +422,36 @@ impl super::Host for Codex {
         options.stop_once_decided = false;
     }
 
+    /// Codex runs a project's hooks only in a project its user marked trusted
+    /// (`[projects."<path>"] trust_level = "trusted"` in `$CODEX_HOME/config.toml`, default
+    /// `~/.codex`): the project folder or the git repository it is in.
+    fn folder_trust(&self, project: &std::path::Path, home: Option<&std::path::Path>) -> Result<(), String> {
+        let codex_home = std::env::var_os("CODEX_HOME")
+            .map(std::path::PathBuf::from)
+            .or_else(|| home.map(|h| h.join(".codex")));
+        let Some(config) = codex_home.map(|h| h.join("config.toml")) else {
+            return Err("no Codex configuration to say the project is trusted".into());
+        };
+        let text = hookbridge_core::config::read_bounded(&config, hookbridge_core::config::MAX_CONFIG_BYTES)
+            .map_err(|e| format!("{}: {e}", config.display()))?;
+        let parsed: toml::Table = toml::from_str(&text).map_err(|e| format!("{}: {e}", config.display()))?;
+        let projects = parsed.get("projects").and_then(toml::Value::as_table);
+        let trusted = |path: &std::path::Path| {
+            projects
+                .and_then(|p| p.get(path.to_string_lossy().as_ref()))
+                .and_then(|entry| entry.get("trust_level"))
+                .and_then(toml::Value::as_str)
+                == Some("trusted")
+        };
+        let real = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+        let repository = real.ancestors().find(|dir| dir.join(".git").exists());
+        if trusted(&real) || trusted(project) || repository.is_some_and(trusted) {
+            Ok(())
+        } else {
+            Err(format!("{} does not mark it trusted", config.display()))
+        }
+    }
+
     fn answer(
         &self,
         _host_event: &str,

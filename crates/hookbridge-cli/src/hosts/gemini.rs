@@ -27,6 +27,8 @@
 use hookbridge_core::decision::{EventDecision, PermissionDecision};
 use hookbridge_core::event::EventName;
 use hookbridge_core::tool_names::claude_tool_name_for_gemini;
+use std::path::Path;
+
 use serde_json::{json, Map, Value};
 
 use super::EventTable;
@@ -161,6 +163,59 @@ impl super::Host for Gemini {
         "gemini"
     }
 
+    /// Gemini CLI's trusted folders, read as it reads them (0.61: `checkPathTrust`):
+    /// `GEMINI_RESTRICTED_MODE=true` or `GEMINI_CLI_TRUST_WORKSPACE=false` trust nothing,
+    /// `GEMINI_CLI_TRUST_WORKSPACE=true` everything; with `security.folderTrust.enabled` off in
+    /// `~/.gemini/settings.json` every folder is trusted; otherwise the longest rule of
+    /// `~/.gemini/trustedFolders.json` that covers the folder decides (`TRUST_FOLDER`, `TRUST_PARENT`
+    /// for the rule's parent, `DO_NOT_TRUST`), and no rule is no trust.
+    fn folder_trust(&self, project: &Path, home: Option<&Path>) -> Result<(), String> {
+        let var = |name: &str| std::env::var(name).ok();
+        if var("GEMINI_RESTRICTED_MODE").as_deref() == Some("true")
+            || var("GEMINI_CLI_TRUST_WORKSPACE").as_deref() == Some("false")
+        {
+            return Err("Gemini CLI runs in restricted mode".into());
+        }
+        if var("GEMINI_CLI_TRUST_WORKSPACE").as_deref() == Some("true") {
+            return Ok(());
+        }
+        let Some(home) = home else {
+            return Ok(());
+        };
+        let read = |path: &Path| -> Option<Value> {
+            let text = hookbridge_core::config::read_bounded(path, hookbridge_core::config::MAX_CONFIG_BYTES).ok()?;
+            serde_json::from_str(&strip_line_comments(&text)).ok()
+        };
+        let enabled = read(&home.join(".gemini/settings.json"))
+            .and_then(|s| s.pointer("/security/folderTrust/enabled").and_then(Value::as_bool))
+            .unwrap_or(false);
+        if !enabled {
+            return Ok(());
+        }
+        let rules_file = home.join(".gemini/trustedFolders.json");
+        let rules = read(&rules_file).and_then(|v| v.as_object().cloned()).unwrap_or_default();
+        let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let location = real(project);
+        let decided = rules
+            .iter()
+            .filter_map(|(rule, level)| {
+                let level = level.as_str()?;
+                let covered = if level == "TRUST_PARENT" {
+                    Path::new(rule).parent().map(real)
+                } else {
+                    Some(real(Path::new(rule)))
+                }?;
+                location.starts_with(&covered).then_some((rule.len(), level))
+            })
+            .max_by_key(|(len, _)| *len)
+            .map(|(_, level)| level);
+        match decided {
+            Some("TRUST_FOLDER" | "TRUST_PARENT") => Ok(()),
+            Some(_) => Err(format!("{} says DO_NOT_TRUST", rules_file.display())),
+            None => Err(format!("no rule of {} trusts it", rules_file.display())),
+        }
+    }
+
     fn display_name(&self) -> &'static str {
         "Gemini CLI"
     }
@@ -262,4 +317,31 @@ mod tests {
     fn nothing_decided_is_no_answer() {
         assert_eq!(answer("BeforeTool", &EventDecision::default()), None);
     }
+}
+
+/// JSON with `//` line comments (Gemini CLI's settings files allow them) as plain JSON: a `//`
+/// outside a string starts a comment to the end of the line.
+fn strip_line_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let mut in_string = false;
+        let mut escaped = false;
+        let mut end = line.len();
+        let bytes = line.as_bytes();
+        for (i, &b) in bytes.iter().enumerate() {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' if in_string => escaped = true,
+                b'"' => in_string = !in_string,
+                b'/' if !in_string && bytes.get(i + 1) == Some(&b'/') => {
+                    end = i;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        out.push_str(&line[..end]);
+        out.push('\n');
+    }
+    out
 }

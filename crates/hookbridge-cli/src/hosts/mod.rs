@@ -48,6 +48,12 @@ pub trait Host: Sync {
     /// How its hooks are dispatched where that differs from Claude Code (which stops the other
     /// hooks once one decides some events): by default, as Claude Code.
     fn dispatch_options(&self, _options: &mut DispatchOptions) {}
+    /// Why the agent does not trust the project folder `project` (so neither does hookbridge:
+    /// its hooks are held whatever `hookbridge trust` says), or `Ok` when it trusts it or has no
+    /// folder trust of its own. `home`: the user's home directory.
+    fn folder_trust(&self, _project: &Path, _home: Option<&Path>) -> Result<(), String> {
+        Ok(())
+    }
 
     /// Its hooks file under `dir` (a project or a home directory).
     fn hooks_file(&self, dir: &Path) -> PathBuf {
