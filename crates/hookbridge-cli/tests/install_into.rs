@@ -564,6 +564,13 @@ fn install_into_codex_registers_the_codex_host_in_hooks_json() {
         pre,
         &json!({"type": "command", "command": "hookbridge run --host codex --event PreToolUse", "timeout": 605})
     );
+    // Codex runs a project's hooks only in a project it trusts; so does hookbridge under it.
+    std::fs::create_dir_all(p.home.join(".codex")).unwrap();
+    std::fs::write(
+        p.home.join(".codex/config.toml"),
+        format!("[projects.\"{}\"]\ntrust_level = \"trusted\"\n", std::fs::canonicalize(&p.dir).unwrap().display()),
+    )
+    .unwrap();
     let ran = start_as_agent(&p, pre, &p.payload("PreToolUse"));
     assert_eq!(ran.code, Some(0), "{}", ran.stderr_str());
     let answer: Value = serde_json::from_slice(&ran.stdout).unwrap();
