@@ -6,6 +6,8 @@
 # Usage: bash scripts/demo.sh            (from any directory)
 #   HOOKBRIDGE_BIN=path/to/hookbridge   use that binary instead of building the release one
 #
+# The project's hooks are held until it is trusted: the demo shows that first, then trusts the
+# scratch copy with `hookbridge trust --yes` (in a scratch HOME and state directory).
 # The hooks have side effects (the formatter rewrites the written file, SessionStart writes an env
 # file), so events are dispatched against a scratch copy of the project; the repository is never
 # changed. Exits non-zero if anything is not as expected (e.g. `rm -rf /` is not blocked).
@@ -65,6 +67,50 @@ PROJECT="$SCRATCH/project"
 cp -R "$EXAMPLE" "$PROJECT"
 mkdir -p "$SCRATCH/home" # a clean HOME: no user hooks of this machine leak into the demo
 export HOOKBRIDGE_LOG="$SCRATCH/diagnostics.log"
+# Trust records live in the state directory: the scratch HOME's, not this machine's.
+export XDG_STATE_HOME="$SCRATCH/home/.local/state"
+
+render() { # $1: payload, $2: where to write it with $PROJECT and $HOME filled in
+    jq --arg project "$PROJECT" --arg home "$SCRATCH/home" \
+        'walk(if type != "string" then .
+              elif startswith("$PROJECT") then $project + .[8:]
+              elif startswith("$HOME") then $home + .[5:]
+              else . end)' \
+        "$1" >"$2" || die "$(basename "$1") is not valid JSON"
+}
+
+# --- trust ----------------------------------------------------------------------------------------
+# A project's own hooks are held until its user trusts the project (README, "Trust"): a freshly
+# cloned repository runs nothing. Show that, then trust the example project the way a user would.
+header "A project nobody trusted yet: its hooks are held"
+render "$PROJECT/payloads/06-pre-tool-use-bash-rm-rf-root.json" "$SCRATCH/held.json"
+say "command: hookbridge run --event PreToolUse --project-dir <project> < 06-pre-tool-use-bash-rm-rf-root.json"
+set +e
+HOME="$SCRATCH/home" "$BIN" run --event PreToolUse --project-dir "$PROJECT" \
+    <"$SCRATCH/held.json" >"$SCRATCH/stdout" 2>"$SCRATCH/stderr"
+rc=$?
+set -e
+say "  exit code: $rc"
+show_stream() { # $1: label, $2: file
+    if [ ! -s "$2" ]; then
+        say "  $1: ${DIM}(empty)${RESET}"
+        return
+    fi
+    say "  $1:"
+    if jq -e . "$2" >/dev/null 2>&1; then
+        jq . "$2" | sed 's/^/    │ /'
+    else
+        # (an answer need not end with a newline; the display does)
+        { cat "$2"; [ -z "$(tail -c 1 "$2")" ] || echo; } | sed 's/^/    │ /'
+    fi
+}
+show_stream stdout "$SCRATCH/stdout"
+[ "$rc" -eq 0 ] && jq -e '.systemMessage | test("held: the project is not trusted")' "$SCRATCH/stdout" >/dev/null 2>&1 ||
+    die "an untrusted project's hooks were not held (exit $rc)"
+say "  ${GREEN}✓ held: nothing of the project ran, and the user is told how to review it${RESET}"
+
+header "hookbridge trust --yes <project>"
+HOME="$SCRATCH/home" "$BIN" trust --yes "$PROJECT" | sed 's/^/  /' || die "hookbridge trust failed"
 
 header "Dispatching examples/project/payloads/*.json"
 say "project: $PROJECT  ${DIM}(a scratch copy of examples/project)${RESET}"
@@ -118,20 +164,6 @@ answer_meaning() { # what Claude Code makes of an exit-0 answer on stdout
     fi
 }
 
-show_stream() { # $1: label, $2: file
-    if [ ! -s "$2" ]; then
-        say "  $1: ${DIM}(empty)${RESET}"
-        return
-    fi
-    say "  $1:"
-    if jq -e . "$2" >/dev/null 2>&1; then
-        jq . "$2" | sed 's/^/    │ /'
-    else
-        # (an answer need not end with a newline; the display does)
-        { cat "$2"; [ -z "$(tail -c 1 "$2")" ] || echo; } | sed 's/^/    │ /'
-    fi
-}
-
 failures=()
 count=0
 shopt -s nullglob
@@ -141,12 +173,7 @@ for payload in "${payloads[@]}"; do
     name=$(basename "$payload")
     count=$((count + 1))
     rendered="$SCRATCH/$name"
-    jq --arg project "$PROJECT" --arg home "$SCRATCH/home" \
-        'walk(if type != "string" then .
-              elif startswith("$PROJECT") then $project + .[8:]
-              elif startswith("$HOME") then $home + .[5:]
-              else . end)' \
-        "$payload" >"$rendered" || die "$name is not valid JSON"
+    render "$payload" "$rendered"
     event=$(jq -r '.hook_event_name // empty' "$rendered")
     [ -n "$event" ] || die "$name has no hook_event_name"
 
