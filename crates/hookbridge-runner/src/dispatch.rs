@@ -294,7 +294,15 @@ pub fn dispatch_selection(
             project_mcp_servers: options.project_mcp_servers,
             warm_allowed: options.warm_allowed,
         };
-        let job = match hook_kinds::job_for(hook, event.as_str(), context) {
+        // (The core reads a judge not run there as the block Claude Code answers.)
+        let judge_not_run = matches!(hook.kind, HookKind::Prompt(_) | HookKind::Agent(_))
+            && !event.traits().runs_judge_hooks;
+        let job = if judge_not_run {
+            Err(event.judges_not_run())
+        } else {
+            hook_kinds::job_for(hook, event.as_str(), context)
+        };
+        let job = match job {
             Ok(job) => job,
             Err(why) => {
                 executions[index] = Some(HookExecution::without_output(RunStatus::NotRun(why), finished));

@@ -21,8 +21,9 @@ pub struct HookJson {
     /// Top-level `decision`: `"block"` (and, on PreToolUse, the legacy `"approve"`).
     pub decision: Option<TopDecision>,
     pub reason: Option<String>,
-    /// `hookSpecificOutput`, only when its `hookEventName` names this event (otherwise Claude Code
-    /// ignores the whole object — conformance case 50).
+    /// `hookSpecificOutput`, only when its `hookEventName` names this event, or one whose answer
+    /// this event reads ([`EventTraits::answers_also_as`](crate::event::EventTraits)); otherwise
+    /// Claude Code ignores the whole object (conformance case 50).
     pub specific: Option<SpecificOutput>,
     /// The Amplifier shell-hooks seed's own fields: `contextInjection` and `newContent`.
     pub context_injection: Option<String>,
@@ -129,7 +130,11 @@ impl HookJson {
         let specific = raw
             .get("hookSpecificOutput")
             .and_then(Value::as_object)
-            .filter(|o| o.get("hookEventName").and_then(Value::as_str) == Some(event.as_str()))
+            .filter(|o| {
+                o.get("hookEventName")
+                    .and_then(Value::as_str)
+                    .is_some_and(|name| name == event.as_str() || event.traits().answers_also_as.contains(&name))
+            })
             .map(SpecificOutput::from_object);
         HookJson {
             continue_: boolean("continue"),
@@ -243,6 +248,18 @@ pub enum HookAnswer {
 /// output, an http endpoint's status and body, a model's verdict.
 pub fn interpret_hook(event: &EventName, hook: &HookSpec, execution: &HookExecution) -> HookAnswer {
     match (&execution.status, &hook.kind) {
+        // Not run where the event runs no judge (PreSkillShellCommand): a deny, as Claude Code
+        // answers for it (cases 304, 305).
+        (_, HookKind::Prompt(_) | HookKind::Agent(_)) if !event.traits().runs_judge_hooks => {
+            let mut read = HookExecution::without_output(RunStatus::Exited(0), execution.finish_order);
+            let deny = serde_json::json!({"hookSpecificOutput": {
+                "hookEventName": event.as_str(),
+                "permissionDecision": "deny",
+                "permissionDecisionReason": event.judges_not_run(),
+            }});
+            read.stdout = deny.to_string().into_bytes();
+            interpret(event, &read)
+        }
         (RunStatus::Judged(verdict), HookKind::Prompt(p)) => verdict_answer(
             event,
             verdict,

@@ -3,7 +3,7 @@
 //! [`EventPayload`](super::EventPayload) keeps the payload as a JSON map, because hooks must receive
 //! every field — including ones newer than hookbridge. [`EventData`] is the typed reading of that
 //! map for code that decides things (the Amplifier translation, hosts, tests): one variant per
-//! Claude Code 2.1.328 event, fields named as on the wire, optional wherever Claude Code omits them
+//! Claude Code 2.1.332 event, fields named as on the wire, optional wherever Claude Code omits them
 //! on some path. Common fields (`session_id`, `cwd`, …) live in [`CommonFields`].
 
 use serde::Deserialize;
@@ -39,6 +39,21 @@ pub struct ToolEvent {
     pub reason: Option<String>,
     /// MCP tools: `{name, source}`.
     pub mcp_server: Option<Value>,
+}
+
+/// PreSkillShellCommand's own fields (measured with Claude Code 2.1.332, cases 300, 306, 307).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct SkillShellCommand {
+    pub tool_name: String,
+    pub tool_input: Map<String, Value>,
+    /// `<Skill tool_use id>:preamble-<n>`: no tool call in the transcript has it.
+    pub tool_use_id: Option<String>,
+    /// The skill's or command's name, without `/`.
+    pub command_name: Option<String>,
+    /// `projectSettings`, `userSettings`, …
+    pub command_source: Option<String>,
+    /// `user` (a typed slash command), `claude` (the Skill tool) or `other`.
+    pub invoked_by: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Default)]
@@ -84,6 +99,9 @@ pub enum EventData {
     PreToolUse(ToolEvent),
     PermissionRequest(ToolEvent),
     PermissionDenied(ToolEvent),
+    /// A skill's or custom command's inline `` !`cmd` `` before it runs (Claude Code 2.1.332):
+    /// `tool_name` `Bash` (or `PowerShell`), `tool_input.command` with the arguments filled in.
+    PreSkillShellCommand(SkillShellCommand),
     PostToolUse(ToolEvent),
     PostToolUseFailure(ToolEvent),
     PostToolBatch {
@@ -210,6 +228,9 @@ impl EventData {
             E::PreToolUse => EventData::PreToolUse(tool()?),
             E::PermissionRequest => EventData::PermissionRequest(tool()?),
             E::PermissionDenied => EventData::PermissionDenied(tool()?),
+            E::PreSkillShellCommand => EventData::PreSkillShellCommand(serde_json::from_value(
+                Value::Object(fields.clone()),
+            )?),
             E::PostToolUse => EventData::PostToolUse(tool()?),
             E::PostToolUseFailure => EventData::PostToolUseFailure(tool()?),
             E::PostToolBatch => EventData::PostToolBatch {

@@ -9,6 +9,6 @@ mod data;
 mod name;
 mod payload;
 
-pub use data::{CommonFields, EventData, StopEvent, ToolEvent};
+pub use data::{CommonFields, EventData, SkillShellCommand, StopEvent, ToolEvent};
 pub use name::{ContinueFalse, EventName, EventTraits};
 pub use payload::{field_text, EventPayload, PayloadError, ToolCall};

@@ -9,12 +9,13 @@ macro_rules! events {
         #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum EventName {
             $($variant,)+
-            /// A syntactically valid event name Claude Code 2.1.328 does not fire.
+            /// A syntactically valid event name Claude Code 2.1.332 does not fire.
             Unknown(String),
         }
 
         impl EventName {
-            /// Every event Claude Code 2.1.328 knows, in the order of its docs.
+            /// Every event Claude Code 2.1.332 knows, in the order of its docs (PreSkillShellCommand,
+            /// new in 2.1.332, beside the other tool events).
             pub const KNOWN: &'static [EventName] = &[$(EventName::$variant,)+];
 
             pub fn as_str(&self) -> &str {
@@ -44,6 +45,7 @@ events!(
     PreToolUse,
     PermissionRequest,
     PermissionDenied,
+    PreSkillShellCommand,
     PostToolUse,
     PostToolUseFailure,
     PostToolBatch,
@@ -91,6 +93,12 @@ impl EventName {
         }
     }
 
+    /// Why a `prompt` or `agent` hook blocks, unrun, where [`EventTraits::runs_judge_hooks`] is
+    /// false: Claude Code's words (2.1.332).
+    pub fn judges_not_run(&self) -> String {
+        format!("prompt and agent hooks don't run on {self}")
+    }
+
     pub fn is_known(&self) -> bool {
         !matches!(self, EventName::Unknown(_))
     }
@@ -99,9 +107,8 @@ impl EventName {
     pub fn traits(&self) -> EventTraits {
         use EventName::*;
         let match_field: Option<&'static str> = match self {
-            PreToolUse | PostToolUse | PostToolUseFailure | PermissionRequest | PermissionDenied => {
-                Some("tool_name")
-            }
+            PreToolUse | PostToolUse | PostToolUseFailure | PermissionRequest | PermissionDenied
+            | PreSkillShellCommand => Some("tool_name"),
             SessionStart | ConfigChange | DirectoryAdded => Some("source"),
             Setup | PreCompact | PostCompact => Some("trigger"),
             InstructionsLoaded => Some("load_reason"),
@@ -114,14 +121,22 @@ impl EventName {
             SessionEnd => Some("reason"),
             _ => None,
         };
+        // PreSkillShellCommand (2.1.332) carries `tool_name` (`Bash`) and `tool_input.command` of a
+        // skill's inline `!` command, and `if` rules apply to it as to a tool call (measured).
         let is_tool_event = matches!(
             self,
-            PreToolUse | PostToolUse | PostToolUseFailure | PermissionRequest | PermissionDenied
+            PreToolUse
+                | PostToolUse
+                | PostToolUseFailure
+                | PermissionRequest
+                | PermissionDenied
+                | PreSkillShellCommand
         );
         // Events where exit code 2 changes what happens (Claude Code docs, measured for the main ones).
         let exit2_blocks = matches!(
             self,
             PreToolUse
+                | PreSkillShellCommand
                 | UserPromptSubmit
                 | UserPromptExpansion
                 | PostToolUse
@@ -148,11 +163,14 @@ impl EventName {
         };
         // Events whose answer is a permission decision (`permissionDecision`, or the legacy
         // top-level `decision`), where a block is a deny.
-        let decides_permission = matches!(self, PreToolUse | PreModelSwitch);
+        // PreSkillShellCommand: `deny`, `ask` and `defer` all keep the command from running (Claude
+        // Code 2.1.332, case 300); the answer is read as PreToolUse's.
+        let decides_permission = matches!(self, PreToolUse | PreModelSwitch | PreSkillShellCommand);
         // Where Claude Code sends `permission_mode` (spec §1.1).
         let sends_permission_mode = matches!(
             self,
             PreToolUse
+                | PreSkillShellCommand
                 | PostToolUse
                 | PostToolUseFailure
                 | PermissionRequest
@@ -193,6 +211,15 @@ impl EventName {
             // Claude Code skips http hooks on these ("HTTP hooks are not supported for
             // SessionStart", measured).
             runs_http_hooks: !matches!(self, SessionStart | Setup),
+            // Claude Code 2.1.332 runs no model for a skill's inline command: a prompt or agent
+            // hook there blocks it unasked (cases 304, 305).
+            runs_judge_hooks: !matches!(self, PreSkillShellCommand),
+            // A PreSkillShellCommand hook may answer in PreToolUse's or PermissionRequest's form
+            // (`hookEventName` and its fields), and Claude Code 2.1.332 reads it (case 300).
+            answers_also_as: match self {
+                PreSkillShellCommand => &["PreToolUse", "PermissionRequest"],
+                _ => &[],
+            },
             match_field,
             is_tool_event,
             exit2_blocks,
@@ -225,7 +252,8 @@ pub struct EventTraits {
     /// Whether `-`, spaces and `,` still count as exact-match characters in a matcher (all events
     /// but FileChanged and StopFailure).
     pub exact_matcher_allows_extended_chars: bool,
-    /// The answer is a permission decision (PreToolUse, PreModelSwitch): `permissionDecision` or
+    /// The answer is a permission decision (PreToolUse, PreModelSwitch, PreSkillShellCommand):
+    /// `permissionDecision` or
     /// the legacy top-level `decision`, and a block is a deny.
     pub decides_permission: bool,
     /// The payload carries `permission_mode`.
@@ -236,6 +264,12 @@ pub struct EventTraits {
     pub continue_false: ContinueFalse,
     /// `http` hooks run on this event (all but SessionStart and Setup).
     pub runs_http_hooks: bool,
+    /// `prompt` and `agent` hooks run on this event; where they do not (PreSkillShellCommand), each
+    /// one blocks, unrun, with [`EventName::judges_not_run`].
+    pub runs_judge_hooks: bool,
+    /// Other events whose `hookSpecificOutput` (named by its `hookEventName`) is read as this
+    /// event's answer.
+    pub answers_also_as: &'static [&'static str],
 }
 
 /// What Claude Code does with a hook's `continue: false` on an event.
@@ -269,8 +303,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn there_are_33_known_events_and_they_round_trip() {
-        assert_eq!(EventName::KNOWN.len(), 33);
+    fn there_are_34_known_events_and_they_round_trip() {
+        assert_eq!(EventName::KNOWN.len(), 34);
         for e in EventName::KNOWN {
             assert_eq!(&EventName::parse(e.as_str()).unwrap(), e);
         }

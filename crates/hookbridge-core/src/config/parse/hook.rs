@@ -95,7 +95,9 @@ impl Reader<'_> {
                 HookKey::Server => f.server = Some(self.string(name, peek, at)?),
                 HookKey::Tool => f.tool = Some(self.string(name, peek, at)?),
                 HookKey::Input => f.input = Some(self.any(name, peek, at)?),
-                HookKey::RewakeMessage | HookKey::RewakeSummary => self.json.known_skip(peek)?,
+                HookKey::RewakeMessage | HookKey::RewakeSummary | HookKey::HoldsTools => {
+                    self.json.known_skip(peek)?
+                }
             }
             key = self.json.next_key()?.map(HookKey::of);
         }
@@ -459,6 +461,13 @@ impl Reader<'_> {
                 let (Some((prompt, _)), true) = (prompt, usable) else {
                     return None;
                 };
+                if !event.traits().runs_judge_hooks {
+                    let d = Diagnostic::warning(format!(
+                        "a {type_name} hook never runs on {event}: Claude Code blocks every command it would judge (\"{}\"), and so does hookbridge",
+                        event.judges_not_run()
+                    ));
+                    self.report_field(d, type_at, "type");
+                }
                 let hook = PromptHook {
                     prompt,
                     model,
@@ -510,6 +519,13 @@ impl Reader<'_> {
                 let (Some((prompt, _)), true) = (prompt, usable) else {
                     return None;
                 };
+                if !event.traits().runs_judge_hooks {
+                    let d = Diagnostic::warning(format!(
+                        "a {type_name} hook never runs on {event}: Claude Code blocks every command it would judge (\"{}\"), and so does hookbridge",
+                        event.judges_not_run()
+                    ));
+                    self.report_field(d, type_at, "type");
+                }
                 HookKind::Llm(LlmHook {
                     prompt,
                     model,
@@ -764,8 +780,9 @@ struct HookFields {
     server: Option<Slot<String>>,
     tool: Option<Slot<String>>,
     input: Option<Slot<Value>>,
-    /// Where each known key's value starts, by [`HookKey`] (`rewakeMessage` and `rewakeSummary`
-    /// are accepted for command hooks and not used).
+    /// Where each known key's value starts, by [`HookKey`] (`rewakeMessage`, `rewakeSummary` and
+    /// `holdsTools` are accepted for command hooks and not used: Claude Code 2.1.332 honours
+    /// `holdsTools` only in its official security-guidance plugin, case 312).
     seen_at: [Option<usize>; HookKey::ALL.len()],
     /// Keys no hook type has.
     unknown: Vec<(String, usize)>,
@@ -804,10 +821,11 @@ enum HookKey {
     MaxTokens,
     Cache,
     Warm,
+    HoldsTools,
 }
 
 impl HookKey {
-    const ALL: [(&'static str, HookKey); 30] = [
+    const ALL: [(&'static str, HookKey); 31] = [
         ("type", HookKey::Type),
         ("timeout", HookKey::Timeout),
         ("if", HookKey::If),
@@ -838,6 +856,7 @@ impl HookKey {
         ("max_tokens", HookKey::MaxTokens),
         ("cache", HookKey::Cache),
         ("warm", HookKey::Warm),
+        ("holdsTools", HookKey::HoldsTools),
     ];
 
     /// The key, or the unknown key's text.
@@ -858,7 +877,8 @@ impl HookKey {
         use HookKey::*;
         match self {
             Type | Timeout | If | StatusMessage | Once | OnFailure | TimeoutMs | OnFailureSeed => true,
-            Command | Args | Shell | Async | AsyncRewake | RewakeMessage | RewakeSummary | Warm => {
+            Command | Args | Shell | Async | AsyncRewake | RewakeMessage | RewakeSummary | Warm
+            | HoldsTools => {
                 family == Family::Command
             }
             Prompt | Model => matches!(family, Family::Prompt | Family::Llm),
@@ -916,6 +936,7 @@ impl HookKey {
             HookKey::AsyncRewake => flag("Async, and an exit 2 wakes the model"),
             HookKey::Warm => flag("`false`: never run this hook in a warm Python service (HOOKBRIDGE_WARM)"),
             HookKey::RewakeMessage | HookKey::RewakeSummary => json!({"description": "Accepted and ignored"}),
+            HookKey::HoldsTools => json!({"description": "Accepted and ignored: Claude Code honours it only in its official security-guidance plugin"}),
             HookKey::Prompt => text("The question for the model; `$ARGUMENTS` is replaced by the hook input"),
             HookKey::Model => text("Model for this hook (default: a fast one)"),
             HookKey::ContinueOnBlock => {
