@@ -574,11 +574,14 @@ fn a_starting_or_declining_warm_service_is_reported_but_not_logged() {
     fs::write(project.dir.join("shadowed/signal.py"), "").unwrap();
     let runtime = project.home.join("run");
     fs::create_dir_all(&runtime).unwrap();
+    // Every run that goes warm is tallied here (HOOKBRIDGE_WARM_TALLY), one line each.
+    let tally = project.home.join("warm-tally");
     let with_warm_default = |format: &str| {
         let mut cmd = hookbridge_run("PreToolUse", &project.dir, &project.home, &project.log, format);
         cmd.env_remove("HOOKBRIDGE_WARM")
             .env("XDG_RUNTIME_DIR", &runtime)
-            .env("HOOKBRIDGE_WARM_IDLE", "20");
+            .env("HOOKBRIDGE_WARM_IDLE", "20")
+            .env("HOOKBRIDGE_WARM_TALLY", &tally);
         cmd
     };
     let report = |done: Finished| -> Value {
@@ -596,6 +599,13 @@ fn a_starting_or_declining_warm_service_is_reported_but_not_logged() {
         hook(&last, "plain.py")["warm"] == json!("ran")
     });
     assert!(ran_warm, "the service never came up: {last:#}");
+    let tallied = fs::read_to_string(&tally).unwrap_or_default();
+    assert_eq!(
+        tallied.lines().count(),
+        1,
+        "one run went warm (plain.py's last), and only it is tallied: {tallied:?}"
+    );
+    assert!(tallied.contains("python3"), "{tallied:?}");
     let declined = &hook(&last, "guard.py")["warm"];
     assert_eq!(declined["declined"], json!(true), "{last:#}");
     assert!(
