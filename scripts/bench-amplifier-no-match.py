@@ -6,8 +6,8 @@ hooks are for Bash), in amplifier-core's real registry, interleaved rounds, medi
 - a Python handler that does nothing (the floor for any hook module: amplifier-core's cost of
   calling a Python handler).
 
-Usage: .venv/bin/python scripts/bench-amplifier-no-match.py [ROUNDS]   (build the binding with
-`bash scripts/python-env.sh --release` first: a debug build measures the debug engine)."""
+Usage: .venv/bin/python scripts/bench-amplifier-no-match.py [ROUNDS]   (with the release
+binding first on PYTHONPATH, as bench.sh runs it: a debug build measures the debug engine)."""
 import asyncio, json, os, statistics, sys, tempfile, time
 from pathlib import Path
 

@@ -11,7 +11,7 @@ hook-shell is not on PyPI and is not vendored: pass a checkout of it
 (`git clone https://github.com/microsoft/amplifier-module-hook-shell`).
 
 Usage: .venv/bin/python scripts/bench-amplifier-vs-hook-shell.py HOOK_SHELL_DIR [ROUNDS]
-(build the binding with `bash scripts/python-env.sh --release` first: a debug build measures the
+(with the release binding first on PYTHONPATH, as bench.sh runs it: a debug build measures the
 debug engine)."""
 import asyncio
 import json

@@ -3,8 +3,8 @@ amplifier-core's real registry, a `tool:pre` of `bash` reaching one Python hook 
 with `json`, timed with warm runs on (HOOKBRIDGE_WARM=always, the service started before timing) and
 off, alternately in one process (the switch is read at every hook start), K = 1 and K = 8.
 
-Usage: .venv/bin/python scripts/bench-amplifier-warm.py [ROUNDS]   (build the binding with
-`bash scripts/python-env.sh --release` first: a debug build measures the debug engine). Prints one
+Usage: .venv/bin/python scripts/bench-amplifier-warm.py [ROUNDS]   (with the release
+binding first on PYTHONPATH, as bench.sh runs it: a debug build measures the debug engine). Prints one
 Markdown table. A benchmark, not a test."""
 import asyncio
 import json

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Runs every cargo-fuzz target of fuzz/ for a bounded time, starting from the corpus in the repo;
-# fails on the first crash (the input is left in fuzz/artifacts/<target>/).
+# fails on the first crash (the input is left in fuzz/artifacts/<target>/). Real, coverage-guided
+# fuzzing, run by hand: scripts/test.sh does not run it (its fuzz stage replays the corpus through
+# the same target functions, fuzz/targets.rs, in crates/hookbridge-core/tests/fuzz_corpus.rs). An
+# input worth keeping (a crash, once fixed) goes into fuzz/corpus/<target>/, which every test run
+# then replays.
 #
 #   bash scripts/fuzz.sh                  # each target for FUZZ_SECONDS (default 20) seconds
 #   FUZZ_SECONDS=300 bash scripts/fuzz.sh payload
@@ -17,9 +21,10 @@ TARGETS=("$@")
 export RUSTC_BOOTSTRAP=1
 export CARGO_TARGET_DIR=${FUZZ_TARGET_DIR:-${CARGO_TARGET_DIR:-$ROOT/target}/fuzz}
 
-if ! cargo fuzz --version >/dev/null 2>&1; then
-    echo "cargo-fuzz is missing: cargo install cargo-fuzz --locked"
-    cargo install cargo-fuzz --locked </dev/null
+CARGO_FUZZ_VERSION=0.13.2 # pinned: installed at this version if another or none is there
+if [ "$(cargo fuzz --version 2>/dev/null | awk '{print $2}')" != "$CARGO_FUZZ_VERSION" ]; then
+    echo "cargo-fuzz $CARGO_FUZZ_VERSION is missing: cargo install cargo-fuzz --locked --version $CARGO_FUZZ_VERSION"
+    cargo install cargo-fuzz --locked --version "$CARGO_FUZZ_VERSION" </dev/null
 fi
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT

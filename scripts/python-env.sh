@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Creates (or refreshes) .venv at the repository root for the Python side of hookbridge:
-#   - the pinned tools: maturin, pytest, pytest-asyncio, hypothesis, jsonschema;
+#   - the pinned tools: maturin, pytest, pytest-asyncio, pytest-timeout, hypothesis, jsonschema,
+#     with every dependency pinned by scripts/pip-constraints.txt;
 #   - amplifier-core==2.0.2, the reference the differential tests compare against (binary-only:
 #     2.0.x ships no sdist, so pip must not try to build it);
 #   - the hookbridge package itself (python/, Rust binding crates/hookbridge-python), installed
@@ -31,7 +32,11 @@ PYTEST_ASYNCIO="pytest-asyncio==1.5.0"
 HYPOTHESIS="hypothesis==6.170.15"
 # Checks `hookbridge schema` against the parser (tests/examples/test_schema.py).
 JSONSCHEMA="jsonschema==4.26.0"
+# A per-test time limit for every pytest run of scripts/test.sh (--timeout).
+PYTEST_TIMEOUT="pytest-timeout==2.4.0"
 AMPLIFIER_CORE="amplifier-core==2.0.2"
+# Every package pip installs here, dependencies included, at the version tested with.
+CONSTRAINTS="$root/scripts/pip-constraints.txt"
 
 step() { printf '==> %s\n' "$*"; }
 
@@ -52,12 +57,12 @@ if [[ ! -x "$venv/bin/python" ]]; then
 fi
 
 pip=("$venv/bin/python" -m pip --disable-pip-version-check)
-step "upgrading pip"
-"${pip[@]}" install --quiet --upgrade pip
+step "pip as pinned in scripts/pip-constraints.txt"
+"${pip[@]}" install --quiet --upgrade pip -c "$CONSTRAINTS"
 step "installing $AMPLIFIER_CORE (wheels only)"
-"${pip[@]}" install --quiet --only-binary=:all: "$AMPLIFIER_CORE"
-step "installing $MATURIN $PYTEST $PYTEST_ASYNCIO $HYPOTHESIS $JSONSCHEMA"
-"${pip[@]}" install --quiet "$MATURIN" "$PYTEST" "$PYTEST_ASYNCIO" "$HYPOTHESIS" "$JSONSCHEMA"
+"${pip[@]}" install --quiet --only-binary=:all: "$AMPLIFIER_CORE" -c "$CONSTRAINTS"
+step "installing $MATURIN $PYTEST $PYTEST_ASYNCIO $PYTEST_TIMEOUT $HYPOTHESIS $JSONSCHEMA"
+"${pip[@]}" install --quiet "$MATURIN" "$PYTEST" "$PYTEST_ASYNCIO" "$PYTEST_TIMEOUT" "$HYPOTHESIS" "$JSONSCHEMA" -c "$CONSTRAINTS"
 
 step "building and installing hookbridge (maturin develop ${profile_args[*]:-})"
 cd "$root/python"

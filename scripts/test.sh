@@ -3,40 +3,63 @@
 #
 #   bash scripts/test.sh                      (from any directory)
 #
-# Stages, in order (each prints a header and a result; all run, and the script fails if any failed):
-#   tools      jq and strace (installed with apt-get if missing), python3, node/npm, git, cargo, cargo-nextest
-#              (installed with `cargo install cargo-nextest --locked` if missing)
-#   pyenv      the Python venv (.venv) from scripts/python-env.sh
+# Stages, in order (each prints a header and a result; all run, and the script fails if any failed).
+# Each stage has a time limit (LIMIT below, about twice its measured time): a stage
+# that reaches it is stopped (TERM, KILL 30 s later) and fails, named. The end prints a table of
+# every stage's result, time and limit.
+#   tools      jq, strace and GNU time (/usr/bin/time; installed with apt-get if missing), python3,
+#              node/npm, git, cargo, and cargo-nextest at the pinned version (NEXTEST_VERSION;
+#              `cargo install --locked --version` if another or none is there)
+#   pyenv      the Python venv (.venv) from scripts/python-env.sh (pinned, with every dependency
+#              pinned by scripts/pip-constraints.txt)
 #   build      cargo build -p hookbridge-cli (the binary the later stages run)
 #   install    the install story holds: `cargo install --path crates/hookbridge-cli` into a temporary
 #              root gives a working `hookbridge --version`, and `cargo package --workspace` packages
 #              the publishable crates (debug profile, sharing the build's artifacts); the wheel of
 #              scripts/build-wheel.sh --debug, installed into a fresh venv, gives the module and a
 #              working `hookbridge` command
-#   rust       cargo nextest run --workspace
-#   fuzz       scripts/fuzz.sh: every cargo-fuzz target for 15 s from the corpus in fuzz/corpus
-#              (cargo-fuzz is installed with `cargo install` if missing)
+#   rust       cargo nextest run --workspace (.config/nextest.toml: the heavy tests in a test group of
+#              their own, one at a time; the golden conformance tests alone), but the corpus replay
+#   fuzz       the fuzz corpus replayed: every file of fuzz/corpus/<target>/ through the function its
+#              cargo-fuzz target runs (crates/hookbridge-core/tests/fuzz_corpus.rs); real fuzzing
+#              is scripts/fuzz.sh, not run here
 #   python     .venv/bin/pytest python/tests (when python/ exists)
 #   examples   pytest tests/examples: the example project's hooks through `hookbridge run`
 #   demo       scripts/demo.sh with the debug binary (the README's first command, minus the release build)
-#   mux        ../shared/oracle/mux_diff.py: every conformance case through the real Claude Code twice,
-#              hooks registered directly vs. `hookbridge run` as the only hook; any DIFF fails. The pinned
-#              Claude Code is installed with npm on first use. Outside CI, when npm's registry is
-#              unreachable, this stage is skipped and the summary says so; with CI=true it fails.
-#              Known gaps (cases hookbridge does not pass yet) are listed in MUX_KNOWN_GAPS below. Then
+#   mux        the Claude Code differential (tests/mux/run_mux.py, built on ../shared/oracle/mux_diff.py):
+#              every conformance case through the real Claude Code twice, hooks registered directly
+#              vs. `hookbridge run` as the only hook, on two workers (cases whose hooks sleep alone);
+#              any difference fails, but a known gap that differs exactly as tests/mux/gaps/<case>.json
+#              pins. Claude Code is installed with `npm ci` from tests/npm/claude-code and must say it
+#              is the pinned version. Outside CI, when npm's registry is unreachable, this stage is
+#              skipped and the summary says so; with CI=true it fails. Then
 #              tests/install_into/check_with_claude.py: a spread of cases with the settings
-#              `hookbridge install-into claude` writes (every event registered), compared the same way.
+#              `hookbridge install-into claude` writes (every event registered), and with the plugin.
+#              Claude Code's runs of a case with its hooks registered directly are kept for the later
+#              stages (HOOKBRIDGE_DIRECT_RUNS): they do not involve hookbridge.
 #   hosts      tests/hosts/check_host.py: every measured case of the other agents hookbridge serves, run
-#              through the real Codex CLI and Gemini CLI (pinned, installed with npm on first use)
+#              through the real Codex CLI and Gemini CLI (installed with `npm ci` from tests/npm/)
 #              against a scripted fake model on loopback, twice: the hooks registered in the agent
 #              directly vs. Claude Code hooks through `hookbridge install-into <agent>`; any
-#              difference, or a direct run that no longer matches the case's measured.json, fails.
+#              difference, or a direct run that no longer matches the case's measured.json, fails,
+#              but a known gap that differs exactly as its known_gap.json pins.
 #   warm       the Amplifier module's tests, the example hooks and the Claude Code differential on every
 #              case with a Python hook, again with every eligible hook forced warm
-#              (HOOKBRIDGE_WARM=always); each must pass and must have run hooks warm.
+#              (HOOKBRIDGE_WARM=always); each part must pass and must have run hooks warm, counted
+#              per part in a tally file every warm run appends to (HOOKBRIDGE_WARM_TALLY).
+#   release    what ships: the static release binary of scripts/build-release.sh and the release wheel
+#              of scripts/build-wheel.sh (installed into a fresh venv), each through the demo, the
+#              example hooks and a handful of differential cases (an mcp_tool hook among them)
 #
-# Quick local runs: HOOKBRIDGE_TEST_SKIP_<STAGE>=1 skips a stage (RUST, FUZZ, PYTHON, EXAMPLES, DEMO, MUX, HOSTS, WARM),
-# e.g. HOOKBRIDGE_TEST_SKIP_MUX=1 bash scripts/test.sh. With CI=true these are ignored: CI runs everything.
+# Every pytest run has a per-test time limit (pytest-timeout) and, with CI=true, fails on any
+# skipped test (scripts/pytest_no_skip_in_ci.py, loaded by python/tests/conftest.py and
+# tests/examples/conftest.py). The differentials stop after 3 consecutive
+# errors of the agent they run (the oracle failing, not one case).
+#
+# HOOKBRIDGE_TEST_LIMIT_<STAGE>=N gives a stage another time limit (N seconds).
+# Quick local runs: HOOKBRIDGE_TEST_SKIP_<STAGE>=1 skips a stage (RUST, FUZZ, PYTHON, EXAMPLES, DEMO, MUX,
+# HOSTS, WARM, RELEASE), e.g. HOOKBRIDGE_TEST_SKIP_MUX=1 bash scripts/test.sh. With CI=true these are
+# ignored: CI runs everything.
 set -euo pipefail
 
 ROOT=$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
@@ -44,10 +67,19 @@ SELF="$ROOT/scripts/test.sh"
 cd "$ROOT"
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
+export CARGO_TARGET_DIR="$TARGET_DIR"
 BIN="$TARGET_DIR/debug/hookbridge"
 SHARED="$ROOT/../shared"
 STATE="$TARGET_DIR/test-sh" # notes passed from the stages to the summary
 EXAMPLES_VENV="$TARGET_DIR/examples-venv"
+CONSTRAINTS="$ROOT/scripts/pip-constraints.txt"
+# The cargo-nextest the suite runs with (the machines' own; installed at this version if missing).
+NEXTEST_VERSION=0.9.143
+# Every pytest run: a per-test limit in seconds (pytest-timeout), and the skip reasons listed (a
+# skipped test fails under CI=true: scripts/pytest_no_skip_in_ci.py, loaded by the conftest.py files).
+PYTEST_ARGS=(-p no:cacheprovider --timeout=300 -rs)
+# Claude Code's runs of a case with its hooks registered directly, kept for the later stages.
+export HOOKBRIDGE_DIRECT_RUNS="$STATE/direct-runs"
 
 if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then
     BOLD=$'\e[1m' RED=$'\e[31m' GREEN=$'\e[32m' YELLOW=$'\e[33m' RESET=$'\e[0m'
@@ -68,11 +100,13 @@ note() { # a note for the final summary
 
 stage_tools() {
     # jq: the bash hooks of the tests read their payload with it. strace: the rule-hook test counts
-    # the processes `hookbridge run` starts (none).
+    # the processes `hookbridge run` starts (none). GNU time: a Rust test measures peak memory with
+    # /usr/bin/time -v.
     local packages=()
     for tool in jq strace; do
         command -v "$tool" >/dev/null 2>&1 || packages+=("$tool")
     done
+    [ -x /usr/bin/time ] || packages+=(time)
     if [ ${#packages[@]} -gt 0 ]; then
         echo "${packages[*]} missing: installing with apt-get"
         local sudo=""
@@ -81,22 +115,28 @@ stage_tools() {
         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${packages[@]}" </dev/null
     fi
     local missing=()
-    for tool in jq strace bash python3 node npm git cargo; do
+    for tool in jq strace bash python3 node npm git cargo timeout; do
         command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
     done
+    [ -x /usr/bin/time ] || missing+=(/usr/bin/time)
     if [ ${#missing[@]} -gt 0 ]; then
         echo "${RED}missing: ${missing[*]}${RESET}" >&2
         return 1
     fi
-    if ! cargo nextest --version >/dev/null 2>&1; then
-        echo "cargo-nextest is missing: cargo install cargo-nextest --locked"
-        if ! cargo install cargo-nextest --locked </dev/null; then
-            loud "cargo-nextest could not be installed: the Rust tests will run with plain 'cargo test'"
-            note "rust: cargo-nextest could not be installed; ran 'cargo test --workspace' instead"
+    if [ "$(cargo nextest --version 2>/dev/null | sed -n 's/^cargo-nextest \([^ ]*\).*/\1/p' | head -n 1)" != "$NEXTEST_VERSION" ]; then
+        echo "cargo-nextest $NEXTEST_VERSION is missing: cargo install cargo-nextest --locked --version $NEXTEST_VERSION"
+        if ! cargo install cargo-nextest --locked --version "$NEXTEST_VERSION" </dev/null; then
+            if [ "${CI:-}" = true ]; then
+                echo "${RED}CI=true: cargo-nextest $NEXTEST_VERSION could not be installed${RESET}" >&2
+                return 1
+            fi
+            loud "cargo-nextest $NEXTEST_VERSION could not be installed: the Rust tests will run with plain 'cargo test'"
+            note "rust: cargo-nextest $NEXTEST_VERSION could not be installed; ran 'cargo test --workspace' instead"
         fi
     fi
     echo "jq $(jq --version | sed 's/^jq-//') · $(python3 --version) · node $(node --version) · npm $(npm --version)" \
-        "· $(cargo --version) · $(cargo nextest --version 2>/dev/null | head -n 1 || echo 'no cargo-nextest')"
+        "· $(cargo --version) · $(cargo nextest --version 2>/dev/null | head -n 1 || echo 'no cargo-nextest')" \
+        "· $(/usr/bin/time --version 2>&1 | head -n 1)"
 }
 
 stage_pyenv() {
@@ -121,10 +161,30 @@ stage_build() {
     echo "built $BIN"
 }
 
+# A fresh venv at $2 with the wheel in folder $1 installed (pinned like every pip install here).
+wheel_venv() {
+    rm -rf "$2"
+    python3 -m venv "$2"
+    "$2/bin/pip" install --quiet --disable-pip-version-check -c "$CONSTRAINTS" "$1"/hookbridge-*.whl </dev/null
+}
+
+# The wheel's `hookbridge` command ($1: the venv) prints its version and registers the executable the
+# wheel ships, not the Python entry point.
+check_wheel_command() {
+    local venv=$1 version registered
+    version=$("$venv/bin/hookbridge" --version)
+    echo "wheel: $version"
+    case "$version" in "hookbridge "*) ;; *) echo "${RED}the wheel's hookbridge --version printed: $version${RESET}" >&2; return 1 ;; esac
+    "$venv/bin/python" -c 'import hookbridge, amplifier_module_hook_bridge; print("wheel: import hookbridge", hookbridge.__version__)'
+    registered=$(cd "$STATE" && HOME="$STATE" PATH="$venv/bin:$PATH" "$venv/bin/hookbridge" install-into claude --dry-run --project-dir "$STATE" 2>/dev/null | grep -m 1 'run --event')
+    case "$registered" in *"/site-packages/hookbridge/bin/hookbridge run --event"*) echo "wheel: install-into registers the shipped executable" ;;
+        *) echo "${RED}the wheel's install-into registered: $registered${RESET}" >&2; return 1 ;; esac
+}
+
 stage_install() {
     local root="$STATE/install-root"
     rm -rf "$root"
-    CARGO_TARGET_DIR="$TARGET_DIR" cargo install --debug --locked --path "$ROOT/crates/hookbridge-cli" --root "$root"
+    cargo install --debug --locked --path "$ROOT/crates/hookbridge-cli" --root "$root"
     local version
     version=$("$root/bin/hookbridge" --version)
     echo "installed: $version"
@@ -135,23 +195,18 @@ stage_install() {
     # must give `hookbridge --version`, the importable module, and an install-into that registers
     # the shipped executable itself, not the Python entry point.
     local wheels="$STATE/wheels" venv="$STATE/wheel-venv"
-    rm -rf "$wheels" "$venv"
-    CARGO_TARGET_DIR="$TARGET_DIR" WHEEL_OUT="$wheels" bash "$ROOT/scripts/build-wheel.sh" --debug </dev/null
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check "$wheels"/hookbridge-*.whl </dev/null
-    version=$("$venv/bin/hookbridge" --version)
-    echo "wheel: $version"
-    case "$version" in "hookbridge "*) ;; *) echo "${RED}the wheel's hookbridge --version printed: $version${RESET}" >&2; return 1 ;; esac
-    "$venv/bin/python" -c 'import hookbridge, amplifier_module_hook_bridge; print("wheel: import hookbridge", hookbridge.__version__)'
-    local registered
-    registered=$(cd "$STATE" && HOME="$STATE" PATH="$venv/bin:$PATH" "$venv/bin/hookbridge" install-into claude --dry-run --project-dir "$STATE" 2>/dev/null | grep -m 1 'run --event')
-    case "$registered" in *"/site-packages/hookbridge/bin/hookbridge run --event"*) echo "wheel: install-into registers the shipped executable" ;;
-        *) echo "${RED}the wheel's install-into registered: $registered${RESET}" >&2; return 1 ;; esac
+    rm -rf "$wheels"
+    WHEEL_OUT="$wheels" bash "$ROOT/scripts/build-wheel.sh" --debug </dev/null
+    wheel_venv "$wheels" "$venv"
+    check_wheel_command "$venv"
 }
+
+# The corpus replay is the fuzz stage's; everything else is the rust stage's.
+FUZZ_REPLAY='package(hookbridge-core) and binary(fuzz_corpus)'
 
 stage_rust() {
     if cargo nextest --version >/dev/null 2>&1; then
-        cargo nextest run --workspace --no-fail-fast
+        cargo nextest run --workspace --no-fail-fast -E "not ($FUZZ_REPLAY)"
     else
         loud "cargo-nextest is not available: running 'cargo test --workspace' instead"
         cargo test --workspace --no-fail-fast
@@ -159,9 +214,15 @@ stage_rust() {
 }
 
 stage_fuzz() {
-    # The cargo-fuzz targets (fuzz/): payload parser, config reader, matcher compiler, hook-output
-    # reading; each for a fixed time from the corpus in the repository; any crash fails.
-    FUZZ_SECONDS="${FUZZ_SECONDS:-15}" bash "$ROOT/scripts/fuzz.sh" </dev/null
+    # Every corpus input of every cargo-fuzz target (payload parser, config reader, matcher
+    # compiler, hook-output reading) through the function the target runs; any panic fails.
+    # Coverage-guided fuzzing (cargo-fuzz, libFuzzer) is scripts/fuzz.sh, run by hand.
+    if cargo nextest --version >/dev/null 2>&1; then
+        # --workspace as in the rust stage: the same feature set, so nothing is built again.
+        cargo nextest run --workspace --no-fail-fast --success-output immediate -E "$FUZZ_REPLAY"
+    else
+        cargo test -p hookbridge-core --test fuzz_corpus -- --nocapture
+    fi
 }
 
 stage_python() {
@@ -174,25 +235,72 @@ stage_python() {
         echo "${RED}python/ has no tests/ folder${RESET}" >&2
         return 1
     }
-    "$ROOT/.venv/bin/pytest" -p no:cacheprovider "$ROOT/python/tests"
+    "$ROOT/.venv/bin/pytest" "${PYTEST_ARGS[@]}" "$ROOT/python/tests" </dev/null
 }
 
-stage_examples() {
-    # The example tests need pytest and jsonschema: the project venv's, else a small venv of their own.
+# The pytest that runs the example tests: the project venv's, else a small venv of their own.
+examples_pytest() {
     local pytest="$ROOT/.venv/bin/pytest"
     if [ ! -x "$pytest" ]; then
         pytest="$EXAMPLES_VENV/bin/pytest"
         if [ ! -x "$pytest" ]; then
-            echo "no .venv/bin/pytest: making $EXAMPLES_VENV with pytest and jsonschema"
+            echo "no .venv/bin/pytest: making $EXAMPLES_VENV with pytest, pytest-timeout and jsonschema" >&2
             python3 -m venv "$EXAMPLES_VENV"
-            "$EXAMPLES_VENV/bin/pip" install --quiet --disable-pip-version-check pytest jsonschema </dev/null
+            "$EXAMPLES_VENV/bin/pip" install --quiet --disable-pip-version-check -c "$CONSTRAINTS" \
+                pytest pytest-timeout jsonschema </dev/null >&2
         fi
     fi
-    HOOKBRIDGE_BIN="$BIN" "$pytest" -p no:cacheprovider -q "$ROOT/tests/examples"
+    echo "$pytest"
+}
+
+# The example hooks through the hookbridge at $1.
+run_examples() {
+    local pytest
+    pytest=$(examples_pytest)
+    HOOKBRIDGE_BIN="$1" "$pytest" "${PYTEST_ARGS[@]}" -q "$ROOT/tests/examples" </dev/null
+}
+
+stage_examples() {
+    run_examples "$BIN"
 }
 
 stage_demo() {
     HOOKBRIDGE_BIN="$BIN" bash "$ROOT/scripts/demo.sh" </dev/null
+}
+
+# The pinned Claude Code, installed with `npm ci`; prints its path. Outside CI an unreachable npm
+# registry is a skip: returns 2 (with a note) for the stage to return 0.
+claude_code() {
+    local install_err="$STATE/claude-install.err"
+    mkdir -p "$STATE"
+    if python3 -B "$ROOT/tests/npm/npm_ci.py" claude-code </dev/null 2>"$install_err"; then
+        return 0
+    fi
+    echo "installing the pinned Claude Code with npm ci failed: $(grep -v '^ ' "$install_err" | tail -n 1)" >&2
+    if [ "${CI:-}" = true ]; then
+        # The only check against the real Claude Code: in CI it must run, never be skipped.
+        cat "$install_err" >&2
+        echo "${RED}CI=true: the Claude Code differential check could not run (Claude Code not installable)${RESET}" >&2
+        return 1
+    fi
+    if ! timeout 60 npm ping </dev/null >/dev/null 2>&1; then
+        loud "SKIPPED the Claude Code differential check: npm's registry is unreachable, so the pinned Claude Code cannot be installed" >&2
+        note "mux: SKIPPED — npm registry unreachable, Claude Code could not be installed"
+        return 2
+    fi
+    cat "$install_err" >&2
+    echo "${RED}npm's registry answers, but installing the pinned Claude Code failed${RESET}" >&2
+    return 1
+}
+
+# The Claude Code differential (tests/mux/run_mux.py) on the hookbridge at $1 over cases $2...;
+# its log goes to $STATE/<log name> ($LOG_NAME).
+run_mux() {
+    local hookbridge=$1
+    shift
+    HOOKBRIDGE_ORACLE_DIR="$SHARED/oracle" python3 -B "$ROOT/tests/mux/run_mux.py" "$hookbridge" "$@" </dev/null 2>&1 |
+        tee "$STATE/$LOG_NAME"
+    return "${PIPESTATUS[0]}"
 }
 
 stage_mux() {
@@ -201,27 +309,11 @@ stage_mux() {
         echo "${RED}$oracle/mux_diff.py not found: the shared folder must be at ../shared${RESET}" >&2
         return 1
     fi
-    # Install the pinned Claude Code the way the oracle does (it prints the binary's path).
-    local claude install_err="$STATE/claude-install.err"
-    mkdir -p "$STATE"
-    if ! claude=$(cd "$oracle" && python3 -B -c 'import claude_oracle; print(claude_oracle.claude_bin(None))' </dev/null 2>"$install_err"); then
-        echo "installing the pinned Claude Code with npm failed: $(grep -v '^ ' "$install_err" | tail -n 1)"
-        if [ "${CI:-}" = true ]; then
-            # The only check against the real Claude Code: in CI it must run, never be skipped.
-            cat "$install_err" >&2
-            echo "${RED}CI=true: the Claude Code differential check could not run (Claude Code not installable)${RESET}" >&2
-            return 1
-        fi
-        if ! timeout 60 npm ping </dev/null >/dev/null 2>&1; then
-            loud "SKIPPED the Claude Code differential check: npm's registry is unreachable, so the pinned Claude Code cannot be installed"
-            note "mux: SKIPPED — npm registry unreachable, Claude Code could not be installed"
-            return 0
-        fi
-        cat "$install_err" >&2
-        echo "${RED}npm's registry answers, but installing the pinned Claude Code failed${RESET}" >&2
-        return 1
-    fi
-    echo "Claude Code: $claude ($("$claude" --version 2>/dev/null || echo '?'))"
+    local claude rc=0
+    claude=$(claude_code) || rc=$?
+    [ "$rc" -ne 2 ] || return 0
+    [ "$rc" -eq 0 ] || return "$rc"
+    export CLAUDE_BIN="$claude"
     local cases=()
     for dir in "$SHARED"/conformance/cases/*/ "$ROOT"/tests/conformance/cases/*/; do
         [ -f "$dir/case.json" ] && cases+=("${dir%/}")
@@ -230,36 +322,15 @@ stage_mux() {
         echo "${RED}no conformance cases found${RESET}" >&2
         return 1
     }
-    echo "${#cases[@]} cases (those marked \"mux\": false are skipped by mux_diff.py)"
-    local runner="$oracle/mux_diff.py"
-    echo "running $runner"
-    local log="$STATE/mux.log"
-    mkdir -p "$STATE"
+    echo "${#cases[@]} cases (those marked \"mux\": false are skipped); known gaps, pinned: $(cd "$ROOT/tests/mux/gaps" && ls | sed 's/\.json$//' | paste -sd ' ')"
     set +e
-    # Cases hookbridge knowingly does not pass yet, comma-separated, each with why in a comment.
-    # mux_diff.py reports a listed case that differs as a gap and fails the run once it stops
-    # differing, so this list stays true.
-    #   201-prompt-hook-post-continue-on-block: Claude Code heads a PostToolUse block with the name
-    #   of the hook it ran ("... blocking error from command: \"<name>\": ..."). Through hookbridge
-    #   that hook is hookbridge, so the header names hookbridge's command where Claude Code names
-    #   the prompt. mux_diff.py masks hook commands on both sides, not prompts, so the one header
-    #   differs; the block itself ("[<prompt>]: <reason>") is identical. No single-hook answer can
-    #   change the header Claude Code writes.
-    #   208-async-rewake-exit2: Claude Code wakes the model with an `asyncRewake` hook's exit-2
-    #   stderr on a later request ("... hook blocking error from command: ..."). It does so for hooks
-    #   registered with asyncRewake; mux_diff registers hookbridge as one synchronous hook, and
-    #   neither its `{"async": true}` answer nor its later output can ask for a rewake. What
-    #   `install-into` writes registers a second, asyncRewake hookbridge for such events, and the
-    #   case is identical that way (the install-into check below runs it).
-    local known_gaps="201-prompt-hook-post-continue-on-block,208-async-rewake-exit2"
-    echo "known gaps: ${known_gaps:-none}"
-    MUX_KNOWN_GAPS="$known_gaps" HOOKBRIDGE_ORACLE_DIR="$oracle" python3 -B "$runner" "$BIN" "${cases[@]}" </dev/null 2>&1 | tee "$log"
-    local rc=${PIPESTATUS[0]}
+    LOG_NAME=mux.log run_mux "$BIN" "${cases[@]}"
+    rc=$?
     set -e
-    note "mux: $(tail -n 1 "$log")"
-    if grep -qE '^(DIFF|ERROR) ' "$log"; then
-        echo "${RED}cases that differ from Claude Code:${RESET}"
-        grep -E '^(DIFF|ERROR) ' "$log"
+    note "mux: $(tail -n 1 "$STATE/mux.log")"
+    if grep -qE '^(DIFF|ERROR|CLOSED) ' "$STATE/mux.log"; then
+        echo "${RED}cases that differ from Claude Code otherwise than pinned:${RESET}"
+        grep -E '^(DIFF|ERROR|CLOSED) ' "$STATE/mux.log"
     fi
     # What `install-into claude` writes (hookbridge on every event, outer timeouts) over a spread of
     # cases, one without hooks among them: registering every event must change nothing by itself.
@@ -313,44 +384,109 @@ stage_hosts() {
     return "$rc"
 }
 
+# Runs "$@" with a fresh warm-run tally; prints the number of hooks that ran warm meanwhile.
+TALLY=""
+tallied() {
+    TALLY="$STATE/warm-tally.$RANDOM"
+    rm -f "$TALLY"
+    HOOKBRIDGE_WARM_TALLY="$TALLY" "$@"
+}
+tally_count() {
+    if [ -f "$TALLY" ]; then wc -l <"$TALLY"; else echo 0; fi
+}
+
 stage_warm() {
     # The suites that run real Python hooks, once more with every eligible hook forced warm
     # (HOOKBRIDGE_WARM=always, its own service directory): the Amplifier module's tests, the example
     # hooks, and the Claude Code differential on every case with a Python hook that can run warm.
-    # Each part must also have run hooks warm (the services' run counts), so that it cannot pass
-    # by spawning everything.
-    local runtime="$STATE/warm-runtime" rc=0
+    # Each part must also have run hooks warm, so that it cannot pass by spawning everything: every
+    # warm run appends a line to HOOKBRIDGE_WARM_TALLY, a file of this part's own, which the
+    # services exiting (after an idle minute, or when one dies) does not reset.
+    local runtime="$STATE/warm-runtime" rc=0 n
     rm -rf "$runtime" && mkdir -m 700 -p "$runtime"
     export XDG_RUNTIME_DIR="$runtime" HOOKBRIDGE_WARM=always HOOKBRIDGE_WARM_IDLE=120
-    warm_runs() { # total runs of every service so far
-        "$BIN" serve --status | sed -n 's/.* runs \([0-9]*\) .*/\1/p' | awk '{n += $1} END {print n + 0}'
-    }
-    local before after
     set +e
-    before=$(warm_runs)
-    "$ROOT/.venv/bin/pytest" -p no:cacheprovider -q "$ROOT/python/tests" </dev/null || rc=1
-    after=$(warm_runs)
-    echo "Amplifier module tests: $((after - before)) warm runs"
-    note "warm: python tests passed with $((after - before)) hooks run warm"
-    before=$after
-    HOOKBRIDGE_BIN="$BIN" "$ROOT/.venv/bin/pytest" -p no:cacheprovider -q "$ROOT/tests/examples" </dev/null || rc=1
-    after=$(warm_runs)
-    echo "example hooks: $((after - before)) warm runs"
-    [ $((after - before)) -gt 0 ] || { echo "${RED}no example hook ran warm${RESET}" >&2; rc=1; }
-    before=$after
-    local cases=()
+    tallied "$ROOT/.venv/bin/pytest" "${PYTEST_ARGS[@]}" -q "$ROOT/python/tests" </dev/null || rc=1
+    n=$(tally_count)
+    echo "Amplifier module tests: $n warm runs"
+    [ "$n" -gt 0 ] || { echo "${RED}no hook of the Amplifier module's tests ran warm${RESET}" >&2; rc=1; }
+    note "warm: python tests, $n hooks run warm"
+    tallied run_examples "$BIN" || rc=1
+    n=$(tally_count)
+    echo "example hooks: $n warm runs"
+    [ "$n" -gt 0 ] || { echo "${RED}no example hook ran warm${RESET}" >&2; rc=1; }
+    note "warm: examples, $n hooks run warm"
+    local cases=() claude
     for dir in "$SHARED"/conformance/cases/*/ "$ROOT"/tests/conformance/cases/*/; do
         # A Python hook that can run warm: python3 followed by a script, not by an option.
         grep -qE 'python3 (\\"|\$|[A-Za-z./])' "$dir/case.json" 2>/dev/null && cases+=("${dir%/}")
     done
     echo "Claude Code differential with warm hooks on ${#cases[@]} cases with Python hooks"
-    MUX_KNOWN_GAPS="" HOOKBRIDGE_ORACLE_DIR="$SHARED/oracle" python3 -B "$SHARED/oracle/mux_diff.py" "$BIN" "${cases[@]}" </dev/null 2>&1 | tee "$STATE/mux-warm.log"
-    [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
-    after=$(warm_runs)
-    echo "differential: $((after - before)) warm runs"
-    [ $((after - before)) -gt 0 ] || { echo "${RED}no hook of the differential ran warm${RESET}" >&2; rc=1; }
-    note "warm: mux $(tail -n 1 "$STATE/mux-warm.log"), $((after - before)) hooks run warm"
+    if [ ${#cases[@]} -eq 0 ]; then
+        echo "${RED}no conformance case has a Python hook: the warm differential would check nothing${RESET}" >&2
+        rc=1
+    elif claude=$(claude_code); then
+        CLAUDE_BIN="$claude" LOG_NAME=mux-warm.log tallied run_mux "$BIN" "${cases[@]}" || rc=1
+        n=$(tally_count)
+        echo "differential: $n warm runs"
+        [ "$n" -gt 0 ] || { echo "${RED}no hook of the differential ran warm${RESET}" >&2; rc=1; }
+        note "warm: mux $(tail -n 1 "$STATE/mux-warm.log"), $n hooks run warm"
+    else
+        rc=1
+    fi
     "$BIN" serve --stop >/dev/null
+    set -e
+    return "$rc"
+}
+
+stage_release() {
+    # What ships, beyond the debug builds the other stages run: the static release binary
+    # (scripts/build-release.sh, what the release workflow and scripts/demo.sh build) and the release
+    # wheel (scripts/build-wheel.sh), each through the demo, the example hooks and a handful of
+    # Claude Code differential cases (a PreToolUse block, plain SessionStart/UserPromptSubmit
+    # context, a Stop block, two PostToolUse hooks, Python hooks reading stdin's bytes, an mcp_tool
+    # hook; no http hook case is measured yet).
+    local release wheels="$STATE/release-wheels" venv="$STATE/release-wheel-venv" rc=0 claude
+    release=$(bash "$ROOT/scripts/build-release.sh" </dev/null | tail -n 1)
+    local ldd_says
+    ldd_says=$(ldd "$release" 2>&1 || true)
+    echo "release binary: $release ($("$release" --version); ldd: $(echo "$ldd_says" | head -n 1 | sed 's/^[[:space:]]*//'))"
+    # What the README promises on Linux with glibc: a static executable (build-release.sh falls back
+    # to a dynamic one only where the C library's static archive is missing, which CI's machine has).
+    case "$(rustc -vV | sed -n 's/^host: //p')" in *-linux-gnu*)
+        case "$ldd_says" in *"not a dynamic executable"* | *"statically linked"*) ;;
+            *) echo "${RED}the release binary is not static: build-release.sh fell back to the dynamic build${RESET}" >&2; return 1 ;; esac ;;
+    esac
+    rm -rf "$wheels"
+    WHEEL_OUT="$wheels" bash "$ROOT/scripts/build-wheel.sh" </dev/null
+    wheel_venv "$wheels" "$venv"
+    check_wheel_command "$venv"
+    local cases=("$SHARED/conformance/cases/10-pre-exit2-stderr" "$SHARED/conformance/cases/20-sessionstart-ups-exit0-plain-stdout"
+        "$SHARED/conformance/cases/43-stop-json-block-once" "$ROOT/tests/conformance/cases/189-stdin-bytes"
+        "$ROOT/tests/conformance/cases/104-post-two-exit2-stderr" "$ROOT/tests/conformance/cases/203-mcp-tool-hook-pre-deny")
+    local got=0
+    claude=$(claude_code) || got=$?
+    [ "$got" -ne 2 ] || { claude=""; note "release: differential cases SKIPPED — npm registry unreachable"; }
+    [ "$got" -ne 1 ] || { claude=""; rc=1; }
+    local which hookbridge registered
+    set +e
+    # The wheel's `hookbridge` command (its console script) runs the demo and the examples; the
+    # differential registers what `install-into` registers from the wheel, the executable it ships.
+    local shipped
+    shipped=$("$venv/bin/python" -c 'import hookbridge, os; print(os.path.join(os.path.dirname(hookbridge.__file__), "bin", "hookbridge"))')
+    for which in binary wheel; do
+        hookbridge=$release registered=$release
+        [ "$which" = wheel ] && hookbridge="$venv/bin/hookbridge" registered=$shipped
+        echo "── the release $which: $hookbridge"
+        HOOKBRIDGE_BIN="$hookbridge" bash "$ROOT/scripts/demo.sh" </dev/null >"$STATE/release-demo-$which.log" 2>&1 ||
+            { cat "$STATE/release-demo-$which.log"; echo "${RED}the demo failed with the release $which${RESET}" >&2; rc=1; }
+        echo "demo: $(tail -n 1 "$STATE/release-demo-$which.log")"
+        run_examples "$hookbridge" || rc=1
+        if [ -n "$claude" ]; then
+            CLAUDE_BIN="$claude" LOG_NAME="release-mux-$which.log" run_mux "$registered" "${cases[@]}" || rc=1
+            note "release: $which: $(tail -n 1 "$STATE/release-mux-$which.log")"
+        fi
+    done
     set -e
     return "$rc"
 }
@@ -362,23 +498,38 @@ if [ "${1:-}" = "__stage" ]; then
 fi
 
 # --- the driver ------------------------------------------------------------------------------------------
-STAGES=(tools pyenv build install rust fuzz python examples demo mux hosts warm)
+STAGES=(tools pyenv build install rust fuzz python examples demo mux hosts warm release)
 declare -A TITLE=(
     [tools]="Tools"
     [pyenv]="Python environment (scripts/python-env.sh)"
     [build]="Build (cargo build -p hookbridge-cli)"
     [install]="Install story (cargo install --path, cargo package, the wheel with the command)"
     [rust]="Rust tests (cargo nextest run --workspace)"
-    [fuzz]="Fuzz targets (scripts/fuzz.sh, 15 s each)"
+    [fuzz]="Fuzz corpus replay (crates/hookbridge-core/tests/fuzz_corpus.rs)"
     [python]="Python tests (pytest python/tests)"
     [examples]="Example hooks (pytest tests/examples)"
     [demo]="Demo on the example project (scripts/demo.sh)"
-    [mux]="Claude Code differential check (mux_diff.py)"
+    [mux]="Claude Code differential check (tests/mux/run_mux.py)"
     [hosts]="Codex CLI and Gemini CLI differential checks (tests/hosts)"
     [warm]="Python hooks forced warm (HOOKBRIDGE_WARM=always): module, examples, differential"
+    [release]="What ships: the static release binary and the release wheel (demo, examples, differential cases)"
 )
-declare -A NEEDS=([pyenv]=tools [build]=tools [install]="build pyenv" [rust]=tools [fuzz]=tools [python]=pyenv [examples]=build [demo]=build [mux]=build [hosts]=build [warm]="build pyenv")
-declare -A RESULT=()
+# Time limits in seconds: about twice each stage's time in a run from a fresh clone (empty target/,
+# no .venv) on the 2-core machine, measured while another engineer's builds loaded it (load average
+# 4-6): tools 1 s (600: room to build cargo-nextest), pyenv 203, build 77, install 24, rust 312,
+# fuzz 3, python 153, examples 31, demo 4, mux 1075, hosts 580, warm 195, release about 800 (the
+# static binary 4.8 min and the release wheel 2.5 min of it). See the table at the end of a run.
+declare -A LIMIT=(
+    [tools]=600 [pyenv]=480 [build]=300 [install]=240 [rust]=720 [fuzz]=180 [python]=360 [examples]=180
+    [demo]=60 [mux]=2100 [hosts]=1200 [warm]=480 [release]=1680
+)
+# HOOKBRIDGE_TEST_LIMIT_<STAGE>=seconds sets another limit (a slower machine; or a check of the limit).
+for stage in "${!LIMIT[@]}"; do
+    limit_var="HOOKBRIDGE_TEST_LIMIT_$(printf '%s' "$stage" | tr '[:lower:]' '[:upper:]')"
+    [ -z "${!limit_var:-}" ] || LIMIT[$stage]=${!limit_var}
+done
+declare -A NEEDS=([pyenv]=tools [build]=tools [install]="build pyenv" [rust]=tools [fuzz]=tools [python]=pyenv [examples]=build [demo]=build [mux]=build [hosts]=build [warm]="build pyenv" [release]="build pyenv")
+declare -A RESULT=() TOOK=()
 
 rm -rf "$STATE"
 mkdir -p "$STATE"
@@ -413,30 +564,42 @@ for stage in "${STAGES[@]}"; do
     fi
     t0=$(date +%s)
     set +e
-    bash -euo pipefail "$SELF" __stage "$stage"
+    # The stage in a process group of its own (timeout's), which the limit stops whole.
+    timeout --kill-after=30 "${LIMIT[$stage]}" bash -euo pipefail "$SELF" __stage "$stage"
     rc=$?
     set -e
+    TOOK[$stage]=$(($(date +%s) - t0))
     if [ $rc -eq 0 ] && [ "$stage" = mux ] && grep -q '^mux: SKIPPED' "$STATE/notes" 2>/dev/null; then
         RESULT[$stage]="SKIPPED (npm registry unreachable)"
         loud "${TITLE[$stage]}: SKIPPED, npm's registry is unreachable"
     elif [ $rc -eq 0 ]; then
         RESULT[$stage]=passed
-        echo "${GREEN}✔ ${TITLE[$stage]}: passed ($(($(date +%s) - t0)) s)${RESET}"
+        echo "${GREEN}✔ ${TITLE[$stage]}: passed (${TOOK[$stage]} s)${RESET}"
+    elif { [ $rc -eq 124 ] || [ $rc -eq 137 ]; } && [ "${TOOK[$stage]}" -ge "${LIMIT[$stage]}" ]; then
+        RESULT[$stage]="FAILED: time limit"
+        echo "${RED}✘ ${TITLE[$stage]}: FAILED, stage '$stage' hit its time limit of ${LIMIT[$stage]} s and was stopped${RESET}"
+        note "$stage: FAILED, hit its time limit of ${LIMIT[$stage]} s"
     else
         RESULT[$stage]=FAILED
-        echo "${RED}✘ ${TITLE[$stage]}: FAILED with exit code $rc ($(($(date +%s) - t0)) s)${RESET}"
+        echo "${RED}✘ ${TITLE[$stage]}: FAILED with exit code $rc (${TOOK[$stage]} s)${RESET}"
     fi
 done
 
 printf '\n%s══════ Summary%s\n' "$BOLD" "$RESET"
 [ -s "$STATE/notes" ] && sed 's/^/  note: /' "$STATE/notes"
+elapsed=$(($(date +%s) - started))
+printf '\n  %-9s %-36s %8s %8s\n' stage result time limit
+for stage in "${STAGES[@]}"; do
+    took=${TOOK[$stage]:-}
+    printf '  %-9s %-36s %8s %8s\n' "$stage" "${RESULT[$stage]}" "${took:+${took} s}" "${LIMIT[$stage]} s"
+done
+printf '  %-9s %-36s %8s\n\n' total "" "$((elapsed / 60))m$((elapsed % 60))s"
 failed=0
 line=""
 for stage in "${STAGES[@]}"; do
     line+="$stage ${RESULT[$stage]}, "
     case "${RESULT[$stage]}" in passed | skipped | SKIPPED*) ;; *) failed=1 ;; esac
 done
-elapsed=$(($(date +%s) - started))
 if [ $failed -eq 0 ]; then
     echo "${GREEN}${BOLD}test.sh: PASS — ${line%, } ($((elapsed / 60))m$((elapsed % 60))s)${RESET}"
 else

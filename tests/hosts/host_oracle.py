@@ -1,4 +1,4 @@
-"""What the host oracles (`codex/`, `gemini/`) share: installing a pinned agent from npm, and the
+"""What the host oracles (`codex/`, `gemini/`) share: installing a pinned agent (`npm ci`), and the
 normalized views of a run that two runs are compared by."""
 
 import http.server
@@ -6,27 +6,22 @@ import json
 import os
 import re
 import subprocess
+import sys
 import threading
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tests", "npm"))
+import npm_ci  # noqa: E402  (npm ci from the committed lockfiles)
 
 
-def npm_binary(package, version, name, env_var):
-    """The pinned `package@version`'s `name` command, installed from npm on first use into
-    `$env_var` (default `target/<name>-cli`)."""
-    where = os.environ.get(env_var) or os.path.join(ROOT, "target", f"{name}-cli")
-    binary = os.path.join(where, "node_modules", ".bin", name)
-    version_file = os.path.join(where, "installed-version")
-    if os.path.exists(binary) and os.path.exists(version_file):
-        with open(version_file) as f:
-            if f.read().strip() == version:
-                return binary
-    os.makedirs(where, exist_ok=True)
-    subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", where, f"{package}@{version}"],
-                   check=True, stdout=subprocess.DEVNULL)
-    with open(version_file, "w") as f:
-        f.write(version)
-    return binary
+def npm_binary(folder, version, env_var):
+    """The agent pinned by `tests/npm/<folder>/` (package.json and package-lock.json), installed with
+    `npm ci` on first use into `$env_var` (default `target/npm/<folder>`); `version` is the one the
+    oracle says it measures, and must be the one the lockfile pins."""
+    package, pinned = npm_ci.pinned(folder)
+    if pinned != version:
+        raise SystemExit(f"tests/npm/{folder} pins {package} {pinned}, the oracle measures {version}")
+    return npm_ci.install(folder, os.environ.get(env_var) or None)
 
 
 UUIDISH = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")

@@ -14,6 +14,10 @@ With `--plugin DIR`, the same cases run with hookbridge's Claude Code plugin ins
 (`plugins/hookbridge`, loaded with `--plugin-dir`, `hookbridge` found on PATH) and no hooks in the
 settings file at all.
 
+Claude Code's run of a case with its hooks registered directly is kept for the rest of a test run
+when `HOOKBRIDGE_DIRECT_RUNS` is set (`tests/mux/direct_runs.py`); after 3 consecutive cases the
+oracle could not run, the rest is not run and the check fails.
+
 Usage: python3 check_with_claude.py [--plugin DIR] HOOKBRIDGE_BIN CASE_DIR...
 """
 
@@ -29,7 +33,11 @@ import tempfile
 ORACLE_DIR = os.environ.get("HOOKBRIDGE_ORACLE_DIR") or os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "oracle")
 sys.path.insert(0, ORACLE_DIR)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mux"))
 import mux_diff  # noqa: E402  (the shared differential's run_oracle, hook_commands and view)
+from direct_runs import checked, direct_run  # noqa: E402  (Claude Code's direct run, kept within a test run)
+
+MAX_ERRORS_IN_A_ROW = 3  # then the oracle itself is failing: the rest is not run
 
 
 # Claude Code tells the model which plugin a blocking hook came from; registered through the plugin,
@@ -130,8 +138,13 @@ def main():
     hookbridge, cases = os.path.abspath(args[0]), args[1:]
     if plugin and os.path.basename(hookbridge) != "hookbridge":
         sys.exit(f"{hookbridge}: the plugin starts `hookbridge` from PATH, so the binary must have that name")
-    same = 0
+    same = errors_in_a_row = 0
+    stopped = ""
     for case_dir in cases:
+        if errors_in_a_row >= MAX_ERRORS_IN_A_ROW:
+            stopped = f" (stopped after {errors_in_a_row} consecutive oracle errors)"
+            print(f"ERROR stopped after {errors_in_a_row} consecutive oracle errors: the oracle is failing")
+            break
         name = os.path.basename(os.path.normpath(case_dir))
         with open(os.path.join(case_dir, "case.json")) as f:
             spec = json.load(f)
@@ -146,7 +159,7 @@ def main():
             if plugin:
                 installed_commands = sorted({f"hookbridge run --event {e}" for e in spec.get("settings", {}).get("hooks", {})}
                                             | set(installed_commands), key=len, reverse=True)
-            direct, installed = mux_diff.run_oracle(case_dir), mux_diff.run_oracle(tmp)
+            direct, installed = direct_run(case_dir), checked(mux_diff.run_oracle(tmp), "installed")
             a = mux_diff.view(direct, direct_commands, ignore)
             b = mux_diff.view(installed, installed_commands, ignore)
             a["texts"] = later_texts(direct, direct_commands)
@@ -154,10 +167,12 @@ def main():
             if plugin:
                 a, b = without_plugin_note(a), without_plugin_note(b)
         except Exception as e:  # a failure to run is a difference, not a crash
-            print(f"ERROR {name}: {e}")
+            print(f"ERROR {name}: {e}", flush=True)
+            errors_in_a_row += 1
             continue
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+        errors_in_a_row = 0
         if a == b:
             same += 1
             print(f"same  {name} ({events} events registered)")
@@ -168,7 +183,7 @@ def main():
                     print(f"      {key}: claude   ={json.dumps(a[key])[:400]}")
                     print(f"      {key}: installed={json.dumps(b[key])[:400]}")
     what = "plugin" if plugin else "install-into"
-    print(f"{what} conformance: {same}/{len(cases)} identical")
+    print(f"{what} conformance: {same}/{len(cases)} identical{stopped}")
     sys.exit(0 if cases and same == len(cases) else 1)
 
 

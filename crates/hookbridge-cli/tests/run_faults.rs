@@ -576,11 +576,14 @@ fn a_starting_or_declining_warm_service_is_reported_but_not_logged() {
     fs::create_dir_all(&runtime).unwrap();
     // A runtime directory is used only when it is closed to others.
     fs::set_permissions(&runtime, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    // Every run that goes warm is tallied here (HOOKBRIDGE_WARM_TALLY), one line each.
+    let tally = project.home.join("warm-tally");
     let with_warm_default = |format: &str| {
         let mut cmd = hookbridge_run("PreToolUse", &project.dir, &project.home, &project.log, format);
         cmd.env_remove("HOOKBRIDGE_WARM")
             .env("XDG_RUNTIME_DIR", &runtime)
-            .env("HOOKBRIDGE_WARM_IDLE", "20");
+            .env("HOOKBRIDGE_WARM_IDLE", "20")
+            .env("HOOKBRIDGE_WARM_TALLY", &tally);
         cmd
     };
     let report = |done: Finished| -> Value {
@@ -598,6 +601,13 @@ fn a_starting_or_declining_warm_service_is_reported_but_not_logged() {
         hook(&last, "plain.py")["warm"] == json!("ran")
     });
     assert!(ran_warm, "the service never came up: {last:#}");
+    let tallied = fs::read_to_string(&tally).unwrap_or_default();
+    assert_eq!(
+        tallied.lines().count(),
+        1,
+        "one run went warm (plain.py's last), and only it is tallied: {tallied:?}"
+    );
+    assert!(tallied.contains("python3"), "{tallied:?}");
     let declined = &hook(&last, "guard.py")["warm"];
     assert_eq!(declined["declined"], json!(true), "{last:#}");
     assert!(

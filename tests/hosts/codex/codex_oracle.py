@@ -29,8 +29,8 @@ model saw after the user's prompt (tool outputs and texts a hook added, ids and 
 normalized), the messages Codex printed, its exit code and the project's files, so that the two
 modes can be compared and a direct run checked against the view recorded in `measured.json`.
 
-Codex is installed from npm (pinned below) into `$HOOKBRIDGE_CODEX_DIR` (default
-`target/codex-cli`) on first use.
+Codex is installed with `npm ci` from `tests/npm/codex/` (the version below must be the one it pins) into `$HOOKBRIDGE_CODEX_DIR` (default
+`target/npm/codex`) on first use.
 """
 
 import json
@@ -48,8 +48,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def codex_binary():
-    """The pinned Codex CLI, installed from npm on first use."""
-    return npm_binary("@openai/codex", CODEX_VERSION, "codex", "HOOKBRIDGE_CODEX_DIR")
+    """The pinned Codex CLI, installed with `npm ci` on first use."""
+    return npm_binary("codex", CODEX_VERSION, "HOOKBRIDGE_CODEX_DIR")
 
 
 class FakeResponses(FakeModel):

@@ -16,6 +16,8 @@ and the Gemini CLI hook that means the same, and Gemini CLI must do the same wit
     kill_after           optional: seconds after which the run is stopped, for a case where
                          Gemini CLI waits for a person (a tool confirmation, which `-p` cannot
                          give); the view's exit code then says so
+    stop_when            optional, with kill_after: a file (relative to the project) whose
+                         appearance stops the run at once, instead of waiting out kill_after
 
 `run_case(case, mode)` runs it in a fresh project and HOME, `mode` being `direct` (the Gemini hooks
 in `<project>/.gemini/settings.json`) or `bridge` (the Claude hooks in `.amplifier/hooks/`, and the
@@ -23,8 +25,8 @@ settings file written by `hookbridge install-into gemini --scope project`). The 
 was given after the prompt, Gemini CLI's answer and exit code, and the project's files (the hooks'
 payload logs left out: the two sides are given different payloads by design).
 
-Gemini CLI is installed from npm (pinned below) into `$HOOKBRIDGE_GEMINI_DIR` (default
-`target/gemini-cli`) on first use.
+Gemini CLI is installed with `npm ci` from `tests/npm/gemini/` (the version below must be the one it pins) into `$HOOKBRIDGE_GEMINI_DIR` (default
+`target/npm/gemini`) on first use.
 """
 
 import json
@@ -35,6 +37,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from host_oracle import FakeModel, files_view, install_hookbridge, normalize, npm_binary, read_prompt  # noqa: E402
@@ -45,8 +48,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def gemini_binary():
-    """The pinned Gemini CLI, installed from npm on first use."""
-    return npm_binary("@google/gemini-cli", GEMINI_VERSION, "gemini", "HOOKBRIDGE_GEMINI_DIR")
+    """The pinned Gemini CLI, installed with `npm ci` on first use."""
+    return npm_binary("gemini", GEMINI_VERSION, "HOOKBRIDGE_GEMINI_DIR")
 
 
 class FakeGemini(FakeModel):
@@ -133,20 +136,43 @@ def prepare(case, mode, hookbridge, workdir):
 
 
 def run_until(command, project, env, case):
-    """`command` run for the case's `kill_after` seconds at most; a run still going then is
-    stopped (with its hooks), its exit code `"stopped after N s"`."""
+    """`command` run until the case's `stop_when` file appears in the project (complete: it reads
+    as JSON), or for its `kill_after` seconds at most; a run still going then is stopped (with its
+    hooks), its exit code `"stopped: waits for a person"`. The file is what the case is about (a
+    Notification hook's record): once it is there, waiting longer only shows Gemini CLI waiting."""
     with open(os.path.join(case, "kill_after")) as f:
         seconds = float(f.read().strip())
+    stop_when = None
+    if os.path.exists(os.path.join(case, "stop_when")):
+        with open(os.path.join(case, "stop_when")) as f:
+            stop_when = os.path.join(project, f.read().strip())
     process = subprocess.Popen(command, cwd=project, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + seconds
     try:
-        stdout, stderr = process.communicate(timeout=seconds)
-        code = process.returncode
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        stdout, stderr = process.communicate()
-        code = f"stopped after {seconds:g} s"
-    return subprocess.CompletedProcess(command, code, stdout, stderr)
+        while True:
+            try:
+                stdout, stderr = process.communicate(timeout=0.2)
+                return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+            except subprocess.TimeoutExpired:
+                pass
+            if time.monotonic() > deadline or (stop_when and written(stop_when)):
+                break
+    finally:
+        if process.returncode is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    stdout, stderr = process.communicate()
+    return subprocess.CompletedProcess(command, "stopped: waits for a person", stdout, stderr)
+
+
+def written(path):
+    """`path` exists and holds a whole JSON document."""
+    try:
+        with open(path) as f:
+            json.load(f)
+        return True
+    except (OSError, ValueError):
+        return False
 
 
 def run_case(case, mode, hookbridge=None, keep=None):

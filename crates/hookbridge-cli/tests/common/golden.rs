@@ -299,7 +299,8 @@ pub const MUX_FALSE: &[MuxFalse] = &[
 /// Cases whose hooks race (no sleep decides which finishes first): the order of their context
 /// paragraphs is completion order in both Claude Code and hookbridge, so it is not deterministic
 /// and they are compared as a multiset: (case, reason).
-/// (Case 126 was one until it was re-recorded with a `sleep 1` that orders its two hooks.)
+/// (Case 126 was one until it was re-recorded with a `sleep 1` that orders its two hooks; the
+/// measured cases that order hooks this way now use `sleep 2`, re-recorded for a wider margin.)
 pub const ORDER_RACES: &[(&str, &str)] = &[];
 
 /// Timing bounds: (case, max seconds per invocation, settle seconds before checking files, reason).

@@ -185,7 +185,10 @@ pub fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
 }
 
 /// A `hookbridge run` command for `event` in `project`, with HOME and the diagnostics log pointed at
-/// test-owned paths and every variable of [`HOSTILE_ENV`] removed.
+/// test-owned paths, every variable of [`HOSTILE_ENV`] removed, and Python hooks spawned
+/// (`HOOKBRIDGE_WARM=0`): with warm runs on by default, a hook would otherwise run warm or spawned
+/// depending on whether some earlier test left a service up. A test of warm runs sets the variable
+/// itself; `scripts/test.sh`'s warm stage is the pass with every eligible hook warm.
 pub fn hookbridge_run(event: &str, project: &Path, home: &Path, log: &Path, format: &str) -> Command {
     // The project's hooks run only once trusted: trusted here as a user would trust them, as
     // they are now (tests of trust itself start `run` without this helper).
@@ -223,6 +226,7 @@ pub fn untrusted_run(event: &str, project: &Path, home: &Path, log: &Path, forma
     }
     cmd.env("HOME", home)
         .env("HOOKBRIDGE_LOG", log)
+        .env("HOOKBRIDGE_WARM", "0")
         .current_dir(project);
     cmd
 }

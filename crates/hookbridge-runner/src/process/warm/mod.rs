@@ -379,6 +379,7 @@ pub(super) fn start(spec: &ProcessSpec, mode: WarmMode, more_follow: bool) -> Re
     child.pid = pid;
     child.pgid = pgid;
     child.pidfd = pidfd_of(pid);
+    tally(&run);
     // The child waits for `go` (see `WarmChild::go`), sent once the payload is in its stdin.
     Ok(WarmStart {
         child,
@@ -386,6 +387,31 @@ pub(super) fn start(spec: &ProcessSpec, mode: WarmMode, more_follow: bool) -> Re
         stdout: File::from(stdout_ours),
         stderr: File::from(stderr_ours),
     })
+}
+
+/// `HOOKBRIDGE_WARM_TALLY`, when set, names a file to which every run that goes warm appends one
+/// line (the interpreter): a count that outlives the services, which a test suite reads to know
+/// that a part of it really ran hooks warm. Looked up only once a run has gone warm, and only by
+/// debug builds: a variable a project's agent settings can set must not make a release build
+/// append to a file it names.
+pub const TALLY_VARIABLE: &str = "HOOKBRIDGE_WARM_TALLY";
+
+fn tally(run: &PythonRun) {
+    use std::io::Write;
+    if !cfg!(debug_assertions) {
+        return;
+    }
+    let Some(path) = std::env::var_os(TALLY_VARIABLE).filter(|p| !p.is_empty()) else {
+        return;
+    };
+    let mut line = run.interpreter.as_os_str().as_encoded_bytes().to_vec();
+    line.push(b'\n');
+    // One append of one short line: runs in parallel processes do not interleave.
+    let _ = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(&line));
 }
 
 /// The run, as the service reads it.

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""The Claude Code differential, as the test suite runs it: `../shared/oracle/mux_diff.py`'s own
+functions (`mux_case`, `run_oracle`, `hook_commands`, `view`), with what the suite needs around them.
+
+    python3 run_mux.py [options] HOOKBRIDGE_BIN CASE_DIR...
+
+Each case runs through the real Claude Code twice, exactly as mux_diff.py runs it (the hooks
+registered directly; the same hooks behind `hookbridge run` as Claude Code's only hook), and the two
+views are compared key by key (prelude, shown, files, contents, ending). On top of mux_diff.py:
+
+- **Pinned gaps.** A case hookbridge knowingly does not pass has a file `gaps/<case>.json`:
+  `{"why": "...", "differences": {key: {"claude": ..., "mux": ...}}}`, every view key that differs
+  and what each side shows there. The case passes only when it differs exactly so; any other
+  difference fails, and so does a gap that has closed (identical now: delete the file).
+  `--pin CASE...` (re)writes the pinned differences of those cases from a run, keeping their "why".
+- **Pinned Claude Code.** Before any case runs, `claude --version` (the oracle's binary: `CLAUDE_BIN`
+  or its own install) must be the version the oracle measures (`claude_oracle.VERSION`) and the
+  version `tests/npm/claude-code/package.json` pins.
+- **Bounded.** After `--max-errors` consecutive oracle errors (Claude Code not starting or giving
+  no result, a run past the oracle's own time limit) the rest is not run and the run fails. A run
+  with no case to compare fails. (mux_diff.py compares two empty views as identical when Claude
+  Code does not run at all; here a run without Claude Code's result event is an error.)
+- **Direct runs kept.** With `HOOKBRIDGE_DIRECT_RUNS` set, Claude Code's run of a case with its
+  hooks registered directly (which hookbridge plays no part in) is kept for the later checks of
+  the same test run (`direct_runs.py`).
+- **Two workers.** `--workers N` cases at a time, except order-sensitive cases (a hook that sleeps:
+  which hook finishes first, or whether one times out, is what the case measures), which run
+  alone, with no other case beside them.
+
+The last line is `mux conformance: N/M identical` as mux_diff.py prints it; exit 0 only if every
+compared case is identical or differs exactly as pinned.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+ORACLE_DIR = os.environ.get("HOOKBRIDGE_ORACLE_DIR") or os.path.join(ROOT, "..", "shared", "oracle")
+sys.path.insert(0, ORACLE_DIR)
+sys.path.insert(0, HERE)
+import claude_oracle  # noqa: E402  (the pinned version and the binary it runs)
+import mux_diff  # noqa: E402
+from direct_runs import checked, direct_run  # noqa: E402  (the direct run, kept for the other checks)
+
+KEYS = ("prelude", "shown", "files", "contents", "ending")
+GAPS = os.path.join(HERE, "gaps")
+PACKAGE = os.path.join(ROOT, "tests", "npm", "claude-code", "package.json")
+
+
+def plain(value):
+    """`value` as JSON reads it back (the views hold tuples; a pinned file holds lists)."""
+    return json.loads(json.dumps(value))
+
+
+def check_claude_version():
+    """The Claude Code the oracle runs is the pinned one, or the reason it is not."""
+    with open(PACKAGE) as f:
+        pinned = json.load(f)["dependencies"]["@anthropic-ai/claude-code"]
+    if pinned != claude_oracle.VERSION:
+        return f"tests/npm/claude-code pins Claude Code {pinned}, the oracle measures {claude_oracle.VERSION}"
+    binary = claude_oracle.claude_bin(None)
+    try:
+        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=60,
+                             stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as e:
+        return f"{binary} --version: {e}"
+    version = (out.stdout.split() or ["?"])[0]
+    if version != pinned:
+        return f"{binary} --version is {out.stdout.strip()!r}, not the pinned {pinned}"
+    print(f"Claude Code {version} ({binary}), as pinned")
+    return None
+
+
+def order_sensitive(spec):
+    """A hook of the case sleeps: the case measures which hook finishes first, or a time limit."""
+    return any("sleep" in command for command in mux_diff.hook_commands(spec))
+
+
+def differences(a, b):
+    """`{key: {"claude": ..., "mux": ...}}` for every view key where the two runs differ."""
+    return {key: {"claude": plain(a[key]), "mux": plain(b[key])} for key in KEYS if plain(a[key]) != plain(b[key])}
+
+
+def compare(case_dir, hookbridge, prepare):
+    """Runs one case both ways; returns its differences (or raises what kept it from running)."""
+    with open(os.path.join(case_dir, "case.json")) as f:
+        spec = json.load(f)
+    ignore = spec.get("mux_contents_ignore", [])
+    tmp = tempfile.mkdtemp(prefix="mux-")
+    try:
+        mux_diff.mux_case(case_dir, hookbridge, tmp)
+        with open(os.path.join(tmp, "case.json")) as f:
+            mux_commands = mux_diff.hook_commands(json.load(f))
+        a = mux_diff.view(direct_run(case_dir), mux_diff.hook_commands(spec), ignore)
+        b = mux_diff.view(checked(mux_diff.run_oracle(tmp, prepare), "hookbridge"), mux_commands, ignore)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return differences(a, b)
+
+
+def read_gap(name):
+    path = os.path.join(GAPS, f"{name}.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def verdict(name, found, gap):
+    """(passed, the lines to print) for a case's differences against its pinned gap, if any."""
+    def shown(diffs):
+        return [f"      {key}: {side:6}={json.dumps(d[side])[:400]}" for key, d in diffs.items() for side in ("claude", "mux")]
+
+    if gap is None:
+        if not found:
+            return True, [f"same  {name}"]
+        return False, [f"DIFF  {name}"] + shown(found)
+    pinned = gap["differences"]
+    if not found:
+        return False, [f"CLOSED {name}: identical now; delete tests/mux/gaps/{name}.json"]
+    if found == pinned:
+        return True, [f"gap   {name} (differs exactly as pinned in tests/mux/gaps/{name}.json: "
+                      f"{', '.join(sorted(found))})"]
+    lines = [f"DIFF  {name}: a known gap, but it differs otherwise than tests/mux/gaps/{name}.json pins"]
+    for key in sorted(set(found) | set(pinned)):
+        if found.get(key) == pinned.get(key):
+            continue
+        lines.append(f"      {key}: pinned {json.dumps(pinned.get(key))[:400]}")
+        lines.append(f"      {key}: now    {json.dumps(found.get(key))[:400]}")
+    return False, lines
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("hookbridge")
+    ap.add_argument("cases", nargs="+")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--max-errors", type=int, default=3, help="consecutive oracle errors before the run stops")
+    ap.add_argument("--pin", nargs="*", default=None, metavar="CASE",
+                    help="write these cases' differences to tests/mux/gaps/ (their `why` is kept)")
+    opts = ap.parse_args()
+    hookbridge = os.path.abspath(opts.hookbridge)
+    prepare = os.environ.get("MUX_PREPARE", "").replace("{hookbridge}", mux_diff.shlex.quote(hookbridge)) or None
+
+    problem = check_claude_version()
+    if problem:
+        print(f"ERROR Claude Code is not the pinned version: {problem}")
+        print("mux conformance: 0/0 identical (not run)")
+        sys.exit(1)
+
+    alone, together, skipped = [], [], []
+    for case_dir in opts.cases:
+        name = os.path.basename(os.path.normpath(case_dir))
+        with open(os.path.join(case_dir, "case.json")) as f:
+            spec = json.load(f)
+        if spec.get("mux") is False:
+            skipped.append(name)
+            continue
+        (alone if order_sensitive(spec) else together).append((name, case_dir))
+    for name in skipped:
+        print(f"skip  {name}")
+    compared = len(alone) + len(together)
+    if compared == 0:
+        print("ERROR no case to compare: the case list is empty (or every case is \"mux\": false)")
+        print("mux conformance: 0/0 identical")
+        sys.exit(1)
+    print(f"{compared} cases: {len(together)} on {opts.workers} workers, then {len(alone)} order-sensitive "
+          f"ones alone" + (f"; {len(skipped)} \"mux\": false skipped" if skipped else ""), flush=True)
+
+    lock = threading.Lock()
+    state = {"same": 0, "gaps": 0, "failed": [], "errors_in_a_row": 0, "stopped": None, "pinned": {}}
+
+    def one(item):
+        name, case_dir = item
+        with lock:
+            if state["stopped"]:
+                return
+        started = time.monotonic()
+        try:
+            found = compare(case_dir, hookbridge, prepare)
+        except Exception as e:  # a failure to run is a failure, not a crash
+            with lock:
+                state["failed"].append(name)
+                state["errors_in_a_row"] += 1
+                print(f"ERROR {name}: {str(e)[-1500:]}", flush=True)
+                if state["errors_in_a_row"] >= opts.max_errors and not state["stopped"]:
+                    state["stopped"] = (f"stopped after {state['errors_in_a_row']} consecutive oracle errors: "
+                                        f"the oracle itself is failing, not one case")
+                    print(f"ERROR {state['stopped']}", flush=True)
+            return
+        seconds = time.monotonic() - started
+        with lock:
+            state["errors_in_a_row"] = 0
+            if opts.pin is not None and name in opts.pin:
+                state["pinned"][name] = found
+            ok, lines = verdict(name, found, read_gap(name))
+            if ok and read_gap(name) is not None:
+                state["gaps"] += 1
+            elif ok:
+                state["same"] += 1
+            else:
+                state["failed"].append(name)
+            lines[0] += f" ({seconds:.0f} s)"
+            print("\n".join(lines), flush=True)
+
+    with ThreadPoolExecutor(max_workers=max(1, opts.workers)) as pool:
+        list(pool.map(one, together))
+    for item in alone:
+        one(item)
+
+    for name, found in state["pinned"].items():
+        old = read_gap(name) or {}
+        path = os.path.join(GAPS, f"{name}.json")
+        os.makedirs(GAPS, exist_ok=True)
+        with open(path, "w") as f:
+            json.dump({"why": old.get("why", "TODO: why hookbridge cannot match this case"), "differences": found},
+                      f, indent=1, sort_keys=True, ensure_ascii=False)
+            f.write("\n")
+        print(f"pinned {name}: {', '.join(sorted(found)) or 'no difference'} -> {os.path.relpath(path, ROOT)}")
+
+    not_run = compared - state["same"] - state["gaps"] - len(state["failed"])
+    note = f" ({state['gaps']} known gap(s) differ as pinned)" if state["gaps"] else ""
+    if not_run:
+        note += f" ({not_run} not run: {state['stopped']})"
+    print(f"mux conformance: {state['same']}/{compared} identical{note}")
+    sys.exit(0 if state["same"] + state["gaps"] == compared else 1)
+
+
+if __name__ == "__main__":
+    main()
