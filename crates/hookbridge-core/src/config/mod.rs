@@ -17,7 +17,9 @@ mod select;
 mod state;
 
 pub use condition::{Condition, ConditionError};
-pub use discover::{discover, read_bounded, DiscoveryOptions, ReadError, HOOKS_DIR_NAME, MAX_CONFIG_BYTES};
+pub use discover::{
+    discover, read_bounded, DiscoveryOptions, ReadError, HOOKS_DIR_FILES, HOOKS_DIR_NAME, MAX_CONFIG_BYTES,
+};
 pub use explain::{Explained, Verdict};
 pub use http_policy::url_matches;
 pub use model::{
