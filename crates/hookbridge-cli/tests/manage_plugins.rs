@@ -46,6 +46,13 @@ fn cli(p: &Project, args: &[&str]) -> common::Finished {
     p.finish(p.hookbridge(&all), b"")
 }
 
+/// `hookbridge ARGS` fails with `code` and a message saying `why`.
+fn refused(p: &Project, args: &[&str], code: i32, why: &str) {
+    let done = cli(p, args);
+    assert_eq!(done.code, Some(code), "{args:?}: {}", done.stderr_str());
+    assert!(done.stderr_str().contains(why), "{args:?}: {}", done.stderr_str());
+}
+
 fn blocked(p: &Project) -> Option<String> {
     let done = p.run("PreToolUse", "claude", &p.payload("PreToolUse"));
     (done.code == Some(2)).then(|| done.stderr_str())
@@ -474,13 +481,7 @@ fn a_plugin_is_never_named_after_a_file_of_the_hooks_directory() {
             vec!["install", plugin.as_str(), "--force"],
             vec!["install", plugin.as_str(), "--force", "--name", reserved],
         ] {
-            let done = cli(&p, &args);
-            assert_eq!(done.code, Some(64), "{args:?}: {}", done.stderr_str());
-            assert!(
-                done.stderr_str().contains("cannot be a plugin name"),
-                "{args:?}: {}",
-                done.stderr_str()
-            );
+            refused(&p, &args, 64, "cannot be a plugin name");
         }
         let done = cli(&p, &["uninstall", reserved]);
         assert_eq!(done.code, Some(64), "{}", done.stderr_str());
@@ -577,13 +578,7 @@ fn a_project_hooks_directory_that_leads_outside_is_not_written() {
         vec!["uninstall", "mine"],
         vec!["disable", "mine"],
     ] {
-        let done = cli(&p, &args);
-        assert_eq!(done.code, Some(1), "{args:?}: {}", done.stderr_str());
-        assert!(
-            done.stderr_str().contains("outside the project"),
-            "{args:?}: {}",
-            done.stderr_str()
-        );
+        refused(&p, &args, 1, "outside the project");
     }
     let names: Vec<_> = fs::read_dir(&user_hooks)
         .unwrap()
@@ -596,13 +591,10 @@ fn a_project_hooks_directory_that_leads_outside_is_not_written() {
     let outside = p.home.join("notes.json");
     fs::write(&outside, "{\"disabledPlugins\": []}").unwrap();
     std::os::unix::fs::symlink(&outside, p.dir.join(".amplifier/hooks/hookbridge-state.json")).unwrap();
-    let done = cli(&p, &["disable", "guard"]);
-    assert_eq!(done.code, Some(1), "{}", done.stderr_str());
-    assert!(
-        done.stderr_str().contains("outside the project"),
-        "{}",
-        done.stderr_str()
-    );
+    for args in [["disable", "guard"], ["uninstall", "guard"]] {
+        refused(&p, &args, 1, "outside the project");
+    }
+    assert!(p.dir.join(".amplifier/hooks/guard").is_dir(), "half an uninstall");
     assert_eq!(fs::read_to_string(&outside).unwrap(), "{\"disabledPlugins\": []}");
 }
 
@@ -642,12 +634,11 @@ fn a_git_subdir_path_stays_inside_the_clone() {
     git(repo.path(), &["commit", "-q", "-m", "catalog"]);
     assert_eq!(cli(&p, &["marketplace", "add", &url]).code, Some(0));
     for (name, _) in &entries[..3] {
-        let done = cli(&p, &["install", &format!("{name}@subdirs")]);
-        assert_eq!(done.code, Some(1), "{name}: {}", done.stderr_str());
-        assert!(
-            done.stderr_str().contains("inside the repository"),
-            "{name}: {}",
-            done.stderr_str()
+        refused(
+            &p,
+            &["install", &format!("{name}@subdirs")],
+            1,
+            "inside the repository",
         );
     }
     let names: Vec<_> = fs::read_dir(p.dir.join(".amplifier/hooks"))

@@ -194,8 +194,11 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
 pub fn uninstall(args: UninstallArgs) -> anyhow::Result<ExitCode> {
     let dir = args.dir.resolve()?;
     check_plugin_name(&args.name)?;
-    // Only the plugin's own entry goes (a symlinked plugin: the link), in a directory in scope.
+    // Only the plugin's own entry goes (a symlinked plugin: the link), in a directory in scope;
+    // the state file its entries leave must be in scope too, or nothing is done.
     let dest = dir.writable()?.join(&args.name);
+    let state_path = dir.dir.join(STATE_FILE_NAME);
+    dir.scope().check(&state_path)?;
     let meta = match std::fs::symlink_metadata(&dest) {
         Ok(meta) => meta,
         Err(_) => {
@@ -223,8 +226,6 @@ pub fn uninstall(args: UninstallArgs) -> anyhow::Result<ExitCode> {
         dest.display()
     ));
     // Its entries in hookbridge-state.json go with it.
-    let state_path = dir.dir.join(STATE_FILE_NAME);
-    let state_target = dir.scope().check(&state_path)?;
     if let Ok(text) = std::fs::read_to_string(&state_path) {
         if let Ok(mut state) = HooksDirState::parse(&text, &state_path) {
             let before = state.clone();
@@ -234,7 +235,7 @@ pub fn uninstall(args: UninstallArgs) -> anyhow::Result<ExitCode> {
                 .retain(|h| h.plugin.as_deref() != Some(args.name.as_str()));
             if state != before {
                 if state.is_empty() {
-                    std::fs::remove_file(&state_target)?;
+                    std::fs::remove_file(&state_path)?;
                 } else {
                     crate::files::write_atomically(&state_path, &state.to_json(), dir.scope())?;
                 }
