@@ -159,61 +159,7 @@ pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
         })
     };
 
-    let mut backup = None;
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        let edit = Edit::of(&target, &file, wanted.as_deref())?;
-        if args.dry_run {
-            if !edit.delete {
-                std::io::stdout().lock().write_all(edit.text.as_bytes())?;
-            }
-            report(&file, &edit.changes, edit.unchanged(), edit.delete, true);
-            break;
-        }
-        if edit.unchanged() {
-            report(&file, &edit.changes, true, false, false);
-            break;
-        }
-        if let (None, Some(old)) = (&backup, edit.original.bytes()) {
-            backup = Some(crate::files::keep_backup(&target, old)?);
-        }
-        let text = (!edit.delete).then_some(edit.text.as_bytes());
-        match crate::files::replace(&target, &edit.original, text)? {
-            crate::files::Replaced::Done => {
-                report(&file, &edit.changes, false, edit.delete, false);
-                if attempt > 1 {
-                    say(format_args!(
-                        "{}: another program changed it while hookbridge was editing it ({} time{}); its changes are kept",
-                        file.display(),
-                        attempt - 1,
-                        if attempt == 2 { "" } else { "s" }
-                    ));
-                }
-                match &backup {
-                    Some(crate::files::Backup::Made(path)) => {
-                        say(format_args!("the previous file is kept as {}", path.display()))
-                    }
-                    Some(crate::files::Backup::Kept(path)) => say(format_args!(
-                        "{} (the file as it was before hookbridge first changed it) is kept as it is",
-                        path.display()
-                    )),
-                    None => {}
-                }
-                break;
-            }
-            crate::files::Replaced::Changed if attempt < MAX_ATTEMPTS => {
-                // Another program wrote the file since it was read: edit its new content, at once
-                // (a writer's next write is furthest away just after one), then backing off a little.
-                let pause = attempt.saturating_sub(3).min(10);
-                std::thread::sleep(std::time::Duration::from_millis(u64::from(pause)));
-            }
-            crate::files::Replaced::Changed => anyhow::bail!(
-                "{}: another program changed it {MAX_ATTEMPTS} times while hookbridge was editing it; nothing was changed, try again",
-                file.display()
-            ),
-        }
-    }
+    edit_settings(&target, &file, wanted.as_deref(), args.dry_run)?;
     if !args.remove && agent.is_none() {
         for (event, meant) in misspelt_events(&set) {
             say(format_args!(
@@ -223,6 +169,71 @@ pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
         warn_about_doubles(&set, &file, &project.dir, home.as_deref());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Register `wanted` in the settings file `target` (named `file` to people), or remove ours for
+/// `None`; with `dry_run` print the result instead. A compare-and-swap: the edit is made on the file
+/// as read, and made again on the new content while another program changes it meanwhile.
+fn edit_settings(
+    target: &Path,
+    file: &Path,
+    wanted: Option<&[Registration]>,
+    dry_run: bool,
+) -> anyhow::Result<()> {
+    let mut backup = None;
+    for attempt in 1..=MAX_ATTEMPTS {
+        let edit = Edit::of(target, file, wanted)?;
+        if dry_run {
+            if !edit.delete {
+                std::io::stdout().lock().write_all(edit.text.as_bytes())?;
+            }
+            report(file, &edit.changes, edit.unchanged(), edit.delete, true);
+            return Ok(());
+        }
+        if edit.unchanged() {
+            report(file, &edit.changes, true, false, false);
+            return Ok(());
+        }
+        if let (None, Some(old)) = (&backup, edit.original.bytes()) {
+            backup = Some(crate::files::keep_backup(target, old)?);
+        }
+        let text = (!edit.delete).then_some(edit.text.as_bytes());
+        if crate::files::replace(target, &edit.original, text)? == crate::files::Replaced::Done {
+            report(file, &edit.changes, false, edit.delete, false);
+            report_written(file, attempt - 1, backup.as_ref());
+            return Ok(());
+        }
+        // Another program wrote the file since it was read: edit its new content, at once (a
+        // writer's next write is furthest away just after one), then backing off a little.
+        let pause = attempt.saturating_sub(3).min(10);
+        std::thread::sleep(std::time::Duration::from_millis(u64::from(pause)));
+    }
+    anyhow::bail!(
+        "{}: another program changed it {MAX_ATTEMPTS} times while hookbridge was editing it; nothing was changed, try again",
+        file.display()
+    )
+}
+
+/// What else a write of `file` did: edits of another program it was made again on top of, the
+/// backup.
+fn report_written(file: &Path, changed_meanwhile: u32, backup: Option<&crate::files::Backup>) {
+    if changed_meanwhile > 0 {
+        say(format_args!(
+            "{}: another program changed it while hookbridge was editing it ({changed_meanwhile} time{}); its changes are kept",
+            file.display(),
+            if changed_meanwhile == 1 { "" } else { "s" }
+        ));
+    }
+    match backup {
+        Some(crate::files::Backup::Made(path)) => {
+            say(format_args!("the previous file is kept as {}", path.display()))
+        }
+        Some(crate::files::Backup::Kept(path)) => say(format_args!(
+            "{} (the file as it was before hookbridge first changed it) is kept as it is",
+            path.display()
+        )),
+        None => {}
+    }
 }
 
 /// One edit of a settings file: what it was read as, and what it becomes.

@@ -110,14 +110,7 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
     for left_out in fetch(&source, &fetched)? {
         say(format_args!("warning: {left_out}"));
     }
-    let name = match args.name.clone() {
-        Some(name) => name,
-        None => match manifest_name(&fetched)?.or(default_name) {
-            Some(name) => name,
-            None => source_name(&source)?,
-        },
-    };
-    check_plugin_name(&name)?;
+    let name = plugin_name(args.name.clone(), &fetched, default_name, &source)?;
     let dest = hooks_dir.join(&name);
     let replaced = std::fs::symlink_metadata(&dest).is_ok();
     if replaced && !args.force {
@@ -453,6 +446,25 @@ fn kind_name(kind: &std::fs::FileType) -> &'static str {
     } else {
         "not a regular file"
     }
+}
+
+/// The plugin's folder name: `--name`, else the manifest's `name`, else the marketplace entry's,
+/// else the last part of the source; checked to be usable.
+fn plugin_name(
+    given: Option<String>,
+    fetched: &Path,
+    default_name: Option<String>,
+    source: &Source,
+) -> anyhow::Result<String> {
+    let name = match given {
+        Some(name) => name,
+        None => match manifest_name(fetched)?.or(default_name) {
+            Some(name) => name,
+            None => source_name(source)?,
+        },
+    };
+    check_plugin_name(&name)?;
+    Ok(name)
 }
 
 /// The `name` in the plugin's `.claude-plugin/plugin.json`, if it has one; a name that cannot be
