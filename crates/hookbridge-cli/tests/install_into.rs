@@ -814,7 +814,7 @@ fn a_renamed_binary_finds_its_own_registrations() {
 
 /// Claude Code writes its settings file while it runs (a permission rule added on "always
 /// allow"), with no lock, as a read, then a rename of a new file. A writer doing that (at least
-/// 250 times, one every 2 ms, for as long as hookbridge runs) while `install-into` and
+/// 250 times, one every 5 ms, for as long as hookbridge runs) while `install-into` and
 /// `install-into --remove` run 12 times loses none of its edits, and hookbridge's registration is
 /// there after a last run. The old read-edit-rename, with the whole run between read and rename,
 /// lost dozens.
@@ -844,7 +844,7 @@ fn a_concurrent_writer_of_the_settings_file_loses_no_edit() {
                 fs::write(&temp, serde_json::to_string_pretty(&settings).unwrap()).unwrap();
                 fs::rename(&temp, &path).unwrap();
                 edits += 1;
-                std::thread::sleep(std::time::Duration::from_millis(2));
+                std::thread::sleep(std::time::Duration::from_millis(5));
             }
             edits
         })

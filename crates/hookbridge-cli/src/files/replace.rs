@@ -9,9 +9,10 @@
 //! file), and [`replace`] takes a new snapshot just before the rename: a change in between
 //! answers [`Replaced::Changed`], and the caller edits the new content and tries again. The rename
 //! is an exchange where the system has one (`renameat2(RENAME_EXCHANGE)` on Linux,
-//! `RENAME_SWAP` on macOS): the version it displaced is then in hand and compared too, and a
-//! version that landed in the microseconds between the check and the exchange is put back at
-//! once, and the edit done again on top of it. A file created meanwhile is never overwritten
+//! `RENAME_SWAP` on macOS): the version it displaced is then in hand and compared too (its
+//! identity first, one `lstat`), and a version that landed between the check and the exchange is
+//! put back two system calls later, and the edit done again on top of it. Only a reader in those
+//! microseconds sees the edit made on the older version. A file created meanwhile is never overwritten
 //! (`RENAME_NOREPLACE`). What no file protocol can stop is the other program's own read-then-rename
 //! dropping hookbridge's edit; running the command again redoes only what is missing.
 
@@ -123,23 +124,29 @@ fn write(target: &Path, expected: &Snapshot, text: &[u8]) -> anyhow::Result<Repl
         Err(e) => return Err(e).with_context(writing),
     }
     // The version just replaced is at the temporary path now (and goes with it when it drops).
-    let displaced = Snapshot::take(temp.path()).with_context(writing)?;
-    if displaced == *expected {
+    // Its identity is looked at first, with one `lstat`, so that a newer version that landed
+    // between the check and the exchange is back in place within microseconds: until then
+    // anyone reading the file reads the edit made on the older one.
+    let identity_at = |path: &Path| -> anyhow::Result<Identity> {
+        Ok(Identity::of(
+            &std::fs::symlink_metadata(path).with_context(writing)?,
+        ))
+    };
+    let displaced = identity_at(temp.path())?;
+    if expected.content.as_ref().map(|(identity, _)| identity) == Some(&displaced)
+        && Snapshot::take(temp.path()).with_context(writing)? == *expected
+    {
         return Ok(Replaced::Done);
     }
     // Another write landed between the check and the exchange: put it back, then edit again.
     exchange(temp.path(), target).with_context(writing)?;
-    if std::fs::symlink_metadata(temp.path())
-        .with_context(writing)?
-        .ino()
-        == ours
-    {
+    if identity_at(temp.path())?.ino == ours {
         return Ok(Replaced::Changed);
     }
     // Yet another write replaced ours meanwhile, and is the newest: it goes back in place, and
     // the one before it (which it followed) is what the temporary path holds again.
     exchange(temp.path(), target).with_context(writing)?;
-    if Snapshot::take(temp.path()).with_context(writing)? == displaced {
+    if identity_at(temp.path())? == displaced {
         return Ok(Replaced::Changed);
     }
     let (_, kept) = temp.keep().map_err(|e| e.error).with_context(writing)?;
