@@ -99,8 +99,30 @@ enum Command {
     Test(dry_run::TestArgs),
     /// Register `hookbridge run` as the agent's hook for every event (`install-into claude`, `gemini`, `codex`), or
     /// remove it (`--remove`).
+    ///
+    /// Writes: one settings file, the one `--scope` names (Claude Code: `<project>/.claude/settings.json`,
+    /// `<project>/.claude/settings.local.json` or `~/.claude/settings.json`; Gemini CLI: `.gemini/settings.json`;
+    /// Codex CLI: `.codex/hooks.json`, in the project or in `~`), and in it only the hooks that run `hookbridge
+    /// run`; it is replaced atomically, with its mode and owner, and only when something changed (if the agent
+    /// writes it meanwhile, the edit is made again on the new content). Beside it, once:
+    /// `<file>.hookbridge-backup`, the file as it was before hookbridge first changed it, with the file's mode and
+    /// owner, never overwritten by a later run.
+    ///
+    /// Never touches: the file's other keys, their order and indentation, its other hooks, or any other file. A
+    /// project or local settings file that leads outside the project (a symlink) is refused; a user-level one is
+    /// written through its symlink (dotfiles).
     InstallInto(install_into::InstallIntoArgs),
     /// Install a plugin (a folder, a git URL or PLUGIN@MARKETPLACE) into the hooks directory.
+    ///
+    /// Writes: one folder, `<hooks dir>/<name>/` (the project's `.amplifier/hooks/`, or with `--user`
+    /// `~/.amplifier/hooks/`): a copy of the plugin's regular files, folders and the symlinks that stay inside it
+    /// (anything else, a FIFO or a link out, is left out and named), assembled in a hidden `.installing-*` folder
+    /// there (a git source is cloned into it) and renamed into place; a plugin of the same name is replaced only
+    /// with `--force`.
+    ///
+    /// Never touches: the source, the other plugins, or the hooks directory's own files (no plugin may be named
+    /// `hooks.json`, `hooks.yaml`, `hooks.yml` or `hookbridge-state.json`). In a project, nothing outside it: a
+    /// hooks directory that leads outside the project (a symlink) is refused.
     Install(manage::plugins::InstallArgs),
     /// Remove an installed plugin.
     Uninstall(manage::plugins::UninstallArgs),
@@ -112,6 +134,15 @@ enum Command {
     Marketplace(manage::marketplace::MarketplaceArgs),
     /// Import another agent's hooks (Claude Code, Gemini CLI, Codex, Cursor, GitHub Copilot) into
     /// `<hooks dir>/from-<agent>/hooks.json`, listing what cannot be carried over.
+    ///
+    /// Reads: the agent's own hook configuration, the project's (with `--user`, the user-level files under `~`).
+    ///
+    /// Writes: one file, `<hooks dir>/from-<agent>/hooks.json` (the project's `.amplifier/hooks/`, or with `--user`
+    /// `~/.amplifier/hooks/`), and its folder; an earlier migration's file is replaced only with `--force`.
+    ///
+    /// Never touches: the agent's files (its hooks keep running there until you remove them), or the other hooks
+    /// and plugins of the hooks directory. In a project, nothing outside it: a `from-<agent>` folder or hooks
+    /// directory that leads outside the project (a symlink, to `~/.amplifier/hooks` say) is refused.
     Migrate(migrate::MigrateArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(docs::CompletionsArgs),

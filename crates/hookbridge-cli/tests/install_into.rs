@@ -596,3 +596,286 @@ fn install_into_codex_registers_the_codex_host_in_hooks_json() {
         migrated.stdout_str()
     );
 }
+
+/// A project's settings file is the repository's: one that is a symlink leading out of the project
+/// (to `~/.docker/config.json`, say), or in a linked folder, is refused — before it is read, so
+/// `--dry-run` does not print it either — and the file it leads to is untouched; a link that
+/// stays inside the project is followed.
+#[test]
+fn a_project_settings_file_that_leads_outside_the_project_is_refused() {
+    let secret = "{\"auths\": {\"registry\": {\"auth\": \"c2VjcmV0\"}}}\n";
+    for (agent, scope, name) in [
+        ("claude", "project", ".claude/settings.json"),
+        ("claude", "local", ".claude/settings.local.json"),
+        ("gemini", "project", ".gemini/settings.json"),
+        ("codex", "project", ".codex/hooks.json"),
+    ] {
+        let p = Project::new(json!({"hooks": {}}));
+        let outside = p.home.join(".docker/config.json");
+        fs::create_dir_all(outside.parent().unwrap()).unwrap();
+        fs::write(&outside, secret).unwrap();
+        let link = p.dir.join(name);
+        fs::create_dir_all(link.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&outside, &link).unwrap();
+        for extra in [
+            &["--scope", scope][..],
+            &["--scope", scope, "--dry-run"],
+            &["--scope", scope, "--remove"],
+        ] {
+            let done = install_for(&p, agent, extra);
+            assert_eq!(done.code, Some(1), "{agent} {extra:?}: {}", done.stderr_str());
+            let err = done.stderr_str();
+            assert!(err.contains("outside the project"), "{agent} {extra:?}: {err}");
+            assert!(err.contains("nothing was changed"), "{err}");
+            assert!(
+                !done.stdout_str().contains("c2VjcmV0"),
+                "{agent}: the file was printed"
+            );
+        }
+        assert_eq!(fs::read_to_string(&outside).unwrap(), secret, "{agent} {scope}");
+        let beside: Vec<_> = fs::read_dir(outside.parent().unwrap()).unwrap().collect();
+        assert_eq!(beside.len(), 1, "{agent}: nothing was written beside it");
+        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    }
+
+    // The whole `.claude` folder linked to the user's: the same refusal.
+    let p = Project::new(json!({"hooks": {}}));
+    let user_claude = p.home.join(".claude");
+    fs::create_dir_all(&user_claude).unwrap();
+    fs::write(user_claude.join("settings.json"), "{\"model\": \"opus\"}\n").unwrap();
+    std::os::unix::fs::symlink(&user_claude, p.dir.join(".claude")).unwrap();
+    let done = install(&p, &[]);
+    assert_eq!(done.code, Some(1), "{}", done.stderr_str());
+    assert!(
+        done.stderr_str().contains("outside the project"),
+        "{}",
+        done.stderr_str()
+    );
+    assert_eq!(
+        fs::read_to_string(user_claude.join("settings.json")).unwrap(),
+        "{\"model\": \"opus\"}\n"
+    );
+
+    // A link inside the project is the project's own choice.
+    let p = Project::new(json!({"hooks": {}}));
+    let shared = p.file("config/claude-settings.json", "{\"model\": \"opus\"}\n");
+    fs::create_dir_all(p.dir.join(".claude")).unwrap();
+    std::os::unix::fs::symlink("../config/claude-settings.json", settings_path(&p)).unwrap();
+    let done = install(&p, &[]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    our_hook(&parsed(&shared), "Stop");
+    assert!(fs::symlink_metadata(settings_path(&p))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}
+
+/// A settings file can hold an API key: its backup is created with the file's mode (and owner,
+/// which root can give), and the first backup — the file as it was before hookbridge — is never
+/// overwritten by a later run; the rewritten file keeps its mode and owner too.
+#[test]
+fn backups_keep_the_mode_and_owner_and_the_first_one_stays() {
+    use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+    let p = Project::new(json!({"hooks": {}}));
+    let original = "{\n  \"env\": {\n    \"ANTHROPIC_API_KEY\": \"sk-ant-secret\"\n  }\n}\n";
+    let path = p.file(".claude/settings.json", original);
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+    // Root can hand the file to another user; then the backup and the new file must stay theirs.
+    let other_owner = std::os::unix::fs::chown(&path, Some(65534), Some(65534)).is_ok();
+    let owner = (
+        fs::metadata(&path).unwrap().uid(),
+        fs::metadata(&path).unwrap().gid(),
+    );
+    let backup = path.with_file_name("settings.json.hookbridge-backup");
+
+    let done = install(&p, &[]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    for file in [&backup, &path] {
+        let meta = fs::metadata(file).unwrap();
+        assert_eq!(meta.mode() & 0o777, 0o600, "{}", file.display());
+        assert_eq!(
+            (meta.uid(), meta.gid()),
+            owner,
+            "{} (other owner: {other_owner})",
+            file.display()
+        );
+    }
+    assert_eq!(fs::read_to_string(&backup).unwrap(), original);
+
+    // Later runs (a removal, an install after an edit) keep the first backup as it is.
+    assert_eq!(install(&p, &["--remove"]).code, Some(0));
+    assert_eq!(fs::read_to_string(&path).unwrap(), original);
+    fs::write(&path, "{\"model\": \"opus\"}\n").unwrap();
+    let again = install(&p, &[]);
+    assert_eq!(again.code, Some(0), "{}", again.stderr_str());
+    assert!(
+        again.stderr_str().contains("before hookbridge first changed it"),
+        "{}",
+        again.stderr_str()
+    );
+    assert_eq!(fs::read_to_string(&backup).unwrap(), original);
+
+    // A symlink at the backup's name is not written through: nothing is changed.
+    let p = Project::new(json!({"hooks": {}}));
+    let path = p.file(".claude/settings.json", "{}\n");
+    let elsewhere = p.home.join(".bashrc");
+    fs::write(&elsewhere, "# mine\n").unwrap();
+    std::os::unix::fs::symlink(&elsewhere, path.with_file_name("settings.json.hookbridge-backup")).unwrap();
+    let done = install(&p, &[]);
+    assert_eq!(done.code, Some(1), "{}", done.stderr_str());
+    assert!(
+        done.stderr_str().contains("not a regular file"),
+        "{}",
+        done.stderr_str()
+    );
+    assert_eq!(fs::read_to_string(&elsewhere).unwrap(), "# mine\n");
+    assert_eq!(fs::read_to_string(&path).unwrap(), "{}\n");
+}
+
+/// A copy of hookbridge under another name (`hookbridge-1.2`, not on PATH, so it registers its
+/// absolute path) recognises its own registrations by what they run: a second run changes nothing,
+/// another copy replaces them in place, and `--remove` takes them out.
+#[test]
+fn a_renamed_binary_finds_its_own_registrations() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let p = Project::new(json!({"hooks": {"PostToolUse": [{"hooks": [
+        {"type": "command", "command": "true", "async": true}
+    ]}]}}));
+    let copy = p.home.join("opt/hookbridge-1.2");
+    fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    fs::copy(common::hookbridge_bin(), &copy).unwrap();
+    fs::set_permissions(&copy, fs::Permissions::from_mode(0o755)).unwrap();
+    let dir = p.dir.to_string_lossy().into_owned();
+    let run_copy = |extra: &[&str]| {
+        let mut cmd = p.hookbridge(&[]);
+        cmd.env("PATH", "/usr/bin:/bin");
+        let mut args = vec!["install-into", "claude", "--project-dir", dir.as_str()];
+        args.extend_from_slice(extra);
+        let mut with_copy = std::process::Command::new(&copy);
+        with_copy.args(&args);
+        for (key, value) in cmd.get_envs() {
+            match value {
+                Some(value) => with_copy.env(key, value),
+                None => with_copy.env_remove(key),
+            };
+        }
+        with_copy.current_dir(&p.dir);
+        p.finish(with_copy, b"")
+    };
+    let count = |settings: &Value| -> usize {
+        settings["hooks"]
+            .as_object()
+            .unwrap()
+            .values()
+            .flat_map(|groups| groups.as_array().unwrap())
+            .flat_map(|g| g["hooks"].as_array().unwrap())
+            .count()
+    };
+
+    let first = run_copy(&[]);
+    assert_eq!(first.code, Some(0), "{}", first.stderr_str());
+    let settings = parsed(&settings_path(&p));
+    let command = settings["hooks"]["Stop"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        command.ends_with("/opt/hookbridge-1.2 run --event Stop"),
+        "{command}"
+    );
+    let hooks = count(&settings);
+    let bytes = fs::read(settings_path(&p)).unwrap();
+
+    let second = run_copy(&[]);
+    assert_eq!(second.code, Some(0), "{}", second.stderr_str());
+    assert!(
+        second.stderr_str().contains("already up to date"),
+        "{}",
+        second.stderr_str()
+    );
+    assert_eq!(
+        fs::read(settings_path(&p)).unwrap(),
+        bytes,
+        "registrations doubled"
+    );
+
+    // Another copy (the one on PATH, say) replaces them in place.
+    let other = install(&p, &[]);
+    assert_eq!(other.code, Some(0), "{}", other.stderr_str());
+    let settings = parsed(&settings_path(&p));
+    assert_eq!(count(&settings), hooks, "{settings}");
+    assert_eq!(
+        our_hook(&settings, "Stop")["command"],
+        "hookbridge run --event Stop"
+    );
+    assert_eq!(run_copy(&[]).code, Some(0));
+
+    let removed = run_copy(&["--remove"]);
+    assert_eq!(removed.code, Some(0), "{}", removed.stderr_str());
+    assert!(
+        !settings_path(&p).exists(),
+        "{:?}",
+        p.read(".claude/settings.json")
+    );
+}
+
+/// Claude Code writes its settings file while it runs (a permission rule added on "always
+/// allow"), with no lock, as a read, then a rename of a new file. A writer doing that (at least
+/// 250 times, one every 5 ms, for as long as hookbridge runs) while `install-into` and
+/// `install-into --remove` run 12 times loses none of its edits, and hookbridge's registration is
+/// there after a last run. The old read-edit-rename, with the whole run between read and rename,
+/// lost dozens.
+#[test]
+fn a_concurrent_writer_of_the_settings_file_loses_no_edit() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    const EDITS: usize = 250;
+    const RUNS: usize = 12;
+    let p = Project::new(json!({"hooks": {}}));
+    let path = p.file(
+        ".claude/settings.json",
+        "{\n  \"permissions\": {\n    \"allow\": []\n  }\n}\n",
+    );
+    let hookbridge_done = std::sync::Arc::new(AtomicBool::new(false));
+    let writer = {
+        let path = path.clone();
+        let hookbridge_done = hookbridge_done.clone();
+        std::thread::spawn(move || {
+            let mut edits = 0;
+            while edits < EDITS || !hookbridge_done.load(Ordering::SeqCst) {
+                let mut settings: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+                settings["permissions"]["allow"]
+                    .as_array_mut()
+                    .unwrap()
+                    .push(json!(format!("Bash(echo {edits})")));
+                let temp = path.with_file_name(format!(".settings.json.tmp.{edits}"));
+                fs::write(&temp, serde_json::to_string_pretty(&settings).unwrap()).unwrap();
+                fs::rename(&temp, &path).unwrap();
+                edits += 1;
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            edits
+        })
+    };
+    let mut retried = 0;
+    for run in 0..RUNS {
+        let extra: &[&str] = if run % 2 == 0 { &[] } else { &["--remove"] };
+        let done = install(&p, extra);
+        assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+        retried += usize::from(done.stderr_str().contains("another program changed it"));
+    }
+    hookbridge_done.store(true, Ordering::SeqCst);
+    let edits = writer.join().unwrap();
+    let settings = parsed(&path);
+    let allowed = settings["permissions"]["allow"].as_array().unwrap();
+    let lost: Vec<usize> = (0..edits)
+        .filter(|i| !allowed.contains(&json!(format!("Bash(echo {i})"))))
+        .collect();
+    println!(
+        "{edits} edits by the writer, {RUNS} install-into runs ({retried} saw the file change and edited again), {} edits lost",
+        lost.len()
+    );
+    assert!(lost.is_empty(), "{} of {edits} edits lost: {lost:?}", lost.len());
+    assert_eq!(allowed.len(), edits, "{settings}");
+    assert_eq!(install(&p, &[]).code, Some(0));
+    our_hook(&parsed(&path), "Stop");
+}

@@ -46,6 +46,13 @@ fn cli(p: &Project, args: &[&str]) -> common::Finished {
     p.finish(p.hookbridge(&all), b"")
 }
 
+/// `hookbridge ARGS` fails with `code` and a message saying `why`.
+fn refused(p: &Project, args: &[&str], code: i32, why: &str) {
+    let done = cli(p, args);
+    assert_eq!(done.code, Some(code), "{args:?}: {}", done.stderr_str());
+    assert!(done.stderr_str().contains(why), "{args:?}: {}", done.stderr_str());
+}
+
 fn blocked(p: &Project) -> Option<String> {
     let done = p.run("PreToolUse", "claude", &p.payload("PreToolUse"));
     (done.code == Some(2)).then(|| done.stderr_str())
@@ -442,4 +449,259 @@ fn validate_text_has_a_help_line_and_colours_only_when_asked() {
     ]);
     cmd.env("CLICOLOR_FORCE", "1");
     assert!(!p.finish(cmd, b"").stderr_str().contains('\u{1b}'));
+}
+
+/// The files discovery reads in a hooks directory are no plugin names, `--force` or not: a plugin
+/// whose manifest calls it `hooks.json` would replace the user's own guard file, one called
+/// `hookbridge-state.json` the disabled list; `uninstall` of those names is refused too.
+#[test]
+fn a_plugin_is_never_named_after_a_file_of_the_hooks_directory() {
+    let guard = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "echo 'my guard' >&2; exit 2"}
+    ]}]}});
+    let p = Project::new(guard.clone());
+    let hooks_dir = p.dir.join(".amplifier/hooks");
+    fs::write(
+        hooks_dir.join("hookbridge-state.json"),
+        "{\"disabledPlugins\": [\"gone\"]}",
+    )
+    .unwrap();
+    let before = |name: &str| fs::read_to_string(hooks_dir.join(name)).unwrap();
+    let (guard_text, state_text) = (before("hooks.json"), before("hookbridge-state.json"));
+    let sources = tempfile::tempdir().unwrap();
+    for reserved in ["hooks.json", "hookbridge-state.json", "hooks.yaml", "Hooks.JSON"] {
+        let plugin = guard_plugin(sources.path(), &format!("p-{}", reserved.len()), "evil");
+        fs::write(
+            plugin.join(".claude-plugin/plugin.json"),
+            json!({"name": reserved}).to_string(),
+        )
+        .unwrap();
+        let plugin = plugin.to_string_lossy().into_owned();
+        for args in [
+            vec!["install", plugin.as_str(), "--force"],
+            vec!["install", plugin.as_str(), "--force", "--name", reserved],
+        ] {
+            refused(&p, &args, 64, "cannot be a plugin name");
+        }
+        let done = cli(&p, &["uninstall", reserved]);
+        assert_eq!(done.code, Some(64), "{}", done.stderr_str());
+    }
+    assert_eq!(before("hooks.json"), guard_text);
+    assert_eq!(before("hookbridge-state.json"), state_text);
+    let leftovers: Vec<_> = fs::read_dir(&hooks_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(leftovers.len(), 2, "{leftovers:?}");
+    assert_eq!(blocked(&p).as_deref(), Some("my guard\n"));
+}
+
+/// A plugin folder holding a FIFO (which a plain copy would open and wait on forever), a socket
+/// or a symlink out of the plugin installs without them, each named; nothing is left staging.
+#[test]
+fn a_plugin_copy_takes_regular_files_folders_and_links_inside_only() {
+    let p = Project::new(json!({"hooks": {}}));
+    let sources = tempfile::tempdir().unwrap();
+    let dir = p.dir.to_string_lossy().into_owned();
+    let install = |plugin: &Path| {
+        let cmd = p.hookbridge(&["install", &plugin.to_string_lossy(), "--project-dir", &dir]);
+        let done = common::run_with_deadline(cmd, b"", std::time::Duration::from_secs(20));
+        assert!(!done.timed_out, "install of {} hung", plugin.display());
+        assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+        done.stderr_str()
+    };
+    let left_out = |err: &str, name: &str, what: &str| {
+        assert!(
+            err.lines()
+                .any(|l| l.contains(name) && l.contains("left out") && l.contains(what)),
+            "{name}: {err}"
+        );
+    };
+
+    let piped = guard_plugin(sources.path(), "piped", "copied");
+    let made = std::process::Command::new(common::require_program("mkfifo"))
+        .arg(piped.join("scripts/pipe"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    left_out(&install(&piped), "pipe", "a FIFO");
+    assert_eq!(blocked(&p).as_deref(), Some("copied\n"));
+    assert!(fs::symlink_metadata(p.dir.join(".amplifier/hooks/piped/scripts/pipe")).is_err());
+    cli(&p, &["uninstall", "piped"]);
+
+    let odd = guard_plugin(sources.path(), "odd", "copied");
+    let _socket = std::os::unix::net::UnixListener::bind(odd.join("sock")).unwrap();
+    let secret = p.home.join(".ssh/id_ed25519");
+    fs::create_dir_all(secret.parent().unwrap()).unwrap();
+    fs::write(&secret, "PRIVATE KEY").unwrap();
+    std::os::unix::fs::symlink(&secret, odd.join("scripts/key")).unwrap();
+    std::os::unix::fs::symlink("../../../..", odd.join("scripts/up")).unwrap();
+    std::os::unix::fs::symlink("guard.sh", odd.join("scripts/guard-link.sh")).unwrap();
+    let err = install(&odd);
+    left_out(&err, "sock", "a socket");
+    left_out(&err, "key", "outside the plugin");
+    left_out(&err, "up", "outside the plugin");
+    let installed = p.dir.join(".amplifier/hooks/odd");
+    assert!(installed.join("scripts/guard.sh").is_file());
+    assert!(fs::symlink_metadata(installed.join("scripts/guard-link.sh"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    for gone in ["sock", "scripts/key", "scripts/up"] {
+        assert!(
+            fs::symlink_metadata(installed.join(gone)).is_err(),
+            "{gone} was copied"
+        );
+    }
+    let staging: Vec<_> = fs::read_dir(p.dir.join(".amplifier/hooks"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(staging.is_empty(), "{staging:?}");
+    assert_eq!(blocked(&p).as_deref(), Some("copied\n"));
+}
+
+/// A project whose `.amplifier/hooks` links to the user's hooks directory, or whose state file
+/// links out: `install`, `disable` and `uninstall` refuse to write there.
+#[test]
+fn a_project_hooks_directory_that_leads_outside_is_not_written() {
+    let p = Project::new(json!({"hooks": {}}));
+    let user_hooks = p.home.join(".amplifier/hooks");
+    guard_plugin(&user_hooks, "mine", "the user's");
+    fs::remove_dir_all(p.dir.join(".amplifier/hooks")).unwrap();
+    std::os::unix::fs::symlink(&user_hooks, p.dir.join(".amplifier/hooks")).unwrap();
+    let sources = tempfile::tempdir().unwrap();
+    let plugin = guard_plugin(sources.path(), "guard", "from the repository");
+    for args in [
+        vec!["install", plugin.to_str().unwrap()],
+        vec!["uninstall", "mine"],
+        vec!["disable", "mine"],
+    ] {
+        refused(&p, &args, 1, "outside the project");
+    }
+    let names: Vec<_> = fs::read_dir(&user_hooks)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["mine"]);
+
+    let p = Project::new(json!({"hooks": {}}));
+    guard_plugin(&p.dir.join(".amplifier/hooks"), "guard", "x");
+    let outside = p.home.join("notes.json");
+    fs::write(&outside, "{\"disabledPlugins\": []}").unwrap();
+    std::os::unix::fs::symlink(&outside, p.dir.join(".amplifier/hooks/hookbridge-state.json")).unwrap();
+    for args in [["disable", "guard"], ["uninstall", "guard"]] {
+        refused(&p, &args, 1, "outside the project");
+    }
+    assert!(p.dir.join(".amplifier/hooks/guard").is_dir(), "half an uninstall");
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "{\"disabledPlugins\": []}");
+}
+
+/// A catalog's `git-subdir` `path` stays inside the clone: an absolute path, a `..` out of it, or
+/// a symlink in the repository that leads out is refused, and nothing is installed.
+#[test]
+fn a_git_subdir_path_stays_inside_the_clone() {
+    let p = Project::new(json!({"hooks": {}}));
+    let elsewhere = tempfile::tempdir().unwrap();
+    let local = guard_plugin(elsewhere.path(), "local", "a local folder");
+    let repo = tempfile::tempdir().unwrap();
+    guard_plugin(&repo.path().join("plugins"), "inside", "from the clone");
+    std::os::unix::fs::symlink(&local, repo.path().join("plugins/linked")).unwrap();
+    let url = format!("file://{}", repo.path().display());
+    let relative_out = format!(
+        "{}{}",
+        "../".repeat(30),
+        local.display().to_string().trim_start_matches('/')
+    );
+    let entries = [
+        ("absolute", local.to_string_lossy().into_owned()),
+        ("climbing", relative_out),
+        ("linked", "plugins/linked".to_string()),
+        ("inside", "plugins/inside".to_string()),
+    ];
+    fs::create_dir_all(repo.path().join(".claude-plugin")).unwrap();
+    fs::write(
+        repo.path().join(".claude-plugin/marketplace.json"),
+        json!({"name": "subdirs", "owner": {"name": "t"}, "plugins": entries.iter().map(|(name, path)| json!(
+            {"name": name, "source": {"source": "git-subdir", "url": url, "path": path}}
+        )).collect::<Vec<_>>()})
+        .to_string(),
+    )
+    .unwrap();
+    git(repo.path(), &["init", "-q"]);
+    git(repo.path(), &["add", "-A"]);
+    git(repo.path(), &["commit", "-q", "-m", "catalog"]);
+    assert_eq!(cli(&p, &["marketplace", "add", &url]).code, Some(0));
+    for (name, _) in &entries[..3] {
+        refused(
+            &p,
+            &["install", &format!("{name}@subdirs")],
+            1,
+            "inside the repository",
+        );
+    }
+    let names: Vec<_> = fs::read_dir(p.dir.join(".amplifier/hooks"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["hooks.json"], "nothing was installed");
+    let done = cli(&p, &["install", "inside@subdirs"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    assert_eq!(blocked(&p).as_deref(), Some("from the clone\n"));
+}
+
+/// A marketplace added under a name another source already holds is refused (saying which),
+/// unless `--force`, which says what it replaced; the same source again is a refresh.
+#[test]
+fn a_marketplace_name_taken_by_another_source_needs_force() {
+    let p = Project::new(json!({"hooks": {}}));
+    let catalog = |root: &Path, reason: &str| {
+        guard_plugin(&root.join("plugins"), "guard", reason);
+        fs::create_dir_all(root.join(".claude-plugin")).unwrap();
+        fs::write(
+            root.join(".claude-plugin/marketplace.json"),
+            json!({"name": "tools", "owner": {"name": "t"}, "plugins": [
+                {"name": "guard", "source": "./plugins/guard"}
+            ]})
+            .to_string(),
+        )
+        .unwrap();
+    };
+    let first = tempfile::tempdir().unwrap();
+    let second = tempfile::tempdir().unwrap();
+    catalog(first.path(), "the first");
+    catalog(second.path(), "the second");
+    let (first_path, second_path) = (first.path().to_str().unwrap(), second.path().to_str().unwrap());
+    assert_eq!(cli(&p, &["marketplace", "add", first_path]).code, Some(0));
+    let registry = p.home.join(".amplifier/marketplaces.json");
+    let before = fs::read_to_string(&registry).unwrap();
+
+    let done = cli(&p, &["marketplace", "add", second_path]);
+    assert_eq!(done.code, Some(64), "{}", done.stderr_str());
+    let err = done.stderr_str();
+    assert!(
+        err.contains("already added from") && err.contains(first_path),
+        "{err}"
+    );
+    assert!(err.contains("--force"), "{err}");
+    assert_eq!(fs::read_to_string(&registry).unwrap(), before);
+    assert_eq!(cli(&p, &["install", "guard@tools"]).code, Some(0));
+    assert_eq!(blocked(&p).as_deref(), Some("the first\n"));
+
+    let again = cli(&p, &["marketplace", "add", first_path]);
+    assert!(
+        again.stderr_str().contains("refreshed marketplace `tools`"),
+        "{}",
+        again.stderr_str()
+    );
+    let forced = cli(&p, &["marketplace", "add", "--force", second_path]);
+    assert_eq!(forced.code, Some(0), "{}", forced.stderr_str());
+    assert!(
+        forced.stderr_str().contains("replaced (it was") && forced.stderr_str().contains(first_path),
+        "{}",
+        forced.stderr_str()
+    );
+    assert_eq!(cli(&p, &["install", "guard@tools", "--force"]).code, Some(0));
+    assert_eq!(blocked(&p).as_deref(), Some("the second\n"));
 }

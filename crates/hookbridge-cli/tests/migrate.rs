@@ -232,3 +232,54 @@ fn nothing_to_migrate_and_broken_files_are_said_plainly() {
         done.stderr_str()
     );
 }
+
+/// A repository whose `.amplifier/hooks/from-claude` is a symlink to the user's hooks directory
+/// would turn its hooks into the user's, run in every project: the migration is refused (with
+/// `--force` and `--dry-run` too) and nothing is written there; so is one whose whole hooks
+/// directory links out. `--user` still writes the user's own hooks directory.
+#[test]
+fn a_migration_that_would_land_outside_the_project_is_refused() {
+    let p = project_with("claude");
+    let user_hooks = p.home.join(".amplifier/hooks");
+    fs::create_dir_all(&user_hooks).unwrap();
+    std::os::unix::fs::symlink(&user_hooks, p.dir.join(".amplifier/hooks/from-claude")).unwrap();
+    for extra in [&[][..], &["--force"], &["--dry-run"]] {
+        let done = migrate(&p, "claude", extra);
+        assert_eq!(done.code, Some(1), "{extra:?}: {}", done.stderr_str());
+        let err = done.stderr_str();
+        assert!(err.contains("outside the project"), "{extra:?}: {err}");
+        assert!(
+            err.contains(&user_hooks.join("hooks.json").display().to_string()),
+            "{err}"
+        );
+    }
+    assert_eq!(
+        fs::read_dir(&user_hooks).unwrap().count(),
+        0,
+        "written into the user's hooks"
+    );
+
+    let p = project_with("claude");
+    let user_hooks = p.home.join(".amplifier/hooks");
+    fs::create_dir_all(&user_hooks).unwrap();
+    fs::remove_dir_all(p.dir.join(".amplifier/hooks")).unwrap();
+    std::os::unix::fs::symlink(&user_hooks, p.dir.join(".amplifier/hooks")).unwrap();
+    let done = migrate(&p, "claude", &[]);
+    assert_eq!(done.code, Some(1), "{}", done.stderr_str());
+    assert!(
+        done.stderr_str().contains("outside the project"),
+        "{}",
+        done.stderr_str()
+    );
+    assert_eq!(fs::read_dir(&user_hooks).unwrap().count(), 0);
+
+    // The user's own settings, migrated with --user, go to the user's own hooks directory.
+    copy(&p.dir.join(".claude"), &{
+        let dir = p.home.join(".claude");
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    });
+    let done = migrate(&p, "claude", &["--user"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    assert!(user_hooks.join("from-claude/hooks.json").exists());
+}

@@ -214,6 +214,13 @@ fn migrate_dry_run() {
 fn help_and_schema() {
     let p = project();
     assert_redacted_snapshot!("help", shown(&p, &["--help"], b""));
+    // What the commands that write files say they write, where, and never touch.
+    for command in ["install-into", "install", "migrate"] {
+        assert_redacted_snapshot!(
+            format!("help_{}", command.replace('-', "_")),
+            shown(&p, &[command, "--help"], b"")
+        );
+    }
     assert_redacted_snapshot!("schema", shown_json(&p, &["schema"], b""));
     assert_redacted_snapshot!(
         "schema_hook_output",

@@ -4,9 +4,11 @@
 //! Pure: a parsed document in, the edited document and a list of what changed out. The file's
 //! other keys, their order (serde_json's `preserve_order`) and every other hook stay as they were,
 //! and applying the same registrations twice changes nothing, so a second `install-into` writes no
-//! byte. A hook is "ours" when its shell command's first two words are `hookbridge` (any path
-//! ending in it) and `run`: the registration this module writes, or one copied by hand from the
-//! README — both are replaced, never doubled.
+//! byte. A hook is "ours" by what it runs, not by the program's name: its shell command is the
+//! shape this module writes — any program, then exactly `run [--host H] --event <the event it is
+//! registered on>` and the async flags — so a renamed or versioned copy (`hookbridge-1.2`) finds
+//! and replaces its own entries; or its first two words are `hookbridge` (any path ending in it)
+//! and `run`, as copied by hand from the README. Either is replaced, never doubled.
 
 use serde_json::{Map, Value};
 
@@ -32,8 +34,8 @@ impl Registration {
         let mut main = self.command.clone();
         let mut hooks = Vec::new();
         for (timeout, flag, key) in [
-            (self.async_timeout, "--async-hooks", "async"),
-            (self.rewake_timeout, "--async-rewake-hooks", "asyncRewake"),
+            (self.async_timeout, ASYNC_FLAGS[0], "async"),
+            (self.rewake_timeout, ASYNC_FLAGS[1], "asyncRewake"),
         ] {
             if let Some(timeout) = timeout {
                 main.push_str(&format!(" {flag} skip"));
@@ -77,15 +79,46 @@ pub enum ShapeError {
     EventNotAList(String),
 }
 
-/// Whether `command` runs `hookbridge run` (see the module doc).
-pub fn is_hookbridge_run(command: &str) -> bool {
-    let mut words = hookbridge_core::shell_words::simple_command(command, &|_| None)
+/// The flags a registration adds after `--event E`, each with `skip` or `only` (see
+/// [`Registration::group`]).
+const ASYNC_FLAGS: [&str; 2] = ["--async-hooks", "--async-rewake-hooks"];
+
+/// Whether `command`, registered on `event`, runs `hookbridge run` (see the module doc).
+pub fn is_hookbridge_run(command: &str, event: &str) -> bool {
+    let words = hookbridge_core::shell_words::simple_command(command, &|_| None)
         .map(|command| command.words)
-        .unwrap_or_default()
-        .into_iter();
-    let program = words.next().unwrap_or_default();
-    let name = program.rsplit('/').next().unwrap_or_default();
-    name == "hookbridge" && words.next().as_deref() == Some("run")
+        .unwrap_or_default();
+    let [program, run, rest @ ..] = words.as_slice() else {
+        return false;
+    };
+    if run != "run" {
+        return false;
+    }
+    program.rsplit('/').next() == Some("hookbridge") || is_registration_tail(rest, event)
+}
+
+/// `[--host H] --event <event>`, then each of [`ASYNC_FLAGS`] at most once with `skip` or `only`:
+/// the arguments after `run` of a registration of `event`, whatever the program is called.
+fn is_registration_tail(words: &[String], event: &str) -> bool {
+    let words = match words {
+        [host, _, rest @ ..] if host == "--host" => rest,
+        _ => words,
+    };
+    let [flag, named, flags @ ..] = words else {
+        return false;
+    };
+    if flag != "--event" || named != event || flags.len() % 2 != 0 {
+        return false;
+    }
+    let pairs: Vec<(&str, &str)> = flags
+        .chunks(2)
+        .map(|pair| (pair[0].as_str(), pair[1].as_str()))
+        .collect();
+    pairs.iter().enumerate().all(|(i, (flag, value))| {
+        ASYNC_FLAGS.contains(flag)
+            && ["skip", "only"].contains(value)
+            && !pairs[..i].iter().any(|(earlier, _)| earlier == flag)
+    })
 }
 
 /// Make `settings` register exactly `wanted` (one group per event, at the place of the first
@@ -101,13 +134,16 @@ pub fn register(settings: &mut Value, wanted: &[Registration]) -> Result<Changes
             .as_array_mut()
             .expect("checked");
         let desired = registration.group();
-        let ours: Vec<usize> = (0..groups.len()).filter(|&i| holds_ours(&groups[i])).collect();
+        let event = registration.event.as_str();
+        let ours: Vec<usize> = (0..groups.len())
+            .filter(|&i| holds_ours(&groups[i], event))
+            .collect();
         if ours.len() == 1 && groups[ours[0]] == desired {
             changes.unchanged.push(registration.event.clone());
             continue;
         }
         let place = ours.first().copied();
-        let place = strip_ours(groups, place);
+        let place = strip_ours(groups, event, place);
         match place {
             Some(at) => {
                 groups.insert(at, desired);
@@ -123,7 +159,9 @@ pub fn register(settings: &mut Value, wanted: &[Registration]) -> Result<Changes
         .iter()
         .filter(|(event, groups)| {
             !wanted.iter().any(|r| &r.event == *event)
-                && groups.as_array().is_some_and(|g| g.iter().any(holds_ours))
+                && groups
+                    .as_array()
+                    .is_some_and(|g| g.iter().any(|group| holds_ours(group, event)))
         })
         .map(|(event, _)| event.clone())
         .collect();
@@ -143,7 +181,11 @@ pub fn unregister(settings: &mut Value) -> Result<Changes, ShapeError> {
     check_lists(hooks)?;
     let events: Vec<String> = hooks
         .iter()
-        .filter(|(_, groups)| groups.as_array().is_some_and(|g| g.iter().any(holds_ours)))
+        .filter(|(event, groups)| {
+            groups
+                .as_array()
+                .is_some_and(|g| g.iter().any(|group| holds_ours(group, event)))
+        })
         .map(|(event, _)| event.clone())
         .collect();
     for event in events {
@@ -166,7 +208,7 @@ pub fn other_commands(settings: &Value) -> Vec<(String, String)> {
         for group in groups.as_array().into_iter().flatten() {
             for hook in group.get("hooks").and_then(Value::as_array).into_iter().flatten() {
                 if let Some(command) = hook.get("command").and_then(Value::as_str) {
-                    if !is_ours(hook) {
+                    if !is_ours(hook, event) {
                         found.push((event.clone(), command.to_string()));
                     }
                 }
@@ -184,7 +226,11 @@ pub fn registered_events(settings: &Value) -> Vec<String> {
         .map(|hooks| {
             hooks
                 .iter()
-                .filter(|(_, groups)| groups.as_array().is_some_and(|g| g.iter().any(holds_ours)))
+                .filter(|(event, groups)| {
+                    groups
+                        .as_array()
+                        .is_some_and(|g| g.iter().any(|group| holds_ours(group, event)))
+                })
                 .map(|(event, _)| event.clone())
                 .collect()
         })
@@ -214,33 +260,33 @@ fn check_lists(hooks: &Map<String, Value>) -> Result<(), ShapeError> {
     }
 }
 
-fn is_ours(hook: &Value) -> bool {
+fn is_ours(hook: &Value, event: &str) -> bool {
     hook.get("type").and_then(Value::as_str) == Some("command")
         && hook.get("args").is_none()
         && hook
             .get("command")
             .and_then(Value::as_str)
-            .is_some_and(is_hookbridge_run)
+            .is_some_and(|command| is_hookbridge_run(command, event))
 }
 
-fn holds_ours(group: &Value) -> bool {
+fn holds_ours(group: &Value, event: &str) -> bool {
     group
         .get("hooks")
         .and_then(Value::as_array)
-        .is_some_and(|hooks| hooks.iter().any(is_ours))
+        .is_some_and(|hooks| hooks.iter().any(|hook| is_ours(hook, event)))
 }
 
 /// Remove our hooks from every group of `groups`, and the groups left with no hook; returns where
 /// a group replacing the one at `place` (an index before the removal) goes: its index, or just
 /// after it when it still holds other hooks.
-fn strip_ours(groups: &mut Vec<Value>, place: Option<usize>) -> Option<usize> {
+fn strip_ours(groups: &mut Vec<Value>, event: &str, place: Option<usize>) -> Option<usize> {
     let mut kept = Vec::with_capacity(groups.len());
     let mut new_place = None;
     for (index, mut group) in std::mem::take(groups).into_iter().enumerate() {
         let mut emptied = false;
         if let Some(hooks) = group.get_mut("hooks").and_then(Value::as_array_mut) {
             let before = hooks.len();
-            hooks.retain(|hook| !is_ours(hook));
+            hooks.retain(|hook| !is_ours(hook, event));
             emptied = before > 0 && hooks.is_empty();
         }
         if Some(index) == place {
@@ -258,7 +304,7 @@ fn remove_from_event(hooks: &mut Map<String, Value>, event: &str) {
     let Some(groups) = hooks.get_mut(event).and_then(Value::as_array_mut) else {
         return;
     };
-    strip_ours(groups, None);
+    strip_ours(groups, event, None);
     if groups.is_empty() {
         hooks.shift_remove(event);
     }
@@ -281,16 +327,65 @@ mod tests {
 
     #[test]
     fn ours_is_hookbridge_run_by_any_path_and_nothing_else() {
-        assert!(is_hookbridge_run("hookbridge run --event Stop"));
-        assert!(is_hookbridge_run(
-            "/usr/local/bin/hookbridge run --event Stop --project-dir x"
+        let ours = |command: &str| is_hookbridge_run(command, "Stop");
+        assert!(ours("hookbridge run --event Stop"));
+        assert!(ours("/usr/local/bin/hookbridge run --event Stop --project-dir x"));
+        assert!(ours("'/a b/hookbridge' run --event Stop"));
+        assert!(!ours("hookbridge list"));
+        assert!(!ours("myhookbridge run"));
+        assert!(!ours("echo hookbridge run"));
+        assert!(!ours("hookbridge run --event Stop | tee log"));
+        assert!(!ours(""));
+    }
+
+    #[test]
+    fn a_renamed_copy_is_ours_by_the_arguments_it_is_registered_with() {
+        let ours = |command: &str, event: &str| is_hookbridge_run(command, event);
+        for registration in [
+            reg("Stop", 605),
+            Registration {
+                async_timeout: Some(7),
+                rewake_timeout: Some(9),
+                command: "'/opt/hb 1.2/hookbridge-1.2' run --event Stop".into(),
+                ..reg("Stop", 605)
+            },
+        ] {
+            let group = registration.group();
+            for hook in group["hooks"].as_array().unwrap() {
+                let renamed = hook["command"]
+                    .as_str()
+                    .unwrap()
+                    .replace("hookbridge run", "hb-next run");
+                assert!(ours(&renamed, "Stop"), "{renamed}");
+                assert!(!ours(&renamed, "SessionStart"), "{renamed}: another event's");
+            }
+        }
+        assert!(ours(
+            "/opt/hb-2 run --host gemini --event BeforeTool",
+            "BeforeTool"
         ));
-        assert!(is_hookbridge_run("'/a b/hookbridge' run --event Stop"));
-        assert!(!is_hookbridge_run("hookbridge list"));
-        assert!(!is_hookbridge_run("myhookbridge run"));
-        assert!(!is_hookbridge_run("echo hookbridge run"));
-        assert!(!is_hookbridge_run("hookbridge run --event Stop | tee log"));
-        assert!(!is_hookbridge_run(""));
+        assert!(!ours("/opt/hb-2 run --event Stop --project-dir x", "Stop"));
+        assert!(!ours(
+            "/opt/hb-2 run --event Stop --async-hooks skip --async-hooks only",
+            "Stop"
+        ));
+        assert!(!ours("/opt/hb-2 run --event Stop --async-hooks later", "Stop"));
+        assert!(!ours("make run --event", "Stop"));
+        assert!(!ours("./deploy.sh run --event", "Stop"));
+
+        let mut settings = json!({});
+        let renamed = |event: &str| Registration {
+            command: format!("/opt/hookbridge-1.2 run --event {event}"),
+            ..reg(event, 605)
+        };
+        register(&mut settings, &[renamed("Stop")]).unwrap();
+        let again = register(&mut settings, &[renamed("Stop")]).unwrap();
+        assert_eq!(again.unchanged, ["Stop"]);
+        let other_copy = register(&mut settings, &[reg("Stop", 605)]).unwrap();
+        assert_eq!(other_copy.updated, ["Stop"]);
+        assert_eq!(settings["hooks"]["Stop"].as_array().unwrap().len(), 1);
+        assert_eq!(unregister(&mut settings).unwrap().removed, ["Stop"]);
+        assert_eq!(settings, json!({}));
     }
 
     #[test]

@@ -7,9 +7,13 @@
 //! This module owns the files: which settings file a scope means, reading it (errors with line and
 //! column), the outer timeouts (from the hooks hookbridge would run), the checks that warn about a
 //! hook registered both in Claude Code and behind hookbridge, and writing — only when something
-//! changed, atomically (a temporary file renamed over the original, through a symlink to its
-//! target, with the original's permissions), after a backup. The edit itself is
-//! [`claude_settings`], which is pure.
+//! changed, atomically, with the original's mode and owner, after a backup that is made once and
+//! never overwritten. The one decision: the file is edited as a compare-and-swap, because the
+//! agent may be writing it at the same moment (Claude Code adds permission rules while it runs)
+//! and takes no lock: the edit is made on what was read, checked again just before the rename,
+//! and redone on the new content when another program changed it (`files::replace`). A project
+//! scope's file is written only if it really lies inside the project; the user's own file is
+//! followed through its symlink (dotfiles). The edit itself is [`claude_settings`], which is pure.
 
 pub mod claude_settings;
 
@@ -117,6 +121,9 @@ impl Scope {
     }
 }
 
+/// Times an edit is tried again when another program changed the file meanwhile.
+const MAX_ATTEMPTS: u32 = 100;
+
 pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
     let project = args.project.resolve_for_people()?;
     for warning in &project.warnings {
@@ -130,49 +137,29 @@ pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
     let file = args
         .scope
         .agent_settings_file(agent, &project.dir, home.as_deref())?;
-    let original = read_settings(&file)?;
-    let mut settings = original
-        .value
-        .clone()
-        .unwrap_or_else(|| Value::Object(Default::default()));
+    // A project's settings are edited only inside the project (a symlink there that leads out is
+    // refused before the file is read); the user's own settings file is followed wherever it leads.
+    let scope = match args.scope {
+        Scope::User => crate::files::Scope::User,
+        Scope::Project | Scope::Local => crate::files::Scope::Project(&project.dir),
+    };
+    let target = scope.check(&file)?;
 
     let set = discover(&args.project.discovery(&project.dir));
-    let changes = if args.remove {
-        claude_settings::unregister(&mut settings)
+    let wanted = if args.remove {
+        None
     } else {
         let program = match &args.program {
             Some(program) => program.clone(),
             None => default_program()?,
         };
-        let wanted = match agent {
+        Some(match agent {
             None => registrations(&program, &set),
             Some(agent) => agent.registrations(&program, &set),
-        };
-        claude_settings::register(&mut settings, &wanted)
-    }
-    .map_err(|e| anyhow::anyhow!("{}: {e}; nothing was changed", file.display()))?;
+        })
+    };
 
-    // Removing every key we added leaves `{}`: the file goes, as it was before `install-into`.
-    let delete =
-        args.remove && settings.as_object().is_some_and(|o| o.is_empty()) && original.value.is_some();
-    let text = render(&settings, &original);
-    // Only an edit rewrites the file: its formatting alone is never "fixed".
-    let unchanged = changes.is_empty();
-
-    if args.dry_run {
-        if !delete {
-            std::io::stdout().lock().write_all(text.as_bytes())?;
-        }
-        report(&file, &changes, unchanged, delete, true);
-    } else if unchanged {
-        report(&file, &changes, true, false, false);
-    } else {
-        let backup = write_settings(&file, &original, (!delete).then_some(text.as_str()))?;
-        report(&file, &changes, false, delete, false);
-        if let Some(backup) = backup {
-            say(format_args!("the previous file is kept as {}", backup.display()));
-        }
-    }
+    edit_settings(&target, &file, wanted.as_deref(), args.dry_run)?;
     if !args.remove && agent.is_none() {
         for (event, meant) in misspelt_events(&set) {
             say(format_args!(
@@ -182,6 +169,114 @@ pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
         warn_about_doubles(&set, &file, &project.dir, home.as_deref());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Register `wanted` in the settings file `target` (named `file` to people), or remove ours for
+/// `None`; with `dry_run` print the result instead. A compare-and-swap: the edit is made on the file
+/// as read, and made again on the new content while another program changes it meanwhile.
+fn edit_settings(
+    target: &Path,
+    file: &Path,
+    wanted: Option<&[Registration]>,
+    dry_run: bool,
+) -> anyhow::Result<()> {
+    let mut backup = None;
+    for attempt in 1..=MAX_ATTEMPTS {
+        let edit = Edit::of(target, file, wanted)?;
+        if dry_run {
+            if !edit.delete {
+                std::io::stdout().lock().write_all(edit.text.as_bytes())?;
+            }
+            report(file, &edit.changes, edit.unchanged(), edit.delete, true);
+            return Ok(());
+        }
+        if edit.unchanged() {
+            report(file, &edit.changes, true, false, false);
+            return Ok(());
+        }
+        if let (None, Some(old)) = (&backup, edit.original.bytes()) {
+            backup = Some(crate::files::keep_backup(target, old)?);
+        }
+        let text = (!edit.delete).then_some(edit.text.as_bytes());
+        if crate::files::replace(target, &edit.original, text)? == crate::files::Replaced::Done {
+            report(file, &edit.changes, false, edit.delete, false);
+            report_written(file, attempt - 1, backup.as_ref());
+            return Ok(());
+        }
+        // Another program wrote the file since it was read: edit its new content, at once (a
+        // writer's next write is furthest away just after one), then backing off a little.
+        let pause = attempt.saturating_sub(3).min(10);
+        std::thread::sleep(std::time::Duration::from_millis(u64::from(pause)));
+    }
+    anyhow::bail!(
+        "{}: another program changed it {MAX_ATTEMPTS} times while hookbridge was editing it; nothing was changed, try again",
+        file.display()
+    )
+}
+
+/// What else a write of `file` did: edits of another program it was made again on top of, the
+/// backup.
+fn report_written(file: &Path, changed_meanwhile: u32, backup: Option<&crate::files::Backup>) {
+    if changed_meanwhile > 0 {
+        say(format_args!(
+            "{}: another program changed it while hookbridge was editing it ({changed_meanwhile} time{}); its changes are kept",
+            file.display(),
+            if changed_meanwhile == 1 { "" } else { "s" }
+        ));
+    }
+    match backup {
+        Some(crate::files::Backup::Made(path)) => {
+            say(format_args!("the previous file is kept as {}", path.display()))
+        }
+        Some(crate::files::Backup::Kept(path)) => say(format_args!(
+            "{} (the file as it was before hookbridge first changed it) is kept as it is",
+            path.display()
+        )),
+        None => {}
+    }
+}
+
+/// One edit of a settings file: what it was read as, and what it becomes.
+struct Edit {
+    /// The file as read, to be checked again just before the new one replaces it.
+    original: crate::files::Snapshot,
+    changes: Changes,
+    /// The new text.
+    text: String,
+    /// Removing every key we added leaves `{}`: the file goes, as it was before `install-into`.
+    delete: bool,
+}
+
+impl Edit {
+    /// Read `target` (named `file` to people) and register `wanted` (`None`: remove ours).
+    fn of(target: &Path, file: &Path, wanted: Option<&[Registration]>) -> anyhow::Result<Edit> {
+        let original =
+            crate::files::Snapshot::take(target).with_context(|| format!("reading {}", file.display()))?;
+        let read = read_settings(original.bytes(), file)?;
+        let mut settings = read
+            .value
+            .clone()
+            .unwrap_or_else(|| Value::Object(Default::default()));
+        let changes = match wanted {
+            None => claude_settings::unregister(&mut settings),
+            Some(wanted) => claude_settings::register(&mut settings, wanted),
+        }
+        .map_err(|e| anyhow::anyhow!("{}: {e}; nothing was changed", file.display()))?;
+        let delete =
+            wanted.is_none() && settings.as_object().is_some_and(|o| o.is_empty()) && read.value.is_some();
+        let text = render(&settings, &read);
+        Ok(Edit {
+            original,
+            changes,
+            text,
+            delete,
+        })
+    }
+
+    /// Only an edit rewrites the file: its formatting alone is never "fixed".
+    fn unchanged(&self) -> bool {
+        self.changes.is_empty()
+    }
 }
 
 /// The registration for every event: Claude Code's known events (those that replace Claude Code's
@@ -312,13 +407,16 @@ struct Original {
     value: Option<Value>,
 }
 
-fn read_settings(file: &Path) -> anyhow::Result<Original> {
-    let Some(text) = crate::files::read_if_exists(file)? else {
+/// `bytes`, the content of `file` (`None`: no file), as settings.
+fn read_settings(bytes: Option<&[u8]>, file: &Path) -> anyhow::Result<Original> {
+    let Some(bytes) = bytes else {
         return Ok(Original {
             text: None,
             value: None,
         });
     };
+    let text = String::from_utf8(bytes.to_vec())
+        .map_err(|e| anyhow::anyhow!("{}: not UTF-8 ({e}); nothing was changed", file.display()))?;
     let value = if text.trim().is_empty() {
         Value::Object(Default::default())
     } else {
@@ -357,30 +455,6 @@ fn detect_indent(text: &str) -> String {
         .find(|indent| !indent.is_empty())
         .unwrap_or("  ")
         .to_string()
-}
-
-/// Write `text` to `file` (or delete it for `None`), keeping a backup of what was there; returns
-/// the backup's path.
-fn write_settings(file: &Path, original: &Original, text: Option<&str>) -> anyhow::Result<Option<PathBuf>> {
-    // Through a symlink (dotfiles managers link settings.json) to the file it names.
-    let target = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
-    let backup = match &original.text {
-        Some(old) => {
-            let mut name = target.file_name().unwrap_or_default().to_os_string();
-            name.push(".hookbridge-backup");
-            let backup = target.with_file_name(name);
-            std::fs::write(&backup, old).with_context(|| format!("writing {}", backup.display()))?;
-            Some(backup)
-        }
-        None => None,
-    };
-    match text {
-        Some(text) => {
-            crate::files::write_atomically(&target, text)?;
-        }
-        None => std::fs::remove_file(&target).with_context(|| format!("removing {}", target.display()))?,
-    }
-    Ok(backup)
 }
 
 fn report(file: &Path, changes: &Changes, unchanged: bool, delete: bool, dry_run: bool) {
@@ -453,10 +527,13 @@ fn warn_about_doubles(set: &HookSet, target: &Path, project: &Path, home: Option
         {
             continue; // HOME is the project: one file, two scopes.
         }
+        let Ok(Some(text)) = crate::files::read_if_exists(&file) else {
+            continue;
+        };
         let Ok(Original {
             value: Some(settings),
             ..
-        }) = read_settings(&file)
+        }) = read_settings(Some(text.as_bytes()), &file)
         else {
             continue;
         };

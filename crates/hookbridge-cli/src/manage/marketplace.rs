@@ -9,6 +9,12 @@
 //! `metadata.pluginRoot` when set), `{"source": "github", "repo": "owner/name"}`,
 //! `{"source": "url", "url": …}` or `{"source": "git-subdir", "url": …, "path": …}`, each with an
 //! optional `ref`; npm and pip sources are refused with a clear message.
+//!
+//! The one decision: a catalog is someone else's file, so nothing in it may reach outside what
+//! it names — a folder source and a `git-subdir` `path` stay inside the marketplace or the
+//! clone (no absolute path, no `..` out, no symlink out) — and a name is the user's: adding a
+//! marketplace under a name already taken by another source is refused unless `--force`, which
+//! says what it replaces.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -20,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::plugins::{git_clone, Source};
-use super::{check_plugin_name, home};
+use super::{check_folder_name, home};
 use crate::{say, UsageError};
 
 #[derive(Args, Debug)]
@@ -32,7 +38,12 @@ pub struct MarketplaceArgs {
 #[derive(Subcommand, Debug)]
 enum MarketplaceCommand {
     /// Add (or refresh) a marketplace: a folder or git URL with `.claude-plugin/marketplace.json`.
-    Add { source: String },
+    Add {
+        source: String,
+        /// Replace a marketplace of the same name added from another source.
+        #[arg(long)]
+        force: bool,
+    },
     /// List the marketplaces added and their plugins.
     List,
     /// Forget a marketplace (its clone is deleted; installed plugins stay).
@@ -72,7 +83,7 @@ fn load_registry() -> anyhow::Result<Registry> {
 
 fn save_registry(registry: &Registry) -> anyhow::Result<()> {
     let text = serde_json::to_string_pretty(registry)? + "\n";
-    crate::files::write_atomically(&registry_path()?, &text)?;
+    crate::files::write_atomically(&registry_path()?, &text, crate::files::Scope::User)?;
     Ok(())
 }
 
@@ -89,27 +100,29 @@ fn catalog(root: &Path) -> anyhow::Result<Value> {
 
 pub fn marketplace(args: MarketplaceArgs) -> anyhow::Result<ExitCode> {
     match args.command {
-        MarketplaceCommand::Add { source } => add(&source),
+        MarketplaceCommand::Add { source, force } => add(&source, force),
         MarketplaceCommand::List => list(),
         MarketplaceCommand::Remove { name } => remove(&name),
     }
 }
 
-fn add(source: &str) -> anyhow::Result<ExitCode> {
+fn add(source: &str, force: bool) -> anyhow::Result<ExitCode> {
     let mut registry = load_registry()?;
+    let clones = amplifier_home()?.join("marketplaces");
     let (name, root) = match Source::classify(source)? {
         Source::Folder(folder) => {
             let name = catalog_name(&catalog(&folder)?, &folder)?;
+            check_replacing(&registry, &name, &folder, source, &clones, force)?;
             (name, folder)
         }
         Source::Git { url, .. } => {
-            let clones = amplifier_home()?.join("marketplaces");
             std::fs::create_dir_all(&clones).with_context(|| format!("creating {}", clones.display()))?;
             let staging = tempfile::Builder::new().prefix(".adding-").tempdir_in(&clones)?;
             let clone = staging.path().join("clone");
             git_clone(&url, None, &clone)?;
             let name = catalog_name(&catalog(&clone)?, &clone)?;
             let root = clones.join(&name);
+            check_replacing(&registry, &name, &root, source, &clones, force)?;
             if root.exists() {
                 std::fs::remove_dir_all(&root)
                     .with_context(|| format!("removing the old {}", root.display()))?;
@@ -123,8 +136,7 @@ fn add(source: &str) -> anyhow::Result<ExitCode> {
         }
     };
     let plugins = catalog(&root)?["plugins"].as_array().map_or(0, Vec::len);
-    let refreshed = registry.marketplaces.contains_key(&name);
-    registry.marketplaces.insert(
+    let replaced = registry.marketplaces.insert(
         name.clone(),
         Entry {
             source: source.to_string(),
@@ -132,12 +144,47 @@ fn add(source: &str) -> anyhow::Result<ExitCode> {
         },
     );
     save_registry(&registry)?;
+    let verb = match &replaced {
+        None => "added".to_string(),
+        Some(old) if same_origin(old, source, &root, &clones) => "refreshed".to_string(),
+        Some(old) => format!("replaced (it was {}, {})", old.source, old.root.display()),
+    };
     say(format_args!(
-        "{} marketplace `{name}` ({plugins} plugin(s), {}); install one with `hookbridge install PLUGIN@{name}`",
-        if refreshed { "refreshed" } else { "added" },
+        "{verb} marketplace `{name}` ({plugins} plugin(s), {}); install one with `hookbridge install PLUGIN@{name}`",
         root.display()
     ));
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether the marketplace `old` comes from the same place as a new one added from `source`
+/// (found at `root`): the same git URL for a clone, the same folder otherwise.
+fn same_origin(old: &Entry, source: &str, root: &Path, clones: &Path) -> bool {
+    let cloned = |root: &Path| root.starts_with(clones);
+    match (cloned(&old.root), cloned(root)) {
+        (true, true) => old.source == source,
+        (false, false) => old.root == root,
+        _ => false,
+    }
+}
+
+/// Refuse to put a marketplace from `source` (at `root`) under `name` when another source holds
+/// that name, unless `force`.
+fn check_replacing(
+    registry: &Registry,
+    name: &str,
+    root: &Path,
+    source: &str,
+    clones: &Path,
+    force: bool,
+) -> Result<(), UsageError> {
+    match registry.marketplaces.get(name) {
+        Some(old) if !force && !same_origin(old, source, root, clones) => Err(UsageError(format!(
+            "a marketplace `{name}` is already added from {} ({}); `hookbridge marketplace add --force {source}` replaces it, `hookbridge marketplace remove {name}` forgets it",
+            old.source,
+            old.root.display()
+        ))),
+        _ => Ok(()),
+    }
 }
 
 fn catalog_name(catalog: &Value, root: &Path) -> anyhow::Result<String> {
@@ -145,7 +192,7 @@ fn catalog_name(catalog: &Value, root: &Path) -> anyhow::Result<String> {
         .get("name")
         .and_then(Value::as_str)
         .ok_or_else(|| anyhow::anyhow!("{}: the marketplace has no `name`", root.display()))?;
-    check_plugin_name(name)?;
+    check_folder_name(name)?;
     Ok(name.to_string())
 }
 
@@ -270,11 +317,19 @@ fn resolve_source(source: Option<&Value>, root: &Path, plugin_root: &str) -> Res
                     reference,
                     subdir: None,
                 }),
-                "git-subdir" => Ok(Source::Git {
-                    url: text(object, "url").ok_or("a git-subdir source needs `url`")?,
-                    reference,
-                    subdir: Some(text(object, "path").ok_or("a git-subdir source needs `path`")?),
-                }),
+                "git-subdir" => {
+                    let path = text(object, "path").ok_or("a git-subdir source needs `path`")?;
+                    if !super::stays_inside(Path::new(""), Path::new(&path)) {
+                        return Err(format!(
+                            "git-subdir `path` `{path}` is not a folder inside the repository"
+                        ));
+                    }
+                    Ok(Source::Git {
+                        url: text(object, "url").ok_or("a git-subdir source needs `url`")?,
+                        reference,
+                        subdir: Some(path),
+                    })
+                }
                 other => Err(format!(
                     "source kind `{other}` is not supported (folders, github, url and git-subdir are)"
                 )),
@@ -327,6 +382,14 @@ mod tests {
                 subdir: Some("p".into())
             })
         );
+        for path in ["/etc", "../..", "a/../../b", "../x"] {
+            let escaping = json!({"source": "git-subdir", "url": "https://x/y.git", "path": path});
+            let err = resolve_source(Some(&escaping), root, "").unwrap_err();
+            assert!(
+                err.contains("not a folder inside the repository"),
+                "{path}: {err}"
+            );
+        }
         let npm = resolve_source(Some(&json!({"source": "npm", "package": "x"})), root, "");
         assert!(npm.unwrap_err().contains("`npm` is not supported"));
     }

@@ -6,7 +6,9 @@
 //! (see `marketplace.rs`). The copy is assembled in a hidden folder of the hooks directory
 //! (discovery skips names starting with `.`) and renamed into place, so a `hookbridge run` at the
 //! same moment sees the old plugin or the new one, never half of one. A source with no hooks is
-//! refused and nothing stays behind.
+//! refused and nothing stays behind. Only regular files, folders and symlinks that stay inside
+//! the plugin are copied (a FIFO would hang the copy, a device or socket means nothing in a
+//! plugin, a symlink out would reach the user's files); anything else is left out and named.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -89,6 +91,7 @@ impl Source {
 
 pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
     let dir = args.dir.resolve()?;
+    let hooks_dir = dir.writable()?;
     let (source, default_name) = match Source::classify(&args.source)? {
         Source::Marketplace { plugin, marketplace } => {
             (marketplace::plugin_source(&plugin, &marketplace)?, Some(plugin))
@@ -98,24 +101,17 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
     if let Some(name) = &args.name {
         check_plugin_name(name)?;
     }
-    std::fs::create_dir_all(&dir.dir).with_context(|| format!("creating {}", dir.dir.display()))?;
+    std::fs::create_dir_all(&hooks_dir).with_context(|| format!("creating {}", dir.dir.display()))?;
     let staging = tempfile::Builder::new()
         .prefix(".installing-")
-        .tempdir_in(&dir.dir)
+        .tempdir_in(&hooks_dir)
         .with_context(|| format!("creating a staging folder in {}", dir.dir.display()))?;
     let fetched = staging.path().join("plugin");
-    fetch(&source, &fetched)?;
-    let name = match args
-        .name
-        .clone()
-        .or_else(|| manifest_name(&fetched))
-        .or(default_name)
-    {
-        Some(name) => name,
-        None => source_name(&source)?,
-    };
-    check_plugin_name(&name)?;
-    let dest = dir.dir.join(&name);
+    for left_out in fetch(&source, &fetched)? {
+        say(format_args!("warning: {left_out}"));
+    }
+    let name = plugin_name(args.name.clone(), &fetched, default_name, &source)?;
+    let dest = hooks_dir.join(&name);
     let replaced = std::fs::symlink_metadata(&dest).is_ok();
     if replaced && !args.force {
         return Err(UsageError(format!(
@@ -153,9 +149,9 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
             }
         );
     }
-    let runs_hookbridge = ours.iter().any(|(_, _, hook)| {
+    let runs_hookbridge = ours.iter().any(|(event, _, hook)| {
         matches!(&hook.kind, hookbridge_core::config::HookKind::Command(c)
-            if crate::install_into::claude_settings::is_hookbridge_run(&c.command))
+            if crate::install_into::claude_settings::is_hookbridge_run(&c.command, event.as_str()))
     });
     if runs_hookbridge {
         roll_back(&dest, staging.path(), replaced)?;
@@ -191,7 +187,11 @@ pub fn install(args: InstallArgs) -> anyhow::Result<ExitCode> {
 pub fn uninstall(args: UninstallArgs) -> anyhow::Result<ExitCode> {
     let dir = args.dir.resolve()?;
     check_plugin_name(&args.name)?;
-    let dest = dir.dir.join(&args.name);
+    // Only the plugin's own entry goes (a symlinked plugin: the link), in a directory in scope;
+    // the state file its entries leave must be in scope too, or nothing is done.
+    let dest = dir.writable()?.join(&args.name);
+    let state_path = dir.dir.join(STATE_FILE_NAME);
+    dir.scope().check(&state_path)?;
     let meta = match std::fs::symlink_metadata(&dest) {
         Ok(meta) => meta,
         Err(_) => {
@@ -219,7 +219,6 @@ pub fn uninstall(args: UninstallArgs) -> anyhow::Result<ExitCode> {
         dest.display()
     ));
     // Its entries in hookbridge-state.json go with it.
-    let state_path = dir.dir.join(STATE_FILE_NAME);
     if let Ok(text) = std::fs::read_to_string(&state_path) {
         if let Ok(mut state) = HooksDirState::parse(&text, &state_path) {
             let before = state.clone();
@@ -231,7 +230,7 @@ pub fn uninstall(args: UninstallArgs) -> anyhow::Result<ExitCode> {
                 if state.is_empty() {
                     std::fs::remove_file(&state_path)?;
                 } else {
-                    crate::files::write_atomically(&state_path, &state.to_json())?;
+                    crate::files::write_atomically(&state_path, &state.to_json(), dir.scope())?;
                 }
             }
         }
@@ -263,8 +262,8 @@ fn user_flag(dir: &HooksDirArgs) -> &'static str {
     }
 }
 
-/// Put the plugin of `source` at `dest` (which does not exist yet).
-pub fn fetch(source: &Source, dest: &Path) -> anyhow::Result<()> {
+/// Put the plugin of `source` at `dest` (which does not exist yet); returns what was left out.
+pub fn fetch(source: &Source, dest: &Path) -> anyhow::Result<Vec<LeftOut>> {
     match source {
         Source::Folder(folder) => {
             if !folder.is_dir() {
@@ -280,20 +279,38 @@ pub fn fetch(source: &Source, dest: &Path) -> anyhow::Result<()> {
             let clone = dest.with_extension("clone");
             git_clone(url, reference.as_deref(), &clone)?;
             let from = match subdir {
-                Some(sub) => clone.join(sub),
+                Some(sub) => inside_clone(&clone, sub).map_err(|why| anyhow::anyhow!("{url}: {why}"))?,
                 None => clone.clone(),
             };
-            if !from.is_dir() {
-                anyhow::bail!(
-                    "{url}: the repository has no folder `{}`",
-                    subdir.as_deref().unwrap_or("")
-                );
-            }
-            copy_tree(&from, dest)?;
-            std::fs::remove_dir_all(&clone).with_context(|| format!("removing {}", clone.display()))
+            let left_out = copy_tree(&from, dest)?;
+            std::fs::remove_dir_all(&clone).with_context(|| format!("removing {}", clone.display()))?;
+            Ok(left_out)
         }
         Source::Marketplace { .. } => unreachable!("resolved to a folder or git source first"),
     }
+}
+
+/// The folder `sub` of the repository cloned at `clone`, which must really be inside it (no
+/// absolute path, no `..` out, no symlink out).
+fn inside_clone(clone: &Path, sub: &str) -> Result<PathBuf, String> {
+    let outside = || format!("the folder `{sub}` is not inside the repository");
+    if !super::stays_inside(Path::new(""), Path::new(sub)) {
+        return Err(outside());
+    }
+    let from = clone.join(sub);
+    let real = from
+        .canonicalize()
+        .map_err(|_| format!("the repository has no folder `{sub}`"))?;
+    let root = clone
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", clone.display()))?;
+    if !real.starts_with(&root) {
+        return Err(outside());
+    }
+    if !real.is_dir() {
+        return Err(format!("the repository has no folder `{sub}`"));
+    }
+    Ok(real)
 }
 
 /// `git clone --depth 1` of `url` (at `reference`, a branch or tag) into `dest`.
@@ -318,12 +335,28 @@ pub fn git_clone(url: &str, reference: Option<&str>, dest: &Path) -> anyhow::Res
     Ok(())
 }
 
-/// Copy the folder `from` to `to` (which must not exist): files with their permissions, symlinks
-/// as symlinks; a top-level `.git` is left out.
-pub fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
+/// An entry of a plugin folder that was not copied, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeftOut {
+    pub path: PathBuf,
+    pub why: String,
+}
+
+impl std::fmt::Display for LeftOut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} is left out: {}", self.path.display(), self.why)
+    }
+}
+
+/// Copy the folder `from` to `to` (which must not exist): regular files with their permissions,
+/// folders, and symlinks as symlinks when they stay inside the folder; a top-level `.git` is left
+/// out silently, anything else is left out and returned. A file is opened without blocking and
+/// checked to be regular before it is read, so a FIFO never hangs the copy.
+pub fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<Vec<LeftOut>> {
     std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
-    let mut stack = vec![(from.to_path_buf(), to.to_path_buf())];
-    while let Some((src, dst)) = stack.pop() {
+    let mut left_out = Vec::new();
+    let mut stack = vec![(from.to_path_buf(), to.to_path_buf(), PathBuf::new())];
+    while let Some((src, dst, relative)) = stack.pop() {
         for entry in std::fs::read_dir(&src).with_context(|| format!("reading {}", src.display()))? {
             let entry = entry?;
             if src == from && entry.file_name() == ".git" {
@@ -331,27 +364,123 @@ pub fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
             }
             let kind = entry.file_type()?;
             let target = dst.join(entry.file_name());
+            let inner = relative.join(entry.file_name());
+            let mut leave = |why: String| {
+                left_out.push(LeftOut {
+                    path: entry.path(),
+                    why,
+                })
+            };
             if kind.is_symlink() {
-                std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)
+                let link = std::fs::read_link(entry.path())?;
+                if !super::stays_inside(&relative, &link) {
+                    leave(format!(
+                        "a symlink to {}, outside the plugin (only links inside it are copied)",
+                        link.display()
+                    ));
+                    continue;
+                }
+                std::os::unix::fs::symlink(&link, &target)
                     .with_context(|| format!("linking {}", target.display()))?;
             } else if kind.is_dir() {
                 std::fs::create_dir(&target).with_context(|| format!("creating {}", target.display()))?;
-                stack.push((entry.path(), target));
+                stack.push((entry.path(), target, inner));
+            } else if kind.is_file() {
+                if let Some(why) = copy_file(&entry.path(), &target)? {
+                    leave(why);
+                }
             } else {
-                std::fs::copy(entry.path(), &target)
-                    .with_context(|| format!("copying {} to {}", entry.path().display(), target.display()))?;
+                leave(format!(
+                    "{} (only regular files, folders and symlinks are copied)",
+                    kind_name(&kind)
+                ));
             }
         }
     }
-    Ok(())
+    Ok(left_out)
 }
 
-/// The `name` in the plugin's `.claude-plugin/plugin.json`, if it has a usable one.
-fn manifest_name(plugin: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(plugin.join(".claude-plugin/plugin.json")).ok()?;
-    let manifest: serde_json::Value = serde_json::from_str(&text).ok()?;
-    let name = manifest.get("name")?.as_str()?.to_string();
-    check_plugin_name(&name).ok().map(|()| name)
+/// Copy the regular file `from` to the new file `to`, with its permissions; `Some(why)` when
+/// `from` is not a regular file once opened (it changed since it was listed).
+fn copy_file(from: &Path, to: &Path) -> anyhow::Result<Option<String>> {
+    use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+    let copying = || format!("copying {} to {}", from.display(), to.display());
+    let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOFOLLOW;
+    let mut source = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags.bits() as i32)
+        .open(from)
+        .with_context(copying)?;
+    let meta = source.metadata().with_context(copying)?;
+    if !meta.is_file() {
+        return Ok(Some(format!(
+            "{} (only regular files are copied)",
+            kind_name(&meta.file_type())
+        )));
+    }
+    let mut dest = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(meta.permissions().mode() & 0o777)
+        .open(to)
+        .with_context(copying)?;
+    std::io::copy(&mut source, &mut dest).with_context(copying)?;
+    dest.set_permissions(std::fs::Permissions::from_mode(meta.permissions().mode() & 0o777))
+        .with_context(copying)?;
+    Ok(None)
+}
+
+/// What a file that is not copied is.
+fn kind_name(kind: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt as _;
+    if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_block_device() || kind.is_char_device() {
+        "a device"
+    } else if kind.is_symlink() {
+        "a symlink"
+    } else if kind.is_dir() {
+        "a folder"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// The plugin's folder name: `--name`, else the manifest's `name`, else the marketplace entry's,
+/// else the last part of the source; checked to be usable.
+fn plugin_name(
+    given: Option<String>,
+    fetched: &Path,
+    default_name: Option<String>,
+    source: &Source,
+) -> anyhow::Result<String> {
+    let name = match given {
+        Some(name) => name,
+        None => match manifest_name(fetched)?.or(default_name) {
+            Some(name) => name,
+            None => source_name(source)?,
+        },
+    };
+    check_plugin_name(&name)?;
+    Ok(name)
+}
+
+/// The `name` in the plugin's `.claude-plugin/plugin.json`, if it has one; a name that cannot be
+/// the plugin's folder (a path, or a file hookbridge reads in the hooks directory) is an error.
+fn manifest_name(plugin: &Path) -> Result<Option<String>, UsageError> {
+    let Ok(text) = std::fs::read_to_string(plugin.join(".claude-plugin/plugin.json")) else {
+        return Ok(None);
+    };
+    let Ok(manifest) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Ok(None);
+    };
+    let Some(name) = manifest.get("name").and_then(serde_json::Value::as_str) else {
+        return Ok(None);
+    };
+    check_plugin_name(name).map_err(|e| UsageError(format!("the plugin's manifest names it: {e}")))?;
+    Ok(Some(name.to_string()))
 }
 
 /// The last part of the source's path or URL (without `.git`).

@@ -62,9 +62,11 @@ fn toggle(args: ToggleArgs, enable: bool) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if state.is_empty() {
+        // The state file itself goes (a symlink: the link), once it is seen to be in scope.
+        dir.scope().check(&path)?;
         std::fs::remove_file(&path).with_context(|| format!("removing {}", path.display()))?;
     } else {
-        crate::files::write_atomically(&path, &state.to_json())?;
+        crate::files::write_atomically(&path, &state.to_json(), dir.scope())?;
     }
     say(format_args!("{what} {state_word} ({})", path.display()));
     Ok(ExitCode::SUCCESS)

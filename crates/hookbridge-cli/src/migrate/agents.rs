@@ -117,7 +117,7 @@ fn claude_shaped(agent: Agent, file: &Path, value: &Value, out: &mut Migrated) {
                 list.retain(|h| {
                     !h.get("command")
                         .and_then(Value::as_str)
-                        .is_some_and(is_hookbridge_run)
+                        .is_some_and(|command| is_hookbridge_run(command, event))
                 });
                 if list.is_empty() {
                     continue;

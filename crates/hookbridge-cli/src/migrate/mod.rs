@@ -150,6 +150,9 @@ pub fn migrate(args: MigrateArgs) -> anyhow::Result<ExitCode> {
     let text = serde_json::to_string_pretty(&file)? + "\n";
     let folder = dir.dir.join(format!("from-{}", args.from.name()));
     let target = folder.join("hooks.json");
+    // A project's migrated hooks stay in the project: a `from-<agent>` (or hooks directory)
+    // symlinked to `~/.amplifier/hooks` would make them the user's, run in every project.
+    dir.scope().check(&target)?;
     for read in &migrated.read {
         say(format_args!("read {}", read.display()));
     }
@@ -181,7 +184,7 @@ pub fn migrate(args: MigrateArgs) -> anyhow::Result<ExitCode> {
         ))
         .into());
     }
-    crate::files::write_atomically(&target, &text)?;
+    crate::files::write_atomically(&target, &text, dir.scope())?;
     say(format_args!(
         "{} hook(s) written to {}; `hookbridge list` shows them, `hookbridge disable from-{}` switches them off",
         migrated.count(),

@@ -27,6 +27,9 @@ use super::state::{HooksDirState, STATE_FILE_NAME};
 /// The folder under a project (and under the home directory) that holds hooks.
 pub const HOOKS_DIR_NAME: &str = ".amplifier/hooks";
 
+/// The files discovery reads in a hooks directory itself: no plugin folder may take one's name.
+pub const HOOKS_DIR_FILES: &[&str] = &["hooks.json", "hooks.yaml", "hooks.yml", STATE_FILE_NAME];
+
 /// Where to look.
 #[derive(Debug, Clone)]
 pub struct DiscoveryOptions {
@@ -702,6 +705,29 @@ mod tests {
         assert_eq!(plugin.name, "a plugin");
         assert!(plugin.data_dir.ends_with("plugin-data/a-plugin"));
         assert!(set.events.contains_key(&EventName::Stop));
+    }
+
+    #[test]
+    fn hooks_dir_files_are_every_file_read_in_the_hooks_directory() {
+        let tmp = tempfile::tempdir().unwrap();
+        let hooks = tmp.path().join(HOOKS_DIR_NAME);
+        // Each name, as a file nothing can read: discovery reports exactly these.
+        for name in HOOKS_DIR_FILES
+            .iter()
+            .chain(&["other.json", "hooks.toml", "state.json"])
+        {
+            write(&hooks.join(name), "{");
+        }
+        let set = discover(&DiscoveryOptions::new(tmp.path(), None));
+        let mut reported: Vec<String> = set
+            .diagnostics
+            .iter()
+            .filter_map(|d| Some(d.file.as_ref()?.file_name()?.to_string_lossy().into_owned()))
+            .collect();
+        reported.sort();
+        let mut expected: Vec<String> = HOOKS_DIR_FILES.iter().map(|n| n.to_string()).collect();
+        expected.sort();
+        assert_eq!(reported, expected, "{:?}", set.diagnostics);
     }
 
     #[test]

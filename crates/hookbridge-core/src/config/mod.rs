@@ -18,7 +18,9 @@ mod select;
 mod state;
 
 pub use condition::{Condition, ConditionError};
-pub use discover::{discover, read_bounded, DiscoveryOptions, ReadError, HOOKS_DIR_NAME, MAX_CONFIG_BYTES};
+pub use discover::{
+    discover, read_bounded, DiscoveryOptions, ReadError, HOOKS_DIR_FILES, HOOKS_DIR_NAME, MAX_CONFIG_BYTES,
+};
 pub use explain::{Explained, Verdict};
 pub use http_policy::{claude_code_settings_files, limits_of_settings_file, url_matches};
 pub use model::{
