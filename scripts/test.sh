@@ -298,7 +298,9 @@ claude_code() {
 run_mux() {
     local hookbridge=$1
     shift
-    HOOKBRIDGE_ORACLE_DIR="$SHARED/oracle" python3 -B "$ROOT/tests/mux/run_mux.py" "$hookbridge" "$@" </dev/null 2>&1 |
+    # The hookbridge run of each case first takes a user's one-time step: trusting the project.
+    MUX_PREPARE='{hookbridge} trust --yes .' \
+        HOOKBRIDGE_ORACLE_DIR="$SHARED/oracle" python3 -B "$ROOT/tests/mux/run_mux.py" "$hookbridge" "$@" </dev/null 2>&1 |
         tee "$STATE/$LOG_NAME"
     return "${PIPESTATUS[0]}"
 }
@@ -445,7 +447,7 @@ stage_release() {
     # wheel (scripts/build-wheel.sh), each through the demo, the example hooks and a handful of
     # Claude Code differential cases (a PreToolUse block, plain SessionStart/UserPromptSubmit
     # context, a Stop block, two PostToolUse hooks, Python hooks reading stdin's bytes, an mcp_tool
-    # hook; no http hook case is measured yet).
+    # hook, http hooks).
     local release wheels="$STATE/release-wheels" venv="$STATE/release-wheel-venv" rc=0 claude
     release=$(bash "$ROOT/scripts/build-release.sh" </dev/null | tail -n 1)
     local ldd_says
@@ -463,7 +465,8 @@ stage_release() {
     check_wheel_command "$venv"
     local cases=("$SHARED/conformance/cases/10-pre-exit2-stderr" "$SHARED/conformance/cases/20-sessionstart-ups-exit0-plain-stdout"
         "$SHARED/conformance/cases/43-stop-json-block-once" "$ROOT/tests/conformance/cases/189-stdin-bytes"
-        "$ROOT/tests/conformance/cases/104-post-two-exit2-stderr" "$ROOT/tests/conformance/cases/203-mcp-tool-hook-pre-deny")
+        "$ROOT/tests/conformance/cases/104-post-two-exit2-stderr" "$ROOT/tests/conformance/cases/203-mcp-tool-hook-pre-deny"
+        "$ROOT/tests/conformance/cases/287-http-ups-and-post-context")
     local got=0
     claude=$(claude_code) || got=$?
     [ "$got" -ne 2 ] || { claude=""; note "release: differential cases SKIPPED — npm registry unreachable"; }

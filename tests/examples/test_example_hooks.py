@@ -91,6 +91,20 @@ class Sandbox:
         self.log = base / "diagnostics.log"
         self.base = base
         self.hookbridge = hookbridge
+        # What a user does once with a project whose hooks they have read (README, "Trust").
+        done = subprocess.run(
+            [str(hookbridge), "trust", "--yes", str(self.project)],
+            capture_output=True, text=True, env=self.env(), timeout=60,
+        )
+        assert done.returncode == 0, done
+
+    def env(self):
+        """The environment every command of the sandbox runs with: its HOME (and state directory
+        under it) and its diagnostics log."""
+        env = {k: v for k, v in os.environ.items() if k not in SCRUBBED_ENV and k != "XDG_STATE_HOME"}
+        # GIT_CEILING_DIRECTORIES: a checkout around the temporary directory is not the project's.
+        env.update(HOME=str(self.home), HOOKBRIDGE_LOG=str(self.log), GIT_CEILING_DIRECTORIES=str(self.base))
+        return env
 
     def render(self, name, **changes):
         """The payload `name` with placeholders replaced; `changes` update top-level fields
@@ -125,9 +139,7 @@ class Sandbox:
             target = Path(payload["tool_input"]["file_path"])
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(payload["tool_input"]["content"])
-        env = {k: v for k, v in os.environ.items() if k not in SCRUBBED_ENV}
-        # GIT_CEILING_DIRECTORIES: a checkout around the temporary directory is not the project's.
-        env.update(HOME=str(self.home), HOOKBRIDGE_LOG=str(self.log), GIT_CEILING_DIRECTORIES=str(self.base))
+        env = self.env()
         if env_file is not None:
             env["CLAUDE_ENV_FILE"] = str(env_file)
         argv = [str(self.hookbridge), "run", "--event", payload["hook_event_name"], "--project-dir", str(self.project)]
@@ -483,7 +495,12 @@ def test_validate_and_list_the_example_project(hookbridge, tmp_path):
         [str(hookbridge), "validate", "--project-dir", str(EXAMPLE)], capture_output=True, text=True, env=env
     )
     assert done.returncode == 0, done
-    assert done.stdout == "5 file(s), 6 hook(s), 0 error(s), 0 warning(s)\n"
+    # Nobody trusted the repository's copy in this HOME: valid, and said to be held until trusted.
+    assert done.stdout == (
+        "5 file(s), 6 hook(s), 0 error(s), 0 warning(s)\n"
+        f"6 project hooks in {EXAMPLE} are held: the project is not trusted. "
+        f"Review them with: hookbridge trust {EXAMPLE}\n"
+    )
     assert done.stderr == ""
     done = subprocess.run(
         [str(hookbridge), "list", "--json", "--project-dir", str(EXAMPLE)], capture_output=True, text=True, env=env

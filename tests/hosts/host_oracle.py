@@ -122,8 +122,9 @@ class FakeModel:
 
 
 def install_hookbridge(hookbridge, agent, project, home, hooks):
-    """`hooks` (Claude Code format) in `<project>/.amplifier/hooks/`, and hookbridge registered in
-    `agent` for that project by `hookbridge install-into <agent> --scope project`."""
+    """`hooks` (Claude Code format) in `<project>/.amplifier/hooks/`, hookbridge registered in
+    `agent` for that project by `hookbridge install-into <agent> --scope project`, and the project
+    trusted (`hookbridge trust --yes`) by the user whose HOME is `home`."""
     os.makedirs(os.path.join(project, ".amplifier", "hooks"))
     with open(os.path.join(project, ".amplifier", "hooks", "hooks.json"), "w") as f:
         json.dump(hooks, f, indent=2)
@@ -135,6 +136,12 @@ def install_hookbridge(hookbridge, agent, project, home, hooks):
                          capture_output=True, text=True, env=env, cwd=project, timeout=60)
     if out.returncode != 0:
         raise RuntimeError(f"install-into {agent} failed ({out.returncode}): {out.stderr}")
+    # A user's one-time step (README, "Trust"): the project's hooks run once it is trusted, with the
+    # HOME the agent runs with.
+    out = subprocess.run([hookbridge, "trust", "--yes", project],
+                         capture_output=True, text=True, env=env, cwd=project, timeout=60)
+    if out.returncode != 0:
+        raise RuntimeError(f"hookbridge trust failed ({out.returncode}): {out.stderr}")
 
 
 def read_prompt(case):

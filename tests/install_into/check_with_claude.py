@@ -25,6 +25,7 @@ import copy
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -159,7 +160,9 @@ def main():
             if plugin:
                 installed_commands = sorted({f"hookbridge run --event {e}" for e in spec.get("settings", {}).get("hooks", {})}
                                             | set(installed_commands), key=len, reverse=True)
-            direct, installed = direct_run(case_dir), checked(mux_diff.run_oracle(tmp), "installed")
+            # The one-time step of a user of hookbridge: trusting the project's hooks (README, "Trust").
+            trust = f"{shlex.quote(hookbridge)} trust --yes ."
+            direct, installed = direct_run(case_dir), checked(mux_diff.run_oracle(tmp, trust), "installed")
             a = mux_diff.view(direct, direct_commands, ignore)
             b = mux_diff.view(installed, installed_commands, ignore)
             a["texts"] = later_texts(direct, direct_commands)
