@@ -619,3 +619,79 @@ fn a_starting_or_declining_warm_service_is_reported_but_not_logged() {
     stop.args(["serve", "--stop"]).env("XDG_RUNTIME_DIR", &runtime);
     assert!(stop.status().unwrap().success());
 }
+
+/// `hookbridge run` itself stopped while a hook runs warm — by SIGTERM (Claude Code cancelling the
+/// hook) or SIGKILL (nothing of hookbridge runs after it) — leaves nothing behind: the hook, run by
+/// the warm service and not a child of `hookbridge run`, and a process it started are killed too,
+/// and the service stays up for the next run.
+#[test]
+fn a_run_stopped_by_a_signal_during_a_warm_hook_takes_the_hook_with_it() {
+    use std::io::Write;
+    let kill = |pid: u32, signal: &str| {
+        let done = std::process::Command::new("kill")
+            .args(["-s", signal, &pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(done.success(), "kill -s {signal} {pid}");
+    };
+    require_program("python3");
+    let project = Project::new(pre_hooks(json!([
+        {"type": "command", "command": "python3 hooks/hang.py"},
+    ])));
+    fs::create_dir_all(project.dir.join("hooks")).unwrap();
+    fs::write(
+        project.dir.join("hooks/hang.py"),
+        "import os, subprocess, sys, time\n\
+         sys.stdin.read()\n\
+         child = subprocess.Popen(['sleep', '300'])\n\
+         with open('pids.tmp', 'w') as f:\n    f.write(f'{os.getpid()} {child.pid}')\n\
+         os.rename('pids.tmp', 'pids')\n\
+         time.sleep(300)\n",
+    )
+    .unwrap();
+    let runtime = project.home.join("run");
+    fs::create_dir_all(&runtime).unwrap();
+    fs::set_permissions(&runtime, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let tally = project.home.join("warm-tally");
+    for signal in ["TERM", "KILL"] {
+        let _ = fs::remove_file(project.dir.join("pids"));
+        let _ = fs::remove_file(&tally);
+        let mut cmd = hookbridge_run("PreToolUse", &project.dir, &project.home, &project.log, "claude");
+        // `always`: the run waits for the service it starts, so the hook really runs warm.
+        cmd.env("HOOKBRIDGE_WARM", "always")
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .env("HOOKBRIDGE_WARM_IDLE", "30")
+            .env("HOOKBRIDGE_WARM_TALLY", &tally)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        let mut run = cmd.spawn().unwrap();
+        run.stdin
+            .take()
+            .unwrap()
+            .write_all(&serde_json::to_vec(&project.pre_bash()).unwrap())
+            .unwrap();
+        let mut pids = String::new();
+        let started = wait_until(Duration::from_secs(60), || {
+            pids = fs::read_to_string(project.dir.join("pids")).unwrap_or_default();
+            !pids.is_empty()
+        });
+        assert!(started, "{signal}: the hook never started");
+        let tallied = fs::read_to_string(&tally).unwrap_or_default();
+        assert_eq!(tallied.lines().count(), 1, "{signal}: the hook ran warm: {tallied:?}");
+        let pids: Vec<u32> = pids.split(' ').map(|p| p.parse().unwrap()).collect();
+        assert!(pids.iter().all(|p| pid_alive(*p)), "{signal}: {pids:?} run");
+        kill(run.id(), signal);
+        run.wait().unwrap();
+        let gone = wait_until(Duration::from_secs(20), || pids.iter().all(|p| !pid_alive(*p)));
+        if !gone {
+            for p in &pids {
+                let _ = std::process::Command::new("kill").args(["-s", "KILL", &p.to_string()]).status();
+            }
+        }
+        assert!(gone, "{signal}: the warm hook or its child outlived `hookbridge run`: {pids:?}");
+    }
+    let mut stop = std::process::Command::new(common::hookbridge_bin());
+    stop.args(["serve", "--stop"]).env("XDG_RUNTIME_DIR", &runtime);
+    assert!(stop.status().unwrap().success());
+}

@@ -18,6 +18,11 @@
 //! (`PWD`, a signal death as exit 128 + n with the signal's name); under another `/bin/sh`, hooks
 //! spawn.
 //!
+//! A `hookbridge run` killed outright (SIGKILL: nothing of it runs any more) takes its warm hooks
+//! with it: the service watches each run's connection while the hook runs, and at its EOF sends
+//! the hook's group SIGTERM, then SIGKILL half a second later — from the hook's first moment,
+//! where a spawned hook has a guardian only once its run has lasted 100 ms.
+//!
 //! Where a warm run's answer cannot be known, the hook is spawned, never guessed: a service that
 //! declines or cannot be reached, a child that cannot be told to run, and a service lost while the
 //! hook runs (killed, crashed: the hook's group is killed and the hook is run again, spawned, with

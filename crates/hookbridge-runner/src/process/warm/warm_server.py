@@ -381,7 +381,22 @@ def main():
     # (several hooks on one event): the listener is watched only while there is no spare.
     waiting = False
     watching = False
+    # A run whose client is gone (`hookbridge run` killed outright, which no handler of its own
+    # sees) takes its hook with it: its connection is watched while the hook runs, and at its EOF
+    # the hook's group is sent SIGTERM, then SIGKILL once `_ORPHAN_GRACE` has passed (`doomed`:
+    # [(when, group)]). A byte still unread on it is the client's go for the child, not the
+    # server's to take: the connection is looked at again shortly (`recheck`: [(when, pidfd)]).
+    doomed = []
+    recheck = []
     while True:
+        now = time.monotonic()
+        for when, group in [d for d in doomed if d[0] <= now]:
+            doomed.remove((when, group))
+            _kill_group(group, signal.SIGKILL)
+        for when, pidfd in [r for r in recheck if r[0] <= now]:
+            recheck.remove((when, pidfd))
+            if pidfd in processes and processes[pidfd][1] is not None:
+                selector.register(processes[pidfd][1], selectors.EVENT_READ, ("client", pidfd))
         busy = any(conn is not None for _pid, conn, _release in processes.values())
         if stopping and not busy:
             break
@@ -395,6 +410,10 @@ def main():
                 selector.register(listener, selectors.EVENT_READ, "listener")
             watching = not watching
         timeout = None if busy else max(0.0, idle_since + _IDLE_SECONDS - time.monotonic())
+        deadlines = [when for when, _ in doomed + recheck]
+        if deadlines:
+            soonest = max(0.0, min(deadlines) - time.monotonic())
+            timeout = soonest if timeout is None else min(timeout, soonest)
         events = selector.select(timeout)
         if not events and not busy and time.monotonic() >= idle_since + _IDLE_SECONDS:
             break
@@ -406,6 +425,25 @@ def main():
                 waiting = True
             elif key.data == "leader":
                 _reap_leader(selector, key.fd)
+            elif isinstance(key.data, tuple):
+                _, pidfd = key.data
+                conn = key.fileobj
+                if pidfd not in processes or processes[pidfd][1] is not conn:
+                    continue  # the hook ended on this wake-up: its connection is closed
+                try:
+                    pending = conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    pending = b""
+                selector.unregister(conn)
+                if pending:
+                    recheck.append((time.monotonic() + 0.005, pidfd))
+                    continue
+                group = _GROUP_OF.get(pidfd)
+                if group is not None:
+                    _kill_group(group, signal.SIGTERM)
+                    doomed.append((time.monotonic() + _ORPHAN_GRACE, group))
             elif key.data == "control":
                 took = _from_spare(key.fileobj, processes, spare)
                 if took is None:
@@ -430,6 +468,7 @@ def main():
                         spare = None
                     continue
                 waiting = waiting or took == "took, more follow"
+                selector.register(processes[spare[0]][1], selectors.EVENT_READ, ("client", spare[0]))
                 # The spare became a hook's child: its control socket is done, a new spare comes.
                 selector.unregister(key.fileobj)
                 key.fileobj.close()
@@ -439,8 +478,14 @@ def main():
             else:
                 pidfd = key.fd
                 pid, conn, release = processes.pop(pidfd)
+                _GROUP_OF.pop(pidfd, None)
                 selector.unregister(pidfd)
                 os.close(pidfd)
+                if conn is not None:
+                    try:
+                        selector.unregister(conn)
+                    except KeyError:
+                        pass  # its client is gone, or it is due to be looked at again
                 try:
                     _, status = os.waitpid(pid, 0)
                 except ChildProcessError:
@@ -464,6 +509,8 @@ def main():
             except OSError:
                 pass
         os.close(release)
+    for _when, group in doomed:
+        _kill_group(group, signal.SIGKILL)
     for leader_fd in list(_LEADERS):
         _reap_leader(selector, leader_fd)
     _unlink_socket(identity)
@@ -511,6 +558,20 @@ def _listen():
 _LEADERS = {}
 
 
+# How long a hook whose client is gone has between SIGTERM and SIGKILL (as hookbridge's guardian
+# gives a spawned hook).
+_ORPHAN_GRACE = 0.5
+# pidfd -> the process group of the hook that process runs (its leader's pid).
+_GROUP_OF = {}
+
+
+def _kill_group(group, signum):
+    try:
+        os.killpg(group, signum)
+    except OSError:
+        pass  # already empty
+
+
 def _fork_spare(listener, selector, processes):
     """Forks the next hook's process ahead of its request, so that a run does not wait for a fork:
     the spare accepts one connection itself and becomes that hook; the server hears of it (and gets
@@ -555,6 +616,7 @@ def _fork_spare(listener, selector, processes):
         pass  # the spare did it first
     pidfd = os.pidfd_open(pid)
     processes[pidfd] = [pid, None, release]
+    _GROUP_OF[pidfd] = leader
     selector.register(pidfd, selectors.EVENT_READ, "process")
     selector.register(ours, selectors.EVENT_READ, "control")
     return (pidfd, ours)
