@@ -31,7 +31,8 @@
 #              vs. `hookbridge run` as the only hook, on two workers (cases whose hooks sleep alone);
 #              any difference fails, but a known gap that differs exactly as tests/mux/gaps/<case>.json
 #              pins. Claude Code is installed with `npm ci` from tests/npm/claude-code and must say it
-#              is the pinned version. Outside CI, when npm's registry is unreachable, this stage is
+#              is the pinned version; the cases of tests/conformance/next/ run the same way with the
+#              next release (tests/npm/claude-code-next). Outside CI, when npm's registry is unreachable, this stage is
 #              skipped and the summary says so; with CI=true it fails. Then
 #              tests/install_into/check_with_claude.py: a spread of cases with the settings
 #              `hookbridge install-into claude` writes (every event registered), and with the plugin.
@@ -268,12 +269,14 @@ stage_demo() {
     HOOKBRIDGE_BIN="$BIN" bash "$ROOT/scripts/demo.sh" </dev/null
 }
 
-# The pinned Claude Code, installed with `npm ci`; prints its path. Outside CI an unreachable npm
-# registry is a skip: returns 2 (with a note) for the stage to return 0.
+# The pinned Claude Code, installed with `npm ci` (from tests/npm/$1, default claude-code); prints
+# its path. Outside CI an unreachable npm registry is a skip: returns 2 (with a note) for the stage
+# to return 0.
 claude_code() {
-    local install_err="$STATE/claude-install.err"
+    local package=${1:-claude-code}
+    local install_err="$STATE/$package-install.err"
     mkdir -p "$STATE"
-    if python3 -B "$ROOT/tests/npm/npm_ci.py" claude-code </dev/null 2>"$install_err"; then
+    if python3 -B "$ROOT/tests/npm/npm_ci.py" "$package" </dev/null 2>"$install_err"; then
         return 0
     fi
     echo "installing the pinned Claude Code with npm ci failed: $(grep -v '^ ' "$install_err" | tail -n 1)" >&2
@@ -333,6 +336,26 @@ stage_mux() {
     if grep -qE '^(DIFF|ERROR|CLOSED) ' "$STATE/mux.log"; then
         echo "${RED}cases that differ from Claude Code otherwise than pinned:${RESET}"
         grep -E '^(DIFF|ERROR|CLOSED) ' "$STATE/mux.log"
+    fi
+    # The next Claude Code release (tests/npm/claude-code-next) on the cases measured with it
+    # (tests/conformance/next/: what it added, such as PreSkillShellCommand), the same way.
+    local next_package="$ROOT/tests/npm/claude-code-next/package.json" next_cases=() next_claude next_version
+    for dir in "$ROOT"/tests/conformance/next/*/; do
+        [ -f "$dir/case.json" ] && next_cases+=("${dir%/}")
+    done
+    if [ ${#next_cases[@]} -gt 0 ]; then
+        next_version=$(jq -r '.dependencies["@anthropic-ai/claude-code"]' "$next_package")
+        echo "── Claude Code $next_version (the next release) on the ${#next_cases[@]} cases of tests/conformance/next/"
+        if next_claude=$(claude_code claude-code-next); then
+            set +e
+            ORACLE_CLAUDE_VERSION="$next_version" HOOKBRIDGE_CLAUDE_PACKAGE=claude-code-next CLAUDE_BIN="$next_claude" \
+                LOG_NAME=mux-next.log run_mux "$BIN" "${next_cases[@]}"
+            [ $? -eq 0 ] || rc=1
+            set -e
+            note "mux: Claude Code $next_version: $(tail -n 1 "$STATE/mux-next.log")"
+        else
+            rc=1
+        fi
     fi
     # What `install-into claude` writes (hookbridge on every event, outer timeouts) over a spread of
     # cases, one without hooks among them: registering every event must change nothing by itself.
@@ -524,7 +547,7 @@ declare -A TITLE=(
 # static binary 4.8 min and the release wheel 2.5 min of it). See the table at the end of a run.
 declare -A LIMIT=(
     [tools]=600 [pyenv]=480 [build]=300 [install]=240 [rust]=720 [fuzz]=180 [python]=360 [examples]=180
-    [demo]=60 [mux]=2100 [hosts]=1200 [warm]=480 [release]=1680
+    [demo]=60 [mux]=3000 [hosts]=1200 [warm]=480 [release]=1680
 )
 # HOOKBRIDGE_TEST_LIMIT_<STAGE>=seconds sets another limit (a slower machine; or a check of the limit).
 for stage in "${!LIMIT[@]}"; do

@@ -26,12 +26,15 @@ def verifier(project: Project) -> None:
     })
 
 
-def script(verdict: dict) -> list[dict]:
+def script(verdict: dict, structured: bool = False) -> list[dict]:
+    """The main turn, then the agent hook's turns: read the conventions, then the verdict (as the
+    input of the StructuredOutput tool, as Claude Code's agent gives it, or as a reply)."""
+    answer = ({"text": "", "tool_calls": [tool_call("a2", "StructuredOutput", **verdict)]} if structured
+              else {"text": json.dumps(verdict)})
     return [
         {"text": "", "tool_calls": [tool_call("c1", "bash", command="touch deploy-ran")]},
-        # The agent hook's turns: read the conventions, then the verdict.
         {"text": "Reading the conventions.", "tool_calls": [tool_call("a1", "Read", file_path="CONVENTIONS.md")]},
-        {"text": json.dumps(verdict)},
+        answer,
         {"text": "done"},
     ]
 
@@ -49,8 +52,8 @@ async def test_the_sessions_provider_runs_the_agents_tool_loop_and_ok_false_deni
     assert len(run.requests) == 4
     assert run.replies == ["done"]
     first, second = run.requests[1], run.requests[2]
-    assert [t.name for t in first.tools] == ["Read", "Grep", "Glob"]
-    assert first.tools[0].parameters["required"] == ["file_path"]
+    assert [t.name for t in first.tools] == ["StructuredOutput", "Read", "Grep", "Glob"]
+    assert first.tools[1].parameters["required"] == ["file_path"]
     assert first.messages[0].role == "system" and "Read, Grep and Glob" in first.messages[0].content
     assert first.messages[1].role == "user"
     assert first.messages[1].content.startswith("Do the conventions allow this? {")
@@ -67,7 +70,7 @@ async def test_the_sessions_provider_runs_the_agents_tool_loop_and_ok_false_deni
 async def test_ok_true_lets_the_tool_run(project: Project) -> None:
     verifier(project)
 
-    run = await run_session(project, "deploy it", script({"ok": True, "reason": "not a Friday"}))
+    run = await run_session(project, "deploy it", script({"ok": True, "reason": "not a Friday"}, structured=True))
 
     assert (project.root / "deploy-ran").exists()
     assert run.replies == ["done"]

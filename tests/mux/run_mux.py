@@ -15,7 +15,8 @@ views are compared key by key (prelude, shown, files, contents, ending). On top 
   `--pin CASE...` (re)writes the pinned differences of those cases from a run, keeping their "why".
 - **Pinned Claude Code.** Before any case runs, `claude --version` (the oracle's binary: `CLAUDE_BIN`
   or its own install) must be the version the oracle measures (`claude_oracle.VERSION`) and the
-  version `tests/npm/claude-code/package.json` pins.
+  version `tests/npm/claude-code/package.json` pins (with `HOOKBRIDGE_CLAUDE_PACKAGE=claude-code-next`
+  and `ORACLE_CLAUDE_VERSION` set to its version: the next release, for `tests/conformance/next/`).
 - **Bounded.** After `--max-errors` consecutive oracle errors (Claude Code not starting or giving
   no result, a run past the oracle's own time limit) the rest is not run and the run fails. A run
   with no case to compare fails. (mux_diff.py compares two empty views as identical when Claude
@@ -34,6 +35,7 @@ compared case is identical or differs exactly as pinned.
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -53,7 +55,29 @@ from direct_runs import checked, direct_run  # noqa: E402  (the direct run, kept
 
 KEYS = ("prelude", "shown", "files", "contents", "ending")
 GAPS = os.path.join(HERE, "gaps")
-PACKAGE = os.path.join(ROOT, "tests", "npm", "claude-code", "package.json")
+# The pinned Claude Code: tests/npm/claude-code/, or another folder of tests/npm/ named by
+# HOOKBRIDGE_CLAUDE_PACKAGE (claude-code-next, with ORACLE_CLAUDE_VERSION set to its version).
+PACKAGE = os.path.join(ROOT, "tests", "npm", os.environ.get("HOOKBRIDGE_CLAUDE_PACKAGE") or "claude-code", "package.json")
+
+
+# What Claude Code writes of the machine it runs on into text the model sees (its environment block,
+# such as a subagent's system prompt): the same on both sides of a run, but not from one machine to
+# the next, so a pinned difference holding it would not hold on another machine.
+MACHINE = [(re.compile(r"(?m)^( - OS Version: ).*$"), r"\1$OS_VERSION"),
+           (re.compile(r"(?m)^( - Shell: ).*$"), r"\1$SHELL")]
+
+
+def steady(value):
+    """`value` with what names the machine (MACHINE) replaced, in every string it holds."""
+    if isinstance(value, str):
+        for pattern, replacement in MACHINE:
+            value = pattern.sub(replacement, value)
+        return value
+    if isinstance(value, (list, tuple)):
+        return [steady(item) for item in value]
+    if isinstance(value, dict):
+        return {key: steady(item) for key, item in value.items()}
+    return value
 
 
 def plain(value):
@@ -66,7 +90,7 @@ def check_claude_version():
     with open(PACKAGE) as f:
         pinned = json.load(f)["dependencies"]["@anthropic-ai/claude-code"]
     if pinned != claude_oracle.VERSION:
-        return f"tests/npm/claude-code pins Claude Code {pinned}, the oracle measures {claude_oracle.VERSION}"
+        return f"{os.path.relpath(PACKAGE, ROOT)} pins Claude Code {pinned}, the oracle measures {claude_oracle.VERSION}"
     binary = claude_oracle.claude_bin(None)
     try:
         out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=60,
@@ -87,7 +111,8 @@ def order_sensitive(spec):
 
 def differences(a, b):
     """`{key: {"claude": ..., "mux": ...}}` for every view key where the two runs differ."""
-    return {key: {"claude": plain(a[key]), "mux": plain(b[key])} for key in KEYS if plain(a[key]) != plain(b[key])}
+    a, b = ({key: steady(plain(view[key])) for key in KEYS} for view in (a, b))
+    return {key: {"claude": a[key], "mux": b[key]} for key in KEYS if a[key] != b[key]}
 
 
 def compare(case_dir, hookbridge, prepare):
@@ -124,7 +149,7 @@ def verdict(name, found, gap):
         if not found:
             return True, [f"same  {name}"]
         return False, [f"DIFF  {name}"] + shown(found)
-    pinned = gap["differences"]
+    pinned = gap.get("differences", {})  # a "why" not pinned yet: every difference is new
     if not found:
         return False, [f"CLOSED {name}: identical now; delete tests/mux/gaps/{name}.json"]
     if found == pinned:

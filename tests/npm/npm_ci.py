@@ -4,7 +4,8 @@
 
     python3 tests/npm/npm_ci.py NAME [DEST]     prints the agent's command (its path), installing first
 
-NAME is a folder here: `claude-code`, `codex`, `gemini`. DEST defaults to `target/npm/<NAME>`; an
+NAME is a folder here: `claude-code`, `claude-code-next` (the next Claude Code release, which measures
+`tests/conformance/next/`), `codex`, `gemini`. DEST defaults to `target/npm/<NAME>`; an
 install whose lockfile equals the committed one is reused. After installing, the package's own
 `package.json` must give the pinned version.
 
@@ -21,7 +22,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-COMMANDS = {"claude-code": "claude", "codex": "codex", "gemini": "gemini"}
+COMMANDS = {"claude-code": "claude", "claude-code-next": "claude", "codex": "codex", "gemini": "gemini"}
 
 
 def pinned(name):

@@ -418,20 +418,24 @@ fn the_url_allow_list_keeps_http_hooks_from_running() {
 }
 
 /// An agent hook's conversation, the same for both providers: Grep, then Read, then a verdict.
-fn agent_turns(verdict: &str) -> Reply {
+/// Two turns of tools, then `verdict` (a turn).
+fn agent_turns(verdict: Value) -> Reply {
     Reply::Turns(vec![
         json!({"tool_use": [{"name": "Grep", "input": {"pattern": "TODO"}}]}),
         json!({"tool_use": [{"name": "Read", "input": {"file_path": "src/lib.rs"}}, {"name": "Read", "input": {"file_path": "../outside.txt"}}]}),
-        json!({"text": verdict}),
+        verdict,
     ])
 }
 
 #[test]
 fn an_agent_hook_verifies_with_read_only_tools_and_its_verdict_decides() {
-    for provider in ["anthropic", "openai"] {
-        let server = FakeServer::start(agent_turns(
-            r#"{"ok": false, "reason": "a TODO is left in src/lib.rs"}"#,
-        ));
+    let verdict = json!({"ok": false, "reason": "a TODO is left in src/lib.rs"});
+    // The verdict as Claude Code's agent gives it (its StructuredOutput tool's input), and as a
+    // reply of the JSON alone.
+    let structured = json!({"tool_use": [{"name": "StructuredOutput", "input": verdict}]});
+    let plain = json!({"text": verdict.to_string()});
+    for (provider, verdict) in [("anthropic", structured.clone()), ("openai", structured), ("anthropic", plain)] {
+        let server = FakeServer::start(agent_turns(verdict));
         let p = Project::new(on(
             "PreToolUse",
             json!([{"type": "agent", "prompt": "No TODO may be left. $ARGUMENTS"}]),
@@ -449,14 +453,17 @@ fn an_agent_hook_verifies_with_read_only_tools_and_its_verdict_decides() {
                 .env("OPENAI_API_KEY", KEY),
         };
         let done = p.finish(cmd, &serde_json::to_vec(&p.payload("PreToolUse")).unwrap());
-        // A block (an agent's `ok: false` is handled like a prompt hook's with continueOnBlock:
-        // the reason goes back to the model as a blocking error).
-        assert_eq!(done.code, Some(2), "{provider}: {}", done.stdout_str());
+        // A block that does not end the turn, its reason framed as Claude Code frames an agent
+        // hook's (tests/conformance/next/315-agent-hook-pre-deny).
+        assert_eq!(done.code, Some(0), "{provider}: {}", done.stderr_str());
+        let answer: Value = serde_json::from_str(&done.stdout_str()).unwrap();
         assert_eq!(
-            done.stderr_str().trim_end(),
-            "a TODO is left in src/lib.rs",
+            answer["hookSpecificOutput"],
+            json!({"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                   "permissionDecisionReason": "Agent hook condition was not met: a TODO is left in src/lib.rs"}),
             "{provider}"
         );
+        assert_eq!(answer.get("continue"), None, "{provider}");
         let got = server.received();
         assert_eq!(got.len(), 3, "{provider}: three turns");
         let tool_names: Vec<String> = if provider == "anthropic" {
@@ -474,7 +481,7 @@ fn an_agent_hook_verifies_with_read_only_tools_and_its_verdict_decides() {
                 .map(|t| t["function"]["name"].as_str().unwrap().to_string())
                 .collect()
         };
-        assert_eq!(tool_names, ["Read", "Grep", "Glob"]);
+        assert_eq!(tool_names, ["StructuredOutput", "Read", "Grep", "Glob"]);
         // What the tools gave the model: the grep hit, the file, and a refusal for the outside file.
         let second = got[1].raw_body.clone();
         assert!(

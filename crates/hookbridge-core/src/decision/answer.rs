@@ -237,6 +237,9 @@ pub enum HookAnswer {
         reason: String,
         stops_turn: bool,
     },
+    /// An `agent` hook's `ok: false` where it blocks: Claude Code shows `reason` as it shows a
+    /// JSON block's (see [`verdict_answer`](super::verdict_answer)).
+    Denied { reason: String },
     /// `continue: false` with this reason, from a judge (a prompt hook's `ok: false` on TeammateIdle).
     Stopped { reason: String },
     /// A hook that is not a process could not answer (unreachable endpoint, HTTP error status,

@@ -275,6 +275,12 @@ pub fn merge(event: &EventName, answers: &[AnsweredHook]) -> EventDecision {
                     m.d.stop = Some(StopRequest::because(reason));
                 }
             }
+            HookAnswer::Denied { reason } => {
+                let source = BlockingSource::Decision {
+                    reason: Some(reason.clone()),
+                };
+                m.block(source, i, fo);
+            }
             HookAnswer::Stopped { reason } => m.d.stop = Some(StopRequest::because(reason)),
             HookAnswer::Failed { message } => {
                 if a.on_failure == OnFailure::Block && traits.exit2_blocks {

@@ -118,6 +118,9 @@ fn excerpt(text: &str) -> String {
     format!("{:?}…", &text[..end])
 }
 
+/// What Claude Code puts before an agent hook's reason where its `ok: false` blocks.
+pub const AGENT_NOT_MET: &str = "Agent hook condition was not met: ";
+
 /// Which kind of judge answered, with what its config says about `ok: false`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Judge {
@@ -158,10 +161,17 @@ pub fn verdict_answer(event: &EventName, verdict: &Verdict, label: &str, judge: 
         .reason
         .clone()
         .unwrap_or_else(|| "blocked by a prompt hook (the model gave no reason)".into());
-    let rejected = |stops_turn: bool| HookAnswer::Rejected {
-        label: label.to_string(),
-        reason: reason.clone(),
-        stops_turn,
+    let rejected = |stops_turn: bool| match judge {
+        Judge::Prompt { .. } => HookAnswer::Rejected {
+            label: label.to_string(),
+            reason: reason.clone(),
+            stops_turn,
+        },
+        // Where an agent hook blocks it never ends the turn (`continues_on_block`), and Claude
+        // Code shows its reason as a JSON block's, framed (cases 315, 316 of tests/conformance/next).
+        Judge::Agent => HookAnswer::Denied {
+            reason: format!("{AGENT_NOT_MET}{reason}"),
+        },
     };
     match event {
         EventName::Stop | EventName::SubagentStop if verdict.impossible => {
@@ -251,7 +261,11 @@ mod tests {
         };
         assert_eq!(r(EventName::PreToolUse, prompt), rejected(true));
         assert_eq!(r(EventName::PreToolUse, go_on), rejected(false));
-        assert_eq!(r(EventName::PreToolUse, Judge::Agent), rejected(false));
+        let agent = HookAnswer::Denied {
+            reason: "Agent hook condition was not met: R".into(),
+        };
+        assert_eq!(r(EventName::PreToolUse, Judge::Agent), agent);
+        assert_eq!(r(EventName::Stop, Judge::Agent), agent);
         assert_eq!(r(EventName::PostToolUse, prompt), rejected(true));
         assert_eq!(r(EventName::Stop, prompt), rejected(false));
         assert_eq!(
