@@ -498,15 +498,28 @@ fn an_agent_hook_verifies_with_read_only_tools_and_its_verdict_decides() {
     }
 }
 
+/// An answer in text that is no verdict gets one turn more, told to use StructuredOutput (Claude
+/// Code's enforcement turn, tests/conformance/next/317); the verdict given then decides, and text
+/// again is no verdict: a non-blocking error.
 #[test]
-fn an_agent_hook_that_never_decides_is_a_non_blocking_error() {
-    let server = FakeServer::start(Reply::Turns(vec![json!({"text": "I looked around."})]));
-    let p = Project::new(on("PreToolUse", json!([{"type": "agent", "prompt": "Check"}])));
-    let done = run_anthropic(&p, &server, "PreToolUse", "claude");
-    assert_eq!(done.code, Some(1), "{}", done.stdout_str());
-    assert!(
-        done.stderr_str().contains("no usable verdict"),
-        "{}",
-        done.stderr_str()
-    );
+fn an_agent_hook_that_answers_in_text_is_told_once_to_use_the_tool() {
+    const ENFORCE: &str = "[structured-output-enforce] You MUST call the StructuredOutput tool";
+    let decides = json!({"tool_use": [{"name": "StructuredOutput", "input": {"ok": false, "reason": "SECOND-TIME"}}]});
+    for (second, decided) in [(json!({"text": "Still prose."}), false), (decides, true)] {
+        let server = FakeServer::start(Reply::Turns(vec![json!({"text": "I looked around."}), second]));
+        let p = Project::new(on("PreToolUse", json!([{"type": "agent", "prompt": "Check"}])));
+        let done = run_anthropic(&p, &server, "PreToolUse", "claude");
+        let got = server.received();
+        assert_eq!(got.len(), 2, "one enforcement turn, no more");
+        assert!(!got[0].raw_body.contains(ENFORCE));
+        assert!(got[1].raw_body.contains(ENFORCE), "{}", got[1].raw_body);
+        assert!(got[1].raw_body.contains("I looked around."), "the text answer stays in the conversation");
+        if decided {
+            assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+            assert!(done.stdout_str().contains("Agent hook condition was not met: SECOND-TIME"), "{}", done.stdout_str());
+        } else {
+            assert_eq!(done.code, Some(1), "{}", done.stdout_str());
+            assert!(done.stderr_str().contains("no usable verdict"), "{}", done.stderr_str());
+        }
+    }
 }

@@ -3,7 +3,8 @@
 //! `Read`, `Grep`, `Glob` — and answers, within [`MAX_TURNS`] turns and the hook's timeout (60 s
 //! by default), with the verdict `{"ok": bool, "reason": string}`: as the input of its
 //! `StructuredOutput` tool, as Claude Code's agent hooks answer (measured with 2.1.328 and 2.1.332,
-//! `tests/conformance/next/315-…`, `316-…`), or as a reply of that JSON alone. `ok: false` is
+//! `tests/conformance/next/315-…`, `316-…`), or as a reply of that JSON alone; other text gets
+//! one more turn, told to use the tool, then the hook has no verdict (case 317). `ok: false` is
 //! handled as Claude Code handles an agent hook's (see `verdict_answer`).
 //!
 //! The tools see the project only: a path outside the session's working directory (after
@@ -56,6 +57,10 @@ pub fn system_prompt(root: &Path) -> String {
 
 /// The tool whose input is the agent's verdict, as Claude Code names it.
 pub const STRUCTURED_OUTPUT: &str = "StructuredOutput";
+/// What the agent is told, once, after an answer in text that is no verdict (Claude Code's words,
+/// measured: `tests/conformance/next/317-agent-hook-plain-text`).
+const ENFORCE_STRUCTURED_OUTPUT: &str =
+    "[structured-output-enforce] You MUST call the StructuredOutput tool to complete this request. Call this tool now.";
 
 /// The tools of agent hooks.
 pub fn tools() -> Vec<ToolDef> {
@@ -125,6 +130,7 @@ fn verify(
     deadline: Instant,
 ) -> InProcessOutcome {
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let mut enforced = false;
     for _ in 0..MAX_TURNS {
         let reply = match model.converse(&conversation, deadline) {
             Ok(reply) => reply,
@@ -135,7 +141,18 @@ fn verify(
             return super::judged_outcome(verdict.input.to_string(), read);
         }
         if reply.calls.is_empty() {
-            return super::judged_outcome(reply.text, |r| Verdict::parse(r).map_err(|e| e.to_string()));
+            // Text that is a verdict counts; other text gets one turn more, told to answer through
+            // the tool, as Claude Code does (case 317); then the hook has no verdict.
+            if enforced || Verdict::parse(&reply.text).is_ok() {
+                return super::judged_outcome(reply.text, |r| Verdict::parse(r).map_err(|e| e.to_string()));
+            }
+            enforced = true;
+            conversation.turns.push(Turn::Assistant {
+                text: reply.text,
+                calls: Vec::new(),
+            });
+            conversation.turns.push(Turn::User(ENFORCE_STRUCTURED_OUTPUT.to_string()));
+            continue;
         }
         let results = reply
             .calls
