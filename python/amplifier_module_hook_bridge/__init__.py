@@ -254,7 +254,8 @@ class HookBridge:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.closed = False
         if config["prompt_hooks"]["provider"] == "session":
-            self.engine.set_model(self._ask_session_provider, self._converse_with_session_provider)
+            self.engine.set_model(self._ask_session_provider, self._converse_with_session_provider,
+                                  self._judge_identity)
 
     # -- session context -------------------------------------------------------------------------
 
@@ -354,6 +355,20 @@ class HookBridge:
         if providers:
             return next(iter(providers.values()))
         raise RuntimeError("the session has no provider mounted to answer prompt hooks")
+
+    def _judge_identity(self) -> str:
+        """Which model answers prompt and llm hooks, for the llm hook cache's key: the mounted
+        provider ``_judge_provider`` picks (its name and class) and the model asked of it (the
+        configured one, else the provider's own default), so that one model's cached answer is
+        never replayed for another."""
+        providers = self.coordinator.get("providers") or {}
+        wanted = self.config["prompt_hooks"]["name"]
+        name = wanted if wanted is not None else next(iter(providers), None)
+        provider = providers.get(name) if name is not None else None
+        kind = type(provider)
+        model = self.config["prompt_hooks"]["model"] or getattr(provider, "default_model", None)
+        return json.dumps({"provider": name, "class": f"{kind.__module__}.{kind.__qualname__}",
+                           "model": model if isinstance(model, str) else None})
 
     async def _converse(self, conversation: dict[str, Any]) -> str:
         """One turn of an agent hook's conversation in amplifier-core's message model: the turns as

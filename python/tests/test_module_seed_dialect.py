@@ -187,3 +187,28 @@ async def test_an_llm_hooks_unreadable_answer_follows_on_failure(project: Projec
     run = await run_session(project, "go", _llm_script("I am not sure."), hook_config={"hooks": LLM_HOOKS})
     assert (project.root / "ran").exists(), "on_failure: warn lets the tool run"
     assert any("no JSON object" in w for w in run.display.at("warning")), run.display.messages
+
+
+async def test_the_llm_cache_never_replays_one_models_answer_for_another(project: Project, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`cache: true` with the session's provider: the key holds which model answers (the provider
+    and the model asked), so a verdict cached from one model is not replayed for another; the same
+    model asked again is answered from the cache."""
+    monkeypatch.setenv("HOOKBRIDGE_CACHE_DIR", str(tmp_path / "cache"))
+    hooks = {"PreToolUse": [dict(LLM_HOOKS["PreToolUse"][0], cache=True)]}
+
+    def session(model: str, answer: str):
+        (project.root / "ran").unlink(missing_ok=True)
+        return run_session(project, "go", _llm_script(answer),
+                           hook_config={"hooks": hooks, "prompt_hooks": {"model": model}})
+
+    run = await session("model-a", '{"safe": false, "reason": "model-a says no"}')
+    assert not (project.root / "ran").exists() and "model-a says no" in run.tool_results()[0]
+
+    run = await session("model-b", '{"safe": true, "reason": "fine"}')
+    assert (project.root / "ran").exists(), f"model-a's cached deny was replayed for model-b: {run.tool_results()}"
+    assert run.requests[1].model == "model-b", "model-b was asked"
+
+    # The same model again: answered from the cache (the provider's next scripted turn would allow).
+    run = await session("model-a", '{"safe": true, "reason": "fine"}')
+    assert not (project.root / "ran").exists() and "model-a says no" in run.tool_results()[0], run.tool_results()

@@ -84,6 +84,8 @@ pub struct Engine {
 struct PythonModel {
     callable: Py<PyAny>,
     converse: Option<Py<PyAny>>,
+    /// `identity() -> str`: which model answers (see `ModelJudge::identity`).
+    identity: Option<Py<PyAny>>,
 }
 
 /// A failed Python call as a model call error (a `TimeoutError` is the hook's timeout).
@@ -104,6 +106,11 @@ impl std::fmt::Debug for PythonModel {
 }
 
 impl ModelJudge for PythonModel {
+    fn identity(&self) -> Option<String> {
+        let identity = self.identity.as_ref()?;
+        Python::attach(|py| identity.bind(py).call0().and_then(|id| id.extract::<String>())).ok()
+    }
+
     fn judge(&self, request: &JudgeRequest, deadline: Instant) -> Result<String, ModelCallError> {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
@@ -261,9 +268,17 @@ impl Engine {
     /// returning an agent hook's next turn as JSON (`{"text", "calls": [{"id", "name", "input"}]}`)
     /// — the Amplifier module passes both, asking the session's provider — or `None` for the
     /// provider the environment configures (`ANTHROPIC_*`, `OPENAI_*`, `HOOKBRIDGE_MODEL_PROVIDER`).
-    #[pyo3(signature = (model, converse=None))]
-    fn set_model(&self, model: Option<Py<PyAny>>, converse: Option<Py<PyAny>>) {
-        let judge = model.map(|callable| Arc::new(PythonModel { callable, converse }) as Arc<dyn ModelJudge>);
+    /// `identity() -> str` says which model answers (the provider and model asked): llm hooks'
+    /// `cache: true` keys on it, and without it they are not cached.
+    #[pyo3(signature = (model, converse=None, identity=None))]
+    fn set_model(&self, model: Option<Py<PyAny>>, converse: Option<Py<PyAny>>, identity: Option<Py<PyAny>>) {
+        let judge = model.map(|callable| {
+            Arc::new(PythonModel {
+                callable,
+                converse,
+                identity,
+            }) as Arc<dyn ModelJudge>
+        });
         self.inner.set_model(judge);
     }
 

@@ -51,6 +51,14 @@ pub trait ModelJudge: Send + Sync + std::fmt::Debug {
     /// The model's reply text to `request`, by `deadline`.
     fn judge(&self, request: &JudgeRequest, deadline: Instant) -> Result<String, ModelCallError>;
 
+    /// Which model answers (for a host's own model: what tells it from another, such as the
+    /// provider and model a session asks), or `None` when it cannot say. The llm hook cache keys
+    /// on it: answers of one model are never replayed for another, and a model that cannot say
+    /// which it is gets no cache.
+    fn identity(&self) -> Option<String> {
+        None
+    }
+
     /// The model's next turn of `conversation` (an `agent` hook's), by `deadline`. A model that
     /// cannot call tools says so.
     fn converse(

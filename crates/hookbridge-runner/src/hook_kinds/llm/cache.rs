@@ -1,5 +1,5 @@
-//! The llm hooks' on-disk cache (`cache: true`): an identical request (same provider endpoint,
-//! model, prompt and token limit) answered from disk, across every `hookbridge run` process of
+//! The llm hooks' on-disk cache (`cache: true`): an identical request (same provider endpoint —
+//! for a host's own model, its `ModelJudge::identity` — model, prompt and token limit) answered from disk, across every `hookbridge run` process of
 //! the user. Each entry holds the request it answers (compared in full on every hit, so a hash
 //! collision cannot answer the wrong request) and the reply — never a key or token, which are not
 //! part of the request. Only replies that gave a verdict are kept; at most [`MAX_ENTRIES`], the

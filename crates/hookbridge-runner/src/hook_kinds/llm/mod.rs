@@ -31,8 +31,9 @@ pub const DEFAULT_MAX_TOKENS: u32 = 1024;
 
 /// The job that asks the model about `hook`; `event` is the event's name as the hook was written.
 pub(crate) fn job(hook: &LlmHook, event: &str, ctx: JobContext<'_>) -> InProcessJob {
-    let (judge, endpoint): (Result<Arc<dyn ModelJudge>, String>, String) = match &ctx.model {
-        Some(model) => (Ok(model.clone()), "the host's model".to_string()),
+    // `endpoint`: which model answers, for the cache's key (`None`: the host's model cannot say).
+    let (judge, endpoint): (Result<Arc<dyn ModelJudge>, String>, Option<String>) = match &ctx.model {
+        Some(model) => (Ok(model.clone()), model.identity().map(|id| format!("host {id}"))),
         None => match Provider::from_env(|name| ctx.var(name)) {
             Ok(p) => {
                 // Where the request goes and which model answers when the hook names none.
@@ -48,9 +49,9 @@ pub(crate) fn job(hook: &LlmHook, event: &str, ctx: JobContext<'_>) -> InProcess
                         ..
                     } => format!("openai {base_url} {default_model}"),
                 };
-                (Ok(Arc::new(p) as Arc<dyn ModelJudge>), endpoint)
+                (Ok(Arc::new(p) as Arc<dyn ModelJudge>), Some(endpoint))
             }
-            Err(e) => (Err(e), String::new()),
+            Err(e) => (Err(e), None),
         },
     };
     let payload: serde_json::Map<String, Value> = serde_json::from_slice(&ctx.stdin).unwrap_or_default();
@@ -62,9 +63,13 @@ pub(crate) fn job(hook: &LlmHook, event: &str, ctx: JobContext<'_>) -> InProcess
         schema: None,
     };
     // `None`: no cache asked for; `Err`: asked for, and why it is not used.
-    let cache = hook.cache.then(|| match cache::cache_dir(|name| ctx.var(name)) {
-        Some(dir) => cache::CacheEntry::open(&dir, &endpoint, &request),
-        None => Err("no absolute cache folder ($HOOKBRIDGE_CACHE_DIR, $XDG_CACHE_HOME, $HOME)".into()),
+    let cache = hook.cache.then(|| match (cache::cache_dir(|name| ctx.var(name)), &endpoint) {
+        (_, None) if judge.is_ok() => {
+            Err("the host's model does not say which model it is, so answers of different models could be mixed".into())
+        }
+        (_, None) => Err("no model".into()),
+        (Some(dir), Some(endpoint)) => cache::CacheEntry::open(&dir, endpoint, &request),
+        (None, _) => Err("no absolute cache folder ($HOOKBRIDGE_CACHE_DIR, $XDG_CACHE_HOME, $HOME)".into()),
     });
     InProcessJob {
         kind: "llm",
