@@ -16,7 +16,8 @@ use hookbridge_core::matcher::Matcher;
 /// The event payload parser (`hookbridge run`'s stdin): any bytes give a payload or an error, and
 /// a payload's bytes for hooks are well-formed.
 pub fn payload(data: &[u8]) {
-    let event = EventName::KNOWN[data.first().copied().unwrap_or(0) as usize % EventName::KNOWN.len()].clone();
+    let event =
+        EventName::KNOWN[data.first().copied().unwrap_or(0) as usize % EventName::KNOWN.len()].clone();
     if let Ok(payload) = EventPayload::parse(event, data) {
         let _ = payload.to_stdin_bytes();
         let _ = payload.match_query();
@@ -26,7 +27,9 @@ pub fn payload(data: &[u8]) {
 
 /// The hooks file readers (JSON and YAML): any text gives hooks and diagnostics, never a panic.
 pub fn config(data: &[u8]) {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let source = ConfigSource {
         path: PathBuf::from("/p/.amplifier/hooks/hooks.json"),
         scope: Scope::Project,
@@ -41,7 +44,9 @@ pub fn config(data: &[u8]) {
 /// The matcher compiler (JavaScript regular expressions, as Claude Code reads them): any pattern
 /// compiles or is refused, and matching never panics.
 pub fn matcher(data: &[u8]) {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let (pattern, query) = text.split_once('\n').unwrap_or((text, "Bash"));
     for extended in [false, true] {
         if let Ok(m) = Matcher::compile(Some(pattern), extended) {
@@ -54,7 +59,8 @@ pub fn matcher(data: &[u8]) {
 /// answer's exit code is one Claude Code reads.
 pub fn hook_output(data: &[u8]) {
     let (head, stdout) = data.split_at(data.len().min(2));
-    let event = EventName::KNOWN[head.first().copied().unwrap_or(0) as usize % EventName::KNOWN.len()].clone();
+    let event =
+        EventName::KNOWN[head.first().copied().unwrap_or(0) as usize % EventName::KNOWN.len()].clone();
     let code = i32::from(head.get(1).copied().unwrap_or(0) % 4);
     let execution = HookExecution {
         status: RunStatus::Exited(code),

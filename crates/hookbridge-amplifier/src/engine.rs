@@ -288,7 +288,11 @@ impl Engine {
         };
         let (set, held_notice, project_mcp_servers) = {
             let loaded = self.loaded();
-            (loaded.set.clone(), loaded.held_notice.clone(), loaded.project_mcp_servers)
+            (
+                loaded.set.clone(),
+                loaded.held_notice.clone(),
+                loaded.project_mcp_servers,
+            )
         };
         let policy = RunPolicy {
             project_mcp_servers,
@@ -326,14 +330,7 @@ impl Engine {
     }
 
     /// Fires every Claude Code event of `event` that has hooks and joins their results.
-    fn run(
-        &self,
-        set: &HookSet,
-        event: &str,
-        data: &Value,
-        host: &HostContext,
-        policy: &RunPolicy,
-    ) -> Value {
+    fn run(&self, set: &HookSet, event: &str, data: &Value, host: &HostContext, policy: &RunPolicy) -> Value {
         let options = self.options(host, policy);
         let mut results: Vec<HookResult> = Vec::new();
         let mut fired = Vec::new();

@@ -167,7 +167,11 @@ fn dry_run(
             text.push_str("  no hook is registered for this event\n");
         }
         for e in explained {
-            let mark = if e.verdict == Verdict::Runs { "would run" } else { "would not " };
+            let mark = if e.verdict == Verdict::Runs {
+                "would run"
+            } else {
+                "would not "
+            };
             text.push_str(&format!(
                 "  {mark}  {} {}  ({}:{}:{}){}\n",
                 e.hook.kind.type_name(),
@@ -175,7 +179,11 @@ fn dry_run(
                 e.hook.source.path.display(),
                 e.hook.position.line,
                 e.hook.position.column,
-                if e.verdict == Verdict::Runs { String::new() } else { format!(": {}", e.verdict) }
+                if e.verdict == Verdict::Runs {
+                    String::new()
+                } else {
+                    format!(": {}", e.verdict)
+                }
             ));
         }
         out.write_all(text.as_bytes())

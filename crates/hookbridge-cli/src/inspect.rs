@@ -74,7 +74,10 @@ fn held_lines(loaded: &crate::Loaded, project: &std::path::Path) -> Vec<String> 
             .filter(|(_, _, h)| {
                 matches!(
                     h.held,
-                    Some(hookbridge_core::trust::Held::ManagedHooksOnly | hookbridge_core::trust::Held::ProjectHooksNotAllowed)
+                    Some(
+                        hookbridge_core::trust::Held::ManagedHooksOnly
+                            | hookbridge_core::trust::Held::ProjectHooksNotAllowed
+                    )
                 )
             })
             .count();
@@ -82,8 +85,16 @@ fn held_lines(loaded: &crate::Loaded, project: &std::path::Path) -> Vec<String> 
         lines.push(format!(
             "managed policy {}: {}{}",
             rules.path.display(),
-            if rules_text.is_empty() { "no rule beyond its own hooks".to_string() } else { rules_text.join("; ") },
-            if held_by_policy > 0 { format!(" ({held_by_policy} hook(s) held by it)") } else { String::new() }
+            if rules_text.is_empty() {
+                "no rule beyond its own hooks".to_string()
+            } else {
+                rules_text.join("; ")
+            },
+            if held_by_policy > 0 {
+                format!(" ({held_by_policy} hook(s) held by it)")
+            } else {
+                String::new()
+            }
         ));
     }
     if loaded.trust.held > 0 {
@@ -349,7 +360,11 @@ pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
 /// Everything `validate` reports: what loading found, then what each enabled command hook would
 /// start (a missing script is an error, a program not on PATH a warning) and whether each
 /// `mcp_tool` hook's server is configured, then the hooks that cannot run here.
-fn problems(set: &hookbridge_core::config::HookSet, project: &std::path::Path, project_servers: bool) -> Vec<Diagnostic> {
+fn problems(
+    set: &hookbridge_core::config::HookSet,
+    project: &std::path::Path,
+    project_servers: bool,
+) -> Vec<Diagnostic> {
     let mut problems = set.diagnostics.clone();
     let home = std::env::var_os("HOME")
         .map(std::path::PathBuf::from)

@@ -368,7 +368,10 @@ impl ProjectArgs {
             .hooks()
             .any(|(_, _, h)| matches!(h.kind, hookbridge_core::config::HookKind::Http(_)));
         if has_http {
-            let home = options.user_hooks_dir.as_deref().and_then(|d| d.parent()?.parent());
+            let home = options
+                .user_hooks_dir
+                .as_deref()
+                .and_then(|d| d.parent()?.parent());
             for (level, file) in hookbridge_core::config::claude_code_settings_files(project_dir, home) {
                 if let Some(limits) = hookbridge_core::config::limits_of_settings_file(&file) {
                     set.http_policy.absorb(level, limits);

@@ -275,7 +275,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(stopped) = stopped_by_signal(&report, &mut problems, &context) {
         return Ok(stopped);
     }
-    tell_of_held_hooks(held_notice(&trust, &project_dir), &project_dir, &payload, &mut report.decision);
+    tell_of_held_hooks(
+        held_notice(&trust, &project_dir),
+        &project_dir,
+        &payload,
+        &mut report.decision,
+    );
     // Test hook (debug builds only): a panic after the hooks ran (tests/cli_failsafe.rs).
     #[cfg(debug_assertions)]
     if std::env::var_os("HOOKBRIDGE_TEST_PANIC").is_some() {
@@ -475,9 +480,14 @@ fn run_host(host: &dyn crate::hosts::Host, args: RunArgs) -> anyhow::Result<Exit
     let (mut set, mut options, trust) = load_hooks(&args, &project_dir, &mut problems);
     let mut notice = held_notice(&trust, &project_dir);
     // Never looser than the agent: a folder it does not trust runs none of the project's hooks.
-    let home = args.project.discovery(&project_dir).user_hooks_dir.and_then(|d| Some(d.parent()?.parent()?.to_path_buf()));
+    let home = args
+        .project
+        .discovery(&project_dir)
+        .user_hooks_dir
+        .and_then(|d| Some(d.parent()?.parent()?.to_path_buf()));
     if let Err(why) = host.folder_trust(&project_dir, home.as_deref()) {
-        let held = hookbridge_core::trust::Held::HostDoesNotTrustFolder(format!("{} ({why})", host.display_name()));
+        let held =
+            hookbridge_core::trust::Held::HostDoesNotTrustFolder(format!("{} ({why})", host.display_name()));
         let count = hookbridge_core::trust::hold(&mut set, hookbridge_core::config::Scope::Project, &held);
         options.project_mcp_servers = false;
         if count > 0 {

@@ -71,16 +71,28 @@ pub fn trust(args: TrustArgs) -> anyhow::Result<ExitCode> {
     let pins = trust::current_pins(&set, &project, None);
     let state = trust::check(record.as_ref(), &pins);
     let mut out = std::io::stdout().lock();
-    for d in set.diagnostics.iter().filter(|d| d.severity == hookbridge_core::diagnostics::Severity::Error) {
+    for d in set
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == hookbridge_core::diagnostics::Severity::Error)
+    {
         writeln!(out, "problem: {d}")?;
     }
     match &state {
         TrustState::NothingToTrust => {
-            writeln!(out, "{} has no hooks of its own (.amplifier/hooks/): nothing to trust.", project.display())?;
+            writeln!(
+                out,
+                "{} has no hooks of its own (.amplifier/hooks/): nothing to trust.",
+                project.display()
+            )?;
             return Ok(ExitCode::SUCCESS);
         }
         TrustState::Trusted if !args.config_only && record.as_ref().is_some_and(|r| r.config_only) => {
-            writeln!(out, "{} is trusted for its configuration only; trusting its scripts too:", project.display())?;
+            writeln!(
+                out,
+                "{} is trusted for its configuration only; trusting its scripts too:",
+                project.display()
+            )?;
             show_all(&mut out, &pins)?;
         }
         TrustState::Trusted => {
@@ -90,12 +102,20 @@ pub fn trust(args: TrustArgs) -> anyhow::Result<ExitCode> {
                 "{} is trusted ({when}), and nothing its hooks run has changed since: {} hook(s){}.",
                 project.display(),
                 pins.hooks.len(),
-                if record.as_ref().is_some_and(|r| r.config_only) { ", configuration only" } else { "" }
+                if record.as_ref().is_some_and(|r| r.config_only) {
+                    ", configuration only"
+                } else {
+                    ""
+                }
             )?;
             return Ok(ExitCode::SUCCESS);
         }
         TrustState::Untrusted => {
-            writeln!(out, "{} is not trusted. Once trusted, these hooks of the project run:", project.display())?;
+            writeln!(
+                out,
+                "{} is not trusted. Once trusted, these hooks of the project run:",
+                project.display()
+            )?;
             show_all(&mut out, &pins)?;
         }
         TrustState::Changed(diff) => {
@@ -108,14 +128,26 @@ pub fn trust(args: TrustArgs) -> anyhow::Result<ExitCode> {
             show_diff(&mut out, diff)?;
         }
     }
-    let user_hooks = set.hooks().filter(|(_, _, h)| h.source.scope != Scope::Project).count();
+    let user_hooks = set
+        .hooks()
+        .filter(|(_, _, h)| h.source.scope != Scope::Project)
+        .count();
     if user_hooks > 0 {
-        writeln!(out, "({user_hooks} hook(s) of your own, from ~/.amplifier/hooks, run whatever you decide.)")?;
+        writeln!(
+            out,
+            "({user_hooks} hook(s) of your own, from ~/.amplifier/hooks, run whatever you decide.)"
+        )?;
     }
     if args.config_only {
-        writeln!(out, "--config-only: the scripts above are not pinned; editing them will not hold the project again.")?;
+        writeln!(
+            out,
+            "--config-only: the scripts above are not pinned; editing them will not hold the project again."
+        )?;
     } else if !pins.scripts.is_empty() || !pins.hooks.is_empty() {
-        writeln!(out, "Not pinned: what these scripts import or read (other modules, node_modules, data files).")?;
+        writeln!(
+            out,
+            "Not pinned: what these scripts import or read (other modules, node_modules, data files)."
+        )?;
     }
     out.flush()?;
     drop(out);
@@ -128,7 +160,11 @@ pub fn trust(args: TrustArgs) -> anyhow::Result<ExitCode> {
     println!(
         "Trusted {}{} (recorded in {}).",
         project.display(),
-        if args.config_only { ", its configuration only" } else { "" },
+        if args.config_only {
+            ", its configuration only"
+        } else {
+            ""
+        },
         path.display()
     );
     Ok(ExitCode::SUCCESS)
@@ -148,7 +184,11 @@ fn confirm(question: &str) -> anyhow::Result<bool> {
 }
 
 fn hook_line(h: &PinnedHook) -> String {
-    let matcher = h.matcher.as_deref().map(|m| format!(" [{m}]")).unwrap_or_default();
+    let matcher = h
+        .matcher
+        .as_deref()
+        .map(|m| format!(" [{m}]"))
+        .unwrap_or_default();
     format!(
         "{}{matcher}  {}  {}\n      at {}:{}:{}",
         h.event, h.kind, h.label, h.source, h.line, h.column
@@ -161,7 +201,11 @@ fn show_all(out: &mut impl Write, pins: &ProjectPins) -> std::io::Result<()> {
         writeln!(out, "    {}", hook_line(h))?;
     }
     if !pins.scripts.is_empty() {
-        writeln!(out, "  scripts their commands name, pinned by content ({}):", pins.scripts.len())?;
+        writeln!(
+            out,
+            "  scripts their commands name, pinned by content ({}):",
+            pins.scripts.len()
+        )?;
         for s in &pins.scripts {
             writeln!(out, "    {}  sha256:{}", s.path, &s.sha256[..16])?;
         }
@@ -202,7 +246,8 @@ fn show_diff(out: &mut impl Write, diff: &trust::Diff) -> std::io::Result<()> {
 }
 
 fn when(unix: u64) -> String {
-    humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + std::time::Duration::from_secs(unix)).to_string()
+    humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + std::time::Duration::from_secs(unix))
+        .to_string()
 }
 
 fn list(store: &TrustStore) -> anyhow::Result<ExitCode> {

@@ -121,7 +121,11 @@ impl KnownGap {
 /// case's own SessionStart hook, answers only the real run). Such cases are checked through the
 /// real Claude Code by the differential of `scripts/test.sh` (mux stage); here they are listed.
 fn not_replayable(case: &Case) -> Option<&'static str> {
-    let hooks = case.spec.get("settings").and_then(|s| s.get("hooks"))?.to_string();
+    let hooks = case
+        .spec
+        .get("settings")
+        .and_then(|s| s.get("hooks"))?
+        .to_string();
     hooks
         .contains(r#""type":"http""#)
         .then_some("http hooks are not recorded by the oracle's recorder; the Claude Code differential (mux stage) checks this case")
@@ -130,13 +134,20 @@ fn not_replayable(case: &Case) -> Option<&'static str> {
 /// Run every case of `rel`, print one line per case, fail with every difference.
 fn check_dir(rel: &str, origin: &'static str) {
     common::require_program("python3"); // case 70's hook is a python3 one-liner
-    let (cases, passed_over): (Vec<Case>, Vec<Case>) =
-        load(rel, origin).into_iter().partition(|c| not_replayable(c).is_none());
+    let (cases, passed_over): (Vec<Case>, Vec<Case>) = load(rel, origin)
+        .into_iter()
+        .partition(|c| not_replayable(c).is_none());
     assert!(!cases.is_empty(), "no case with an expected.json in {rel}");
     let outcomes = run_all(&cases);
     let mut summary: Vec<String> = passed_over
         .iter()
-        .map(|c| format!("NOT REPLAYED {origin} {}: {}", c.name, not_replayable(c).unwrap_or_default()))
+        .map(|c| {
+            format!(
+                "NOT REPLAYED {origin} {}: {}",
+                c.name,
+                not_replayable(c).unwrap_or_default()
+            )
+        })
         .collect();
     let mut details = Vec::new();
     let mut closed_gaps = Vec::new();

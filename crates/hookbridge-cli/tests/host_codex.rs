@@ -28,7 +28,10 @@ fn trust_in_codex(p: &Project) {
     let project = std::fs::canonicalize(&p.dir).unwrap();
     std::fs::write(
         codex.join("config.toml"),
-        format!("[projects.\"{}\"]\ntrust_level = \"trusted\"\n", project.display()),
+        format!(
+            "[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+            project.display()
+        ),
     )
     .unwrap();
 }
@@ -44,7 +47,10 @@ fn a_project_codex_does_not_trust_runs_none_of_its_hooks() {
     assert_eq!(done.code, Some(0), "held: {}", done.stderr_str());
     let answer: Value = serde_json::from_slice(&done.stdout).unwrap();
     let told = answer["systemMessage"].as_str().unwrap_or_default();
-    assert!(told.contains("Codex CLI") && told.contains("does not trust this folder"), "{told}");
+    assert!(
+        told.contains("Codex CLI") && told.contains("does not trust this folder"),
+        "{told}"
+    );
     let done = codex(&p, "PreToolUse", &bash(&p, "ls"));
     assert_eq!(done.code, Some(2), "trusted by both: {}", done.stderr_str());
 }

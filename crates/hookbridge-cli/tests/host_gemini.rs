@@ -40,23 +40,50 @@ fn a_folder_gemini_does_not_trust_runs_none_of_the_projects_hooks() {
     let gemini_dir = p.home.join(".gemini");
     std::fs::create_dir_all(&gemini_dir).unwrap();
     // Folder trust on (a comment, as Gemini CLI's settings allow), and no rule for this folder.
-    std::fs::write(gemini_dir.join("settings.json"), "{\"security\": {\"folderTrust\": {\"enabled\": true}}} // on").unwrap();
+    std::fs::write(
+        gemini_dir.join("settings.json"),
+        "{\"security\": {\"folderTrust\": {\"enabled\": true}}} // on",
+    )
+    .unwrap();
     let payload = json!({"session_id": "s", "hook_event_name": "BeforeTool", "tool_name": "run_shell_command",
         "tool_input": {"command": "ls"}, "cwd": p.dir});
     let done = gemini(&p, "BeforeTool", &payload);
-    assert_eq!(done.code, Some(0), "held: {} {}", done.stdout_str(), done.stderr_str());
-    assert!(done.stdout_str().contains("Gemini CLI") && done.stdout_str().contains("no rule of"), "{}", done.stdout_str());
+    assert_eq!(
+        done.code,
+        Some(0),
+        "held: {} {}",
+        done.stdout_str(),
+        done.stderr_str()
+    );
+    assert!(
+        done.stdout_str().contains("Gemini CLI") && done.stdout_str().contains("no rule of"),
+        "{}",
+        done.stdout_str()
+    );
     // DO_NOT_TRUST on a parent with TRUST_FOLDER on the folder: the longer rule wins.
-    let parent = std::fs::canonicalize(&p.dir).unwrap().parent().unwrap().to_path_buf();
+    let parent = std::fs::canonicalize(&p.dir)
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf();
     let project = std::fs::canonicalize(&p.dir).unwrap();
     std::fs::write(
         gemini_dir.join("trustedFolders.json"),
-        json!({parent.to_string_lossy(): "DO_NOT_TRUST", project.to_string_lossy(): "TRUST_FOLDER"}).to_string(),
+        json!({parent.to_string_lossy(): "DO_NOT_TRUST", project.to_string_lossy(): "TRUST_FOLDER"})
+            .to_string(),
     )
     .unwrap();
     let done = gemini(&p, "BeforeTool", &payload);
-    assert!(done.stdout_str().contains("\"decision\":\"deny\""), "trusted by both: {}", done.stdout_str());
-    std::fs::write(gemini_dir.join("trustedFolders.json"), json!({project.to_string_lossy(): "DO_NOT_TRUST"}).to_string()).unwrap();
+    assert!(
+        done.stdout_str().contains("\"decision\":\"deny\""),
+        "trusted by both: {}",
+        done.stdout_str()
+    );
+    std::fs::write(
+        gemini_dir.join("trustedFolders.json"),
+        json!({project.to_string_lossy(): "DO_NOT_TRUST"}).to_string(),
+    )
+    .unwrap();
     let done = gemini(&p, "BeforeTool", &payload);
     // Held again (the user was told once already this session).
     assert!(!done.stdout_str().contains("deny"), "{}", done.stdout_str());

@@ -279,7 +279,9 @@ fn yaml_bomb() -> String {
         let refs = vec![format!("*a{}", i - 1); 10].join(",");
         text.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
     }
-    text.push_str("hooks:\n  PreToolUse:\n    - {type: command, command: 'echo project-guard >&2; exit 2'}\n");
+    text.push_str(
+        "hooks:\n  PreToolUse:\n    - {type: command, command: 'echo project-guard >&2; exit 2'}\n",
+    );
     text
 }
 
@@ -304,12 +306,17 @@ fn a_yaml_bomb_in_the_project_is_refused_and_the_users_guard_still_blocks() {
     for var in HOSTILE_ENV {
         cmd.env_remove(var);
     }
-    cmd.env("HOME", &p.home).env("HOOKBRIDGE_LOG", &p.log).current_dir(&p.dir);
+    cmd.env("HOME", &p.home)
+        .env("HOOKBRIDGE_LOG", &p.log)
+        .current_dir(&p.dir);
     let out = run_with_deadline(cmd, &bash_payload(), WATCHDOG);
     assert!(!out.timed_out, "hookbridge run hung: {out:?}");
     assert_blocked(&out, "user-guard");
     let validate = p.validate();
     assert_eq!(validate.code, Some(1), "{validate:?}");
     let said = all(&validate);
-    assert!(said.contains("hooks.yaml") && said.contains("too large"), "{said}");
+    assert!(
+        said.contains("hooks.yaml") && said.contains("too large"),
+        "{said}"
+    );
 }

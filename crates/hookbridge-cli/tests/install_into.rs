@@ -568,7 +568,10 @@ fn install_into_codex_registers_the_codex_host_in_hooks_json() {
     std::fs::create_dir_all(p.home.join(".codex")).unwrap();
     std::fs::write(
         p.home.join(".codex/config.toml"),
-        format!("[projects.\"{}\"]\ntrust_level = \"trusted\"\n", std::fs::canonicalize(&p.dir).unwrap().display()),
+        format!(
+            "[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+            std::fs::canonicalize(&p.dir).unwrap().display()
+        ),
     )
     .unwrap();
     let ran = start_as_agent(&p, pre, &p.payload("PreToolUse"));

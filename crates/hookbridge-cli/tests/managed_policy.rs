@@ -31,11 +31,21 @@ impl Machine {
         let policy_path = tmp.path().join("etc-hookbridge-managed.json");
         fs::write(&policy_path, policy.to_string()).unwrap();
         let log = tmp.path().join("log");
-        Machine { _tmp: tmp, project, home, policy: policy_path, log }
+        Machine {
+            _tmp: tmp,
+            project,
+            home,
+            policy: policy_path,
+            log,
+        }
     }
 
     fn hooks(&self, scope: &str, hooks: &Value) {
-        let dir = if scope == "project" { &self.project } else { &self.home };
+        let dir = if scope == "project" {
+            &self.project
+        } else {
+            &self.home
+        };
         fs::write(dir.join(".amplifier/hooks/hooks.json"), hooks.to_string()).unwrap();
     }
 
@@ -48,7 +58,9 @@ impl Machine {
         let runtime = self.home.join("run");
         fs::create_dir_all(&runtime).unwrap();
         fs::set_permissions(&runtime, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
-        cmd.env("HOOKBRIDGE_WARM", "always").env("XDG_RUNTIME_DIR", &runtime).env("HOOKBRIDGE_WARM_IDLE", "5");
+        cmd.env("HOOKBRIDGE_WARM", "always")
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .env("HOOKBRIDGE_WARM_IDLE", "5");
         let payload = json!({"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash",
             "tool_input": {"command": "ls"}, "cwd": self.project});
         run_with_deadline(cmd, payload.to_string().as_bytes(), WATCHDOG)
@@ -60,7 +72,8 @@ impl Machine {
         for var in HOSTILE_ENV {
             cmd.env_remove(var);
         }
-        cmd.env("HOME", &self.home).env("HOOKBRIDGE_TEST_MANAGED_POLICY", &self.policy);
+        cmd.env("HOME", &self.home)
+            .env("HOOKBRIDGE_TEST_MANAGED_POLICY", &self.policy);
         run_with_deadline(cmd, b"", WATCHDOG)
     }
 }
@@ -76,12 +89,24 @@ fn managed_hooks_only_holds_every_user_and_project_hook_and_runs_its_own() {
     m.hooks("user", &marks("user-guard"));
     let done = m.run("report");
     let report: Value = serde_json::from_slice(&done.stdout).unwrap();
-    let ran: Vec<&str> = report["hooks"].as_array().unwrap().iter().map(|h| h["stderr"].as_str().unwrap_or("")).collect();
+    let ran: Vec<&str> = report["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["stderr"].as_str().unwrap_or(""))
+        .collect();
     assert_eq!(ran, ["managed-guard\n"], "{report}");
     let listed = m.hookbridge(&["list"]);
     let out = listed.stdout_str();
-    assert!(out.contains("allowManagedHooksOnly: only managed hooks run") && out.contains("(2 hook(s) held by it)"), "{out}");
-    assert!(out.contains("HELD: managed policy allows managed hooks only"), "{out}");
+    assert!(
+        out.contains("allowManagedHooksOnly: only managed hooks run")
+            && out.contains("(2 hook(s) held by it)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("HELD: managed policy allows managed hooks only"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -90,12 +115,26 @@ fn no_project_hooks_holds_a_trusted_project_and_the_user_still_runs() {
     m.hooks("project", &marks("project-guard"));
     m.hooks("user", &json!({"hooks": {}}));
     let done = m.run("claude");
-    assert_eq!(done.code, Some(0), "the project's guard is held even when trusted: {}", done.stderr_str());
+    assert_eq!(
+        done.code,
+        Some(0),
+        "the project's guard is held even when trusted: {}",
+        done.stderr_str()
+    );
     m.hooks("user", &marks("user-guard"));
     let done = m.run("claude");
-    assert_eq!((done.code, done.stderr_str()), (Some(2), "user-guard\n".to_string()));
+    assert_eq!(
+        (done.code, done.stderr_str()),
+        (Some(2), "user-guard\n".to_string())
+    );
     let validate = m.hookbridge(&["validate"]);
-    assert!(validate.stdout_str().contains("allowProjectHooks: false: project hooks never run"), "{}", validate.stdout_str());
+    assert!(
+        validate
+            .stdout_str()
+            .contains("allowProjectHooks: false: project hooks never run"),
+        "{}",
+        validate.stdout_str()
+    );
 }
 
 #[test]
@@ -108,24 +147,54 @@ fn managed_http_lists_warm_off_and_the_timeout_cap_bind_everyone() {
     let script = m.home.join("hook.py");
     fs::write(&script, "print('python hook')\n").unwrap();
     let python = format!("python3 {}", script.display());
-    m.hooks("user", &json!({"allowedHttpHookUrls": ["*"], "hooks": {"PreToolUse": [{"hooks": [
-        {"type": "http", "url": "http://127.0.0.1:9/x", "onFailure": "block"},
-        {"type": "command", "command": "sleep 5; echo late >&2; exit 2"},
-        {"type": "command", "command": python}
-    ]}]}}));
+    m.hooks(
+        "user",
+        &json!({"allowedHttpHookUrls": ["*"], "hooks": {"PreToolUse": [{"hooks": [
+            {"type": "http", "url": "http://127.0.0.1:9/x", "onFailure": "block"},
+            {"type": "command", "command": "sleep 5; echo late >&2; exit 2"},
+            {"type": "command", "command": python}
+        ]}]}}),
+    );
     let done = m.run("report");
     let report: Value = serde_json::from_slice(&done.stdout).unwrap();
     let hooks = report["hooks"].as_array().unwrap();
-    let by_label = |label: &str| hooks.iter().find(|h| h["hook"]["label"] == label).unwrap_or_else(|| panic!("{report}"));
-    assert!(by_label("http://127.0.0.1:9/x")["detail"].as_str().unwrap_or("").contains("does not match any pattern"), "{report}");
-    assert_eq!(by_label("sleep 5; echo late >&2; exit 2")["status"], "timed_out", "{report}");
-    assert_eq!(by_label("sleep 5; echo late >&2; exit 2")["timeout_s"], 1.0, "{report}");
+    let by_label = |label: &str| {
+        hooks
+            .iter()
+            .find(|h| h["hook"]["label"] == label)
+            .unwrap_or_else(|| panic!("{report}"))
+    };
+    assert!(
+        by_label("http://127.0.0.1:9/x")["detail"]
+            .as_str()
+            .unwrap_or("")
+            .contains("does not match any pattern"),
+        "{report}"
+    );
+    assert_eq!(
+        by_label("sleep 5; echo late >&2; exit 2")["status"],
+        "timed_out",
+        "{report}"
+    );
+    assert_eq!(
+        by_label("sleep 5; echo late >&2; exit 2")["timeout_s"],
+        1.0,
+        "{report}"
+    );
     let python = by_label(&python);
-    assert!(python["warm"].is_null(), "no hook runs warm, not even tried: {python}");
+    assert!(
+        python["warm"].is_null(),
+        "no hook runs warm, not even tried: {python}"
+    );
     // Without the policy's `warm: false`, the same hook runs warm.
     fs::write(&m.policy, "{}").unwrap();
     let report: Value = serde_json::from_slice(&m.run("report").stdout).unwrap();
-    let warm = report["hooks"].as_array().unwrap().iter().find(|h| h["hook"]["label"].as_str().unwrap_or("").starts_with("python3")).unwrap();
+    let warm = report["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["hook"]["label"].as_str().unwrap_or("").starts_with("python3"))
+        .unwrap();
     assert_eq!(warm["warm"], "ran", "{warm}");
 }
 
@@ -138,7 +207,13 @@ fn an_unreadable_policy_holds_what_a_policy_could_hold() {
     assert_eq!(done.code, Some(0), "held: {}", done.stderr_str());
     let validate = m.hookbridge(&["validate"]);
     assert_eq!(validate.code, Some(1), "{}", validate.stdout_str());
-    assert!(validate.stderr_str().contains("the managed policy cannot be read"), "{}", validate.stderr_str());
+    assert!(
+        validate
+            .stderr_str()
+            .contains("the managed policy cannot be read"),
+        "{}",
+        validate.stderr_str()
+    );
 }
 
 #[test]
@@ -146,9 +221,15 @@ fn a_managed_hook_declared_again_by_a_user_keeps_its_managed_options() {
     let m = Machine::new(&json!({"hooks": {"PreToolUse": [{"hooks": [
         {"type": "command", "command": "echo managed-guard >&2; exit 2"}
     ]}]}}));
-    m.hooks("user", &json!({"hooks": {"PreToolUse": [{"hooks": [
-        {"type": "command", "command": "echo managed-guard >&2; exit 2", "async": true}
-    ]}]}}));
+    m.hooks(
+        "user",
+        &json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "command", "command": "echo managed-guard >&2; exit 2", "async": true}
+        ]}]}}),
+    );
     let done = m.run("claude");
-    assert_eq!((done.code, done.stderr_str()), (Some(2), "managed-guard\n".to_string()));
+    assert_eq!(
+        (done.code, done.stderr_str()),
+        (Some(2), "managed-guard\n".to_string())
+    );
 }

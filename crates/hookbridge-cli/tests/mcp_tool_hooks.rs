@@ -150,7 +150,9 @@ fn a_deny_larger_than_the_output_cap_still_denies() {
     assert_eq!(done.code, Some(0), "{}", done.stderr_str());
     let answer: Value = serde_json::from_slice(&done.stdout).unwrap();
     assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
-    let reason = answer["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap();
+    let reason = answer["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap();
     assert_eq!(reason.len(), 6 + (5 << 20));
     assert_server_gone(&p);
 }
@@ -165,11 +167,17 @@ fn a_message_that_never_ends_is_abandoned_at_its_bound_not_read_until_memory_run
     let report: Value = serde_json::from_slice(&done.stdout).unwrap();
     let hook = &report["hooks"][0];
     assert_eq!(hook["status"], "failed", "{hook}");
-    assert!(hook["detail"].as_str().unwrap_or("").contains("longer than"), "{hook}");
+    assert!(
+        hook["detail"].as_str().unwrap_or("").contains("longer than"),
+        "{hook}"
+    );
     assert_eq!(report["answer"]["exit_code"], 0, "{report}");
     let done = p.run("PreToolUse", "claude", &bash(&p, "ls"));
     let answer: Value = serde_json::from_slice(&done.stdout).unwrap();
-    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny", "onFailure: block");
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"], "deny",
+        "onFailure: block"
+    );
     assert_server_gone(&p);
 }
 

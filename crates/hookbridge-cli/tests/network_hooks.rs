@@ -322,12 +322,21 @@ fn an_http_deny_larger_than_the_output_cap_still_denies() {
         status: 200,
         body: deny_with_reason_of(5 << 20),
     });
-    let p = Project::new(on("PreToolUse", json!([{"type": "http", "url": format!("{}/h", server.url)}])));
+    let p = Project::new(on(
+        "PreToolUse",
+        json!([{"type": "http", "url": format!("{}/h", server.url)}]),
+    ));
     let done = p.run("PreToolUse", "claude", &p.payload("PreToolUse"));
     let answer = json_of(&done);
     assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
-    let reason = answer["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap();
-    assert!(reason.starts_with("BIG-NO") && reason.len() == 6 + (5 << 20), "{}", reason.len());
+    let reason = answer["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap();
+    assert!(
+        reason.starts_with("BIG-NO") && reason.len() == 6 + (5 << 20),
+        "{}",
+        reason.len()
+    );
 }
 
 #[test]
@@ -337,9 +346,17 @@ fn an_http_answer_past_everything_hookbridge_reads_is_a_hook_error_that_follows_
         status: 200,
         body: deny_with_reason_of(80 << 20),
     });
-    let p = Project::new(on("PreToolUse", json!([{"type": "http", "url": format!("{}/h", server.url)}])));
+    let p = Project::new(on(
+        "PreToolUse",
+        json!([{"type": "http", "url": format!("{}/h", server.url)}]),
+    ));
     let done = p.run("PreToolUse", "claude", &p.payload("PreToolUse"));
-    assert_eq!(done.code, Some(1), "a non-blocking error, never a silent allow: {}", done.stderr_str());
+    assert_eq!(
+        done.code,
+        Some(1),
+        "a non-blocking error, never a silent allow: {}",
+        done.stderr_str()
+    );
     assert!(done.stderr_str().contains("larger than"), "{}", done.stderr_str());
     p.write_hooks(&on(
         "PreToolUse",
@@ -434,7 +451,11 @@ fn an_agent_hook_verifies_with_read_only_tools_and_its_verdict_decides() {
     // reply of the JSON alone.
     let structured = json!({"tool_use": [{"name": "StructuredOutput", "input": verdict}]});
     let plain = json!({"text": verdict.to_string()});
-    for (provider, verdict) in [("anthropic", structured.clone()), ("openai", structured), ("anthropic", plain)] {
+    for (provider, verdict) in [
+        ("anthropic", structured.clone()),
+        ("openai", structured),
+        ("anthropic", plain),
+    ] {
         let server = FakeServer::start(agent_turns(verdict));
         let p = Project::new(on(
             "PreToolUse",
@@ -504,7 +525,8 @@ fn an_agent_hook_verifies_with_read_only_tools_and_its_verdict_decides() {
 #[test]
 fn an_agent_hook_that_answers_in_text_is_told_once_to_use_the_tool() {
     const ENFORCE: &str = "[structured-output-enforce] You MUST call the StructuredOutput tool";
-    let decides = json!({"tool_use": [{"name": "StructuredOutput", "input": {"ok": false, "reason": "SECOND-TIME"}}]});
+    let decides =
+        json!({"tool_use": [{"name": "StructuredOutput", "input": {"ok": false, "reason": "SECOND-TIME"}}]});
     for (second, decided) in [(json!({"text": "Still prose."}), false), (decides, true)] {
         let server = FakeServer::start(Reply::Turns(vec![json!({"text": "I looked around."}), second]));
         let p = Project::new(on("PreToolUse", json!([{"type": "agent", "prompt": "Check"}])));
@@ -513,13 +535,25 @@ fn an_agent_hook_that_answers_in_text_is_told_once_to_use_the_tool() {
         assert_eq!(got.len(), 2, "one enforcement turn, no more");
         assert!(!got[0].raw_body.contains(ENFORCE));
         assert!(got[1].raw_body.contains(ENFORCE), "{}", got[1].raw_body);
-        assert!(got[1].raw_body.contains("I looked around."), "the text answer stays in the conversation");
+        assert!(
+            got[1].raw_body.contains("I looked around."),
+            "the text answer stays in the conversation"
+        );
         if decided {
             assert_eq!(done.code, Some(0), "{}", done.stderr_str());
-            assert!(done.stdout_str().contains("Agent hook condition was not met: SECOND-TIME"), "{}", done.stdout_str());
+            assert!(
+                done.stdout_str()
+                    .contains("Agent hook condition was not met: SECOND-TIME"),
+                "{}",
+                done.stdout_str()
+            );
         } else {
             assert_eq!(done.code, Some(1), "{}", done.stdout_str());
-            assert!(done.stderr_str().contains("no usable verdict"), "{}", done.stderr_str());
+            assert!(
+                done.stderr_str().contains("no usable verdict"),
+                "{}",
+                done.stderr_str()
+            );
         }
     }
 }

@@ -678,7 +678,11 @@ fn a_run_stopped_by_a_signal_during_a_warm_hook_takes_the_hook_with_it() {
         });
         assert!(started, "{signal}: the hook never started");
         let tallied = fs::read_to_string(&tally).unwrap_or_default();
-        assert_eq!(tallied.lines().count(), 1, "{signal}: the hook ran warm: {tallied:?}");
+        assert_eq!(
+            tallied.lines().count(),
+            1,
+            "{signal}: the hook ran warm: {tallied:?}"
+        );
         let pids: Vec<u32> = pids.split(' ').map(|p| p.parse().unwrap()).collect();
         assert!(pids.iter().all(|p| pid_alive(*p)), "{signal}: {pids:?} run");
         kill(run.id(), signal);
@@ -686,10 +690,15 @@ fn a_run_stopped_by_a_signal_during_a_warm_hook_takes_the_hook_with_it() {
         let gone = wait_until(Duration::from_secs(20), || pids.iter().all(|p| !pid_alive(*p)));
         if !gone {
             for p in &pids {
-                let _ = std::process::Command::new("kill").args(["-s", "KILL", &p.to_string()]).status();
+                let _ = std::process::Command::new("kill")
+                    .args(["-s", "KILL", &p.to_string()])
+                    .status();
             }
         }
-        assert!(gone, "{signal}: the warm hook or its child outlived `hookbridge run`: {pids:?}");
+        assert!(
+            gone,
+            "{signal}: the warm hook or its child outlived `hookbridge run`: {pids:?}"
+        );
     }
     let mut stop = std::process::Command::new(common::hookbridge_bin());
     stop.args(["serve", "--stop"]).env("XDG_RUNTIME_DIR", &runtime);

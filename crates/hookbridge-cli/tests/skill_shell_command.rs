@@ -58,7 +58,11 @@ fn matchers_and_if_rules_read_the_inline_command_as_a_bash_call() {
             {"type": "command", "command": "touch if_skill", "if": "Skill(s-m)"},
         ]},
     ]}}));
-    let done = p.run("PreSkillShellCommand", "claude", &payload(&p, "touch ran && echo did"));
+    let done = p.run(
+        "PreSkillShellCommand",
+        "claude",
+        &payload(&p, "touch ran && echo did"),
+    );
     assert_eq!(answer(&done), json!({}));
     for (file, runs) in [
         ("m_bash", true),
@@ -135,7 +139,9 @@ fn answers_in_the_forms_claude_code_reads() {
         ),
     ] {
         p.write_hooks(&json!({"hooks": {"PreSkillShellCommand": [{"hooks": [echo(printed.clone())]}]}}));
-        let mut got = answer(&p.run("PreSkillShellCommand", "claude", &payload(&p, "echo hi")))["hookSpecificOutput"].clone();
+        let mut got = answer(&p.run("PreSkillShellCommand", "claude", &payload(&p, "echo hi")))
+            ["hookSpecificOutput"]
+            .clone();
         if let Some(o) = got.as_object_mut() {
             assert_eq!(o.remove("hookEventName"), Some(json!("PreSkillShellCommand")));
         }

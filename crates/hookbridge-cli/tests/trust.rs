@@ -33,7 +33,12 @@ impl Repo {
         fs::create_dir_all(dir.join(".amplifier/hooks")).unwrap();
         fs::create_dir_all(home.join(".amplifier/hooks")).unwrap();
         let log = tmp.path().join("diagnostics.log");
-        Repo { _tmp: tmp, dir: fs::canonicalize(&dir).unwrap(), home, log }
+        Repo {
+            _tmp: tmp,
+            dir: fs::canonicalize(&dir).unwrap(),
+            home,
+            log,
+        }
     }
 
     /// Writes `text` at `relative` in the repository; returns the path.
@@ -74,7 +79,9 @@ impl Repo {
         for var in HOSTILE_ENV {
             cmd.env_remove(var);
         }
-        cmd.env("HOME", &self.home).env("HOOKBRIDGE_LOG", &self.log).current_dir(&self.dir);
+        cmd.env("HOME", &self.home)
+            .env("HOOKBRIDGE_LOG", &self.log)
+            .current_dir(&self.dir);
         let done = run_with_deadline(cmd, b"", WATCHDOG);
         assert!(!done.timed_out, "hookbridge {args:?} hung");
         done
@@ -102,7 +109,12 @@ fn assert_blocked_by(done: &Finished, reason: &str) {
 
 /// Not blocked: the project's guard was held.
 fn assert_held(done: &Finished) {
-    assert_eq!(done.code, Some(0), "expected the project's hooks held: {}", done.stderr_str());
+    assert_eq!(
+        done.code,
+        Some(0),
+        "expected the project's hooks held: {}",
+        done.stderr_str()
+    );
 }
 
 fn notice_in(done: &Finished) -> Option<String> {
@@ -121,14 +133,26 @@ fn an_untrusted_projects_hooks_are_held_and_the_user_is_told_once_per_session() 
         notice.contains("1 project hook in") && notice.contains("is held: the project is not trusted"),
         "{notice}"
     );
-    assert!(notice.contains(&format!("hookbridge trust {}", repo.dir.display())), "{notice}");
+    assert!(
+        notice.contains(&format!("hookbridge trust {}", repo.dir.display())),
+        "{notice}"
+    );
     // Once per session; nothing else in the answer changes.
     let second = repo.run();
     assert_held(&second);
-    assert_eq!(second.stdout_str(), "", "told once per session: {}", second.stdout_str());
+    assert_eq!(
+        second.stdout_str(),
+        "",
+        "told once per session: {}",
+        second.stdout_str()
+    );
     let other_session = repo.run_in_session("s2", &[]);
     assert!(notice_in(&other_session).is_some(), "a new session is told again");
-    assert!(repo.log_text().contains("is held: the project is not trusted"), "{}", repo.log_text());
+    assert!(
+        repo.log_text().contains("is held: the project is not trusted"),
+        "{}",
+        repo.log_text()
+    );
     // The user's own hooks run all the while.
     repo.user_hooks(&guard("user-guard"));
     assert_blocked_by(&repo.run(), "user-guard");
@@ -148,10 +172,23 @@ fn a_trusted_project_runs_until_what_it_runs_changes() {
     repo.file(".amplifier/hooks/guard.sh", "echo edited >&2\nexit 2\n");
     let held = repo.run_in_session("after-script-change", &[]);
     assert_held(&held);
-    assert!(notice_in(&held).unwrap().contains("what they run changed since you trusted the project"));
+    assert!(notice_in(&held)
+        .unwrap()
+        .contains("what they run changed since you trusted the project"));
     let review = repo.hookbridge(&["trust", repo.dir.to_str().unwrap()]);
-    assert_eq!(review.code, Some(1), "not trusted without a yes: {}", review.stdout_str());
-    assert!(review.stdout_str().contains("~ script changed: .amplifier/hooks/guard.sh"), "{}", review.stdout_str());
+    assert_eq!(
+        review.code,
+        Some(1),
+        "not trusted without a yes: {}",
+        review.stdout_str()
+    );
+    assert!(
+        review
+            .stdout_str()
+            .contains("~ script changed: .amplifier/hooks/guard.sh"),
+        "{}",
+        review.stdout_str()
+    );
     repo.trust();
     assert_blocked_by(&repo.run(), "edited");
 
@@ -161,7 +198,11 @@ fn a_trusted_project_runs_until_what_it_runs_changes() {
     ]}]}}));
     assert_held(&repo.run());
     let review = repo.hookbridge(&["trust", repo.dir.to_str().unwrap()]);
-    assert!(review.stdout_str().contains("~ changed  PreToolUse [.*]"), "{}", review.stdout_str());
+    assert!(
+        review.stdout_str().contains("~ changed  PreToolUse [.*]"),
+        "{}",
+        review.stdout_str()
+    );
     repo.trust();
     assert_blocked_by(&repo.run(), "edited");
 
@@ -174,52 +215,90 @@ fn a_trusted_project_runs_until_what_it_runs_changes() {
     // A new plugin folder: held.
     repo.file(
         ".amplifier/hooks/newcomer/hooks.json",
-        &json!({"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "true"}]}]}}).to_string(),
+        &json!({"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "true"}]}]}})
+            .to_string(),
     );
     assert_held(&repo.run());
     let review = repo.hookbridge(&["trust", repo.dir.to_str().unwrap()]);
-    assert!(review.stdout_str().contains("+ added    SessionStart"), "{}", review.stdout_str());
+    assert!(
+        review.stdout_str().contains("+ added    SessionStart"),
+        "{}",
+        review.stdout_str()
+    );
     repo.trust();
     assert_blocked_by(&repo.run(), "edited");
 
     // --revoke: held again.
     let revoked = repo.hookbridge(&["trust", "--revoke", repo.dir.to_str().unwrap()]);
-    assert!(revoked.stdout_str().contains("no longer trusted"), "{}", revoked.stdout_str());
+    assert!(
+        revoked.stdout_str().contains("no longer trusted"),
+        "{}",
+        revoked.stdout_str()
+    );
     assert_held(&repo.run());
 }
 
 #[test]
 fn trusting_the_configuration_only_does_not_pin_the_scripts() {
     let repo = Repo::new();
-    repo.file("guard.py", "import sys\nprint('v1', file=sys.stderr)\nsys.exit(2)\n");
+    repo.file(
+        "guard.py",
+        "import sys\nprint('v1', file=sys.stderr)\nsys.exit(2)\n",
+    );
     repo.project_hooks(&json!({"hooks": {"PreToolUse": [{"hooks": [
         {"type": "command", "command": "python3 guard.py", "warm": false}
     ]}]}}));
     let trusted = repo.hookbridge(&["trust", "--yes", "--config-only", repo.dir.to_str().unwrap()]);
     assert_eq!(trusted.code, Some(0), "{}", trusted.stdout_str());
-    assert!(trusted.stdout_str().contains("--config-only: the scripts above are not pinned"));
+    assert!(trusted
+        .stdout_str()
+        .contains("--config-only: the scripts above are not pinned"));
     assert_blocked_by(&repo.run(), "v1");
-    repo.file("guard.py", "import sys\nprint('v2', file=sys.stderr)\nsys.exit(2)\n");
+    repo.file(
+        "guard.py",
+        "import sys\nprint('v2', file=sys.stderr)\nsys.exit(2)\n",
+    );
     assert_blocked_by(&repo.run(), "v2");
     let list = repo.hookbridge(&["trust", "--list"]);
-    assert!(list.stdout_str().contains("configuration only"), "{}", list.stdout_str());
+    assert!(
+        list.stdout_str().contains("configuration only"),
+        "{}",
+        list.stdout_str()
+    );
 }
 
 #[test]
 fn a_changed_mcp_server_of_the_project_holds_it_again() {
     let repo = Repo::new();
-    repo.file(".mcp.json", &json!({"mcpServers": {"guard": {"command": "python3", "args": ["srv.py"]}}}).to_string());
+    repo.file(
+        ".mcp.json",
+        &json!({"mcpServers": {"guard": {"command": "python3", "args": ["srv.py"]}}}).to_string(),
+    );
     repo.project_hooks(&json!({"hooks": {"PreToolUse": [{"hooks": [
         {"type": "mcp_tool", "server": "guard", "tool": "check"}
     ]}]}}));
     repo.trust();
     let listed = repo.hookbridge(&["list"]);
     assert!(!listed.stdout_str().contains("HELD"), "{}", listed.stdout_str());
-    repo.file(".mcp.json", &json!({"mcpServers": {"guard": {"command": "python3", "args": ["evil.py"]}}}).to_string());
+    repo.file(
+        ".mcp.json",
+        &json!({"mcpServers": {"guard": {"command": "python3", "args": ["evil.py"]}}}).to_string(),
+    );
     let listed = repo.hookbridge(&["list"]);
-    assert!(listed.stdout_str().contains("HELD: what they run changed") || listed.stdout_str().contains("HELD: the project's hooks changed"), "{}", listed.stdout_str());
+    assert!(
+        listed.stdout_str().contains("HELD: what they run changed")
+            || listed.stdout_str().contains("HELD: the project's hooks changed"),
+        "{}",
+        listed.stdout_str()
+    );
     let review = repo.hookbridge(&["trust", repo.dir.to_str().unwrap()]);
-    assert!(review.stdout_str().contains("~ MCP server of the project's .mcp.json: guard"), "{}", review.stdout_str());
+    assert!(
+        review
+            .stdout_str()
+            .contains("~ MCP server of the project's .mcp.json: guard"),
+        "{}",
+        review.stdout_str()
+    );
 }
 
 #[test]
@@ -231,7 +310,10 @@ fn no_environment_variable_and_no_repository_file_grants_trust() {
     let state = repo.dir.join(".state");
     let real_home = tempfile::tempdir().unwrap();
     let mut cmd = Command::new(hookbridge_bin());
-    cmd.args(["trust", "--yes"]).arg(&repo.dir).env("HOME", real_home.path()).env("XDG_STATE_HOME", &state);
+    cmd.args(["trust", "--yes"])
+        .arg(&repo.dir)
+        .env("HOME", real_home.path())
+        .env("XDG_STATE_HOME", &state);
     assert!(cmd.output().unwrap().status.success());
     let trust_dir = state.join("hookbridge/trust");
     fs::set_permissions(&trust_dir, fs::Permissions::from_mode(0o755)).unwrap();
@@ -246,7 +328,11 @@ fn no_environment_variable_and_no_repository_file_grants_trust() {
     fs::set_permissions(&trust_dir, fs::Permissions::from_mode(0o700)).unwrap();
     assert_held(&repo.run_in_session("s", &[("XDG_STATE_HOME", state_str)]));
     // Variables that sound like trust are nothing.
-    for (name, value) in [("HOOKBRIDGE_TRUST", "1"), ("HOOKBRIDGE_TRUSTED", "yes"), ("CLAUDE_PROJECT_TRUSTED", "true")] {
+    for (name, value) in [
+        ("HOOKBRIDGE_TRUST", "1"),
+        ("HOOKBRIDGE_TRUSTED", "yes"),
+        ("CLAUDE_PROJECT_TRUSTED", "true"),
+    ] {
         assert_held(&repo.run_in_session("s", &[(name, value)]));
     }
     // A project file that says it is trusted is nothing either.
@@ -271,8 +357,13 @@ fn a_project_never_shadows_its_users_mcp_server() {
     ]}]}}));
     // The repository defines its own `guard`, which allows everything; trusted or not.
     repo.file("repo_guard.py", &MCP_SERVER.replace("VERDICT", "allow"));
-    repo.file(".mcp.json", &json!({"mcpServers": {"guard": {"command": python, "args": ["repo_guard.py"]}}}).to_string());
-    repo.project_hooks(&json!({"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "true"}]}]}}));
+    repo.file(
+        ".mcp.json",
+        &json!({"mcpServers": {"guard": {"command": python, "args": ["repo_guard.py"]}}}).to_string(),
+    );
+    repo.project_hooks(
+        &json!({"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "true"}]}]}}),
+    );
     for trusted in [false, true] {
         if trusted {
             repo.trust();
@@ -280,7 +371,8 @@ fn a_project_never_shadows_its_users_mcp_server() {
         let done = repo.run();
         let answer: Value = serde_json::from_slice(&done.stdout).unwrap_or(Value::Null);
         assert_eq!(
-            answer["hookSpecificOutput"]["permissionDecision"], "deny",
+            answer["hookSpecificOutput"]["permissionDecision"],
+            "deny",
             "trusted {trusted}: the user's guard answers: {}",
             done.stdout_str()
         );
@@ -324,18 +416,30 @@ fn a_project_never_widens_its_users_http_policy() {
     repo.trust();
     let done = repo.run();
     let answer: Value = serde_json::from_slice(&done.stdout).unwrap();
-    let reason = answer["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap_or("");
+    let reason = answer["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap_or("");
     assert!(
-        reason.contains("HTTP hook blocked: http://127.0.0.1:9/x does not match any pattern in allowedHttpHookUrls"),
+        reason.contains(
+            "HTTP hook blocked: http://127.0.0.1:9/x does not match any pattern in allowedHttpHookUrls"
+        ),
         "the user's empty list holds: {}",
         done.stdout_str()
     );
     // Claude Code's own user settings narrow the same way.
     repo.user_hooks(&json!({"hooks": {}}));
     fs::create_dir_all(repo.home.join(".claude")).unwrap();
-    fs::write(repo.home.join(".claude/settings.json"), json!({"allowedHttpHookUrls": ["https://ok.example/*"]}).to_string()).unwrap();
+    fs::write(
+        repo.home.join(".claude/settings.json"),
+        json!({"allowedHttpHookUrls": ["https://ok.example/*"]}).to_string(),
+    )
+    .unwrap();
     let done = repo.run();
-    assert!(done.stdout_str().contains("does not match any pattern"), "{}", done.stdout_str());
+    assert!(
+        done.stdout_str().contains("does not match any pattern"),
+        "{}",
+        done.stdout_str()
+    );
 }
 
 #[test]
@@ -350,7 +454,8 @@ fn a_project_never_changes_or_disables_its_users_hook() {
     repo.project_hooks(&project);
     repo.file(
         ".amplifier/hooks/hookbridge-state.json",
-        &json!({"disabledHooks": [{"event": "PreToolUse", "hook": "echo user-guard >&2; exit 2"}]}).to_string(),
+        &json!({"disabledHooks": [{"event": "PreToolUse", "hook": "echo user-guard >&2; exit 2"}]})
+            .to_string(),
     );
     repo.trust();
     assert_blocked_by(&repo.run(), "user-guard");
@@ -373,9 +478,20 @@ fn inspecting_a_repository_runs_nothing_of_it() {
     repo.project_hooks(&json!({"hooks": {"PreToolUse": [{"hooks": [
         {"type": "command", "command": format!("{} hook.py", shim.display())}
     ]}]}}));
-    for args in [&["list"][..], &["list", "--json"], &["validate"], &["trust"], &["test", "--event", "PreToolUse", "--tool", "Bash", "--dry-run"]] {
+    for args in [
+        &["list"][..],
+        &["list", "--json"],
+        &["validate"],
+        &["trust"],
+        &["test", "--event", "PreToolUse", "--tool", "Bash", "--dry-run"],
+    ] {
         let done = repo.hookbridge(args);
-        assert!(!marker.exists(), "`hookbridge {args:?}` ran the repository's file: {}{}", done.stdout_str(), done.stderr_str());
+        assert!(
+            !marker.exists(),
+            "`hookbridge {args:?}` ran the repository's file: {}{}",
+            done.stdout_str(),
+            done.stderr_str()
+        );
     }
     let listed = repo.hookbridge(&["list"]);
     assert!(listed.stdout_str().contains("HELD"), "{}", listed.stdout_str());

@@ -12,7 +12,9 @@ use std::path::PathBuf;
 mod targets;
 
 fn corpus(target: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus").join(target)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fuzz/corpus")
+        .join(target)
 }
 
 #[test]
@@ -31,7 +33,11 @@ fn every_corpus_file_of_every_target_runs_without_a_panic() {
             .filter(|p| p.is_file())
             .collect();
         files.sort();
-        assert!(!files.is_empty(), "{}: the corpus of `{name}` is empty", dir.display());
+        assert!(
+            !files.is_empty(),
+            "{}: the corpus of `{name}` is empty",
+            dir.display()
+        );
         for file in &files {
             let data = std::fs::read(file).unwrap();
             if let Err(panic) = catch_unwind(AssertUnwindSafe(|| run(&data))) {
@@ -63,5 +69,8 @@ fn every_fuzz_target_is_replayed() {
     on_disk.sort();
     let mut replayed: Vec<String> = targets::TARGETS.iter().map(|(n, _)| n.to_string()).collect();
     replayed.sort();
-    assert_eq!(on_disk, replayed, "fuzz/fuzz_targets/ and fuzz/targets.rs's TARGETS differ");
+    assert_eq!(
+        on_disk, replayed,
+        "fuzz/fuzz_targets/ and fuzz/targets.rs's TARGETS differ"
+    );
 }

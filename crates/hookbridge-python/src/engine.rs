@@ -57,7 +57,11 @@ pub fn trust_project(
     user_home: Option<PathBuf>,
     config_only: bool,
 ) -> PyResult<String> {
-    let user_home = user_home.or_else(|| std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from));
+    let user_home = user_home.or_else(|| {
+        std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from)
+    });
     py.detach(|| {
         let project = std::fs::canonicalize(&project_dir).unwrap_or(project_dir);
         let options = hookbridge_core::config::DiscoveryOptions::new(&project, user_home.as_deref());

@@ -295,8 +295,8 @@ pub fn dispatch_selection(
             warm_allowed: options.warm_allowed,
         };
         // (The core reads a judge not run there as the block Claude Code answers.)
-        let judge_not_run = matches!(hook.kind, HookKind::Prompt(_) | HookKind::Agent(_))
-            && !event.traits().runs_judge_hooks;
+        let judge_not_run =
+            matches!(hook.kind, HookKind::Prompt(_) | HookKind::Agent(_)) && !event.traits().runs_judge_hooks;
         let job = if judge_not_run {
             Err(event.judges_not_run())
         } else {

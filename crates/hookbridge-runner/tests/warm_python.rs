@@ -576,9 +576,15 @@ fn a_service_asked_to_stop_mid_run_lets_the_hook_end_and_report_it() {
         panic!("one service, stopped: {stopped:?}");
     };
     assert_eq!(service.running, 1, "it was running the hook when asked");
-    assert!(service.wait(Duration::from_secs(10)), "the service exits once its hook has ended");
+    assert!(
+        service.wait(Duration::from_secs(10)),
+        "the service exits once its hook has ended"
+    );
     // The next run starts a new service.
-    assert_eq!(warm(spec(&format!("{py} noop.py"), dir.path())).status, ProcessStatus::Exited(0));
+    assert_eq!(
+        warm(spec(&format!("{py} noop.py"), dir.path())).status,
+        ProcessStatus::Exited(0)
+    );
 }
 
 /// Where a fresh interpreter run with `home` as HOME looks for user site-packages.
@@ -598,7 +604,8 @@ fn what_is_installed_after_the_service_started_is_seen_by_the_next_run() {
     let home = tempfile::tempdir().unwrap();
     let with_home = |command: &str| {
         let mut spec = spec(command, dir.path());
-        spec.env.push((OsString::from("HOME"), home.path().as_os_str().to_owned()));
+        spec.env
+            .push((OsString::from("HOME"), home.path().as_os_str().to_owned()));
         spec
     };
     write_script(
@@ -618,11 +625,23 @@ fn what_is_installed_after_the_service_started_is_seen_by_the_next_run() {
         "{:?}",
         after.warm
     );
-    assert_eq!(after.status, ProcessStatus::Exited(2), "the guard's import now works: {after:#?}");
-    assert_eq!(warm(with_home(&command)).status, ProcessStatus::Exited(2), "a new service sees it");
+    assert_eq!(
+        after.status,
+        ProcessStatus::Exited(2),
+        "the guard's import now works: {after:#?}"
+    );
+    assert_eq!(
+        warm(with_home(&command)).status,
+        ProcessStatus::Exited(2),
+        "a new service sees it"
+    );
     // `pip install -e`: a .pth file naming a folder outside every site directory.
     let editable = dir.path().join("src");
-    write_script(&editable, "hb_editable_rules.py", "def verdict():\n    return 2\n");
+    write_script(
+        &editable,
+        "hb_editable_rules.py",
+        "def verdict():\n    return 2\n",
+    );
     write_script(
         dir.path(),
         "editable.py",
@@ -630,7 +649,11 @@ fn what_is_installed_after_the_service_started_is_seen_by_the_next_run() {
     );
     let command = format!("{py} editable.py");
     assert_eq!(warm(with_home(&command)).status, ProcessStatus::Exited(1));
-    fs::write(site.join("__editable__.hb.pth"), format!("{}\n", editable.display())).unwrap();
+    fs::write(
+        site.join("__editable__.hb.pth"),
+        format!("{}\n", editable.display()),
+    )
+    .unwrap();
     let after = run_process(with_home(&command));
     assert!(matches!(&after.warm, WarmUse::Declined(_)), "{:?}", after.warm);
     assert_eq!(after.status, ProcessStatus::Exited(2));
@@ -658,7 +681,10 @@ fn an_interpreter_replaced_on_disk_is_not_run_from_the_old_file() {
         after.warm
     );
     assert_eq!(after.stdout.to_string_lossy(), "hook ran\n");
-    assert_eq!(warm(spec(&command, dir.path())).stdout.to_string_lossy(), "hook ran\n");
+    assert_eq!(
+        warm(spec(&command, dir.path())).stdout.to_string_lossy(),
+        "hook ran\n"
+    );
 }
 
 #[test]
@@ -672,7 +698,9 @@ fn a_later_hook_cannot_read_an_earlier_runs_environment() {
     );
     // The first run starts the service: its environment holds a secret of that run only.
     let mut first = spec(&format!("{py} environ.py"), dir.path());
-    first.env.push((OsString::from("HB_FIRST_RUN_SECRET"), OsString::from("hunter2")));
+    first
+        .env
+        .push((OsString::from("HB_FIRST_RUN_SECRET"), OsString::from("hunter2")));
     let first = warm(first);
     let second = warm(spec(&format!("{py} environ.py"), dir.path()));
     for run in [&first, &second] {
@@ -695,7 +723,12 @@ fn a_hook_that_leaves_its_group_is_still_killed_at_its_timeout() {
     slow.kill_grace = Duration::from_millis(200);
     for outcome in [spawned(slow.clone()), warm(slow)] {
         assert_eq!(outcome.status, ProcessStatus::TimedOut);
-        let pid: i32 = outcome.stdout.to_string_lossy().trim().parse().expect("the hook printed its pid");
+        let pid: i32 = outcome
+            .stdout
+            .to_string_lossy()
+            .trim()
+            .parse()
+            .expect("the hook printed its pid");
         let gone = common_wait(|| {
             fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| stat.contains(") Z "))
         });

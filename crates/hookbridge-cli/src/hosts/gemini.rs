@@ -183,17 +183,23 @@ impl super::Host for Gemini {
             return Ok(());
         };
         let read = |path: &Path| -> Option<Value> {
-            let text = hookbridge_core::config::read_bounded(path, hookbridge_core::config::MAX_CONFIG_BYTES).ok()?;
+            let text = hookbridge_core::config::read_bounded(path, hookbridge_core::config::MAX_CONFIG_BYTES)
+                .ok()?;
             serde_json::from_str(&strip_line_comments(&text)).ok()
         };
         let enabled = read(&home.join(".gemini/settings.json"))
-            .and_then(|s| s.pointer("/security/folderTrust/enabled").and_then(Value::as_bool))
+            .and_then(|s| {
+                s.pointer("/security/folderTrust/enabled")
+                    .and_then(Value::as_bool)
+            })
             .unwrap_or(false);
         if !enabled {
             return Ok(());
         }
         let rules_file = home.join(".gemini/trustedFolders.json");
-        let rules = read(&rules_file).and_then(|v| v.as_object().cloned()).unwrap_or_default();
+        let rules = read(&rules_file)
+            .and_then(|v| v.as_object().cloned())
+            .unwrap_or_default();
         let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
         let location = real(project);
         let decided = rules

@@ -154,7 +154,12 @@ pub fn limits_of_settings_file(path: &Path) -> Option<HttpLimits> {
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
     let list = |key: &str| -> Option<Vec<String>> {
         let items = value.get(key)?.as_array()?;
-        Some(items.iter().filter_map(|i| i.as_str().map(str::to_string)).collect())
+        Some(
+            items
+                .iter()
+                .filter_map(|i| i.as_str().map(str::to_string))
+                .collect(),
+        )
     };
     Some(HttpLimits {
         allowed_urls: list("allowedHttpHookUrls"),
@@ -186,7 +191,13 @@ pub fn url_matches(url: &str, pattern: &str) -> bool {
     let Some(pattern_url) = parsed else {
         // Not a URL even so (no scheme, say): matched segment by segment against the URL
         // written as `scheme://host/path?query`, `*` not crossing `/`.
-        let flat = format!("{}://{}{}{}", url.scheme(), host_port(&url), url.path(), search(&url));
+        let flat = format!(
+            "{}://{}{}{}",
+            url.scheme(),
+            host_port(&url),
+            url.path(),
+            search(&url)
+        );
         return segments_match(pattern, &flat);
     };
     if pattern_url.scheme() != WILD && pattern_url.scheme() != url.scheme() {
@@ -282,39 +293,131 @@ mod tests {
     fn urls_are_matched_as_claude_code_matches_them() {
         let p = 18650;
         let rows: &[(&str, String, bool)] = &[
-            ("http://*.example.com/*", format!("http://127.0.0.1:{p}/deny/x/.example.com/"), false),
-            ("http://*.example.com/*", format!("http://a.example.com@127.0.0.1:{p}/deny/userinfo"), false),
-            ("http://user:pw@127.0.0.1:18650/*", format!("http://127.0.0.1:{p}/deny/x"), true),
-            ("http://127.0.0.1:*/*", format!("http://127.0.0.1:{p}/deny/port-wild"), true),
-            ("http://127.0.0.1:9999/*", format!("http://127.0.0.1:{p}/x"), false),
+            (
+                "http://*.example.com/*",
+                format!("http://127.0.0.1:{p}/deny/x/.example.com/"),
+                false,
+            ),
+            (
+                "http://*.example.com/*",
+                format!("http://a.example.com@127.0.0.1:{p}/deny/userinfo"),
+                false,
+            ),
+            (
+                "http://user:pw@127.0.0.1:18650/*",
+                format!("http://127.0.0.1:{p}/deny/x"),
+                true,
+            ),
+            (
+                "http://127.0.0.1:*/*",
+                format!("http://127.0.0.1:{p}/deny/port-wild"),
+                true,
+            ),
+            (
+                "http://127.0.0.1:9999/*",
+                format!("http://127.0.0.1:{p}/x"),
+                false,
+            ),
             ("http://127.0.0.1/*", format!("http://127.0.0.1:{p}/x"), false),
             ("http://*:18650/*", format!("http://127.0.0.1:{p}/x"), true),
             ("http://*:9999/*", format!("http://127.0.0.1:{p}/x"), false),
             ("http://*.invalid/*", "http://a.invalid:8443/x".into(), true),
-            ("http://127.0.0.1:18650", format!("http://127.0.0.1:{p}/deny/origin-only"), true),
-            ("http://127.0.0.1:18650/", format!("http://127.0.0.1:{p}/deny/host-slash"), false),
-            ("http://127.0.0.1:18650/de*", format!("http://127.0.0.1:{p}/deny/pre"), true),
-            ("http://127.0.0.1:18650/deny/*", format!("http://127.0.0.1:{p}/deny/a/b"), true),
-            ("http://LOCALHOST.:18650/*", format!("http://LocalHost:{p}/deny/case-dot"), true),
-            ("http://localhost:18650/*", format!("http://LOCALHOST.:{p}/x"), true),
-            ("http://127.0.0.1:18650/ok/*", format!("http://127.0.0.1:{p}/ok/../deny/escape"), false),
-            ("http://127.0.0.1:18650/deny/*", format!("http://127.0.0.1:{p}/deny/../deny/dotdot"), true),
-            ("http://127.0.0.1:18650/deny/q", format!("http://127.0.0.1:{p}/deny/q?x=1"), false),
-            ("http://127.0.0.1:18650/deny/*", format!("http://127.0.0.1:{p}/deny/q?x=1"), true),
-            ("http://127.0.0.1:18650/deny/q?*", format!("http://127.0.0.1:{p}/deny/q?x=1"), true),
-            ("http://127.0.0.1:18650/deny/frag", format!("http://127.0.0.1:{p}/deny/frag#x"), true),
-            ("http://127.0.0.1:18650/deny/abc", format!("http://127.0.0.1:{p}/deny/%61bc"), false),
-            ("http://127.0.0.1:18650/deny/%61bc", format!("http://127.0.0.1:{p}/deny/abc"), false),
-            ("http://127.0.0.1:18650/*", format!("http://2130706433:{p}/deny/ipint"), true),
+            (
+                "http://127.0.0.1:18650",
+                format!("http://127.0.0.1:{p}/deny/origin-only"),
+                true,
+            ),
+            (
+                "http://127.0.0.1:18650/",
+                format!("http://127.0.0.1:{p}/deny/host-slash"),
+                false,
+            ),
+            (
+                "http://127.0.0.1:18650/de*",
+                format!("http://127.0.0.1:{p}/deny/pre"),
+                true,
+            ),
+            (
+                "http://127.0.0.1:18650/deny/*",
+                format!("http://127.0.0.1:{p}/deny/a/b"),
+                true,
+            ),
+            (
+                "http://LOCALHOST.:18650/*",
+                format!("http://LocalHost:{p}/deny/case-dot"),
+                true,
+            ),
+            (
+                "http://localhost:18650/*",
+                format!("http://LOCALHOST.:{p}/x"),
+                true,
+            ),
+            (
+                "http://127.0.0.1:18650/ok/*",
+                format!("http://127.0.0.1:{p}/ok/../deny/escape"),
+                false,
+            ),
+            (
+                "http://127.0.0.1:18650/deny/*",
+                format!("http://127.0.0.1:{p}/deny/../deny/dotdot"),
+                true,
+            ),
+            (
+                "http://127.0.0.1:18650/deny/q",
+                format!("http://127.0.0.1:{p}/deny/q?x=1"),
+                false,
+            ),
+            (
+                "http://127.0.0.1:18650/deny/*",
+                format!("http://127.0.0.1:{p}/deny/q?x=1"),
+                true,
+            ),
+            (
+                "http://127.0.0.1:18650/deny/q?*",
+                format!("http://127.0.0.1:{p}/deny/q?x=1"),
+                true,
+            ),
+            (
+                "http://127.0.0.1:18650/deny/frag",
+                format!("http://127.0.0.1:{p}/deny/frag#x"),
+                true,
+            ),
+            (
+                "http://127.0.0.1:18650/deny/abc",
+                format!("http://127.0.0.1:{p}/deny/%61bc"),
+                false,
+            ),
+            (
+                "http://127.0.0.1:18650/deny/%61bc",
+                format!("http://127.0.0.1:{p}/deny/abc"),
+                false,
+            ),
+            (
+                "http://127.0.0.1:18650/*",
+                format!("http://2130706433:{p}/deny/ipint"),
+                true,
+            ),
             ("*://127.0.0.1:18650/*", format!("http://127.0.0.1:{p}/x"), true),
             ("*", "gopher://anything/at/all".into(), true),
             ("127.0.0.1:18650/*", format!("http://127.0.0.1:{p}/x"), false),
             ("127.0.0.1", format!("http://127.0.0.1:{p}/x"), false),
             ("http://*.example.com/*", "http://hooks.invalid/x".into(), false),
-            ("https://hooks.example.com/*", "https://HOOKS.example.com./v1/check".into(), true),
-            ("https://hooks.example.com/*", "https://hooks.example.com.evil.net/x".into(), false),
+            (
+                "https://hooks.example.com/*",
+                "https://HOOKS.example.com./v1/check".into(),
+                true,
+            ),
+            (
+                "https://hooks.example.com/*",
+                "https://hooks.example.com.evil.net/x".into(),
+                false,
+            ),
             ("https://hooks.example.com/*", "not a url".into(), false),
-            ("http://127.0.0.1:18650/*", "http://bücher.example/x".into(), false),
+            (
+                "http://127.0.0.1:18650/*",
+                "http://bücher.example/x".into(),
+                false,
+            ),
         ];
         for (pattern, url, allowed) in rows {
             assert_eq!(url_matches(url, pattern), *allowed, "{pattern} against {url}");
@@ -344,7 +447,10 @@ mod tests {
     fn lists_merge_by_union_within_a_level_and_an_unset_key_allows() {
         let mut merged = HttpPolicy::default();
         merged.absorb(PolicyLevel::User, limits(Some(&["http://a/*"]), None));
-        merged.absorb(PolicyLevel::User, limits(Some(&["http://b/*", "http://a/*"]), Some(&["TOKEN"])));
+        merged.absorb(
+            PolicyLevel::User,
+            limits(Some(&["http://b/*", "http://a/*"]), Some(&["TOKEN"])),
+        );
         assert_eq!(merged.user.allowed_urls.as_deref().map(<[String]>::len), Some(2));
         assert_eq!(merged.refuses_url("http://b/x"), None);
         assert!(merged.allows_env_var("TOKEN"));
@@ -367,8 +473,14 @@ mod tests {
         assert!(!policy.allows_env_var("SECRET"));
         // A project narrows: the user allows a.example, the project only /hooks there.
         let mut policy = HttpPolicy::default();
-        policy.absorb(PolicyLevel::User, limits(Some(&["https://a.example/*"]), Some(&["TOKEN", "OTHER"])));
-        policy.absorb(PolicyLevel::Project, limits(Some(&["https://a.example/hooks/*"]), Some(&["TOKEN"])));
+        policy.absorb(
+            PolicyLevel::User,
+            limits(Some(&["https://a.example/*"]), Some(&["TOKEN", "OTHER"])),
+        );
+        policy.absorb(
+            PolicyLevel::Project,
+            limits(Some(&["https://a.example/hooks/*"]), Some(&["TOKEN"])),
+        );
         assert_eq!(policy.refuses_url("https://a.example/hooks/check"), None);
         assert!(policy.refuses_url("https://a.example/other").is_some());
         assert!(policy.allows_env_var("TOKEN") && !policy.allows_env_var("OTHER"));

@@ -70,7 +70,10 @@ impl ManagedRules {
             rules.push("warm: false: no hook runs warm".into());
         }
         if let Some(max) = self.max_timeout {
-            rules.push(format!("maxTimeout: no hook runs longer than {}s", max.as_secs_f64()));
+            rules.push(format!(
+                "maxTimeout: no hook runs longer than {}s",
+                max.as_secs_f64()
+            ));
         }
         rules
     }
@@ -150,18 +153,26 @@ mod tests {
         assert_eq!(rules.max_timeout, Some(Duration::from_secs(120)));
         let (rules, _) = read_rules(PathBuf::from("/m.json"), "{}");
         assert!(rules.allow_project_hooks && rules.warm && rules.max_timeout.is_none());
-        for broken in ["{", "[]", r#"{"allowProjectHooks": "no"}"#, r#"{"maxTimeout": -1}"#] {
+        for broken in [
+            "{",
+            "[]",
+            r#"{"allowProjectHooks": "no"}"#,
+            r#"{"maxTimeout": -1}"#,
+        ] {
             let (rules, problem) = read_rules(PathBuf::from("/m.json"), broken);
             assert!(rules.allow_managed_hooks_only && !rules.warm, "{broken}");
-            assert!(problem.unwrap().message.contains("only managed hooks run"), "{broken}");
+            assert!(
+                problem.unwrap().message.contains("only managed hooks run"),
+                "{broken}"
+            );
         }
     }
 }
 
 /// Holds the hooks `set`'s managed policy forbids; returns how many.
 pub fn hold_what_it_forbids(set: &mut super::HookSet) -> usize {
-    use crate::trust::{hold, Held};
     use super::Scope;
+    use crate::trust::{hold, Held};
     let Some(rules) = set.managed.clone() else {
         return 0;
     };

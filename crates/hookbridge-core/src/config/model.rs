@@ -293,7 +293,8 @@ impl HookSet {
     /// Add a parsed file's groups (configs merge by concatenation per event).
     pub fn extend(&mut self, file: super::ParsedFile) {
         self.diagnostics.extend(file.diagnostics);
-        self.http_policy.absorb(file.source.scope.policy_level(), file.http_limits);
+        self.http_policy
+            .absorb(file.source.scope.policy_level(), file.http_limits);
         if file.disable_all_hooks {
             // A project's `disableAllHooks` switches off the project's own hooks only: a project
             // never disables its user's (or managed) hooks.

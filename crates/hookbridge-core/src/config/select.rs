@@ -420,17 +420,34 @@ mod tests {
         .unwrap();
         let sel = s.select(&post);
         assert_eq!(sel.hooks.len(), 1);
-        assert_eq!(sel.hooks[0].timeout, Some(std::time::Duration::from_secs(1)), "the user's timeout applies");
+        assert_eq!(
+            sel.hooks[0].timeout,
+            Some(std::time::Duration::from_secs(1)),
+            "the user's timeout applies"
+        );
         assert_eq!(sel.hooks[0].source.scope, Scope::User);
         // Made async by the project: the user's synchronous copy still runs.
         let mut s = set(&[
             r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "guard", "async": true}]}]}}"#,
         ]);
-        s.extend(parse_hooks_file(r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "guard"}]}]}}"#, user_source(), 1, "/p"));
-        let pre = EventPayload::from_value(EventName::PreToolUse, json!({"tool_name": "Bash", "tool_input": {}})).unwrap();
+        s.extend(parse_hooks_file(
+            r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "guard"}]}]}}"#,
+            user_source(),
+            1,
+            "/p",
+        ));
+        let pre = EventPayload::from_value(
+            EventName::PreToolUse,
+            json!({"tool_name": "Bash", "tool_input": {}}),
+        )
+        .unwrap();
         let sel = s.select(&pre);
         assert_eq!(sel.hooks.len(), 1);
-        assert!(matches!(&sel.hooks[0].kind, HookKind::Command(c) if !c.run_async), "{:?}", sel.hooks[0].kind);
+        assert!(
+            matches!(&sel.hooks[0].kind, HookKind::Command(c) if !c.run_async),
+            "{:?}",
+            sel.hooks[0].kind
+        );
     }
 
     #[test]

@@ -133,7 +133,9 @@ impl HookJson {
             .filter(|o| {
                 o.get("hookEventName")
                     .and_then(Value::as_str)
-                    .is_some_and(|name| name == event.as_str() || event.traits().answers_also_as.contains(&name))
+                    .is_some_and(|name| {
+                        name == event.as_str() || event.traits().answers_also_as.contains(&name)
+                    })
             })
             .map(SpecificOutput::from_object);
         HookJson {
@@ -472,11 +474,18 @@ fn http_answer(event: &EventName, status: u16, url: &str, execution: &HookExecut
     let body = String::from_utf8_lossy(&execution.stdout);
     let trimmed = body.trim().trim_start_matches('\u{feff}').trim_start();
     if trimmed.is_empty() {
-        return HookAnswer::Output(HookOutput::Json(Box::new(HookJson::from_object(event, Map::new()))));
+        return HookAnswer::Output(HookOutput::Json(Box::new(HookJson::from_object(
+            event,
+            Map::new(),
+        ))));
     }
     if !trimmed.starts_with('{') {
         let shown: String = trimmed.chars().take(200).collect();
-        let cut = if shown.len() < trimmed.len() { "\u{2026}" } else { "" };
+        let cut = if shown.len() < trimmed.len() {
+            "\u{2026}"
+        } else {
+            ""
+        };
         return HookAnswer::Failed {
             message: format!("HTTP hook must return JSON, but got non-JSON response body: {shown}{cut}"),
         };
@@ -484,7 +493,9 @@ fn http_answer(event: &EventName, status: u16, url: &str, execution: &HookExecut
     match serde_json::from_str::<Value>(trimmed) {
         Ok(Value::Object(map)) => match super::output_schema::problem(&map) {
             Some(problem) => HookAnswer::Failed {
-                message: format!("HTTP hook returned JSON that does not fit the hook output schema: {problem}"),
+                message: format!(
+                    "HTTP hook returned JSON that does not fit the hook output schema: {problem}"
+                ),
             },
             None => HookAnswer::Output(HookOutput::Json(Box::new(HookJson::from_object(event, map)))),
         },

@@ -369,14 +369,21 @@ impl Merger<'_> {
     /// PermissionRequest's `decision` where this event reads it (PreSkillShellCommand): a deny
     /// denies with its `message`; an allow that changes permissions denies, since nothing can be
     /// granted there (Claude Code 2.1.332's words, case 300); a plain allow allows.
-    fn request_decision_as_permission(&self, json: &HookJson) -> (Option<PermissionDecision>, Option<String>) {
+    fn request_decision_as_permission(
+        &self,
+        json: &HookJson,
+    ) -> (Option<PermissionDecision>, Option<String>) {
         let Some(decision) = json
             .request_decision()
             .filter(|_| self.event.traits().answers_also_as.contains(&"PermissionRequest"))
         else {
             return (None, None);
         };
-        let message = decision.raw.get("message").and_then(Value::as_str).map(str::to_string);
+        let message = decision
+            .raw
+            .get("message")
+            .and_then(Value::as_str)
+            .map(str::to_string);
         if !decision.allow {
             (Some(PermissionDecision::Deny), message)
         } else if decision.raw.contains_key("updatedPermissions") {
@@ -730,21 +737,37 @@ mod tests {
     fn a_skill_command_hook_answers_in_the_forms_claude_code_reads() {
         let e = EventName::PreSkillShellCommand;
         let one = |v: Value| merge(&e, &[json_answer(&e, v, 0)]);
-        let d = one(json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "pre-R"}}));
+        let d = one(
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "pre-R"}}),
+        );
         assert_eq!(d.blocking.unwrap().message(), "pre-R");
-        let d = one(json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "M"}}}));
+        let d = one(
+            json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "M"}}}),
+        );
         assert_eq!(d.permission, Some(PermissionDecision::Deny));
         assert_eq!(d.blocking.unwrap().message(), "M");
-        let d = one(json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedPermissions": []}}}));
+        let d = one(
+            json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedPermissions": []}}}),
+        );
         assert_eq!(
             d.blocking.unwrap().message(),
             "the hook asked to change permissions, which isn't supported here"
         );
-        let d = one(json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}));
-        assert_eq!((d.blocking, d.permission), (None, Some(PermissionDecision::Allow)));
+        let d = one(
+            json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}),
+        );
+        assert_eq!(
+            (d.blocking, d.permission),
+            (None, Some(PermissionDecision::Allow))
+        );
         for (name, decision) in [("UserPromptSubmit", "deny"), ("PostToolUse", "deny")] {
-            let d = one(json!({"hookSpecificOutput": {"hookEventName": name, "permissionDecision": decision}}));
-            assert_eq!((d.blocking, d.permission), (None, None), "{name}'s form is not read");
+            let d =
+                one(json!({"hookSpecificOutput": {"hookEventName": name, "permissionDecision": decision}}));
+            assert_eq!(
+                (d.blocking, d.permission),
+                (None, None),
+                "{name}'s form is not read"
+            );
         }
         // PreToolUse itself does not read PermissionRequest's form.
         let pre = EventName::PreToolUse;

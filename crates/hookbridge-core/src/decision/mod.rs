@@ -19,8 +19,8 @@ pub mod output_schema;
 mod verdict;
 
 pub use answer::{
-    answer_shaped, async_delivery, interpret, interpret_hook, HookAnswer, HookJson, HookOutput, NoVerdictReason,
-    RequestDecision, SpecificOutput, TopDecision,
+    answer_shaped, async_delivery, interpret, interpret_hook, HookAnswer, HookJson, HookOutput,
+    NoVerdictReason, RequestDecision, SpecificOutput, TopDecision,
 };
 pub use claude::{context_label, render_claude, success_label, ClaudeAnswer};
 pub use execution::{HookExecution, RunStatus, WarmRun};

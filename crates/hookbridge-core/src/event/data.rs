@@ -228,9 +228,9 @@ impl EventData {
             E::PreToolUse => EventData::PreToolUse(tool()?),
             E::PermissionRequest => EventData::PermissionRequest(tool()?),
             E::PermissionDenied => EventData::PermissionDenied(tool()?),
-            E::PreSkillShellCommand => EventData::PreSkillShellCommand(serde_json::from_value(
-                Value::Object(fields.clone()),
-            )?),
+            E::PreSkillShellCommand => {
+                EventData::PreSkillShellCommand(serde_json::from_value(Value::Object(fields.clone()))?)
+            }
             E::PostToolUse => EventData::PostToolUse(tool()?),
             E::PostToolUseFailure => EventData::PostToolUseFailure(tool()?),
             E::PostToolBatch => EventData::PostToolBatch {

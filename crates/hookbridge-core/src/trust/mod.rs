@@ -95,10 +95,9 @@ pub fn diff(trusted: &ProjectPins, now: &ProjectPins, config_only: bool) -> Diff
         .collect();
     let mut used_old = vec![false; unmatched_old.len()];
     for new in unmatched_new {
-        let same_place = unmatched_old
-            .iter()
-            .enumerate()
-            .position(|(i, old)| !used_old[i] && old.event == new.event && old.source == new.source && old.key == new.key);
+        let same_place = unmatched_old.iter().enumerate().position(|(i, old)| {
+            !used_old[i] && old.event == new.event && old.source == new.source && old.key == new.key
+        });
         match same_place {
             Some(i) => {
                 used_old[i] = true;
@@ -201,7 +200,11 @@ impl Applied {
 }
 
 /// Holds the project hooks of `set` unless `store` trusts `project` as it is now.
-pub fn apply(set: &mut HookSet, project: &std::path::Path, store: Result<&TrustStore, &StoreError>) -> Applied {
+pub fn apply(
+    set: &mut HookSet,
+    project: &std::path::Path,
+    store: Result<&TrustStore, &StoreError>,
+) -> Applied {
     let has_project_hooks = set.hooks().any(|(_, _, h)| h.source.scope == Scope::Project);
     let calls_mcp = set
         .hooks()
@@ -245,7 +248,11 @@ pub fn trust_now(
 /// What the user is told, once per session, of held project hooks: how many, and the one command
 /// that reviews them.
 pub fn held_notice(held: usize, state: &TrustState, project: &std::path::Path) -> String {
-    let (hooks, are) = if held == 1 { ("hook", "is") } else { ("hooks", "are") };
+    let (hooks, are) = if held == 1 {
+        ("hook", "is")
+    } else {
+        ("hooks", "are")
+    };
     let why = match state {
         TrustState::Changed(_) => "what they run changed since you trusted the project",
         _ => "the project is not trusted",
@@ -259,7 +266,11 @@ pub fn held_notice(held: usize, state: &TrustState, project: &std::path::Path) -
 
 /// `text` as one shell word.
 fn shell_quote(text: &str) -> String {
-    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-+:@%".contains(&b)) {
+    if !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+:@%".contains(&b))
+    {
         text.to_string()
     } else {
         format!("'{}'", text.replace('\'', "'\\''"))

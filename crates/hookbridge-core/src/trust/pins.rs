@@ -107,7 +107,11 @@ pub fn current_pins(set: &HookSet, project: &Path, previous: Option<&ProjectPins
     }
     named.sort();
     for path in named {
-        let relative = path.strip_prefix(&root).unwrap_or(&path).to_string_lossy().into_owned();
+        let relative = path
+            .strip_prefix(&root)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .into_owned();
         let Some(stat) = stat_key(&path) else {
             continue;
         };
@@ -170,7 +174,9 @@ fn canonical(event: &EventName, group: &MatcherGroup, hook: &HookSpec, project: 
             json!({"url": h.url, "headers": headers, "allowedEnvVars": h.allowed_env_vars})
         }
         HookKind::McpTool(m) => json!({"server": m.server, "tool": m.tool, "input": m.input}),
-        HookKind::Rule(r) => json!({"rule": r.label, "action": format!("{:?}", r.action), "message": r.message}),
+        HookKind::Rule(r) => {
+            json!({"rule": r.label, "action": format!("{:?}", r.action), "message": r.message})
+        }
         HookKind::Llm(l) => {
             json!({"prompt": l.prompt, "model": l.model, "maxTokens": l.max_tokens, "cache": l.cache})
         }
@@ -201,7 +207,12 @@ fn canonical(event: &EventName, group: &MatcherGroup, hook: &HookSpec, project: 
 /// script an interpreter is given (`bash x.sh`, `python3 -u x.py`, `node x.js`), in each simple
 /// command of the line. Files a command only writes or reads as data (`>> log.txt`, `< in.json`,
 /// `cat notes.md`) are not pinned: they change as hooks run.
-fn named_files(command: &crate::config::CommandHook, hook: &HookSpec, project: &Path, root: &Path) -> Vec<PathBuf> {
+fn named_files(
+    command: &crate::config::CommandHook,
+    hook: &HookSpec,
+    project: &Path,
+    root: &Path,
+) -> Vec<PathBuf> {
     let plugin_root = hook.source.plugin.as_ref().map(|p| p.root.clone());
     let placeholder = |name: &str| -> Option<String> {
         match name {
@@ -251,8 +262,30 @@ fn named_files(command: &crate::config::CommandHook, hook: &HookSpec, project: &
 /// Programs that run the file they are given: their first argument that is not an option is the
 /// script.
 const INTERPRETERS: &[&str] = &[
-    "sh", "bash", "dash", "zsh", "ksh", "fish", "python", "python2", "python3", "pypy", "pypy3", "node",
-    "nodejs", "deno", "bun", "tsx", "ts-node", "ruby", "perl", "php", "pwsh", "powershell", "lua", "Rscript",
+    "sh",
+    "bash",
+    "dash",
+    "zsh",
+    "ksh",
+    "fish",
+    "python",
+    "python2",
+    "python3",
+    "pypy",
+    "pypy3",
+    "node",
+    "nodejs",
+    "deno",
+    "bun",
+    "tsx",
+    "ts-node",
+    "ruby",
+    "perl",
+    "php",
+    "pwsh",
+    "powershell",
+    "lua",
+    "Rscript",
     "osascript",
 ];
 
@@ -263,7 +296,10 @@ fn run_words(words: &[String]) -> Vec<&String> {
     let mut rest = words;
     // `env [NAME=value…] program …`, and leading assignments.
     while let Some((first, tail)) = rest.split_first() {
-        let name = Path::new(first).file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let name = Path::new(first)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("");
         let assignment = first.contains('=') && !first.starts_with('=') && !first.contains('/');
         if name == "env" || assignment {
             rest = tail;
@@ -275,7 +311,10 @@ fn run_words(words: &[String]) -> Vec<&String> {
         return out;
     };
     out.push(program);
-    let name = Path::new(program).file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let name = Path::new(program)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
     let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     if INTERPRETERS.contains(&name) || INTERPRETERS.contains(&base) {
         if let Some(script) = args.iter().find(|a| !a.starts_with('-')) {
@@ -386,7 +425,11 @@ pub(crate) fn stat_key(path: &Path) -> Option<[u64; 5]> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        let ns = |secs: i64, nsec: i64| (secs as u64).wrapping_mul(1_000_000_000).wrapping_add(nsec as u64);
+        let ns = |secs: i64, nsec: i64| {
+            (secs as u64)
+                .wrapping_mul(1_000_000_000)
+                .wrapping_add(nsec as u64)
+        };
         Some([
             meta.dev(),
             meta.ino(),
@@ -436,8 +479,10 @@ pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
 
 fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write as _;
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }

@@ -96,13 +96,17 @@ impl TrustStore {
     /// The store in the user's state directory.
     pub fn open_default() -> Result<TrustStore, StoreError> {
         let dir = state_dir().ok_or(StoreError::NoStateDir)?;
-        Ok(TrustStore { dir: dir.join("trust") })
+        Ok(TrustStore {
+            dir: dir.join("trust"),
+        })
     }
 
     /// The store of the user whose home is `home` (see [`state_dir_for`]).
     pub fn for_home(home: Option<&Path>) -> Result<TrustStore, StoreError> {
         let dir = state_dir_for(home).ok_or(StoreError::NoStateDir)?;
-        Ok(TrustStore { dir: dir.join("trust") })
+        Ok(TrustStore {
+            dir: dir.join("trust"),
+        })
     }
 
     /// A store in `dir` (its records directly in it).
@@ -125,7 +129,12 @@ impl TrustStore {
         let path = self.path_for(project);
         match std::fs::symlink_metadata(&self.dir) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => return Err(StoreError::Io { path: self.dir.clone(), source }),
+            Err(source) => {
+                return Err(StoreError::Io {
+                    path: self.dir.clone(),
+                    source,
+                })
+            }
             Ok(meta) => check_safe(&self.dir, &meta, true)?,
         }
         let meta = match std::fs::symlink_metadata(&path) {
@@ -152,7 +161,10 @@ impl TrustStore {
     pub fn save(&self, project: &Path, record: &TrustRecord) -> Result<PathBuf, StoreError> {
         self.create_dir()?;
         let path = self.path_for(project);
-        let io = |source| StoreError::Io { path: path.clone(), source };
+        let io = |source| StoreError::Io {
+            path: path.clone(),
+            source,
+        };
         let text = serde_json::to_string_pretty(record).expect("a record serializes");
         let mut temp = tempfile::Builder::new()
             .prefix(".trust-")
@@ -186,7 +198,12 @@ impl TrustStore {
         let entries = match std::fs::read_dir(&self.dir) {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(source) => return Err(StoreError::Io { path: self.dir.clone(), source }),
+            Err(source) => {
+                return Err(StoreError::Io {
+                    path: self.dir.clone(),
+                    source,
+                })
+            }
         };
         let meta = std::fs::symlink_metadata(&self.dir).map_err(|source| StoreError::Io {
             path: self.dir.clone(),
@@ -250,7 +267,11 @@ fn read_record(path: &Path) -> Result<TrustRecord, StoreError> {
     if record.version != TrustRecord::VERSION {
         return Err(StoreError::Unreadable {
             path: path.to_path_buf(),
-            why: format!("version {}, this hookbridge reads {}", record.version, TrustRecord::VERSION),
+            why: format!(
+                "version {}, this hookbridge reads {}",
+                record.version,
+                TrustRecord::VERSION
+            ),
         });
     }
     Ok(record)
@@ -275,10 +296,16 @@ fn check_safe(path: &Path, meta: &std::fs::Metadata, directory: bool) -> Result<
         // SAFETY-free: getuid cannot fail.
         let uid = rustix::process::getuid().as_raw();
         if meta.uid() != uid {
-            return Err(unsafe_(&format!("owned by user {}, not by this user ({uid})", meta.uid())));
+            return Err(unsafe_(&format!(
+                "owned by user {}, not by this user ({uid})",
+                meta.uid()
+            )));
         }
         if meta.mode() & 0o077 != 0 {
-            return Err(unsafe_(&format!("open to others (mode {:o})", meta.mode() & 0o777)));
+            return Err(unsafe_(&format!(
+                "open to others (mode {:o})",
+                meta.mode() & 0o777
+            )));
         }
     }
     Ok(())
@@ -299,7 +326,11 @@ pub fn first_notice(session: &str, project: &Path) -> bool {
     }
     let key = format!("{session}\0{}", canonical(project).display());
     let path = dir.join(&sha256_hex(key.as_bytes())[..32]);
-    match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+    {
         Ok(_) => {
             forget_old_notices(&dir);
             true

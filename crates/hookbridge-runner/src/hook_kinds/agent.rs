@@ -151,7 +151,9 @@ fn verify(
                 text: reply.text,
                 calls: Vec::new(),
             });
-            conversation.turns.push(Turn::User(ENFORCE_STRUCTURED_OUTPUT.to_string()));
+            conversation
+                .turns
+                .push(Turn::User(ENFORCE_STRUCTURED_OUTPUT.to_string()));
             continue;
         }
         let results = reply
@@ -222,7 +224,11 @@ pub fn run_tool(call: &ToolCall, root: &Path) -> Result<String, String> {
                     continue;
                 }
                 if budget == 0 {
-                    let _ = writeln!(out, "[searched the first {} MiB of files only]", MAX_GREP_BYTES >> 20);
+                    let _ = writeln!(
+                        out,
+                        "[searched the first {} MiB of files only]",
+                        MAX_GREP_BYTES >> 20
+                    );
                     break;
                 }
                 let Ok((content, _)) = read_prefix(&file, budget.min(MAX_READ_BYTES)) else {
@@ -305,7 +311,9 @@ fn read_prefix(path: &Path, max: usize) -> Result<(String, bool), String> {
         .custom_flags(libc::O_NONBLOCK)
         .open(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let meta = file.metadata().map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     if !meta.is_file() {
         return Err(format!("{} is not a regular file", path.display()));
     }
@@ -429,10 +437,18 @@ mod tests {
         let f = std::fs::File::create(&big).unwrap();
         f.set_len((MAX_READ_BYTES as u64) * 4).unwrap();
         std::fs::write(root.join("small.txt"), &line).unwrap();
-        let one = run_tool(&call("Read", json!({"file_path": "small.txt", "limit": 1})), &root).unwrap();
+        let one = run_tool(
+            &call("Read", json!({"file_path": "small.txt", "limit": 1})),
+            &root,
+        )
+        .unwrap();
         assert!(one.starts_with("     1\tzzz"), "{one}");
         let text = run_tool(&call("Read", json!({"file_path": "big.txt", "offset": 2})), &root).unwrap();
-        assert!(text.contains("only the first 16 MiB"), "{}", &text[text.len().saturating_sub(200)..]);
+        assert!(
+            text.contains("only the first 16 MiB"),
+            "{}",
+            &text[text.len().saturating_sub(200)..]
+        );
         let (prefix, whole) = read_prefix(&big, 10).unwrap();
         assert_eq!((prefix.len(), whole), (10, false));
         // A FIFO is refused, not waited on.
@@ -440,7 +456,10 @@ mod tests {
         nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
         let err = run_tool(&call("Read", json!({"file_path": "fifo"})), &root).unwrap_err();
         assert!(err.contains("not a regular file"), "{err}");
-        assert_eq!(run_tool(&call("Grep", json!({"pattern": "q"})), &root).unwrap(), "no matches");
+        assert_eq!(
+            run_tool(&call("Grep", json!({"pattern": "q"})), &root).unwrap(),
+            "no matches"
+        );
     }
 
     #[test]
@@ -456,7 +475,13 @@ mod tests {
         assert!(err.contains("project only"), "{err}");
         let err = run_tool(&call("Glob", json!({"pattern": "/etc/*"})), &root).unwrap_err();
         assert!(err.contains("project only"), "{err}");
-        assert_eq!(run_tool(&call("Glob", json!({"pattern": "link/*"})), &root).unwrap(), "no files match");
-        assert_eq!(run_tool(&call("Glob", json!({"pattern": "**/*.rs"})), &root).unwrap(), "src/a.rs\n");
+        assert_eq!(
+            run_tool(&call("Glob", json!({"pattern": "link/*"})), &root).unwrap(),
+            "no files match"
+        );
+        assert_eq!(
+            run_tool(&call("Glob", json!({"pattern": "**/*.rs"})), &root).unwrap(),
+            "src/a.rs\n"
+        );
     }
 }

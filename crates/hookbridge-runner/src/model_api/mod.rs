@@ -280,8 +280,14 @@ pub(crate) fn post_json(
 /// 127.0.0.1:18699`), so hookbridge says the same.
 fn transport_error(url: &str, error: &ureq::Error) -> String {
     let parsed = url::Url::parse(url).ok();
-    let host = parsed.as_ref().and_then(|u| u.host_str().map(str::to_string)).unwrap_or_default();
-    let port = parsed.as_ref().and_then(url::Url::port_or_known_default).unwrap_or(80);
+    let host = parsed
+        .as_ref()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_default();
+    let port = parsed
+        .as_ref()
+        .and_then(url::Url::port_or_known_default)
+        .unwrap_or(80);
     let io_kind = match error {
         ureq::Error::Io(e) => Some(e.kind()),
         _ => None,
@@ -314,13 +320,14 @@ pub(crate) fn call_model(
 ) -> Result<Value, ModelCallError> {
     let body = serde_json::to_vec(request).expect("a JSON value serializes");
     let reply = Collector::new(MAX_REPLY_BYTES, 0);
-    let response = post_json(endpoint, headers, &body, deadline, Redirects::Follow, reply).map_err(|e| match e {
-        PostError::TimedOut => ModelCallError::TimedOut,
-        PostError::Unreachable(cause) => ModelCallError::Unreachable {
-            endpoint: endpoint.to_string(),
-            cause,
-        },
-    })?;
+    let response =
+        post_json(endpoint, headers, &body, deadline, Redirects::Follow, reply).map_err(|e| match e {
+            PostError::TimedOut => ModelCallError::TimedOut,
+            PostError::Unreachable(cause) => ModelCallError::Unreachable {
+                endpoint: endpoint.to_string(),
+                cause,
+            },
+        })?;
     if !(200..300).contains(&response.status) {
         let text = String::from_utf8_lossy(&response.body.bytes);
         let detail = serde_json::from_str::<Value>(&text)

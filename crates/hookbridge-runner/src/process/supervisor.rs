@@ -531,7 +531,9 @@ impl Supervised {
             if let Err(err) = warm.go() {
                 // The child cannot be told to run (it died, or the connection broke): it never
                 // ran the hook, so the hook is spawned instead.
-                supervised.run_again_spawned(format!("the warm Python service's child could not be started: {err}"));
+                supervised.run_again_spawned(format!(
+                    "the warm Python service's child could not be started: {err}"
+                ));
                 // Not started yet as far as the guardian knows: it is told of the new group.
                 supervised.regrouped = None;
             }

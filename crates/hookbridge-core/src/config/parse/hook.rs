@@ -878,9 +878,7 @@ impl HookKey {
         match self {
             Type | Timeout | If | StatusMessage | Once | OnFailure | TimeoutMs | OnFailureSeed => true,
             Command | Args | Shell | Async | AsyncRewake | RewakeMessage | RewakeSummary | Warm
-            | HoldsTools => {
-                family == Family::Command
-            }
+            | HoldsTools => family == Family::Command,
             Prompt | Model => matches!(family, Family::Prompt | Family::Llm),
             ContinueOnBlock => family == Family::Prompt,
             MaxTokens | Cache => family == Family::Llm,
@@ -936,7 +934,9 @@ impl HookKey {
             HookKey::AsyncRewake => flag("Async, and an exit 2 wakes the model"),
             HookKey::Warm => flag("`false`: never run this hook in a warm Python service (HOOKBRIDGE_WARM)"),
             HookKey::RewakeMessage | HookKey::RewakeSummary => json!({"description": "Accepted and ignored"}),
-            HookKey::HoldsTools => json!({"description": "Accepted and ignored: Claude Code honours it only in its official security-guidance plugin"}),
+            HookKey::HoldsTools => {
+                json!({"description": "Accepted and ignored: Claude Code honours it only in its official security-guidance plugin"})
+            }
             HookKey::Prompt => text("The question for the model; `$ARGUMENTS` is replaced by the hook input"),
             HookKey::Model => text("Model for this hook (default: a fast one)"),
             HookKey::ContinueOnBlock => {

@@ -1070,9 +1070,18 @@ mod tests {
         // Both are reported: the event written twice, and the hook's `command`.
         let messages: Vec<&str> = f.diagnostics.iter().map(|d| d.message.as_str()).collect();
         assert_eq!(messages.len(), 2, "{messages:?}");
-        assert!(messages[0].starts_with("`Stop` is written twice in `hooks`"), "{messages:?}");
-        assert!(messages[1].starts_with("`command` is written twice in this hook"), "{messages:?}");
-        assert_eq!(f.diagnostics[1].key.as_deref(), Some("hooks.Stop[0].hooks[0].command"));
+        assert!(
+            messages[0].starts_with("`Stop` is written twice in `hooks`"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[1].starts_with("`command` is written twice in this hook"),
+            "{messages:?}"
+        );
+        assert_eq!(
+            f.diagnostics[1].key.as_deref(),
+            Some("hooks.Stop[0].hooks[0].command")
+        );
     }
 
     #[test]
@@ -1083,7 +1092,12 @@ mod tests {
         assert_eq!(f.diagnostics.len(), 1, "{:?}", f.diagnostics);
         let d = &f.diagnostics[0];
         assert_eq!(d.severity, crate::diagnostics::Severity::Warning);
-        assert!(d.message.starts_with("`action` is written twice in this hook; the later one is used"), "{}", d.message);
+        assert!(
+            d.message
+                .starts_with("`action` is written twice in this hook; the later one is used"),
+            "{}",
+            d.message
+        );
         assert_eq!(d.key.as_deref(), Some("hooks.PreToolUse[0].action"));
         let at = d.position.unwrap();
         assert_eq!((at.line, at.column), (6, 15));
@@ -1102,7 +1116,11 @@ mod tests {
         assert_eq!(f.diagnostics.len(), 1);
         let d = &f.diagnostics[0];
         assert_eq!(d.severity, crate::diagnostics::Severity::Error);
-        assert!(d.message.contains("too large") && d.message.contains("the whole file is skipped"), "{}", d.message);
+        assert!(
+            d.message.contains("too large") && d.message.contains("the whole file is skipped"),
+            "{}",
+            d.message
+        );
     }
 
     #[test]

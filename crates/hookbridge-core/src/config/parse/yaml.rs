@@ -55,7 +55,11 @@ pub(crate) const MAX_VALUES: usize = 1_000_000;
 
 /// The JSON text of the YAML document `text`, and where each of its values came from.
 pub(crate) fn to_json(text: &str) -> Result<(String, PositionMap), YamlError> {
-    to_json_within(text, crate::config::discover::MAX_CONFIG_BYTES as usize, MAX_VALUES)
+    to_json_within(
+        text,
+        crate::config::discover::MAX_CONFIG_BYTES as usize,
+        MAX_VALUES,
+    )
 }
 
 /// [`to_json`] with the bounds given: at most `max_len` bytes of JSON and `max_values` values.
@@ -373,7 +377,12 @@ mod tests {
         let text = laughs(9);
         assert!(text.len() < 600, "{}", text.len());
         let e = to_json(&text).unwrap_err();
-        assert!(e.message.contains("expanding this alias makes the file too large"), "{}", e.message);
+        assert!(
+            e.message
+                .contains("expanding this alias makes the file too large"),
+            "{}",
+            e.message
+        );
         // Where it crossed the bound: an alias on one of the last lines.
         assert!(e.position.line >= 6, "{:?}", e.position);
         // A few levels are fine, and expand as YAML says.

@@ -16,7 +16,6 @@ use serde_json::Value;
 use super::{incoming, initialize, initialized, tools_call, CallError, Incoming, MAX_MESSAGE_BYTES};
 use crate::model_api::{http_agent, remaining};
 
-
 /// The longest the closing DELETE may take: ending the session is a courtesy, not the answer.
 const CLOSE_TIMEOUT: Duration = Duration::from_millis(500);
 

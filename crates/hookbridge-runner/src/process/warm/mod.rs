@@ -73,7 +73,8 @@ use nix::sys::socket::{self as sock, ControlMessage, MsgFlags};
 
 pub use eligibility::{python_run, NotWarm, PythonRun, Target};
 pub use service::{
-    ensure_service, service_dir, services, stop_services, InterpreterIdentity, ServiceStatus, Stopping, IDLE_EXIT,
+    ensure_service, service_dir, services, stop_services, InterpreterIdentity, ServiceStatus, Stopping,
+    IDLE_EXIT,
 };
 
 use super::ProcessSpec;

@@ -39,7 +39,14 @@ fn idle_exit() -> Duration {
 /// Variables besides `PYTHON*` that change what a fresh interpreter looks like before it reads a
 /// script: the locale (file system and stdio encodings), the home directory (user site-packages),
 /// the dynamic loader's search path and preloads (a shared libpython, an interposed library).
-const STARTUP_VARIABLES: &[&str] = &["LANG", "LC_ALL", "LC_CTYPE", "HOME", "LD_LIBRARY_PATH", "LD_PRELOAD"];
+const STARTUP_VARIABLES: &[&str] = &[
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "HOME",
+    "LD_LIBRARY_PATH",
+    "LD_PRELOAD",
+];
 
 /// Which interpreter, started how: hooks with the same identity may share a service.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,8 +113,9 @@ impl Fnv1a {
 /// refused unless it is a real directory of ours closed to others.
 pub fn service_dir() -> io::Result<PathBuf> {
     let uid = nix::unistd::getuid().as_raw();
-    let ours_and_closed =
-        |meta: &std::fs::Metadata| meta.is_dir() && meta.uid() == uid && meta.permissions().mode() & 0o077 == 0;
+    let ours_and_closed = |meta: &std::fs::Metadata| {
+        meta.is_dir() && meta.uid() == uid && meta.permissions().mode() & 0o077 == 0
+    };
     // A runtime directory that is named but missing (a session without logind), or not ours, is
     // passed over.
     let dir = match std::env::var_os("XDG_RUNTIME_DIR")
@@ -159,7 +167,10 @@ fn connect_expecting(socket: &Path, peer_uid: u32) -> io::Result<std::fs::File> 
     if meta.st_uid != uid || meta.st_mode & 0o077 != 0 {
         return Err(io::Error::new(
             io::ErrorKind::PermissionDenied,
-            format!("{} is not a directory of this user closed to others", dir.display()),
+            format!(
+                "{} is not a directory of this user closed to others",
+                dir.display()
+            ),
         ));
     }
     let through_handle = Path::new("/proc/self/fd")
@@ -243,7 +254,12 @@ pub fn start_service(identity: &InterpreterIdentity, socket: &Path) -> io::Resul
         .arg(idle_exit().as_secs().to_string())
         .arg(&identity.interpreter)
         .env_clear()
-        .envs(identity.startup_env.iter().map(|(k, v)| (k.as_os_str(), v.as_os_str())))
+        .envs(
+            identity
+                .startup_env
+                .iter()
+                .map(|(k, v)| (k.as_os_str(), v.as_os_str())),
+        )
         .current_dir("/")
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
@@ -418,7 +434,11 @@ mod tests {
         assert_eq!(service_dir().unwrap(), closed.path().join("hookbridge"));
         let open = dir_with_mode(0o755);
         std::env::set_var("XDG_RUNTIME_DIR", open.path());
-        assert_eq!(service_dir().unwrap(), fallback, "a runtime directory others can enter");
+        assert_eq!(
+            service_dir().unwrap(),
+            fallback,
+            "a runtime directory others can enter"
+        );
         // Another user's (root's, after `su` without `-`): as root, one made another's; else root's.
         let theirs = dir_with_mode(0o700);
         let foreign = if uid == 0 {
@@ -429,7 +449,11 @@ mod tests {
         };
         assert_ne!(std::fs::metadata(&foreign).unwrap().uid(), uid);
         std::env::set_var("XDG_RUNTIME_DIR", &foreign);
-        assert_eq!(service_dir().unwrap(), fallback, "another user's runtime directory");
+        assert_eq!(
+            service_dir().unwrap(),
+            fallback,
+            "another user's runtime directory"
+        );
     }
 
     #[test]
@@ -441,7 +465,10 @@ mod tests {
         assert!(connect_expecting(&socket, uid).is_ok());
         let err = connect_expecting(&socket, uid + 1).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::PermissionDenied);
-        assert!(err.to_string().contains(&format!("belongs to user {uid}")), "{err}");
+        assert!(
+            err.to_string().contains(&format!("belongs to user {uid}")),
+            "{err}"
+        );
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
         let err = connect(&socket).unwrap_err();
         assert!(err.to_string().contains("closed to others"), "{err}");
