@@ -385,7 +385,7 @@ def main():
     # sees) takes its hook with it: its connection is watched while the hook runs, and at its EOF
     # the hook's group is sent SIGTERM, then SIGKILL once `_ORPHAN_GRACE` has passed (`doomed`:
     # [(when, group)]). A byte still unread on it is the client's go for the child, not the
-    # server's to take: the connection is looked at again shortly (`recheck`: [(when, pidfd)]).
+    # server's to take: the connection is looked at again shortly (`recheck`: [(when, pidfd, conn)]).
     doomed = []
     recheck = []
     while True:
@@ -393,10 +393,12 @@ def main():
         for when, group in [d for d in doomed if d[0] <= now]:
             doomed.remove((when, group))
             _kill_group(group, signal.SIGKILL)
-        for when, pidfd in [r for r in recheck if r[0] <= now]:
-            recheck.remove((when, pidfd))
-            if pidfd in processes and processes[pidfd][1] is not None:
-                selector.register(processes[pidfd][1], selectors.EVENT_READ, ("client", pidfd))
+        for entry in [r for r in recheck if r[0] <= now]:
+            recheck.remove(entry)
+            _when, pidfd, conn = entry
+            # The same run still (a pidfd's number is reused once its process is reaped).
+            if pidfd in processes and processes[pidfd][1] is conn:
+                selector.register(conn, selectors.EVENT_READ, ("client", pidfd))
         busy = any(conn is not None for _pid, conn, _release in processes.values())
         if stopping and not busy:
             break
@@ -410,7 +412,7 @@ def main():
                 selector.register(listener, selectors.EVENT_READ, "listener")
             watching = not watching
         timeout = None if busy else max(0.0, idle_since + _IDLE_SECONDS - time.monotonic())
-        deadlines = [when for when, _ in doomed + recheck]
+        deadlines = [entry[0] for entry in doomed + recheck]
         if deadlines:
             soonest = max(0.0, min(deadlines) - time.monotonic())
             timeout = soonest if timeout is None else min(timeout, soonest)
@@ -438,7 +440,7 @@ def main():
                     pending = b""
                 selector.unregister(conn)
                 if pending:
-                    recheck.append((time.monotonic() + 0.005, pidfd))
+                    recheck.append((time.monotonic() + 0.005, pidfd, conn))
                     continue
                 group = _GROUP_OF.get(pidfd)
                 if group is not None:
