@@ -32,6 +32,10 @@ def project(hooks):
     groups = [{"matcher": "Bash", "hooks": [{"type": "command", "command": c.replace("{root}", str(root))}]}
               for c in hooks]
     (root / ".amplifier" / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {"PreToolUse": groups}}))
+    # The user's one-time step (README, "Trust"): untrusted, hook-bridge would hold the project's
+    # hooks (hook-shell has no trust step and runs them), and the comparison would be of nothing.
+    from hookbridge._native import trust_project
+    trust_project(str(root), user_home=os.environ["HOME"])
     return root
 
 
@@ -70,6 +74,7 @@ async def measure(name, hooks, tool, rounds):
 
 async def main():
     sys.path.insert(0, os.path.abspath(sys.argv[1]))
+    os.environ["HOME"] = tempfile.mkdtemp(prefix="bench-vs-hook-shell-home-")  # no user hooks, own trust records
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 200
     print(f"{rounds} interleaved rounds, medians (python {sys.version.split()[0]})")
     await measure("no-match", ["true"], "read_file", rounds * 10)

@@ -41,8 +41,10 @@ work = tempfile.mkdtemp(prefix="hookbridge-bench-warm-")
 runtime = os.path.join(work, "runtime")
 os.makedirs(runtime, mode=0o700)
 base_env = dict(os.environ)
+home = os.path.join(work, "home")  # its own: the developer's trust records are left alone
+os.makedirs(home)
 base_env.update({
-    "HOME": os.environ.get("HOME", work),
+    "HOME": home,
     "HOOKBRIDGE_LOG": os.path.join(work, "diagnostics.log"),
     "XDG_RUNTIME_DIR": runtime,
     "HOOKBRIDGE_WARM_IDLE": "120",
@@ -71,6 +73,8 @@ def project(name, commands):
     payload = os.path.join(work, name + ".json")
     with open(payload, "w") as f:
         f.write(json.dumps(body) + "\n")
+    # The user's one-time step: untrusted, the project's hooks would be held, not run (README, "Trust").
+    subprocess.run([HB, "trust", "--yes", root], env=base_env, capture_output=True, check=True)
     return root, payload
 
 

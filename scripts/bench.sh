@@ -16,7 +16,8 @@
 #   CARGO_TARGET_DIR    honoured as by cargo
 #
 # What it does:
-#  1. builds the release `hookbridge` binary and the `spawn_floor` example (the native floor);
+#  1. builds the release `hookbridge` binary and the `spawn_floor` example (the native floor), as
+#     shipped (scripts/build-release.sh) and as `cargo build --release` gives them (the default build);
 #  2. runs the criterion benches in crates/hookbridge-runner/benches/dispatch.rs (library targets);
 #  3. times whole processes from a parent that spawns them with the payload file as stdin and
 #     waits (posix_spawn + wait4: what a hook host sees). hookbridge and its baseline run
@@ -61,6 +62,12 @@ FLOOR_BIN="${BUILT[0]}"
 FLOOR_TOKIO_BIN="${BUILT[1]}"
 HB_BIN="${BUILT[2]}"
 [ -x "$HB_BIN" ] || { echo "bench.sh: the release build printed no binary" >&2; exit 1; }
+# The default build (`cargo build --release`: dynamically linked, position-independent), which is
+# what `cargo install` gives a user, measured beside the shipped one with a floor built the same way.
+echo "==> building the default release binaries (cargo build --release)" >&2
+cargo build --release -p hookbridge-cli --bin hookbridge -p hookbridge-runner --example spawn_floor >&2
+DEFAULT_HB_BIN="$TARGET_DIR/release/hookbridge"
+DEFAULT_FLOOR_BIN="$TARGET_DIR/release/examples/spawn_floor"
 
 CRITERION_DIR="$TARGET_DIR/criterion"
 if [[ "${BENCH_SKIP_CRITERION:-0}" != 1 ]]; then
@@ -72,11 +79,12 @@ if [[ "${BENCH_SKIP_CRITERION:-0}" != 1 ]]; then
 fi
 
 echo "==> whole-process benchmarks ($ROUNDS rounds per scenario)" >&2
-python3 - "$TARGET_DIR" "$CRITERION_DIR" "$OUT" "$ROUNDS" "$LOAD_BEFORE" "$HB_BIN" "$FLOOR_BIN" "$FLOOR_TOKIO_BIN" <<'PY'
+python3 - "$TARGET_DIR" "$CRITERION_DIR" "$OUT" "$ROUNDS" "$LOAD_BEFORE" "$HB_BIN" "$FLOOR_BIN" "$FLOOR_TOKIO_BIN" \
+    "$DEFAULT_HB_BIN" "$DEFAULT_FLOOR_BIN" <<'PY'
 import json, os, platform, random, shutil, statistics, subprocess, sys, tempfile, time
 from datetime import datetime, timezone
 
-target_dir, criterion_dir, out_path, rounds, load_before, HB, FLOOR, FLOOR_TOKIO = sys.argv[1:9]
+target_dir, criterion_dir, out_path, rounds, load_before, HB, FLOOR, FLOOR_TOKIO, DEFAULT_HB, DEFAULT_FLOOR = sys.argv[1:11]
 rounds = int(rounds)
 TRUE = shutil.which("true", path="/bin:/usr/bin") or "/bin/true"
 random.seed(2)
@@ -90,6 +98,14 @@ env = {
     "HOOKBRIDGE_LOG": os.path.join(work, "diagnostics.log"),
     "LANG": "C.UTF-8",
 }
+
+def trust(root):
+    """The user's one-time step: a project's hooks run only once the user trusted them (README,
+    "Trust"); until then `run` holds them and says so. Recorded under this benchmark's own HOME."""
+    r = subprocess.run([HB, "trust", "--yes", root], capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        sys.exit(f"bench.sh: trusting {root} failed: {r.stderr.strip()}")
+
 
 def project(name, hooks_json):
     root = os.path.join(work, name)
@@ -122,6 +138,8 @@ p_none = project("none", {"hooks": {
     "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./log.sh"}]}],
     "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "./context.sh"}]}]}})
 p_empty = project("empty", None)
+for p in (p_one, p_eight, p_none):
+    trust(p)
 
 pl_one = payload("one", "PreToolUse", p_one, **BASH)
 pl_eight = payload("eight", "PreToolUse", p_eight, **BASH)
@@ -140,11 +158,12 @@ for i in range(1000):
                 {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/check.sh", "timeout": 10}]}],
             "PostToolUse": [{"matcher": "Write|Edit", "hooks": [
                 {"type": "command", "command": "python3 ${CLAUDE_PLUGIN_ROOT}/hooks/lint.py"}]}]}}, f)
+trust(p_many)
 pl_many = payload("many", "PreToolUse", p_many, tool_name="Read", tool_input={"file_path": "/tmp/x.rs"},
                   tool_use_id="toolu_1")
 
-def hb(event, proj):
-    return [HB, "run", "--event", event, "--project-dir", proj]
+def hb(event, proj, binary=None):
+    return [binary or HB, "run", "--event", event, "--project-dir", proj]
 
 _payload_cwd = {}
 
@@ -235,7 +254,11 @@ whole("diagnostic: `spawn_floor_tokio` (the floor on an async runtime), 1 hook",
 whole("`hookbridge run`, 8 distinct matching `true` hooks", hb("PreToolUse", p_eight), pl_eight,
       "`spawn_floor 8`", [FLOOR, "8"], pl_eight, 1.3, 8)
 whole("`hookbridge run`, nothing to run (hooks configured, none for this tool)", hb("PreToolUse", p_none), pl_none,
-      "exec `/bin/true`", [TRUE], pl_none, 2.0, 0)
+      "exec `/bin/true`", [TRUE], pl_none, 1.5, 0)
+whole("default build: `hookbridge run`, 1 matching `true` hook", hb("PreToolUse", p_one, DEFAULT_HB), pl_one,
+      "`spawn_floor 1` (default build)", [DEFAULT_FLOOR, "1"], pl_one, 1.10, 1)
+whole("default build: `hookbridge run`, nothing to run (hooks configured, none for this tool)",
+      hb("PreToolUse", p_none, DEFAULT_HB), pl_none, "exec `/bin/true`", [TRUE], pl_none, 1.5, 0)
 whole("`hookbridge run`, nothing to run (no hooks configured at all)", hb("PreToolUse", p_empty), pl_empty,
       "exec `/bin/true`", [TRUE], pl_empty, None, 0)
 # Loading 1,000 plugins as a user meets it: a fresh process, cold caches of its own, whole start-up
@@ -292,6 +315,7 @@ for i, (name, event, commands) in enumerate(floods):
     if event == "PreToolUse":
         group[0]["matcher"] = "Bash"
     proj = project(f"flood{i}", {"hooks": {event: group}})
+    trust(proj)
     extra = BASH if event == "PreToolUse" else {"prompt": "hello"}
     rss(name, hb(event, proj), payload(f"flood{i}", event, proj, **extra),
         [FLOOR, str(len(commands)), commands[0]])
@@ -388,7 +412,8 @@ def table(rs):
 doc = f"""# Benchmarks
 
 Generated by `bash scripts/bench.sh` on {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}
-(source `{rev}`). Targets are those of issue 2, "Speed and memory". Benchmarks are not tests:
+(source `{rev}`). Targets are those of issue 2, "Speed and memory", and of issue 31 for "nothing to
+run" (≤ 1.5×) and for the default build (one hook ≤ 1.10× its floor). Benchmarks are not tests:
 nothing here runs in CI.
 
 **Machine:** {cpu}, {os.cpu_count()} cores, {int(mem) // 1024 // 1024} GiB, Linux {platform.release()},
@@ -409,7 +434,10 @@ in a shell, and it runs one command's batch after the other, so load drift betwe
 bias the ratio.)
 Every process starts in the payload's `cwd`, as Claude Code starts hooks in the session's working
 directory. hookbridge is the shipped build (`scripts/build-release.sh`: on Linux with glibc a static,
-non-PIE executable), and the floor programs are built by the same script with the same flags.
+non-PIE executable), and the floor programs are built by the same script with the same flags; the
+"default build" rows run `cargo build --release`'s binary (dynamic, position-independent: what
+`cargo install` gives) against a `spawn_floor` built the same way. Every project's hooks are trusted
+first (`hookbridge trust --yes`, the user's one-time step), so they run rather than being held.
 `spawn_floor` (`crates/hookbridge-runner/examples/spawn_floor.rs`) is the minimal native program:
 it reads stdin, spawns N `/bin/sh -c true` children at once with piped stdin/stdout, writes the
 payload to each and waits. `spawn_floor_tokio` (`examples/spawn_floor_tokio.rs`) is `spawn_floor 1`

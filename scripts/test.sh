@@ -482,6 +482,11 @@ stage_release() {
         case "$ldd_says" in *"not a dynamic executable"* | *"statically linked"*) ;;
             *) echo "${RED}the release binary is not static: build-release.sh fell back to the dynamic build${RESET}" >&2; return 1 ;; esac ;;
     esac
+    # Where build-release.sh orders the link (x86_64 Linux with glibc): a run's functions are
+    # together, from a list that is not stale.
+    if [ "$(rustc -vV | sed -n 's/^host: //p')" = x86_64-unknown-linux-gnu ]; then
+        python3 "$ROOT/scripts/hot-symbols.py" check "$release" || return 1
+    fi
     rm -rf "$wheels"
     WHEEL_OUT="$wheels" bash "$ROOT/scripts/build-wheel.sh" </dev/null
     wheel_venv "$wheels" "$venv"

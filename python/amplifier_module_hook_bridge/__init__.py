@@ -7,7 +7,15 @@ loader). At mount time it loads the hook configs once — ``<project>/.amplifier
 ``hook-bridge:<event>``, on every Amplifier event that maps to a Claude Code event. Each handler
 hands the event to the Rust engine on a worker thread (``asyncio.to_thread``; the engine releases
 the GIL and supervises the hook processes from that thread), so the event loop never blocks while
-hooks run, and returns the engine's answer as an ``amplifier_core.models.HookResult``.
+hooks run, and returns the engine's answer as an ``amplifier_core.models.HookResult``. Several
+events (parallel tool calls) dispatch at once, each on its own worker thread with its own answer.
+
+A cancelled event (the task awaiting it was cancelled: the user interrupted the turn, a timeout
+around the emit) stops its hooks: the worker thread cannot be interrupted, so the handler gives the
+dispatch a ``Canceller`` and signals it; the engine kills the hooks still running with their
+process groups and returns, the handler waits for that (milliseconds), and the ``CancelledError``
+goes on to the caller. A cancelled event gets no answer — never a fail-open ``continue`` in place
+of the block its hooks might have given.
 
 Config (all optional)::
 
@@ -75,7 +83,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hookbridge._native import Engine, amplifier_events
+from hookbridge._native import Canceller, Engine, amplifier_events
 
 __amplifier_module_type__ = "hook"
 
@@ -88,6 +96,11 @@ MODULE_ID = "hook-bridge"
 #: Events the kernel emits itself and whose results it discards (measured on 2.0.2): the handler
 #: applies its own result for them.
 SELF_APPLIED_EVENTS = frozenset({"session:start", "session:resume", "session:fork"})
+
+#: How long a cancelled event's handler waits for its dispatch to come back once signalled. The
+#: engine kills the hooks rather than waiting for them, so it comes back in milliseconds; this only
+#: bounds the wait should the worker thread be stuck elsewhere.
+CANCEL_WAIT = 10.0
 
 DEFAULTS: dict[str, Any] = {
     "enabled": True,
@@ -208,6 +221,13 @@ def _read_env_file(path: Path) -> dict[str, str]:
             if sep and name.isidentifier():
                 env[name] = value
     return env
+
+
+def _log_abandoned_dispatch(worker: asyncio.Future) -> None:
+    """Reads the outcome of a cancelled event's dispatch, which nobody awaits any more (so that
+    asyncio does not report an exception as never retrieved)."""
+    if not worker.cancelled() and worker.exception() is not None:
+        logger.debug("hook-bridge: a cancelled dispatch failed", exc_info=worker.exception())
 
 
 def _project_slug(path: Path) -> str:
@@ -420,7 +440,8 @@ class HookBridge:
 
     # -- dispatch --------------------------------------------------------------------------------
 
-    def _dispatch_blocking(self, event: str, payload: str, session_id: str | None) -> dict[str, Any]:
+    def _dispatch_blocking(self, event: str, payload: str, session_id: str | None,
+                           canceller: Canceller) -> dict[str, Any]:
         """Runs on a worker thread: the engine releases the GIL while hooks run."""
         out = self.engine.dispatch(
             event,
@@ -430,9 +451,34 @@ class HookBridge:
             transcript_path=self.transcript_path(session_id),
             env_file=str(self.env_file(session_id)),
             extra_env=dict(self.session_env),
+            cancel=canceller,
         )
         self.refresh_session_env()
         return out
+
+    async def _dispatch(self, event: str, payload: str, session_id: str | None) -> dict[str, Any]:
+        """The dispatch on a worker thread, stopped if the awaiting task is cancelled: the engine
+        kills the hooks still running (their process groups) and returns; once it has, the
+        ``CancelledError`` goes on. The worker is shielded so that the cancellation does not just
+        abandon it with the hooks running."""
+        canceller = Canceller()
+        worker = asyncio.ensure_future(
+            asyncio.to_thread(self._dispatch_blocking, event, payload, session_id, canceller)
+        )
+        try:
+            return await asyncio.shield(worker)
+        except asyncio.CancelledError:
+            canceller.cancel()
+            worker.add_done_callback(_log_abandoned_dispatch)
+            try:
+                done, _ = await asyncio.wait({worker}, timeout=CANCEL_WAIT)
+                if not done:
+                    logger.warning("hook-bridge: %s was cancelled, but its dispatch has not returned after %ss",
+                                   event, CANCEL_WAIT)
+            except asyncio.CancelledError:
+                pass  # cancelled again while waiting: the dispatch was told to stop all the same
+            logger.info("hook-bridge: %s was cancelled; its hooks were stopped", event)
+            raise
 
     async def handle(self, event: str, data: Any) -> Any:
         HookResult = self._hook_result
@@ -451,7 +497,7 @@ class HookBridge:
             payload = json.dumps(data, default=str)
             if not self.engine.selects(event, payload, session_id=session_id, cwd=self._working_dir_text):
                 return HookResult()
-            out = await asyncio.to_thread(self._dispatch_blocking, event, payload, session_id)
+            out = await self._dispatch(event, payload, session_id)
         except Exception as e:  # the bridge itself failed: fail open, loudly
             logger.exception("hook-bridge: dispatching %s failed", event)
             await self.show(event, f"hook-bridge could not run the hooks for {event}: {e}", "warning")

@@ -14,6 +14,15 @@ def normalize_hook_result(result_json: str) -> str: ...
 def now_rfc3339() -> str: ...
 def trust_project(project_dir: str, user_home: str | None = ..., config_only: bool = ...) -> str: ...
 
+class Canceller:
+    """Stops one running ``Engine.dispatch`` from another thread: its hooks' process groups are
+    killed and the dispatch returns with ``"cancelled": True``."""
+
+    def __new__(cls) -> Canceller: ...
+    def cancel(self) -> None: ...
+    @property
+    def cancelled(self) -> bool: ...
+
 class Engine:
     """The hook engine for one project: discovery, dispatch, and the Amplifier translation."""
 
@@ -59,6 +68,7 @@ class Engine:
         transcript_path: str | None = None,
         env_file: str | PathLike[str] | None = None,
         extra_env: dict[str, str] | None = None,
+        cancel: Canceller | None = None,
     ) -> dict[str, Any]: ...
 
 class UnregisterFn:

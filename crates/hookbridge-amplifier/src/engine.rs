@@ -26,6 +26,7 @@ use serde_json::{json, Value};
 
 use hookbridge_core::config::{discover, DiscoveryOptions, HookSet};
 use hookbridge_runner::model_api::ModelJudge;
+use hookbridge_runner::process::Canceller;
 use hookbridge_runner::{dispatch, AsyncAnswers, AsyncHooks, DispatchOptions, EventReport};
 
 use crate::events::{claude_events_for, ROUTES};
@@ -139,6 +140,10 @@ pub struct HostContext {
     pub env_file: Option<PathBuf>,
     /// Set for every hook, sorted.
     pub extra_env: Vec<(String, String)>,
+    /// The host no longer wants the answer (its task was cancelled): the hooks still running are
+    /// killed with their process groups, no further Claude Code event of this Amplifier event is
+    /// fired, and the answer says `"cancelled": true` (its result is no decision).
+    pub canceller: Option<Canceller>,
 }
 
 /// The engine for one Amplifier host (session): loads hook configs once, dispatches events.
@@ -277,7 +282,9 @@ impl Engine {
     /// Dispatches one Amplifier event, its data given as JSON text (an object, or `null`), to the
     /// hooks it reaches; blocks until every hook has answered or timed out. Returns
     /// `{"result": <HookResult>, "claude_events": [names fired], "reports": [...], "notes": [...],
-    /// "warnings": [...], "stop_turn": <reason or null>}`, or why the data cannot be read.
+    /// "warnings": [...], "stop_turn": <reason or null>, "cancelled": <bool>}`, or why the data
+    /// cannot be read. `"cancelled": true` when `host.canceller` stopped the run: the hooks that
+    /// had not finished were killed and gave no answer, so the result decides nothing.
     pub fn dispatch(&self, event: &str, data: &str, host: &HostContext) -> Result<Value, String> {
         let data: Value =
             serde_json::from_str(data).map_err(|e| format!("the {event} data is not valid JSON: {e}"))?;
@@ -323,6 +330,7 @@ impl Engine {
         options.model = self.model.read().unwrap_or_else(|e| e.into_inner()).clone();
         options.async_answers = Some(self.async_answers.clone());
         options.async_hooks = self.settings.async_hooks;
+        options.canceller = host.canceller.clone();
         if let Some(rules) = &policy.managed {
             options.apply_managed(rules);
         }
@@ -338,9 +346,13 @@ impl Engine {
         let mut notes = Vec::new();
         let mut warnings = Vec::new();
         let mut stop_turn: Option<String> = None;
+        let cancelled = || host.canceller.as_ref().is_some_and(Canceller::is_cancelled);
         for claude in claude_events_for(event, data) {
             if !set.events.contains_key(&claude) {
                 continue;
+            }
+            if cancelled() {
+                break; // nothing more starts for a host that no longer waits for the answer
             }
             let payload = match translate::claude_payload(event, data, &claude, &host.session) {
                 Ok(payload) => payload,
@@ -372,6 +384,7 @@ impl Engine {
             "notes": notes,
             "warnings": warnings,
             "stop_turn": stop_turn,
+            "cancelled": cancelled(),
         })
     }
 }

@@ -272,7 +272,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         options.canceller = prepare_to_run_hooks();
     }
     let mut report = dispatch_selection(selection, &payload, &options);
-    if let Some(stopped) = stopped_by_signal(&report, &mut problems, &context) {
+    if let Some(stopped) = stopped_by_signal(Some(&report), &mut problems, &context) {
         return Ok(stopped);
     }
     tell_of_held_hooks(
@@ -403,6 +403,8 @@ fn run_amplifier(args: RunArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .find_map(|v| std::env::var_os(v).filter(|p| !p.is_empty()))
         .map(PathBuf::from);
+    // The host stopping us (SIGTERM, SIGINT, SIGHUP) stops every hook with us, as for `run`.
+    context.canceller = prepare_to_run_hooks();
     let log_context = format!("run --host amplifier {}", args.event);
     let text = String::from_utf8_lossy(&input);
     let text = if text.trim().is_empty() {
@@ -419,6 +421,9 @@ fn run_amplifier(args: RunArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(crate::EXIT_INTERNAL));
         }
     };
+    if let Some(stopped) = stopped_by_signal(None, &mut problems, &log_context) {
+        return Ok(stopped);
+    }
     problems.extend(
         out["warnings"]
             .as_array()
@@ -506,7 +511,7 @@ fn run_host(host: &dyn crate::hosts::Host, args: RunArgs) -> anyhow::Result<Exit
         options.canceller = prepare_to_run_hooks();
     }
     let mut report = dispatch_selection(selection, &payload, &options);
-    if let Some(stopped) = stopped_by_signal(&report, &mut problems, &context) {
+    if let Some(stopped) = stopped_by_signal(Some(&report), &mut problems, &context) {
         return Ok(stopped);
     }
     tell_of_held_hooks(notice, &project_dir, &payload, &mut report.decision);
@@ -621,12 +626,16 @@ fn set_timeouts(options: &mut DispatchOptions, args: &RunArgs, problems: &mut Ve
 
 /// The exit code when a termination signal stopped the hooks (every one still running was killed
 /// with its group): logged, and no answer is given.
-fn stopped_by_signal(report: &EventReport, problems: &mut Vec<String>, context: &str) -> Option<ExitCode> {
+fn stopped_by_signal(
+    report: Option<&EventReport>,
+    problems: &mut Vec<String>,
+    context: &str,
+) -> Option<ExitCode> {
     let signal = hookbridge_runner::process::termination_signal_received()?;
     problems.push(format!(
         "hookbridge was stopped by signal {signal} while its hooks ran; every hook still running was killed with its process group, and no answer was given"
     ));
-    problems.extend(report_problems(report));
+    problems.extend(report.map(report_problems).unwrap_or_default());
     diagnostics_log::append(context, problems);
     Some(ExitCode::from(128u8.saturating_add(signal as u8)))
 }
@@ -698,7 +707,11 @@ fn choose_event(flag: EventName, declared: Option<String>, problems: &mut Vec<St
         },
         _ => flag,
     };
-    if let Some(known) = did_you_mean(event.as_str()) {
+    // Only a name hookbridge does not know can be a misspelling of one it does.
+    if let Some(known) = matches!(event, EventName::Unknown(_))
+        .then(|| did_you_mean(event.as_str()))
+        .flatten()
+    {
         problems.push(format!(
             "`{event}` is not an event Claude Code fires; its hooks ran, if any: did you mean `{known}`?"
         ));

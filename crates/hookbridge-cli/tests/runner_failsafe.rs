@@ -118,61 +118,80 @@ fn kill_now(pids: &[u32]) {
 }
 
 /// Claude Code sends SIGTERM to a hook that outlives its own timeout. hookbridge's hooks used to
-/// run on, reparented to init, with no timeout at all; now they die with it.
+/// run on, reparented to init, with no timeout at all; now they die with it — under `run` and under
+/// `run --host amplifier` alike (the latter let its hooks run on until their own timeouts).
 #[test]
 fn sigterm_sigint_or_sighup_to_hookbridge_kills_every_running_hook() {
     use std::io::Write;
     use std::time::Duration;
-    for signal in ["TERM", "INT", "HUP"] {
-        let project = Project::new(on(
-            "PreToolUse",
-            json!([
-                {"type": "command", "command": "echo $$ > leader.pid; sleep 300 & echo $! > child.pid; wait"},
-            ]),
-        ));
-        let mut cmd = project.command("PreToolUse", "claude");
-        cmd.stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null());
-        let mut hookbridge = cmd.spawn().unwrap();
-        hookbridge
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(&serde_json::to_vec(&project.payload("PreToolUse")).unwrap())
-            .unwrap();
-        let started = common::wait_until(Duration::from_secs(20), || {
-            pid_in(&project, "leader.pid").is_some() && pid_in(&project, "child.pid").is_some()
-        });
-        if !started {
-            let _ = hookbridge.kill();
-            panic!("SIG{signal}: the hook never started");
+    let hosts: [(&str, &str, serde_json::Value); 2] = [
+        ("claude", "PreToolUse", serde_json::Value::Null),
+        (
+            "amplifier",
+            "tool:pre",
+            json!({"tool_name": "bash", "tool_input": {"command": "ls"}}),
+        ),
+    ];
+    for (host, event, data) in hosts {
+        for signal in ["TERM", "INT", "HUP"] {
+            let project = Project::new(on(
+                "PreToolUse",
+                json!([
+                    {"type": "command", "command": "echo $$ > leader.pid; sleep 300 & echo $! > child.pid; wait"},
+                ]),
+            ));
+            let dir = project.dir.to_string_lossy().into_owned();
+            let mut cmd =
+                project.hookbridge(&["run", "--host", host, "--event", event, "--project-dir", &dir]);
+            cmd.env("HOOKBRIDGE_WARM", "0")
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null());
+            let input = if data.is_null() {
+                project.payload("PreToolUse")
+            } else {
+                data.clone()
+            };
+            let mut hookbridge = cmd.spawn().unwrap();
+            hookbridge
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(&serde_json::to_vec(&input).unwrap())
+                .unwrap();
+            let started = common::wait_until(Duration::from_secs(20), || {
+                pid_in(&project, "leader.pid").is_some() && pid_in(&project, "child.pid").is_some()
+            });
+            if !started {
+                let _ = hookbridge.kill();
+                panic!("{host} SIG{signal}: the hook never started");
+            }
+            let pids = [
+                pid_in(&project, "leader.pid").unwrap(),
+                pid_in(&project, "child.pid").unwrap(),
+            ];
+            std::process::Command::new("kill")
+                .args([&format!("-{signal}"), &hookbridge.id().to_string()])
+                .status()
+                .unwrap();
+            let exited = common::wait_until(Duration::from_secs(20), || {
+                hookbridge.try_wait().unwrap().is_some()
+            });
+            let gone = common::wait_until(Duration::from_secs(20), || {
+                pids.iter().all(|p| !common::pid_alive(*p))
+            });
+            kill_now(&pids);
+            if !exited {
+                let _ = hookbridge.kill();
+            }
+            assert!(exited, "{host} SIG{signal}: hookbridge did not exit");
+            assert!(gone, "{host} SIG{signal}: its hook's processes outlived it");
+            assert!(
+                project.log_text().contains("stopped by signal"),
+                "{host} SIG{signal}: not logged: {}",
+                project.log_text()
+            );
         }
-        let pids = [
-            pid_in(&project, "leader.pid").unwrap(),
-            pid_in(&project, "child.pid").unwrap(),
-        ];
-        std::process::Command::new("kill")
-            .args([&format!("-{signal}"), &hookbridge.id().to_string()])
-            .status()
-            .unwrap();
-        let exited = common::wait_until(Duration::from_secs(20), || {
-            hookbridge.try_wait().unwrap().is_some()
-        });
-        let gone = common::wait_until(Duration::from_secs(20), || {
-            pids.iter().all(|p| !common::pid_alive(*p))
-        });
-        kill_now(&pids);
-        if !exited {
-            let _ = hookbridge.kill();
-        }
-        assert!(exited, "SIG{signal}: hookbridge did not exit");
-        assert!(gone, "SIG{signal}: its hook's processes outlived it");
-        assert!(
-            project.log_text().contains("stopped by signal"),
-            "SIG{signal}: not logged: {}",
-            project.log_text()
-        );
     }
 }
 

@@ -73,6 +73,41 @@ pub fn trust_project(
     .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))
 }
 
+/// `Canceller()`: stops one running [`Engine::dispatch`] from the event loop's thread. The
+/// hook-bridge module makes one per dispatch and calls `cancel()` when the task awaiting the event
+/// is cancelled: the hooks still running are killed with their process groups (and whatever they
+/// started in them), the dispatch returns at once with `"cancelled": true`, and no further hook of
+/// the event starts. Cancelling twice, or after the dispatch ended, does nothing.
+#[pyclass(module = "hookbridge._native", frozen)]
+pub struct Canceller {
+    inner: hookbridge_runner::process::Canceller,
+}
+
+#[pymethods]
+impl Canceller {
+    #[new]
+    fn new() -> PyResult<Self> {
+        hookbridge_runner::process::Canceller::new()
+            .map(|inner| Canceller { inner })
+            .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("cannot make a canceller: {e}")))
+    }
+
+    /// Stops the dispatch given this canceller (now if it runs, at once if it starts later).
+    fn cancel(&self) {
+        self.inner.cancel();
+    }
+
+    /// Whether `cancel()` was called.
+    #[getter]
+    fn cancelled(&self) -> bool {
+        self.inner.is_cancelled()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Canceller(cancelled={})", self.cancelled())
+    }
+}
+
 /// The Rust engine for one Amplifier host: loads hook configs once, dispatches events.
 #[pyclass(module = "hookbridge._native", frozen)]
 pub struct Engine {
@@ -325,13 +360,16 @@ impl Engine {
     /// Dispatches one Amplifier event to the hooks it reaches. `data` is the event data, a dict
     /// or JSON text. Returns
     /// `{"result": <HookResult as a dict>, "claude_events": [names fired], "reports": [...],
-    /// "notes": [...], "warnings": [...]}`.
+    /// "notes": [...], "warnings": [...], "stop_turn": <reason or None>, "cancelled": <bool>}`.
     ///
     /// Blocks until every hook has answered or timed out, without holding the GIL: call it
     /// through `asyncio.to_thread`. `env_file` is offered to SessionStart hooks as
-    /// `CLAUDE_ENV_FILE`/`AMPLIFIER_ENV_FILE`; `extra_env` is set for every hook.
+    /// `CLAUDE_ENV_FILE`/`AMPLIFIER_ENV_FILE`; `extra_env` is set for every hook. `cancel`, a
+    /// [`Canceller`], stops the dispatch from another thread (the worker thread cannot be
+    /// interrupted otherwise); a cancelled dispatch answers `"cancelled": true` and its result
+    /// decides nothing.
     #[pyo3(signature = (event, data, session_id = None, cwd = None, transcript_path = None,
-                        env_file = None, extra_env = None))]
+                        env_file = None, extra_env = None, cancel = None))]
     #[allow(clippy::too_many_arguments)]
     fn dispatch<'py>(
         &self,
@@ -343,6 +381,7 @@ impl Engine {
         transcript_path: Option<String>,
         env_file: Option<PathBuf>,
         extra_env: Option<HashMap<String, String>>,
+        cancel: Option<PyRef<'py, Canceller>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let json_module = py.import("json")?;
         let text: String = if let Ok(s) = data.cast::<PyString>() {
@@ -374,6 +413,7 @@ impl Engine {
             },
             env_file,
             extra_env,
+            canceller: cancel.map(|c| c.inner.clone()),
         };
         let out = py.detach(|| self.inner.dispatch(event, &text, &context).map(|v| v.to_string()));
         let args = PyTuple::new(py, [out.map_err(PyValueError::new_err)?])?;

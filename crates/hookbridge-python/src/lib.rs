@@ -29,7 +29,7 @@ mod _native {
 
     // Engine dispatch (Claude Code style hooks run by hookbridge-runner): export its binding here.
     #[pymodule_export]
-    use super::engine::{amplifier_events, judge_system_prompt, trust_project, Engine};
+    use super::engine::{amplifier_events, judge_system_prompt, trust_project, Canceller, Engine};
 
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {

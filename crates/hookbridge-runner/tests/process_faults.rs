@@ -674,7 +674,9 @@ fn cancelling_the_run_kills_the_whole_group() {
         })
     };
     let pids = wait_for_pids(&pid_file, 4);
+    assert!(!canceller.is_cancelled());
     canceller.cancel();
+    assert!(canceller.is_cancelled(), "and stays so for the next run");
     let finished = run.join().unwrap();
     assert!(
         finished.is_none(),

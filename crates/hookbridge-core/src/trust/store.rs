@@ -119,14 +119,20 @@ impl TrustStore {
     }
 
     fn path_for(&self, project: &Path) -> PathBuf {
-        let digest = sha256_hex(canonical(project).as_os_str().as_encoded_bytes());
+        self.path_for_canonical(&canonical(project))
+    }
+
+    /// The record's place for a project path already made canonical.
+    fn path_for_canonical(&self, canonical: &Path) -> PathBuf {
+        let digest = sha256_hex(canonical.as_os_str().as_encoded_bytes());
         self.dir.join(format!("{}.json", &digest[..32]))
     }
 
     /// The record for `project`, if there is a usable one. A record that is not safe to believe is
     /// an error (to be reported), never a trust.
     pub fn record_for(&self, project: &Path) -> Result<Option<TrustRecord>, StoreError> {
-        let path = self.path_for(project);
+        let project = canonical(project);
+        let path = self.path_for_canonical(&project);
         match std::fs::symlink_metadata(&self.dir) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => {
@@ -146,7 +152,6 @@ impl TrustStore {
         let record = read_record(&path)?;
         // The file's name is a digest of the canonical path's bytes; the path inside is for people
         // (written lossily where it is not UTF-8).
-        let project = canonical(project);
         if record.project != project.to_string_lossy() {
             return Err(StoreError::Unreadable {
                 path,

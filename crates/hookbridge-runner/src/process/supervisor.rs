@@ -68,6 +68,14 @@ impl Canceller {
         let _ = nix::unistd::write(&self.wake.1, b"x");
     }
 
+    /// Whether [`cancel`](Self::cancel) was called: the byte it wrote is never read, so a
+    /// cancelled canceller stays cancelled (a host that runs several dispatches with one canceller
+    /// checks this before starting the next).
+    pub fn is_cancelled(&self) -> bool {
+        let mut fds = [PollFd::new(self.fd(), PollFlags::POLLIN)];
+        matches!(poll(&mut fds, PollTimeout::ZERO), Ok(n) if n > 0)
+    }
+
     fn fd(&self) -> BorrowedFd<'_> {
         self.wake.0.as_fd()
     }

@@ -36,6 +36,20 @@ fn idle_exit() -> Duration {
         .map_or(IDLE_EXIT, Duration::from_secs)
 }
 
+/// How many services of this user may run at once, unless `HOOKBRIDGE_WARM_MAX_SERVICES` says
+/// otherwise. Each interpreter identity has its own service, and `HOME` is part of the identity: a
+/// host that gives every session a home of its own (a CI job, a test suite, a sandbox per task)
+/// would otherwise leave one idle interpreter per home until each one's idle time runs out.
+pub const MAX_SERVICES: usize = 8;
+
+fn max_services() -> usize {
+    std::env::var("HOOKBRIDGE_WARM_MAX_SERVICES")
+        .ok()
+        .and_then(|s| s.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(MAX_SERVICES)
+}
+
 /// Variables besides `PYTHON*` that change what a fresh interpreter looks like before it reads a
 /// script: the locale (file system and stdio encodings), the home directory (user site-packages),
 /// the dynamic loader's search path and preloads (a shared libpython, an interposed library).
@@ -243,6 +257,9 @@ pub(super) fn start_age(socket: &Path) -> Option<Duration> {
 /// same values; each run's own environment is applied in its child). Returns at once; the
 /// service answers on `socket` once it is up.
 pub fn start_service(identity: &InterpreterIdentity, socket: &Path) -> io::Result<()> {
+    if let Some(dir) = socket.parent() {
+        make_room(dir, socket, max_services());
+    }
     std::fs::write(start_marker(socket), b"")?;
     let mut starting = STARTING.lock().unwrap_or_else(|e| e.into_inner());
     starting.retain_mut(|child| matches!(child.try_wait(), Ok(None)));
@@ -273,6 +290,46 @@ pub fn start_service(identity: &InterpreterIdentity, socket: &Path) -> io::Resul
     }
     starting.push(child);
     Ok(())
+}
+
+/// Before a service is started beside the others in `dir`: when `limit` or more others answer, the
+/// ones started first are asked to stop (each takes no more runs and exits once the hooks it runs
+/// have ended), so that with the new one there are at most `limit`. Sockets nobody answers on are
+/// removed. Returns the sockets asked to stop.
+fn make_room(dir: &Path, new: &Path, limit: usize) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut running: Vec<(std::time::SystemTime, PathBuf)> = Vec::new();
+    for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+        if path.extension() != Some(OsStr::new("sock")) || path == new {
+            continue;
+        }
+        match connect(&path) {
+            Ok(_) => {}
+            // Nobody listens: what a killed service left.
+            Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+                let _ = std::fs::remove_file(&path);
+                continue;
+            }
+            // Busy (a full backlog) is running; anything else is not ours to judge.
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            Err(_) => continue,
+        }
+        // A socket's time is when its service started listening.
+        let started = std::fs::symlink_metadata(&path)
+            .and_then(|m| m.modified())
+            .unwrap_or(std::time::UNIX_EPOCH);
+        running.push((started, path));
+    }
+    running.sort();
+    let excess = (running.len() + 1).saturating_sub(limit);
+    let mut asked = Vec::new();
+    for (_, path) in running.into_iter().take(excess) {
+        let _ = request(&path, r#"{"op":"stop"}"#);
+        asked.push(path);
+    }
+    asked
 }
 
 /// Makes sure the service for `interpreter`, started with this process's environment, is up:
@@ -416,13 +473,77 @@ fn request(socket: &Path, line: &str) -> Result<serde_json::Value, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt as _;
 
     /// A directory of this test's own, mode `mode`.
     fn dir_with_mode(mode: u32) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(mode)).unwrap();
         dir
+    }
+
+    /// A stand-in service listening on `socket`: it answers each request line with `{"pid": 1,
+    /// "children": 0}` and records it.
+    fn fake_service(socket: &Path) -> std::sync::Arc<Mutex<Vec<String>>> {
+        use std::io::BufRead;
+        let listener = std::os::unix::net::UnixListener::bind(socket).unwrap();
+        let seen = std::sync::Arc::new(Mutex::new(Vec::new()));
+        let record = seen.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { break };
+                let mut line = String::new();
+                if io::BufReader::new(&stream).read_line(&mut line).is_ok() && !line.is_empty() {
+                    record.lock().unwrap().push(line.trim().to_string());
+                    let _ = stream.write_all(b"{\"pid\": 1, \"children\": 0}\n");
+                }
+            }
+        });
+        seen
+    }
+
+    #[test]
+    fn starting_a_service_past_the_limit_stops_the_ones_started_first() {
+        let dir = dir_with_mode(0o700);
+        let at = |secs: i64| rustix::fs::Timespec {
+            tv_sec: 1_700_000_000 + secs,
+            tv_nsec: 0,
+        };
+        let mut services = Vec::new();
+        // Started in this order: c (oldest), a, b; d is gone (its socket left behind).
+        for (name, started) in [("a", 20), ("b", 30), ("c", 10)] {
+            let socket = dir.path().join(format!("python-{name}.sock"));
+            let seen = fake_service(&socket);
+            let times = rustix::fs::Timestamps {
+                last_access: at(started),
+                last_modification: at(started),
+            };
+            rustix::fs::utimensat(
+                rustix::fs::CWD,
+                &socket,
+                &times,
+                rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+            )
+            .unwrap();
+            services.push((name, seen));
+        }
+        let stale = dir.path().join("python-d.sock");
+        drop(std::os::unix::net::UnixListener::bind(&stale).unwrap());
+        let new = dir.path().join("python-new.sock");
+
+        // Room for the new one beside all three: nobody is asked to stop.
+        assert!(make_room(dir.path(), &new, 4).is_empty());
+        assert!(!stale.exists(), "a socket nobody answers on is removed");
+        // A limit of 2: the new one and the one started last (b) stay; c, then a, are asked.
+        let asked = make_room(dir.path(), &new, 2);
+        assert_eq!(
+            asked,
+            vec![dir.path().join("python-c.sock"), dir.path().join("python-a.sock")]
+        );
+        let stops = |name: &str| {
+            let seen = &services.iter().find(|(n, _)| *n == name).unwrap().1;
+            seen.lock().unwrap().iter().filter(|l| l.contains("stop")).count()
+        };
+        assert_eq!((stops("a"), stops("b"), stops("c")), (1, 0, 1));
     }
 
     #[test]
