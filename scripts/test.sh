@@ -7,7 +7,7 @@
 # Each stage has a time limit (LIMIT below, about twice its measured time): a stage
 # that reaches it is stopped (TERM, KILL 30 s later) and fails, named. The end prints a table of
 # every stage's result, time and limit.
-#   tools      jq, strace and GNU time (/usr/bin/time; installed with apt-get if missing), python3,
+#   tools      jq, strace, nm and GNU time (/usr/bin/time; installed with apt-get if missing), python3,
 #              node/npm, git, cargo, and cargo-nextest at the pinned version (NEXTEST_VERSION;
 #              `cargo install --locked --version` if another or none is there)
 #   pyenv      the Python venv (.venv) from scripts/python-env.sh (pinned, with every dependency
@@ -102,11 +102,12 @@ note() { # a note for the final summary
 stage_tools() {
     # jq: the bash hooks of the tests read their payload with it. strace: the rule-hook test counts
     # the processes `hookbridge run` starts (none). GNU time: a Rust test measures peak memory with
-    # /usr/bin/time -v.
+    # /usr/bin/time -v. nm (binutils): the release stage checks where the hot functions landed.
     local packages=()
     for tool in jq strace; do
         command -v "$tool" >/dev/null 2>&1 || packages+=("$tool")
     done
+    command -v nm >/dev/null 2>&1 || packages+=(binutils)
     [ -x /usr/bin/time ] || packages+=(time)
     if [ ${#packages[@]} -gt 0 ]; then
         echo "${packages[*]} missing: installing with apt-get"
