@@ -85,6 +85,7 @@ import json, os, platform, random, shutil, statistics, subprocess, sys, tempfile
 from datetime import datetime, timezone
 
 target_dir, criterion_dir, out_path, rounds, load_before, HB, FLOOR, FLOOR_TOKIO, DEFAULT_HB, DEFAULT_FLOOR = sys.argv[1:11]
+SOURCE = os.getcwd()  # the checkout measured (each run below starts in its payload's cwd)
 rounds = int(rounds)
 TRUE = shutil.which("true", path="/bin:/usr/bin") or "/bin/true"
 random.seed(2)
@@ -393,14 +394,14 @@ else:
 
 def cmd(*argv):
     try:
-        return subprocess.run(argv, capture_output=True, text=True, check=True).stdout.strip()
+        return subprocess.run(argv, capture_output=True, text=True, check=True, cwd=SOURCE).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "?"
 
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
 mem = next((l.split()[1] for l in open("/proc/meminfo") if l.startswith("MemTotal")), "0")
 load_after = " ".join(open("/proc/loadavg").read().split()[:3])
-rev = cmd("git", "describe", "--always")
+rev = cmd("git", "rev-parse", "--short=12", "HEAD")
 if cmd("git", "status", "--porcelain", "--untracked-files=no") not in ("", "?"):
     rev += " + uncommitted changes"
 

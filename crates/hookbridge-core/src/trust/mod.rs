@@ -82,16 +82,21 @@ pub fn check(record: Option<&TrustRecord>, current: &ProjectPins) -> TrustState 
 /// What differs between what was trusted and what is there now. Scripts are compared only when
 /// the trust covers them (not `config_only`).
 pub fn diff(trusted: &ProjectPins, now: &ProjectPins, config_only: bool) -> Diff {
+    use std::collections::{HashMap, HashSet};
     let mut d = Diff::default();
+    // Looked up by digest and by path, not searched: a project with a thousand plugins has two
+    // thousand hooks, and this runs on every event.
+    let now_digests: HashSet<&str> = now.hooks.iter().map(|h| h.digest.as_str()).collect();
+    let trusted_digests: HashSet<&str> = trusted.hooks.iter().map(|h| h.digest.as_str()).collect();
     let unmatched_old: Vec<&PinnedHook> = trusted
         .hooks
         .iter()
-        .filter(|h| !now.hooks.iter().any(|n| n.digest == h.digest))
+        .filter(|h| !now_digests.contains(h.digest.as_str()))
         .collect();
     let unmatched_new: Vec<&PinnedHook> = now
         .hooks
         .iter()
-        .filter(|h| !trusted.hooks.iter().any(|t| t.digest == h.digest))
+        .filter(|h| !trusted_digests.contains(h.digest.as_str()))
         .collect();
     let mut used_old = vec![false; unmatched_old.len()];
     for new in unmatched_new {
@@ -124,15 +129,21 @@ pub fn diff(trusted: &ProjectPins, now: &ProjectPins, config_only: bool) -> Diff
         }
     }
     if !config_only {
+        let trusted_scripts: HashMap<&str, &str> = trusted
+            .scripts
+            .iter()
+            .map(|s| (s.path.as_str(), s.sha256.as_str()))
+            .collect();
+        let now_paths: HashSet<&str> = now.scripts.iter().map(|s| s.path.as_str()).collect();
         for script in &now.scripts {
-            match trusted.scripts.iter().find(|s| s.path == script.path) {
+            match trusted_scripts.get(script.path.as_str()) {
                 None => d.scripts_added.push(script.path.clone()),
-                Some(old) if old.sha256 != script.sha256 => d.scripts_changed.push(script.path.clone()),
+                Some(old) if *old != script.sha256 => d.scripts_changed.push(script.path.clone()),
                 Some(_) => {}
             }
         }
         for old in &trusted.scripts {
-            if !now.scripts.iter().any(|s| s.path == old.path) {
+            if !now_paths.contains(old.path.as_str()) {
                 d.scripts_removed.push(old.path.clone());
             }
         }

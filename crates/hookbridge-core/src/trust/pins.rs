@@ -85,7 +85,8 @@ pub struct PinnedServer {
 pub fn current_pins(set: &HookSet, project: &Path, previous: Option<&ProjectPins>) -> ProjectPins {
     let root = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
     let mut pins = ProjectPins::default();
-    let mut named: Vec<PathBuf> = Vec::new();
+    // Sorted and each once: a project with a thousand plugins names a thousand scripts.
+    let mut named: std::collections::BTreeSet<PathBuf> = std::collections::BTreeSet::new();
     let mut servers: Vec<String> = Vec::new();
     for (event, group, hook) in set.hooks() {
         if let HookKind::McpTool(m) = &hook.kind {
@@ -98,14 +99,13 @@ pub fn current_pins(set: &HookSet, project: &Path, previous: Option<&ProjectPins
         }
         pins.hooks.push(pinned_hook(event, group, hook, project));
         if let HookKind::Command(c) = &hook.kind {
-            for file in named_files(c, hook, project, &root) {
-                if !named.contains(&file) {
-                    named.push(file);
-                }
-            }
+            named.extend(named_files(c, hook, project, &root));
         }
     }
-    named.sort();
+    // What was trusted, by path: looked up, not searched, for each of possibly a thousand scripts.
+    let known: std::collections::HashMap<&str, &PinnedFile> = previous
+        .map(|p| p.scripts.iter().map(|s| (s.path.as_str(), s)).collect())
+        .unwrap_or_default();
     for path in named {
         let relative = path
             .strip_prefix(&root)
@@ -115,8 +115,9 @@ pub fn current_pins(set: &HookSet, project: &Path, previous: Option<&ProjectPins
         let Some(stat) = stat_key(&path) else {
             continue;
         };
-        let known = previous
-            .and_then(|p| p.scripts.iter().find(|s| s.path == relative && s.stat == stat))
+        let known = known
+            .get(relative.as_str())
+            .filter(|s| s.stat == stat)
             .map(|s| s.sha256.clone());
         let sha256 = match known {
             Some(sha) => sha,
@@ -248,10 +249,16 @@ fn named_files(
             } else {
                 project.join(path)
             };
+            // One `stat` first: most words name no file (a program found on PATH, an argument), and
+            // resolving a path component by component costs a system call per component (with a
+            // thousand plugins, most of a run's time went to resolving paths that do not exist).
+            if !std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+                continue;
+            }
             let Ok(real) = std::fs::canonicalize(&path) else {
                 continue;
             };
-            if real.starts_with(root) && real.is_file() && !files.contains(&real) {
+            if real.starts_with(root) && !files.contains(&real) {
                 files.push(real);
             }
         }
