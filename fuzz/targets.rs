@@ -87,8 +87,11 @@ pub fn hook_output(data: &[u8]) {
     assert!(rendered.exit_code >= 0);
 }
 
+/// One fuzz target: it takes any bytes and must not panic.
+pub type Target = fn(&[u8]);
+
 /// Every target by name, as `fuzz_targets/<name>.rs` and `corpus/<name>/` are named.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("payload", payload),
     ("config", config),
     ("matcher", matcher),

@@ -18,6 +18,7 @@
 #              the publishable crates (debug profile, sharing the build's artifacts); the wheel of
 #              scripts/build-wheel.sh --debug, installed into a fresh venv, gives the module and a
 #              working `hookbridge` command
+#   lint       cargo fmt --all --check; cargo clippy --workspace --all-targets -- -D warnings
 #   rust       cargo nextest run --workspace (.config/nextest.toml: the heavy tests in a test group of
 #              their own, one at a time; the golden conformance tests alone), but the corpus replay
 #   fuzz       the fuzz corpus replayed: every file of fuzz/corpus/<target>/ through the function its
@@ -161,6 +162,14 @@ stage_build() {
     cargo build -p hookbridge-cli
     test -x "$BIN"
     echo "built $BIN"
+}
+
+stage_lint() {
+    # The code as rustfmt writes it, and no clippy warning (every target, tests included).
+    cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
+    cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
+    cargo fmt --all --check
+    cargo clippy --workspace --all-targets --locked -- -D warnings
 }
 
 # A fresh venv at $2 with the wheel in folder $1 installed (pinned like every pip install here).
@@ -530,11 +539,12 @@ if [ "${1:-}" = "__stage" ]; then
 fi
 
 # --- the driver ------------------------------------------------------------------------------------------
-STAGES=(tools pyenv build install rust fuzz python examples demo mux hosts warm release)
+STAGES=(tools pyenv build lint install rust fuzz python examples demo mux hosts warm release)
 declare -A TITLE=(
     [tools]="Tools"
     [pyenv]="Python environment (scripts/python-env.sh)"
     [build]="Build (cargo build -p hookbridge-cli)"
+    [lint]="Formatting and lints (cargo fmt --check, cargo clippy -D warnings)"
     [install]="Install story (cargo install --path, cargo package, the wheel with the command)"
     [rust]="Rust tests (cargo nextest run --workspace)"
     [fuzz]="Fuzz corpus replay (crates/hookbridge-core/tests/fuzz_corpus.rs)"
@@ -552,7 +562,7 @@ declare -A TITLE=(
 # fuzz 3, python 153, examples 31, demo 4, mux 1075, hosts 580, warm 195, release about 800 (the
 # static binary 4.8 min and the release wheel 2.5 min of it). See the table at the end of a run.
 declare -A LIMIT=(
-    [tools]=600 [pyenv]=480 [build]=300 [install]=240 [rust]=720 [fuzz]=180 [python]=360 [examples]=180
+    [tools]=600 [pyenv]=480 [build]=300 [lint]=480 [install]=240 [rust]=720 [fuzz]=180 [python]=360 [examples]=180
     [demo]=60 [mux]=3000 [hosts]=1200 [warm]=480 [release]=1680
 )
 # HOOKBRIDGE_TEST_LIMIT_<STAGE>=seconds sets another limit (a slower machine; or a check of the limit).
@@ -560,7 +570,7 @@ for stage in "${!LIMIT[@]}"; do
     limit_var="HOOKBRIDGE_TEST_LIMIT_$(printf '%s' "$stage" | tr '[:lower:]' '[:upper:]')"
     [ -z "${!limit_var:-}" ] || LIMIT[$stage]=${!limit_var}
 done
-declare -A NEEDS=([pyenv]=tools [build]=tools [install]="build pyenv" [rust]=tools [fuzz]=tools [python]=pyenv [examples]=build [demo]=build [mux]=build [hosts]=build [warm]="build pyenv" [release]="build pyenv")
+declare -A NEEDS=([pyenv]=tools [build]=tools [lint]=tools [install]="build pyenv" [rust]=tools [fuzz]=tools [python]=pyenv [examples]=build [demo]=build [mux]=build [hosts]=build [warm]="build pyenv" [release]="build pyenv")
 declare -A RESULT=() TOOK=()
 
 rm -rf "$STATE"

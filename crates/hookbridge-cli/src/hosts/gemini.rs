@@ -284,6 +284,33 @@ impl super::Host for Gemini {
     }
 }
 
+/// JSON with `//` line comments (Gemini CLI's settings files allow them) as plain JSON: a `//`
+/// outside a string starts a comment to the end of the line.
+fn strip_line_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let mut in_string = false;
+        let mut escaped = false;
+        let mut end = line.len();
+        let bytes = line.as_bytes();
+        for (i, &b) in bytes.iter().enumerate() {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' if in_string => escaped = true,
+                b'"' => in_string = !in_string,
+                b'/' if !in_string && bytes.get(i + 1) == Some(&b'/') => {
+                    end = i;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        out.push_str(&line[..end]);
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -323,31 +350,4 @@ mod tests {
     fn nothing_decided_is_no_answer() {
         assert_eq!(answer("BeforeTool", &EventDecision::default()), None);
     }
-}
-
-/// JSON with `//` line comments (Gemini CLI's settings files allow them) as plain JSON: a `//`
-/// outside a string starts a comment to the end of the line.
-fn strip_line_comments(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for line in text.lines() {
-        let mut in_string = false;
-        let mut escaped = false;
-        let mut end = line.len();
-        let bytes = line.as_bytes();
-        for (i, &b) in bytes.iter().enumerate() {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' if in_string => escaped = true,
-                b'"' => in_string = !in_string,
-                b'/' if !in_string && bytes.get(i + 1) == Some(&b'/') => {
-                    end = i;
-                    break;
-                }
-                _ => {}
-            }
-        }
-        out.push_str(&line[..end]);
-        out.push('\n');
-    }
-    out
 }

@@ -220,7 +220,7 @@ pub fn apply(
     let calls_mcp = set
         .hooks()
         .any(|(_, _, h)| matches!(h.kind, crate::config::HookKind::McpTool(_)));
-    if !has_project_hooks && !(calls_mcp && project.join(".mcp.json").exists()) {
+    if !(has_project_hooks || (calls_mcp && project.join(".mcp.json").exists())) {
         return Applied {
             state: TrustState::NothingToTrust,
             held: 0,
