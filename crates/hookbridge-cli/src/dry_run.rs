@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::Args;
 use hookbridge_core::config::Verdict;
-use hookbridge_core::decision::render_claude;
+use hookbridge_core::decision::{in_words, render_claude};
 use hookbridge_core::event::{EventName, EventPayload};
 use hookbridge_runner::{dispatch_selection, AsyncHooks, DispatchOptions};
 use serde_json::{json, Map, Value};
@@ -80,6 +80,7 @@ pub fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
         &report.decision,
         "hookbridge run",
     );
+    let words = in_words(&report.event, report.match_query.as_deref(), &report.decision);
     let runs = report.to_json();
     let run_of = |label: &str, line: usize, column: usize| {
         runs["hooks"].as_array().and_then(|hooks| {
@@ -115,6 +116,12 @@ pub fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
         "warnings": report.warnings,
         "diagnostics": set.diagnostics.iter().map(ToString::to_string).collect::<Vec<_>>(),
         "answer": {"exit_code": answer.exit_code, "stdout": answer.stdout, "stderr": answer.stderr},
+        "decision": {
+            "outcome": words.outcome.as_str(),
+            "agent": words.agent,
+            "model_is_shown": words.model,
+            "user_is_shown": words.user,
+        },
     });
     let mut out = std::io::stdout().lock();
     let written = if args.json {
@@ -321,6 +328,18 @@ fn human(trace: &Value) -> String {
     for stream in ["stdout", "stderr"] {
         if let Some(text) = answer[stream].as_str().filter(|t| !t.is_empty()) {
             s += &format!("  {stream}: {}\n", one_line(text, 400));
+        }
+    }
+    let decision = &trace["decision"];
+    s += &format!(
+        "\ndecision: {}: {}\n",
+        decision["outcome"].as_str().unwrap_or(""),
+        decision["agent"].as_str().unwrap_or("")
+    );
+    for (who, key) in [("the model", "model_is_shown"), ("the user", "user_is_shown")] {
+        match decision[key].as_str() {
+            Some(text) => s += &format!("  {who} is shown: {}\n", one_line(text, 400)),
+            None => s += &format!("  {who} is shown nothing\n"),
         }
     }
     for w in trace["warnings"].as_array().into_iter().flatten() {

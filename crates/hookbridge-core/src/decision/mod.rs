@@ -14,6 +14,7 @@
 mod answer;
 pub(crate) mod claude;
 mod execution;
+mod in_words;
 mod merge;
 pub mod output_schema;
 mod verdict;
@@ -24,6 +25,7 @@ pub use answer::{
 };
 pub use claude::{context_label, render_claude, success_label, ClaudeAnswer};
 pub use execution::{HookExecution, RunStatus, WarmRun};
+pub use in_words::{in_words, outcome, InWords, Outcome};
 pub use merge::{
     merge, AnsweredHook, Blocking, BlockingSource, Context, ContextKind, EventDecision, PermissionDecision,
     Problem, StopRequest,

@@ -565,16 +565,23 @@ impl<'t> Reader<'t> {
         at: usize,
     ) -> Step<Option<Vec<MatcherGroup>>> {
         if !event.is_known() && crate::seed::seed_event(written).is_none() {
-            let d = Diagnostic::warning(format!(
-                "`{event}` is not an event Claude Code 2.1.328 fires; its hooks run only if a host emits it{}",
-                crate::diagnostics::did_you_mean(
-                    event.as_str(),
-                    EventName::KNOWN
-                        .iter()
-                        .map(EventName::as_str)
-                        .chain(crate::seed::SEED_EVENTS.iter().map(|e| e.name))
-                )
-            ));
+            let meant = crate::diagnostics::closest(
+                event.as_str(),
+                EventName::KNOWN
+                    .iter()
+                    .map(EventName::as_str)
+                    .chain(crate::seed::SEED_EVENTS.iter().map(|e| e.name)),
+            );
+            // A near miss of a known name is a typo: its hooks would never run, and a warning is
+            // easy to miss. A name far from every known one may be a newer host's event: kept.
+            let d = match meant {
+                Some(meant) => Diagnostic::error(format!(
+                    "`{event}` is not an event Claude Code 2.1.328 fires, so its hooks never run; did you mean `{meant}`?"
+                )),
+                None => Diagnostic::warning(format!(
+                    "`{event}` is not an event Claude Code 2.1.328 fires; its hooks run only if a host emits it"
+                )),
+            };
             self.report_here(d, at);
         }
         if peek != Peek::Array {
@@ -896,6 +903,21 @@ mod tests {
                 "no {hint:?} in {messages:#?}"
             );
         }
+        // A near miss of a known event is an error (its hooks would never run); the other
+        // misspellings stay warnings.
+        let event = f
+            .diagnostics
+            .iter()
+            .find(|d| d.key.as_deref() == Some("hooks.PreToolUs"))
+            .unwrap();
+        assert_eq!(event.severity, Severity::Error, "{event:?}");
+        assert!(event.message.contains("never run"), "{}", event.message);
+        let timout = f
+            .diagnostics
+            .iter()
+            .find(|d| d.message.contains("`timout`"))
+            .unwrap();
+        assert_eq!(timout.severity, Severity::Warning);
         // A key of another hook type is suggested only for its own type.
         let f =
             parse(r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "a", "ulr": "x"}]}]}}"#);
