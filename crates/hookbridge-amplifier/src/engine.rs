@@ -331,6 +331,8 @@ impl Engine {
         options.async_answers = Some(self.async_answers.clone());
         options.async_hooks = self.settings.async_hooks;
         options.canceller = host.canceller.clone();
+        options.audit =
+            hookbridge_runner::audit::AuditLog::for_host("amplifier", policy.managed.as_ref()).map(Arc::new);
         if let Some(rules) = &policy.managed {
             options.apply_managed(rules);
         }

@@ -68,6 +68,9 @@ pub fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
     }
     let mut options = DispatchOptions::new(&project.dir);
     options.project_mcp_servers = loaded.trust.project_servers_allowed();
+    // The hooks run for real: on the record, as the `test` host.
+    options.audit =
+        hookbridge_runner::audit::AuditLog::for_host("test", set.managed.as_ref()).map(std::sync::Arc::new);
     if let Some(rules) = &set.managed {
         options.apply_managed(rules);
     }

@@ -10,6 +10,7 @@
 //! unwinding cannot be caught; instead a panic hook, installed first thing, logs the panic and exits
 //! 1 — the documented internal error — in every build profile alike, before the abort could happen.
 
+mod audit;
 mod diagnostics_log;
 mod docs;
 mod dry_run;
@@ -157,6 +158,13 @@ enum Command {
     /// Review a project's hooks and trust them: until then they are held (user hooks always run).
     /// Trust is pinned to what was shown: a changed hook, script or MCP server holds them again.
     Trust(trust::TrustArgs),
+    /// Read the audit log, where every hook run and every event's outcome is recorded (on by
+    /// default: `~/.amplifier/hookbridge/audit.jsonl`; `HOOKBRIDGE_AUDIT_LOG` names another file, or
+    /// `off`); `--verify` checks its hash chain.
+    Log(audit::LogArgs),
+    /// Per hook, from the audit log: runs, blocks, failures, timeouts, never launched, p50/p95/max
+    /// duration, time added per tool call; the costliest first.
+    Stats(audit::stats::StatsArgs),
 }
 
 /// `hookbridge run` alone. The agent starts `run` once per event, so its start-up time is hook
@@ -224,6 +232,8 @@ fn main() -> ExitCode {
         Command::Schema(args) => docs::schema(args).unwrap_or_else(|err| failure(&err)),
         Command::Serve(args) => serve::serve(args).unwrap_or_else(|err| failure(&err)),
         Command::Trust(args) => trust::trust(args).unwrap_or_else(|err| failure(&err)),
+        Command::Log(args) => audit::log(args).unwrap_or_else(|err| failure(&err)),
+        Command::Stats(args) => audit::stats::stats(args).unwrap_or_else(|err| failure(&err)),
         Command::Man => {
             docs::man(<Cli as clap::CommandFactory>::command()).unwrap_or_else(|err| failure(&err))
         }

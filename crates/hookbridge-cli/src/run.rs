@@ -214,7 +214,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let context = format!("run {}", payload.event());
     fill_cwd(&mut payload);
-    let (set, mut options, trust) = load_hooks(&args, &project_dir, &mut problems);
+    let (set, mut options, trust) = load_hooks(&args, CLAUDE, &project_dir, &mut problems);
 
     // Claude Code backgrounds a hook whose first stdout line is `{"async": true}` and hands its later
     // JSON to the model on a later request (measured, cases 81 and 190–191). When every hook this
@@ -482,7 +482,7 @@ fn run_host(host: &dyn crate::hosts::Host, args: RunArgs) -> anyhow::Result<Exit
         Err(e) => return refuse_payload(&context, problems, e.to_string()),
     };
     fill_cwd(&mut payload);
-    let (mut set, mut options, trust) = load_hooks(&args, &project_dir, &mut problems);
+    let (mut set, mut options, trust) = load_hooks(&args, host.name(), &project_dir, &mut problems);
     let mut notice = held_notice(&trust, &project_dir);
     // Never looser than the agent: a folder it does not trust runs none of the project's hooks.
     let home = args
@@ -554,6 +554,7 @@ fn fill_cwd(payload: &mut EventPayload) {
 /// environment ask for: timeouts, and the env file offered to SessionStart hooks.
 fn load_hooks(
     args: &RunArgs,
+    host: &str,
     project_dir: &std::path::Path,
     problems: &mut Vec<String>,
 ) -> (
@@ -575,6 +576,8 @@ fn load_hooks(
     }
     let mut options = DispatchOptions::new(project_dir);
     options.project_mcp_servers = loaded.trust.project_servers_allowed();
+    options.audit =
+        hookbridge_runner::audit::AuditLog::for_host(host, set.managed.as_ref()).map(std::sync::Arc::new);
     set_timeouts(&mut options, args, problems);
     if let Some(rules) = &set.managed {
         options.apply_managed(rules);

@@ -233,3 +233,37 @@ fn a_managed_hook_declared_again_by_a_user_keeps_its_managed_options() {
         (Some(2), "managed-guard\n".to_string())
     );
 }
+
+#[test]
+fn a_managed_audit_log_cannot_be_moved_or_switched_off() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mandated = tmp.path().join("var-log").join("audit.jsonl");
+    let m = Machine::new(&json!({"auditLog": mandated}));
+    m.hooks("user", &marks("user-guard"));
+    let elsewhere = tmp.path().join("mine.jsonl");
+    for (value, runs) in [(Some("off".into()), 1), (Some(elsewhere.clone()), 2), (None, 3)] {
+        trust_project(&m.project, &m.home);
+        let mut cmd = untrusted_run("PreToolUse", &m.project, &m.home, &m.log, "claude");
+        cmd.env("HOOKBRIDGE_TEST_MANAGED_POLICY", &m.policy);
+        if let Some(value) = value {
+            cmd.env("HOOKBRIDGE_AUDIT_LOG", value);
+        }
+        let payload = json!({"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": "ls"}, "cwd": m.project});
+        let done = run_with_deadline(cmd, payload.to_string().as_bytes(), WATCHDOG);
+        assert_eq!(done.code, Some(2), "{}", done.stderr_str());
+        let text = fs::read_to_string(&mandated).unwrap();
+        let events = text.lines().filter(|l| l.contains("\"kind\":\"event\"")).count();
+        assert_eq!(events, runs, "{text}");
+    }
+    assert!(!elsewhere.exists());
+    assert!(!m.home.join(".amplifier/hookbridge/audit.jsonl").exists());
+    let listed = m.hookbridge(&["list"]);
+    assert!(
+        listed
+            .stdout_str()
+            .contains("auditLog: every hook run is recorded in"),
+        "{}",
+        listed.stdout_str()
+    );
+}

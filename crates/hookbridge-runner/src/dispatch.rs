@@ -19,6 +19,7 @@ use hookbridge_core::decision::{
 };
 use hookbridge_core::event::{EventName, EventPayload};
 
+use crate::audit::HookFacts;
 pub use crate::detached::{AsyncAnswers, AsyncHooks};
 use crate::hook_kinds::{self, JobContext};
 use crate::process::warm::{self, NotWarm, WarmMode, WarmPlan, WarmUse};
@@ -69,6 +70,8 @@ pub struct DispatchOptions {
     /// Whether command hooks may run in a warm Python service at all (managed policy's
     /// `warm: false` says no).
     pub warm_allowed: bool,
+    /// Where every dispatched event is put on the record ([`crate::audit`]); `None`: nowhere.
+    pub audit: Option<Arc<crate::audit::AuditLog>>,
 }
 
 impl DispatchOptions {
@@ -103,6 +106,7 @@ impl DispatchOptions {
             stop_once_decided: true,
             project_mcp_servers: false,
             warm_allowed: true,
+            audit: None,
         }
     }
 
@@ -202,6 +206,44 @@ pub fn dispatch_selection(
     payload: &EventPayload,
     options: &DispatchOptions,
 ) -> EventReport {
+    let Some(audit) = options
+        .audit
+        .as_ref()
+        .filter(|_| !selection.hooks.is_empty() || !selection.skipped.is_empty())
+    else {
+        return run_selection(selection, payload, options);
+    };
+    // On the record (crate::audit): the facts only the selection has, the run, then its lines.
+    let started = std::time::SystemTime::now();
+    let clock = std::time::Instant::now();
+    let facts: Vec<HookFacts> = selection
+        .hooks
+        .iter()
+        .map(|hook| HookFacts::of(hook, &options.project_dir))
+        .collect();
+    let mut report = run_selection(selection, payload, options);
+    let time = humantime::format_rfc3339_millis(started).to_string();
+    let lines = crate::audit::event_lines(
+        &report,
+        &facts,
+        &audit.host,
+        payload.session_id(),
+        &time,
+        clock.elapsed().as_secs_f64() * 1000.0,
+    );
+    let written = audit.append(&lines);
+    drop(lines);
+    if let Err(e) = written {
+        report.warnings.push(format!(
+            "the audit log {} could not be written: {e}",
+            audit.path.display()
+        ));
+    }
+    report
+}
+
+/// [`dispatch_selection`] without the record.
+fn run_selection(selection: Selection<'_>, payload: &EventPayload, options: &DispatchOptions) -> EventReport {
     let event = payload.event().clone();
     let match_query = payload.match_query();
     let skipped = selection
@@ -603,28 +645,9 @@ impl EventReport {
             .hooks
             .iter()
             .map(|h| {
-                let (status, code) = match &h.execution.status {
-                    RunStatus::Exited(c) => ("exited", Some(*c)),
-                    RunStatus::Signaled(s) => ("signaled", Some(*s)),
-                    RunStatus::TimedOut => ("timed_out", None),
-                    RunStatus::SpawnFailed(_) => ("spawn_failed", None),
-                    RunStatus::Detached => ("detached", None),
-                    RunStatus::NotRun(_) => ("not_run", None),
-                    RunStatus::Cancelled(_) => ("cancelled", None),
-                    RunStatus::Responded(s) => ("responded", Some(i32::from(*s))),
-                    RunStatus::Answered => ("answered", None),
-                    RunStatus::Judged(v) if v.ok => ("judged_ok", None),
-                    RunStatus::Judged(_) => ("judged_not_ok", None),
-                    RunStatus::Failed(_) => ("failed", None),
-                };
-                let detail = match &h.execution.status {
-                    RunStatus::SpawnFailed(m)
-                    | RunStatus::NotRun(m)
-                    | RunStatus::Cancelled(m)
-                    | RunStatus::Failed(m) => Some(m.clone()),
-                    RunStatus::Judged(v) => v.reason.clone(),
-                    _ => None,
-                };
+                let status = &h.execution.status;
+                let (code, detail) = (status.code(), status.detail().map(str::to_string));
+                let status = status.word();
                 json!({
                     "hook": h.hook,
                     "status": status,

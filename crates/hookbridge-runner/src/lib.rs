@@ -6,6 +6,7 @@
 //! supervised by one `poll(2)` loop on the calling thread rather than an async runtime — measured
 //! to be the cheaper start for a process that lives for one event (see `process`).
 
+pub mod audit;
 mod detached;
 pub mod dispatch;
 pub mod hook_kinds;

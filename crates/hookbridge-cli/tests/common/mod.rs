@@ -32,6 +32,9 @@ pub const HOSTILE_ENV: &[&str] = &[
     "HOOKBRIDGE_DEFAULT_TIMEOUT",
     "HOOKBRIDGE_MAX_TIMEOUT",
     "HOOKBRIDGE_LOG",
+    // The audit log: in the test's HOME, at its default size.
+    "HOOKBRIDGE_AUDIT_LOG",
+    "HOOKBRIDGE_AUDIT_MAX_BYTES",
     "CLAUDE_CODE_SESSION_ID",
     // Where prompt hooks send their model calls.
     "HOOKBRIDGE_MODEL_PROVIDER",

@@ -4,7 +4,7 @@
 //! ```json
 //! { "allowManagedHooksOnly": false, "allowProjectHooks": false,
 //!   "allowedHttpHookUrls": ["https://hooks.example.com/*"], "httpHookAllowedEnvVars": ["HOOK_TOKEN"],
-//!   "warm": false, "maxTimeout": 120,
+//!   "warm": false, "maxTimeout": 120, "auditLog": "/var/log/hookbridge/audit.jsonl",
 //!   "hooks": { "PreToolUse": [ … managed hooks, Claude Code's format … ] } }
 //! ```
 //!
@@ -12,7 +12,9 @@
 //! hooks (of identical ones, the managed copy is kept), and its http lists are the managed level
 //! of the http policy (which user and project lists only narrow). Its own keys:
 //! `allowManagedHooksOnly` holds every user and project hook; `allowProjectHooks: false` holds the
-//! project's; `warm: false` turns warm Python runs off; `maxTimeout` (seconds) caps every hook.
+//! project's; `warm: false` turns warm Python runs off; `maxTimeout` (seconds) caps every hook;
+//! `auditLog` (an absolute path) is where every hook run is recorded, which neither
+//! `HOOKBRIDGE_AUDIT_LOG` nor `off` can change.
 //!
 //! The shaping decision: **a policy that cannot be read holds what it could have held.** A file
 //! that exists but is not readable JSON, or has a key of the wrong type, is reported and read as
@@ -50,6 +52,8 @@ pub struct ManagedRules {
     /// `false`: no hook runs warm.
     pub warm: bool,
     pub max_timeout: Option<Duration>,
+    /// `auditLog`: the audit log's place, mandatory.
+    pub audit_log: Option<PathBuf>,
     /// The file could not be read as a policy: everything it could hold is held.
     pub unreadable: Option<String>,
 }
@@ -75,6 +79,12 @@ impl ManagedRules {
                 max.as_secs_f64()
             ));
         }
+        if let Some(log) = &self.audit_log {
+            rules.push(format!(
+                "auditLog: every hook run is recorded in {} (it cannot be switched off)",
+                log.display()
+            ));
+        }
         rules
     }
 }
@@ -89,6 +99,7 @@ pub fn read_rules(path: PathBuf, text: &str) -> (ManagedRules, Option<Diagnostic
             allow_project_hooks: false,
             warm: false,
             max_timeout: None,
+            audit_log: None,
             unreadable: Some(why.clone()),
         };
         let d = Diagnostic::error(format!(
@@ -117,24 +128,26 @@ pub fn read_rules(path: PathBuf, text: &str) -> (ManagedRules, Option<Diagnostic
             .map(Some)
             .ok_or_else(|| format!("`maxTimeout` must be a positive number of seconds, not {v}")),
     };
-    match (
-        boolean("allowManagedHooksOnly", false),
-        boolean("allowProjectHooks", true),
-        boolean("warm", true),
-        max_timeout,
-    ) {
-        (Ok(only), Ok(project), Ok(warm), Ok(max_timeout)) => (
-            ManagedRules {
-                path,
-                allow_managed_hooks_only: only,
-                allow_project_hooks: project && !only,
-                warm,
-                max_timeout,
-                unreadable: None,
-            },
-            None,
-        ),
-        (Err(e), ..) | (_, Err(e), ..) | (_, _, Err(e), _) | (.., Err(e)) => closed(e),
+    let audit_log = match value.get("auditLog") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(p)) if std::path::Path::new(p).is_absolute() => Ok(Some(PathBuf::from(p))),
+        Some(v) => Err(format!("`auditLog` must be an absolute path, not {v}")),
+    };
+    let rules = (|| {
+        let only = boolean("allowManagedHooksOnly", false)?;
+        Ok::<_, String>(ManagedRules {
+            path: path.clone(),
+            allow_managed_hooks_only: only,
+            allow_project_hooks: boolean("allowProjectHooks", true)? && !only,
+            warm: boolean("warm", true)?,
+            max_timeout: max_timeout?,
+            audit_log: audit_log?,
+            unreadable: None,
+        })
+    })();
+    match rules {
+        Ok(rules) => (rules, None),
+        Err(e) => closed(e),
     }
 }
 
@@ -164,9 +177,10 @@ mod tests {
     fn the_rules_are_read_and_a_broken_policy_holds_what_it_could() {
         let (rules, problem) = read_rules(
             PathBuf::from("/m.json"),
-            r#"{"allowProjectHooks": false, "warm": false, "maxTimeout": 120, "hooks": {}}"#,
+            r#"{"allowProjectHooks": false, "warm": false, "maxTimeout": 120, "auditLog": "/var/log/a.jsonl", "hooks": {}}"#,
         );
         assert!(problem.is_none());
+        assert_eq!(rules.audit_log, Some(PathBuf::from("/var/log/a.jsonl")));
         assert!(!rules.allow_project_hooks && !rules.allow_managed_hooks_only && !rules.warm);
         assert_eq!(rules.max_timeout, Some(Duration::from_secs(120)));
         let (rules, _) = read_rules(PathBuf::from("/m.json"), "{}");
@@ -176,6 +190,7 @@ mod tests {
             "[]",
             r#"{"allowProjectHooks": "no"}"#,
             r#"{"maxTimeout": -1}"#,
+            r#"{"auditLog": "relative.jsonl"}"#,
         ] {
             let (rules, problem) = read_rules(PathBuf::from("/m.json"), broken);
             assert!(rules.allow_managed_hooks_only && !rules.warm, "{broken}");

@@ -36,6 +36,47 @@ pub enum RunStatus {
     Failed(String),
 }
 
+impl RunStatus {
+    /// The status in one word, as reports and the audit log name it (`exited`, `timed_out`, …).
+    pub fn word(&self) -> &'static str {
+        match self {
+            RunStatus::Exited(_) => "exited",
+            RunStatus::Signaled(_) => "signaled",
+            RunStatus::TimedOut => "timed_out",
+            RunStatus::SpawnFailed(_) => "spawn_failed",
+            RunStatus::Detached => "detached",
+            RunStatus::NotRun(_) => "not_run",
+            RunStatus::Cancelled(_) => "cancelled",
+            RunStatus::Responded(_) => "responded",
+            RunStatus::Answered => "answered",
+            RunStatus::Judged(v) if v.ok => "judged_ok",
+            RunStatus::Judged(_) => "judged_not_ok",
+            RunStatus::Failed(_) => "failed",
+        }
+    }
+
+    /// The number that goes with it: an exit code, a signal, an HTTP status.
+    pub fn code(&self) -> Option<i32> {
+        match self {
+            RunStatus::Exited(c) | RunStatus::Signaled(c) => Some(*c),
+            RunStatus::Responded(s) => Some(i32::from(*s)),
+            _ => None,
+        }
+    }
+
+    /// What it says of itself: why it failed or was not run, a verdict's reason.
+    pub fn detail(&self) -> Option<&str> {
+        match self {
+            RunStatus::SpawnFailed(m)
+            | RunStatus::NotRun(m)
+            | RunStatus::Cancelled(m)
+            | RunStatus::Failed(m) => Some(m),
+            RunStatus::Judged(v) => v.reason.as_deref(),
+            _ => None,
+        }
+    }
+}
+
 /// One hook's run, as the runner reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HookExecution {

@@ -160,6 +160,26 @@ fn pinned_hook(event: &EventName, group: &MatcherGroup, hook: &HookSpec, project
 
 /// The hook as it will run, in a canonical form (see the module doc).
 fn canonical(event: &EventName, group: &MatcherGroup, hook: &HookSpec, project: &Path) -> Value {
+    let mut whole = serde_json::Map::new();
+    whole.insert("v".into(), json!(1));
+    whole.insert("event".into(), json!(event.as_str()));
+    whole.insert("matcher".into(), json!(group.matcher_text));
+    let Value::Object(own) = canonical_hook(hook, project) else {
+        unreachable!("canonical_hook builds an object")
+    };
+    whole.extend(own);
+    Value::Object(whole)
+}
+
+/// A digest of `hook`'s definition as it will run (its kind's fields, timeout, `if`, `onFailure`,
+/// source, …; not the event or matcher, which a caller knows): names the definition a record
+/// was made with, without showing it (an http hook's header values stay out of sight).
+pub fn definition_digest(hook: &HookSpec, project: &Path) -> String {
+    sha256_hex(canonical_hook(hook, project).to_string().as_bytes())
+}
+
+/// [`canonical`] without the event and the matcher.
+fn canonical_hook(hook: &HookSpec, project: &Path) -> Value {
     let kind = match &hook.kind {
         HookKind::Command(c) => json!({
             "command": c.command, "resolved": c.resolved_command, "args": c.args,
@@ -183,9 +203,6 @@ fn canonical(event: &EventName, group: &MatcherGroup, hook: &HookSpec, project: 
         }
     };
     json!({
-        "v": 1,
-        "event": event.as_str(),
-        "matcher": group.matcher_text,
         "source": relative_to(project, &hook.source.path),
         "plugin": hook.source.plugin.as_ref().map(|p| &p.name),
         "type": hook.kind.type_name(),

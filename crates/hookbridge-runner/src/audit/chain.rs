@@ -1,0 +1,505 @@
+//! The audit log on disk: appended under a lock, rotated, chained, read back and verified.
+//!
+//! Every line starts with `"seq"` (one more than the line before it, across rotations) and
+//! `"prev"` (the SHA-256, in hex, of the bytes of the line before it; 64 zeros for the first line
+//! ever). Editing a line breaks the next line's `prev`; removing lines leaves a gap in `seq`;
+//! reordering breaks both. [`verify`] walks the retained files oldest first and names the first
+//! line where the chain breaks. What a chain cannot show: the very last line rewritten together
+//! with nothing after it, or the whole tail cut off (the record then simply ends earlier).
+//!
+//! Concurrency: writers take an exclusive `flock` on `<log>.lock` (never rotated), read the last
+//! line, rotate if the file is full, and append their lines in one `write`; so concurrent runs
+//! neither interleave nor fork the chain, and rotation loses no line. The lock is waited for at
+//! most [`LOCK_WAIT`]; past that the lines are written anyway, unchained (`"seq": null`), which
+//! [`verify`] reports — a record kept, never one dropped.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rustix::fs::FlockOperation;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use super::AuditLog;
+
+/// How long a writer waits for the lock before writing unchained.
+pub const LOCK_WAIT: Duration = Duration::from_secs(2);
+/// `prev` of the first line ever.
+pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+/// Bytes read back from the end of the file to find its last line (lines are bounded well below).
+const TAIL: u64 = 64 * 1024;
+
+impl AuditLog {
+    /// Append `lines` (each serializing to a JSON object), chained, rotating first if they would
+    /// not fit.
+    pub fn append<T: Serialize>(&self, lines: &[T]) -> io::Result<()> {
+        if lines.is_empty() {
+            return Ok(());
+        }
+        ensure_parent(&self.path)?;
+        let lock = open_private(&with_suffix(&self.path, ".lock"), false)?;
+        let locked = lock_within(&lock, LOCK_WAIT);
+        let mut file = open_private(&self.path, true)?;
+        if !locked {
+            let text = render(lines, None);
+            return file.write_all(&text);
+        }
+        let len = file.metadata()?.len();
+        let mut tail = last_line(&mut file, len)?;
+        if tail.is_none() {
+            // A fresh file: the chain goes on from the newest rotated one, if any.
+            tail = File::open(with_suffix(&self.path, ".1"))
+                .and_then(|mut f| {
+                    let n = f.metadata()?.len();
+                    last_line(&mut f, n)
+                })
+                .ok()
+                .flatten();
+        }
+        let head = match &tail {
+            Some(t) => Head {
+                next_seq: seq_of(&t.bytes).map_or(0, |s| s + 1),
+                prev: hex(&Sha256::digest(&t.bytes)),
+            },
+            None => Head {
+                next_seq: 0,
+                prev: GENESIS.to_string(),
+            },
+        };
+        let mut text = Vec::new();
+        if tail.as_ref().is_some_and(|t| !t.ends_with_newline) && len > 0 {
+            text.push(b'\n'); // a cut line stays a line of its own (and fails verification)
+        }
+        text.extend(render(lines, Some(head)));
+        if len > 0 && len + text.len() as u64 > self.max_bytes {
+            self.rotate()?;
+            file = open_private(&self.path, true)?;
+            if text.first() == Some(&b'\n') {
+                text.remove(0);
+            }
+        }
+        file.write_all(&text)
+        // `lock` is released when dropped.
+    }
+
+    /// `<log>` → `<log>.1` → … → `<log>.<keep>`; the oldest is dropped.
+    fn rotate(&self) -> io::Result<()> {
+        let _ = fs::remove_file(with_suffix(&self.path, &format!(".{}", self.keep)));
+        for n in (1..self.keep).rev() {
+            let from = with_suffix(&self.path, &format!(".{n}"));
+            if from.exists() {
+                fs::rename(&from, with_suffix(&self.path, &format!(".{}", n + 1)))?;
+            }
+        }
+        fs::rename(&self.path, with_suffix(&self.path, ".1"))
+    }
+}
+
+/// Where the chain goes on from.
+struct Head {
+    next_seq: u64,
+    /// The hash of the line before.
+    prev: String,
+}
+
+/// The lines as bytes, each `{"seq": …, "prev": …, …}` and a newline, chained from `head`
+/// (`None`: unchained).
+fn render<T: Serialize>(lines: &[T], mut head: Option<Head>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(lines.len() * 768);
+    let mut body = Vec::with_capacity(768);
+    for fields in lines {
+        body.clear();
+        serde_json::to_writer(&mut body, fields).expect("an audit line serializes");
+        let start = out.len();
+        match &head {
+            Some(h) => {
+                out.extend_from_slice(b"{\"seq\":");
+                out.extend_from_slice(h.next_seq.to_string().as_bytes());
+                out.extend_from_slice(b",\"prev\":\"");
+                out.extend_from_slice(h.prev.as_bytes());
+                out.push(b'"');
+            }
+            None => out.extend_from_slice(b"{\"seq\":null,\"prev\":null"),
+        }
+        // The object's own fields follow `seq` and `prev`.
+        match body.strip_prefix(b"{") {
+            Some(b"}") | None => out.push(b'}'),
+            Some(rest) => {
+                out.push(b',');
+                out.extend_from_slice(rest);
+            }
+        }
+        if let Some(h) = &mut head {
+            h.next_seq += 1;
+            h.prev = hex(&Sha256::digest(&out[start..]));
+        }
+        out.push(b'\n');
+    }
+    out
+}
+
+/// The `seq` of a stored line, read from its start (`{"seq":N,`) without parsing the rest.
+fn seq_of(line: &[u8]) -> Option<u64> {
+    let rest = line.strip_prefix(b"{\"seq\":")?;
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()
+}
+
+struct Tail {
+    bytes: Vec<u8>,
+    ends_with_newline: bool,
+}
+
+/// The last line of `file` (`len` bytes long), without its newline.
+fn last_line(file: &mut File, len: u64) -> io::Result<Option<Tail>> {
+    if len == 0 {
+        return Ok(None);
+    }
+    // A line is rarely over 1 KiB: 4 KiB is read first, the whole tail only if it holds no
+    // line break before the last byte.
+    for span in [4096, TAIL] {
+        let start = len.saturating_sub(span);
+        file.seek(SeekFrom::Start(start))?;
+        let mut buf = Vec::with_capacity((len - start) as usize);
+        file.take(len - start).read_to_end(&mut buf)?;
+        let ends_with_newline = buf.last() == Some(&b'\n');
+        let body = if ends_with_newline {
+            &buf[..buf.len() - 1]
+        } else {
+            &buf[..]
+        };
+        let from = match body.iter().rposition(|&b| b == b'\n') {
+            Some(i) => i + 1,
+            None if start > 0 && span < TAIL => continue,
+            None => 0,
+        };
+        return Ok(Some(Tail {
+            bytes: body[from..].to_vec(),
+            ends_with_newline,
+        }));
+    }
+    unreachable!("the last span always returns")
+}
+
+fn lock_within(lock: &File, wait: Duration) -> bool {
+    let deadline = Instant::now() + wait;
+    loop {
+        if rustix::fs::flock(lock, FlockOperation::NonBlockingLockExclusive).is_ok() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Open for appending (`append`) or read-write, creating it with mode 0600.
+fn open_private(path: &Path, append: bool) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.create(true).read(true).mode(0o600);
+    if append {
+        options.append(true);
+    } else {
+        options.write(true);
+    }
+    options.open(path)
+}
+
+fn ensure_parent(path: &Path) -> io::Result<()> {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() && !parent.is_dir() => fs::create_dir_all(parent),
+        _ => Ok(()),
+    }
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes.iter().fold(String::with_capacity(64), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+/// The files of the record, oldest first: `<log>.N` … `<log>.1`, `<log>` (those that exist).
+#[derive(Debug, Clone)]
+pub struct AuditFiles(pub Vec<PathBuf>);
+
+impl AuditFiles {
+    pub fn of(path: &Path) -> AuditFiles {
+        let mut files: Vec<PathBuf> = (1..=64)
+            .map(|n| with_suffix(path, &format!(".{n}")))
+            .take_while(|p| p.exists())
+            .collect();
+        files.reverse();
+        if path.exists() {
+            files.push(path.to_path_buf());
+        }
+        AuditFiles(files)
+    }
+
+    /// Call `each(file, line number, bytes)` for every line, oldest first; stops at `false`.
+    pub fn for_each_line(&self, mut each: impl FnMut(&Path, usize, &[u8]) -> bool) -> io::Result<()> {
+        let mut buf = Vec::new();
+        for file in &self.0 {
+            let mut reader = BufReader::with_capacity(256 * 1024, File::open(file)?);
+            let mut number = 0;
+            loop {
+                buf.clear();
+                if reader.read_until(b'\n', &mut buf)? == 0 {
+                    break;
+                }
+                number += 1;
+                let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
+                if !each(file, number, line) {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every line of the record at `path`, oldest first, parsed (lines that are not JSON objects are
+/// left out: [`verify`] names them).
+pub fn read_all(path: &Path) -> io::Result<Vec<Map<String, Value>>> {
+    let mut out = Vec::new();
+    AuditFiles::of(path).for_each_line(|_, _, bytes| {
+        if let Ok(Value::Object(line)) = serde_json::from_slice(bytes) {
+            out.push(line);
+        }
+        true
+    })?;
+    Ok(out)
+}
+
+/// A whole chain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verified {
+    pub lines: u64,
+    pub files: usize,
+    /// The `seq` the retained record starts at (0 unless older files were rotated away).
+    pub first_seq: Option<u64>,
+}
+
+/// Where the chain breaks.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}:{line}: {what}", file.display())]
+pub struct Broken {
+    pub file: PathBuf,
+    /// 1-based line number in `file`.
+    pub line: usize,
+    pub what: String,
+}
+
+/// Walk the record at `path` and name the first line where the chain breaks.
+pub fn verify(path: &Path) -> io::Result<Result<Verified, Broken>> {
+    let files = AuditFiles::of(path);
+    let rotated = files.0.first().is_some_and(|oldest| oldest != path);
+    let mut previous: Option<(u64, String, PathBuf, usize)> = None;
+    let mut count = 0u64;
+    let mut first_seq = None;
+    let mut broken = None;
+    files.for_each_line(|file, number, bytes| {
+        let fail = |what: String| Broken {
+            file: file.to_path_buf(),
+            line: number,
+            what,
+        };
+        let parsed: Option<(Option<u64>, Option<String>)> = match serde_json::from_slice::<Value>(bytes) {
+            Ok(Value::Object(m)) => Some((
+                m.get("seq").and_then(Value::as_u64),
+                m.get("prev").and_then(Value::as_str).map(str::to_string),
+            )),
+            _ => None,
+        };
+        let Some((seq, prev)) = parsed else {
+            broken = Some(fail("not a JSON object: the line was altered or cut".into()));
+            return false;
+        };
+        let (Some(seq), Some(prev)) = (seq, prev) else {
+            broken = Some(fail(
+                "no `seq`/`prev`: written unchained (the lock was not had in time), or altered".into(),
+            ));
+            return false;
+        };
+        match &previous {
+            None => {
+                if seq == 0 && prev != GENESIS {
+                    broken = Some(fail("the first line does not start the chain".into()));
+                    return false;
+                }
+                // Only a rotated file can start past 0: the log alone must hold the whole chain.
+                if seq != 0 && !rotated {
+                    broken = Some(fail(format!(
+                        "the record starts at `seq` {seq} and nothing was rotated: lines 0–{} were removed, or lines reordered",
+                        seq - 1
+                    )));
+                    return false;
+                }
+                first_seq = Some(seq);
+            }
+            Some((last_seq, last_hash, last_file, last_line)) => {
+                if seq != last_seq + 1 {
+                    let what = if seq > last_seq + 1 {
+                        format!(
+                            "`seq` {seq} follows {last_seq}: lines {}–{} were removed, or lines reordered",
+                            last_seq + 1,
+                            seq - 1
+                        )
+                    } else {
+                        format!("`seq` {seq} follows {last_seq}: lines were reordered or copied")
+                    };
+                    broken = Some(fail(what));
+                    return false;
+                }
+                if &prev != last_hash {
+                    broken = Some(Broken {
+                        file: last_file.clone(),
+                        line: *last_line,
+                        what: format!(
+                            "altered: its hash does not match the `prev` of the line after it (seq {seq})"
+                        ),
+                    });
+                    return false;
+                }
+            }
+        }
+        count += 1;
+        previous = Some((seq, hex(&Sha256::digest(bytes)), file.to_path_buf(), number));
+        true
+    })?;
+    Ok(match broken {
+        Some(b) => Err(b),
+        None => Ok(Verified {
+            lines: count,
+            files: files.0.len(),
+            first_seq,
+        }),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn log(dir: &Path, max_bytes: u64) -> AuditLog {
+        AuditLog {
+            path: dir.join("audit.jsonl"),
+            host: "test".into(),
+            max_bytes,
+            keep: 4,
+        }
+    }
+
+    fn line(n: usize) -> Map<String, Value> {
+        let Value::Object(m) = json!({"kind": "event", "n": n}) else {
+            unreachable!()
+        };
+        m
+    }
+
+    #[test]
+    fn lines_are_chained_across_rotation() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = log(dir.path(), 2048);
+        for n in 0..100 {
+            log.append(&[line(n), line(n)]).unwrap();
+        }
+        assert!(dir.path().join("audit.jsonl.1").exists());
+        let verified = verify(&log.path).unwrap().unwrap();
+        assert_eq!(verified.files, 5);
+        let all = read_all(&log.path).unwrap();
+        assert_eq!(verified.lines, all.len() as u64);
+        assert_eq!(all.last().unwrap()["seq"], json!(199));
+        assert_eq!(verified.first_seq.unwrap() + verified.lines, 200);
+    }
+
+    fn lines_of(path: &Path) -> Vec<String> {
+        fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn write_lines(path: &Path, lines: &[String]) {
+        fs::write(path, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    }
+
+    #[test]
+    fn an_edited_a_deleted_and_a_reordered_line_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = log(dir.path(), AuditLog::DEFAULT_MAX_BYTES);
+        for n in 0..10 {
+            log.append(&[line(n)]).unwrap();
+        }
+        let good = lines_of(&log.path);
+        assert_eq!(verify(&log.path).unwrap().unwrap().lines, 10);
+
+        let mut edited = good.clone();
+        edited[4] = edited[4].replace("\"n\":4", "\"n\":40");
+        write_lines(&log.path, &edited);
+        let b = verify(&log.path).unwrap().unwrap_err();
+        assert_eq!(b.line, 5, "{b}");
+        assert!(b.what.starts_with("altered"), "{b}");
+
+        let mut deleted = good.clone();
+        deleted.remove(6);
+        write_lines(&log.path, &deleted);
+        let b = verify(&log.path).unwrap().unwrap_err();
+        assert_eq!(b.line, 7, "{b}");
+        assert!(b.what.contains("lines 6–6 were removed"), "{b}");
+
+        let mut reordered = good.clone();
+        reordered.swap(2, 3);
+        write_lines(&log.path, &reordered);
+        let b = verify(&log.path).unwrap().unwrap_err();
+        assert_eq!(b.line, 3, "{b}");
+        assert!(b.what.contains("reordered"), "{b}");
+
+        let mut first_gone = good.clone();
+        first_gone.remove(0);
+        write_lines(&log.path, &first_gone);
+        let b = verify(&log.path).unwrap().unwrap_err();
+        assert_eq!(b.line, 1, "{b}");
+        assert!(b.what.contains("lines 0–0 were removed"), "{b}");
+
+        let mut cut = good;
+        cut[8].truncate(20);
+        write_lines(&log.path, &cut);
+        let b = verify(&log.path).unwrap().unwrap_err();
+        assert_eq!(b.line, 9, "{b}");
+    }
+
+    #[test]
+    fn concurrent_writers_lose_no_line_and_keep_one_chain() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = log(dir.path(), 16 * 1024);
+        std::thread::scope(|s| {
+            for t in 0..8 {
+                let log = &log;
+                s.spawn(move || {
+                    for n in 0..25 {
+                        log.append(&[line(t * 1000 + n), line(t * 1000 + n)]).unwrap();
+                    }
+                });
+            }
+        });
+        let verified = verify(&log.path).unwrap().unwrap();
+        // Nothing rotated away at this size (5 files of 16 KiB hold them all).
+        assert_eq!(verified.first_seq, Some(0));
+        assert_eq!(verified.lines, 400);
+    }
+}

@@ -1,0 +1,268 @@
+//! The audit lines of one dispatched event: one per hook that ran (or was attempted), then one for
+//! the event. Pure: everything comes from the report, the facts gathered at selection, and the
+//! clock reading the caller passes.
+//!
+//! What a line never holds: environment values, http header values, the payload, a hook's output.
+//! A hook's label (its command, URL or prompt) is its identity and is kept, bounded; reasons and
+//! details are bounded too ([`MAX_TEXT`]).
+
+use std::path::Path;
+
+use hookbridge_core::config::{HookSpec, Scope, SkipReason};
+use hookbridge_core::decision::{outcome, HookAnswer, HookJson, HookOutput, RunStatus, WarmRun};
+use serde::Serialize;
+
+use crate::dispatch::{EventReport, HookReport};
+
+/// Characters kept of a label, reason or detail.
+pub const MAX_TEXT: usize = 512;
+
+/// What the record needs of a selected hook that its report does not carry.
+#[derive(Debug, Clone)]
+pub struct HookFacts {
+    /// [`hookbridge_core::trust::pins::definition_digest`].
+    pub digest: String,
+    /// `user`, `project (trusted)`, `managed`, `explicit`, with the plugin if any.
+    pub trust: &'static str,
+    pub kind: &'static str,
+}
+
+impl HookFacts {
+    pub fn of(hook: &HookSpec, project: &Path) -> HookFacts {
+        HookFacts {
+            digest: hookbridge_core::trust::pins::definition_digest(hook, project),
+            // A project's hook runs only once the project is trusted (held otherwise), and a
+            // plugin's hooks are its hooks directory's.
+            trust: match hook.source.scope {
+                Scope::Project => "project-trusted",
+                Scope::User => "user",
+                Scope::Managed => "managed",
+                Scope::Explicit => "explicit",
+            },
+            kind: hook.kind.type_name(),
+        }
+    }
+}
+
+/// One line of the record, as it is written (after the `seq` and `prev` the chain puts first).
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Line<'a> {
+    Hook(HookLine<'a>),
+    Event(EventLine<'a>),
+}
+
+/// Where and when: the fields every line starts with.
+#[derive(Debug, Clone, Serialize)]
+pub struct Common<'a> {
+    pub time: &'a str,
+    pub kind: &'static str,
+    pub host: &'a str,
+    pub session: Option<String>,
+    pub event: &'a str,
+    pub tool: Option<String>,
+}
+
+/// One hook's run.
+#[derive(Debug, Clone, Serialize)]
+pub struct HookLine<'a> {
+    #[serde(flatten)]
+    pub common: Common<'a>,
+    pub hook: HookIdentity<'a>,
+    pub trust: &'static str,
+    /// `spawned`, `warm`, `in_process`, `http`, `mcp` or `model`.
+    pub ran: &'static str,
+    pub duration_ms: f64,
+    pub status: &'static str,
+    /// The exit code, signal or HTTP status.
+    pub code: Option<i32>,
+    /// What the hook contributed: `block`, `deny`, `ask`, `defer`, `allow`, `stop`, `context`,
+    /// `error` or `none`.
+    pub decision: &'static str,
+    pub reason: Option<String>,
+    pub stdout_bytes: usize,
+    pub stderr_bytes: usize,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+}
+
+/// Which hook: where it is written, what it runs, and a digest of its whole definition.
+#[derive(Debug, Clone, Serialize)]
+pub struct HookIdentity<'a> {
+    pub source: String,
+    pub label: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub plugin: Option<&'a str>,
+    pub digest: &'a str,
+}
+
+/// The event's outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct EventLine<'a> {
+    #[serde(flatten)]
+    pub common: Common<'a>,
+    /// [`hookbridge_core::decision::Outcome`].
+    pub outcome: &'static str,
+    pub reason: Option<String>,
+    pub hooks: usize,
+    pub skipped: usize,
+    pub held: usize,
+    pub failed: usize,
+    pub duration_ms: f64,
+}
+
+/// The lines for `report`: its hooks in declaration order, then the event. `facts[i]` is about
+/// `report.hooks[i]`; `time` is when the event started (RFC 3339).
+pub fn event_lines<'a>(
+    report: &'a EventReport,
+    facts: &'a [HookFacts],
+    host: &'a str,
+    session: Option<&str>,
+    time: &'a str,
+    elapsed_ms: f64,
+) -> Vec<Line<'a>> {
+    let tool = report
+        .match_query
+        .as_deref()
+        .filter(|_| report.event.traits().is_tool_event);
+    let common = |kind: &'static str| Common {
+        time,
+        kind,
+        host,
+        session: session.map(|s| bounded(s, 128)),
+        event: report.event.as_str(),
+        tool: tool.map(|t| bounded(t, 256)),
+    };
+    let mut lines = Vec::with_capacity(report.hooks.len() + 1);
+    for (index, (hook, facts)) in report.hooks.iter().zip(facts).enumerate() {
+        lines.push(Line::Hook(hook_line(common("hook"), report, index, hook, facts)));
+    }
+    lines.push(Line::Event(EventLine {
+        common: common("event"),
+        outcome: outcome(&report.event, &report.decision).as_str(),
+        reason: report
+            .decision
+            .blocking
+            .as_ref()
+            .map(|b| bounded(b.message().trim(), MAX_TEXT)),
+        hooks: report.hooks.len(),
+        skipped: report.skipped.len(),
+        held: report
+            .skipped
+            .iter()
+            .filter(|(_, why)| matches!(why, SkipReason::Held(_)))
+            .count(),
+        failed: report.hooks.iter().filter(|h| h.answer.is_failure()).count(),
+        duration_ms: round_ms(elapsed_ms),
+    }));
+    lines
+}
+
+fn hook_line<'a>(
+    common: Common<'a>,
+    report: &'a EventReport,
+    index: usize,
+    hook: &'a HookReport,
+    facts: &'a HookFacts,
+) -> HookLine<'a> {
+    let summary = &hook.hook;
+    let execution = &hook.execution;
+    let status = &execution.status;
+    let detail = match status {
+        // A verdict's reason is the hook's decision's, read below.
+        RunStatus::Judged(v) if v.ok => None,
+        _ => status.detail(),
+    };
+    let (decision, reason) = decision_of(report, index, &hook.answer);
+    HookLine {
+        common,
+        hook: HookIdentity {
+            source: format!("{}:{}:{}", summary.source.display(), summary.line, summary.column),
+            label: bounded(&summary.label, MAX_TEXT),
+            kind: summary.type_name,
+            plugin: summary.plugin.as_deref(),
+            digest: &facts.digest,
+        },
+        trust: facts.trust,
+        ran: how_it_ran(facts.kind, &execution.warm),
+        duration_ms: round_ms(execution.duration.as_secs_f64() * 1000.0),
+        status: status.word(),
+        code: status.code(),
+        decision,
+        reason: reason.or(detail).map(|r| bounded(r.trim(), MAX_TEXT)),
+        stdout_bytes: execution.stdout.len(),
+        stderr_bytes: execution.stderr.len(),
+        truncated: execution.stdout_truncated || execution.stderr_truncated,
+    }
+}
+
+/// How a hook ran: `spawned`, `warm`, `in_process`, `http`, `mcp` or `model`.
+fn how_it_ran(kind: &str, warm: &WarmRun) -> &'static str {
+    match kind {
+        "http" => "http",
+        "mcp_tool" => "mcp",
+        "prompt" | "agent" | "llm" => "model",
+        "matcher" => "in_process",
+        _ if matches!(warm, WarmRun::Ran) => "warm",
+        _ => "spawned",
+    }
+}
+
+/// What hook `index` contributed to the event: `block`, `deny`, `ask`, `defer`, `allow`, `stop`,
+/// `context`, `error` or `none`, with the reason that goes with it.
+fn decision_of<'a>(
+    report: &'a EventReport,
+    index: usize,
+    answer: &'a HookAnswer,
+) -> (&'static str, Option<&'a str>) {
+    let decision = &report.decision;
+    if let Some(block) = decision.blocks.iter().find(|b| b.hook == index) {
+        let word = if report.event.traits().decides_permission {
+            "deny"
+        } else {
+            "block"
+        };
+        return (word, Some(block.message()));
+    }
+    if answer.is_failure() {
+        let message = decision
+            .problems
+            .iter()
+            .find(|p| p.hook == index)
+            .map(|p| p.message.as_str());
+        return ("error", message);
+    }
+    let json: Option<&HookJson> = match answer {
+        HookAnswer::Output(HookOutput::Json(json)) => Some(json),
+        HookAnswer::Blocking { json, .. } => json.as_deref(),
+        _ => None,
+    };
+    if let Some(json) = json {
+        if let Some(p) = json.permission_decision() {
+            return (p.as_str(), json.permission_decision_reason());
+        }
+        if json.continue_ == Some(false) {
+            return ("stop", json.stop_reason.as_deref());
+        }
+    }
+    if let HookAnswer::Stopped { reason } = answer {
+        return ("stop", Some(reason));
+    }
+    if decision.contexts.iter().any(|c| c.hook == index) {
+        return ("context", None);
+    }
+    ("none", None)
+}
+
+fn round_ms(ms: f64) -> f64 {
+    (ms * 1000.0).round() / 1000.0
+}
+
+/// `text` cut to `max` characters, marked with `…` when cut.
+fn bounded(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+    }
+}
