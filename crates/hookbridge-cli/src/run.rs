@@ -281,6 +281,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         &payload,
         &mut report.decision,
     );
+    tell_of_silent_hooks(&options, &payload, &mut report.decision);
     // Test hook (debug builds only): a panic after the hooks ran (tests/cli_failsafe.rs).
     #[cfg(debug_assertions)]
     if std::env::var_os("HOOKBRIDGE_TEST_PANIC").is_some() {
@@ -515,6 +516,7 @@ fn run_host(host: &dyn crate::hosts::Host, args: RunArgs) -> anyhow::Result<Exit
         return Ok(stopped);
     }
     tell_of_held_hooks(notice, &project_dir, &payload, &mut report.decision);
+    tell_of_silent_hooks(&options, &payload, &mut report.decision);
     problems.extend(report_problems(&report));
     let (answer, notes) = host.answer(&args.event, &report, &set);
     problems.extend(notes.into_iter().map(|n| format!("for {}: {n}", host.name())));
@@ -603,6 +605,41 @@ fn tell_of_held_hooks(
     let session = payload.session_id().unwrap_or_default();
     if hookbridge_core::trust::store::first_notice(session, project_dir) {
         decision.system_messages.push(notice);
+    }
+}
+
+/// At the end of a turn (a Stop whose own hooks neither blocked nor failed), tells the user of the
+/// session's hooks that failed in every run — each a guard that checked nothing — once per
+/// session and hook, through the host's own channel (a `systemMessage`), from the audit log
+/// (nothing when it is off).
+fn tell_of_silent_hooks(
+    options: &DispatchOptions,
+    payload: &EventPayload,
+    decision: &mut hookbridge_core::decision::EventDecision,
+) {
+    use hookbridge_runner::audit::session::{failing_throughout, notice};
+    // Only on a quiet Stop: a `systemMessage` makes the answer JSON, which would replace a hook's
+    // own error or block (told on a later turn instead).
+    let quiet =
+        decision.blocking.is_none() && decision.last_error_code.is_none() && decision.notices.is_empty();
+    if *payload.event() != EventName::Stop || !quiet {
+        return;
+    }
+    let (Some(audit), Some(session)) = (&options.audit, payload.session_id()) else {
+        return;
+    };
+    let Ok(silent) = failing_throughout(&audit.path, session) else {
+        return;
+    };
+    let untold: Vec<_> = silent
+        .into_iter()
+        .filter(|h| {
+            let what = format!("silent hook\0{}\0{}", h.source, h.label);
+            hookbridge_core::trust::store::first_notice_of(session, &what)
+        })
+        .collect();
+    if !untold.is_empty() {
+        decision.system_messages.push(notice(&untold, session));
     }
 }
 

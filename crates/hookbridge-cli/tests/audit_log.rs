@@ -359,3 +359,71 @@ fn the_audit_log_can_be_switched_off_or_moved() {
     assert_eq!(std::fs::read_to_string(&elsewhere).unwrap().lines().count(), 2);
     assert!(!audit_path(&p).exists());
 }
+
+#[test]
+fn a_hook_that_failed_every_run_is_named_to_the_user_once_at_the_end_of_a_turn() {
+    let p = Project::new(json!({"hooks": {
+        "PreToolUse": [{"hooks": [
+            {"type": "command", "command": "no-such-guard-for-hookbridge-audit"},
+            {"type": "command", "command": "cat >/dev/null"},
+        ]}],
+        "Stop": [{"hooks": [{"type": "command", "command": "true"}]}],
+    }}));
+    for _ in 0..2 {
+        let done = p.run("PreToolUse", "claude", &p.payload("PreToolUse"));
+        assert_eq!(
+            done.code,
+            Some(127),
+            "the missing guard's error: {}",
+            done.stderr_str()
+        );
+    }
+    let stop = p.run("Stop", "claude", &p.payload("Stop"));
+    assert_eq!(stop.code, Some(0), "{}", stop.stderr_str());
+    let answer: Value = serde_json::from_slice(&stop.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", stop.stdout_str()));
+    let message = answer["systemMessage"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("1 hook(s) failed in every run this session")
+            && message.contains("`no-such-guard-for-hookbridge-audit`")
+            && message.contains("never launched in 2 run(s)"),
+        "{answer}"
+    );
+    assert!(
+        !message.contains("cat >/dev/null"),
+        "a hook that answered is not named: {message}"
+    );
+    assert!(
+        !answer.as_object().unwrap().contains_key("decision"),
+        "the notice decides nothing: {answer}"
+    );
+    // Once per session: the next turn's Stop says nothing more.
+    let again = p.run("Stop", "claude", &p.payload("Stop"));
+    assert_eq!((again.code, again.stdout_str()), (Some(0), String::new()));
+    // Another session is told of its own.
+    let mut other = p.payload("PreToolUse");
+    other["session_id"] = json!("another-session");
+    p.run("PreToolUse", "claude", &other);
+    let mut stop = p.payload("Stop");
+    stop["session_id"] = json!("another-session");
+    let told = p.run("Stop", "claude", &stop);
+    assert!(told.stdout_str().contains("in 1 run(s)"), "{}", told.stdout_str());
+}
+
+#[test]
+fn the_notice_never_replaces_a_stop_hooks_own_error() {
+    let p = Project::new(on(
+        "Stop",
+        json!([{"type": "command", "command": "echo stop-hook-broke >&2; exit 1"}]),
+    ));
+    for _ in 0..2 {
+        let done = p.run("Stop", "claude", &p.payload("Stop"));
+        assert_eq!(
+            (done.code, done.stdout_str()),
+            (Some(1), String::new()),
+            "the Stop hook's own non-blocking error stands: {}",
+            done.stderr_str()
+        );
+        assert!(done.stderr_str().contains("stop-hook-broke"));
+    }
+}

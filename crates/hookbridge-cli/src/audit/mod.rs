@@ -122,7 +122,7 @@ impl Filter {
         }
         if self.failed {
             let failed = if is_hook {
-                stats::Failure::of(
+                audit::Failure::of(
                     text("status"),
                     line.get("code").and_then(Value::as_i64),
                     text("decision"),

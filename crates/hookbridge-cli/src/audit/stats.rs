@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Args;
-use hookbridge_runner::audit::AuditFiles;
+use hookbridge_runner::audit::{AuditFiles, Failure};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -59,28 +59,6 @@ struct HookId<'a> {
     label: Cow<'a, str>,
     #[serde(borrow, rename = "type")]
     kind: Cow<'a, str>,
-}
-
-/// How a hook run failed, if it did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Failure {
-    /// Could not start: a spawn failure, or a shell's "not found" / "not executable" (126, 127).
-    NeverLaunched,
-    TimedOut,
-    /// Any other failure: a non-blocking error.
-    Other,
-}
-
-impl Failure {
-    /// The failure of a hook line's `status`, `code` and `decision`.
-    pub fn of(status: Option<&str>, code: Option<i64>, decision: Option<&str>) -> Option<Failure> {
-        match (status, code) {
-            (Some("spawn_failed"), _) | (Some("exited"), Some(126 | 127)) => Some(Failure::NeverLaunched),
-            (Some("timed_out"), _) => Some(Failure::TimedOut),
-            _ if decision == Some("error") => Some(Failure::Other),
-            _ => None,
-        }
-    }
 }
 
 #[derive(Default)]
@@ -396,26 +374,5 @@ mod tests {
         assert_eq!(percentile(&v, 95.0), 95.0);
         assert_eq!(percentile(&[7.0], 95.0), 7.0);
         assert_eq!(percentile(&[], 50.0), 0.0);
-    }
-
-    #[test]
-    fn a_shell_that_cannot_find_the_program_never_launched_it() {
-        assert_eq!(
-            Failure::of(Some("exited"), Some(127), Some("error")),
-            Some(Failure::NeverLaunched)
-        );
-        assert_eq!(
-            Failure::of(Some("spawn_failed"), None, Some("error")),
-            Some(Failure::NeverLaunched)
-        );
-        assert_eq!(
-            Failure::of(Some("timed_out"), None, Some("error")),
-            Some(Failure::TimedOut)
-        );
-        assert_eq!(
-            Failure::of(Some("exited"), Some(1), Some("error")),
-            Some(Failure::Other)
-        );
-        assert_eq!(Failure::of(Some("exited"), Some(2), Some("deny")), None);
     }
 }

@@ -319,6 +319,11 @@ fn check_safe(path: &Path, meta: &std::fs::Metadata, directory: bool) -> Result<
 /// Records that a notice about `project` was given in `session`; whether this is the first time
 /// (so that a held project is told of once per session, not on every event).
 pub fn first_notice(session: &str, project: &Path) -> bool {
+    first_notice_of(session, &canonical(project).display().to_string())
+}
+
+/// Records that the notice `what` was given in `session`; whether this is the first time.
+pub fn first_notice_of(session: &str, what: &str) -> bool {
     let Some(dir) = state_dir().map(|d| d.join("notices")) else {
         return true;
     };
@@ -329,7 +334,7 @@ pub fn first_notice(session: &str, project: &Path) -> bool {
     if builder.create(&dir).is_err() {
         return true;
     }
-    let key = format!("{session}\0{}", canonical(project).display());
+    let key = format!("{session}\0{what}");
     let path = dir.join(&sha256_hex(key.as_bytes())[..32]);
     match std::fs::OpenOptions::new()
         .write(true)

@@ -19,13 +19,14 @@
 
 pub mod chain;
 pub mod record;
+pub mod session;
 
 use std::path::PathBuf;
 
 use hookbridge_core::config::managed::ManagedRules;
 
 pub use chain::{read_all, verify, AuditFiles, Broken, Verified};
-pub use record::{event_lines, HookFacts, Line};
+pub use record::{event_lines, Failure, HookFacts, Line};
 
 /// Where the record of a host's events goes.
 #[derive(Debug, Clone)]

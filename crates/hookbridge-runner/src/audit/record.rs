@@ -266,3 +266,51 @@ fn bounded(text: &str, max: usize) -> String {
         Some((cut, _)) => format!("{}…", &text[..cut]),
     }
 }
+
+/// How a hook run failed, if it did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// Could not start: a spawn failure, or a shell's "not found" / "not executable" (126, 127).
+    NeverLaunched,
+    TimedOut,
+    /// Any other failure: a non-blocking error.
+    Other,
+}
+
+impl Failure {
+    /// The failure of a hook line's `status`, `code` and `decision`.
+    pub fn of(status: Option<&str>, code: Option<i64>, decision: Option<&str>) -> Option<Failure> {
+        match (status, code) {
+            (Some("spawn_failed"), _) | (Some("exited"), Some(126 | 127)) => Some(Failure::NeverLaunched),
+            (Some("timed_out"), _) => Some(Failure::TimedOut),
+            _ if decision == Some("error") => Some(Failure::Other),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shell_that_cannot_find_the_program_never_launched_it() {
+        assert_eq!(
+            Failure::of(Some("exited"), Some(127), Some("error")),
+            Some(Failure::NeverLaunched)
+        );
+        assert_eq!(
+            Failure::of(Some("spawn_failed"), None, Some("error")),
+            Some(Failure::NeverLaunched)
+        );
+        assert_eq!(
+            Failure::of(Some("timed_out"), None, Some("error")),
+            Some(Failure::TimedOut)
+        );
+        assert_eq!(
+            Failure::of(Some("exited"), Some(1), Some("error")),
+            Some(Failure::Other)
+        );
+        assert_eq!(Failure::of(Some("exited"), Some(2), Some("deny")), None);
+    }
+}
