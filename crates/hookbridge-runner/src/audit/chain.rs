@@ -198,16 +198,29 @@ fn lock_within(lock: &File, wait: Duration) -> bool {
     }
 }
 
-/// Open for appending (`append`) or read-write, creating it with mode 0600.
+/// Open for appending (`append`) or read-write, creating it with mode 0600. Only a regular file
+/// will do: a FIFO or a device named as the log would block the run or swallow the record, so it
+/// is opened without waiting and refused.
 fn open_private(path: &Path, append: bool) -> io::Result<File> {
     let mut options = OpenOptions::new();
-    options.create(true).read(true).mode(0o600);
+    options
+        .create(true)
+        .read(true)
+        .mode(0o600)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
     if append {
         options.append(true);
     } else {
         options.write(true);
     }
-    options.open(path)
+    let file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::other(format!(
+            "{} is not a regular file",
+            path.display()
+        )));
+    }
+    Ok(file)
 }
 
 fn ensure_parent(path: &Path) -> io::Result<()> {
@@ -481,6 +494,15 @@ mod tests {
         write_lines(&log.path, &cut);
         let b = verify(&log.path).unwrap().unwrap_err();
         assert_eq!(b.line, 9, "{b}");
+    }
+
+    #[test]
+    fn a_fifo_named_as_the_log_is_refused_without_waiting() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = log(dir.path(), AuditLog::DEFAULT_MAX_BYTES);
+        nix::unistd::mkfifo(&log.path, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let e = log.append(&[line(0)]).unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
     }
 
     #[test]
