@@ -160,14 +160,11 @@ fn pinned_hook(event: &EventName, group: &MatcherGroup, hook: &HookSpec, project
 
 /// The hook as it will run, in a canonical form (see the module doc).
 fn canonical(event: &EventName, group: &MatcherGroup, hook: &HookSpec, project: &Path) -> Value {
-    let mut whole = serde_json::Map::new();
+    let mut whole = serde_json::Map::with_capacity(15);
     whole.insert("v".into(), json!(1));
     whole.insert("event".into(), json!(event.as_str()));
     whole.insert("matcher".into(), json!(group.matcher_text));
-    let Value::Object(own) = canonical_hook(hook, project) else {
-        unreachable!("canonical_hook builds an object")
-    };
-    whole.extend(own);
+    canonical_hook(&mut whole, hook, project);
     Value::Object(whole)
 }
 
@@ -175,11 +172,14 @@ fn canonical(event: &EventName, group: &MatcherGroup, hook: &HookSpec, project: 
 /// source, …; not the event or matcher, which a caller knows): names the definition a record
 /// was made with, without showing it (an http hook's header values stay out of sight).
 pub fn definition_digest(hook: &HookSpec, project: &Path) -> String {
-    sha256_hex(canonical_hook(hook, project).to_string().as_bytes())
+    let mut own = serde_json::Map::with_capacity(12);
+    canonical_hook(&mut own, hook, project);
+    sha256_hex(Value::Object(own).to_string().as_bytes())
 }
 
-/// [`canonical`] without the event and the matcher.
-fn canonical_hook(hook: &HookSpec, project: &Path) -> Value {
+/// [`canonical`] without the event and the matcher, added to `out` (inserted in place: a trust
+/// check computes it for every hook of a project).
+fn canonical_hook(out: &mut serde_json::Map<String, Value>, hook: &HookSpec, project: &Path) {
     let kind = match &hook.kind {
         HookKind::Command(c) => json!({
             "command": c.command, "resolved": c.resolved_command, "args": c.args,
@@ -202,23 +202,27 @@ fn canonical_hook(hook: &HookSpec, project: &Path) -> Value {
             json!({"prompt": l.prompt, "model": l.model, "maxTokens": l.max_tokens, "cache": l.cache})
         }
     };
-    json!({
-        "source": relative_to(project, &hook.source.path),
-        "plugin": hook.source.plugin.as_ref().map(|p| &p.name),
-        "type": hook.kind.type_name(),
-        "kind": kind,
-        "timeoutMs": hook.timeout.map(|t| t.as_millis() as u64),
-        "if": hook.condition.as_ref().map(|c| &c.text),
-        "statusMessage": hook.status_message,
-        "once": hook.once,
-        "onFailure": match hook.on_failure {
-            OnFailure::Continue => "continue",
-            OnFailure::Block => "block",
-            OnFailure::Ignore => "ignore",
-        },
-        "seedEvent": hook.seed_event.as_deref(),
-        "disabled": hook.disabled.is_some(),
-    })
+    let on_failure = match hook.on_failure {
+        OnFailure::Continue => "continue",
+        OnFailure::Block => "block",
+        OnFailure::Ignore => "ignore",
+    };
+    let fields = [
+        ("source", json!(relative_to(project, &hook.source.path))),
+        ("plugin", json!(hook.source.plugin.as_ref().map(|p| &p.name))),
+        ("type", json!(hook.kind.type_name())),
+        ("kind", kind),
+        ("timeoutMs", json!(hook.timeout.map(|t| t.as_millis() as u64))),
+        ("if", json!(hook.condition.as_ref().map(|c| &c.text))),
+        ("statusMessage", json!(hook.status_message)),
+        ("once", json!(hook.once)),
+        ("onFailure", json!(on_failure)),
+        ("seedEvent", json!(hook.seed_event.as_deref())),
+        ("disabled", json!(hook.disabled.is_some())),
+    ];
+    for (key, value) in fields {
+        out.insert(key.into(), value);
+    }
 }
 
 /// The files inside the project (`root`, canonical) that `command` runs: the program, and the
