@@ -505,7 +505,8 @@ fn hash_file(path: &Path) -> Option<String> {
     Some(hex(&hasher.finalize()))
 }
 
-pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+/// The SHA-256 of `bytes`, in lowercase hex: the one digest of trust pins and the audit chain.
+pub fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 

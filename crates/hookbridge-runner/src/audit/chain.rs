@@ -19,10 +19,10 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use hookbridge_core::trust::pins::sha256_hex;
 use rustix::fs::FlockOperation;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
 use super::AuditLog;
 
@@ -63,7 +63,7 @@ impl AuditLog {
         let head = match &tail {
             Some(t) => Head {
                 next_seq: seq_of(&t.bytes).map_or(0, |s| s + 1),
-                prev: hex(&Sha256::digest(&t.bytes)),
+                prev: sha256_hex(&t.bytes),
             },
             None => Head {
                 next_seq: 0,
@@ -135,7 +135,7 @@ fn render<T: Serialize>(lines: &[T], mut head: Option<Head>) -> Vec<u8> {
         }
         if let Some(h) = &mut head {
             h.next_seq += 1;
-            h.prev = hex(&Sha256::digest(&out[start..]));
+            h.prev = sha256_hex(&out[start..]);
         }
         out.push(b'\n');
     }
@@ -234,14 +234,6 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(suffix);
     PathBuf::from(name)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes.iter().fold(String::with_capacity(64), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
 }
 
 /// The files of the record, oldest first: `<log>.N` … `<log>.1`, `<log>` (those that exist).
@@ -389,7 +381,7 @@ pub fn verify(path: &Path) -> io::Result<Result<Verified, Broken>> {
             }
         }
         count += 1;
-        previous = Some((seq, hex(&Sha256::digest(bytes)), file.to_path_buf(), number));
+        previous = Some((seq, sha256_hex(bytes), file.to_path_buf(), number));
         true
     })?;
     Ok(match broken {
