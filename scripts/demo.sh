@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on the bundled example project: build hookbridge, dispatch every event payload of
 # examples/project/payloads through `hookbridge run` against the example project, show what comes
-# back, then `hookbridge list` and `hookbridge validate` for the project.
+# back, then `hookbridge list` and `hookbridge validate` for the project, and what the audit log
+# recorded: `hookbridge stats`, `log --verify`, and `report --html` (target/hookbridge-demo-report.html).
 #
 # Usage: bash scripts/demo.sh            (from any directory)
 #   HOOKBRIDGE_BIN=path/to/hookbridge   use that binary instead of building the release one
@@ -62,13 +63,17 @@ fi
 
 # --- a scratch copy of the example project ----------------------------------------------------------
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/hookbridge-demo.XXXXXX")
-trap 'rm -rf "$SCRATCH"' EXIT
+trap '[ -n "${KEEP_SCRATCH:-}" ] || rm -rf "$SCRATCH"' EXIT
 PROJECT="$SCRATCH/project"
 cp -R "$EXAMPLE" "$PROJECT"
 mkdir -p "$SCRATCH/home" # a clean HOME: no user hooks of this machine leak into the demo
 export HOOKBRIDGE_LOG="$SCRATCH/diagnostics.log"
 # Trust records live in the state directory: the scratch HOME's, not this machine's.
 export XDG_STATE_HOME="$SCRATCH/home/.local/state"
+# Every hook run goes on the record (the audit log): this run's own, read back at the end.
+export HOOKBRIDGE_AUDIT_LOG="$SCRATCH/audit.jsonl"
+REPORT="${CARGO_TARGET_DIR:-$ROOT/target}/hookbridge-demo-report.html"
+case "$REPORT" in /*) ;; *) REPORT="$ROOT/$REPORT" ;; esac
 
 render() { # $1: payload, $2: where to write it with $PROJECT and $HOME filled in
     jq --arg project "$PROJECT" --arg home "$SCRATCH/home" \
@@ -263,9 +268,21 @@ else
     failures+=("hookbridge validate reported errors in examples/project")
 fi
 
+header "hookbridge stats (this run's audit log)"
+"$BIN" stats || failures+=("hookbridge stats failed")
+"$BIN" log --verify | sed 's/^/  /' || failures+=("hookbridge log --verify found the record broken")
+
+header "hookbridge report --html"
+mkdir -p "$(dirname "$REPORT")"
+if "$BIN" report --html -o "$REPORT" 2>&1 | sed 's/^/  /' && [ -s "$REPORT" ]; then
+    say "  open it in a browser: the session's timeline, each hook's latency, the table above"
+else
+    failures+=("hookbridge report --html failed")
+fi
+
 header "Summary"
 if [ ${#failures[@]} -eq 0 ]; then
-    say "${GREEN}demo: all $count payloads answered as expected; list and validate OK${RESET}"
+    say "${GREEN}demo: all $count payloads answered as expected; list, validate, stats and report OK${RESET}"
 else
     for f in "${failures[@]}"; do say "${RED}✗ $f${RESET}"; done
     die "${#failures[@]} unexpected result(s)"

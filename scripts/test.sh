@@ -104,8 +104,9 @@ stage_tools() {
     # jq: the bash hooks of the tests read their payload with it. strace: the rule-hook test counts
     # the processes `hookbridge run` starts (none). GNU time: a Rust test measures peak memory with
     # /usr/bin/time -v. nm (binutils): the release stage checks where the hot functions landed.
+    # chromium: the examples stage loads `hookbridge report --html`'s page in it, headless.
     local packages=()
-    for tool in jq strace; do
+    for tool in jq strace chromium; do
         command -v "$tool" >/dev/null 2>&1 || packages+=("$tool")
     done
     command -v nm >/dev/null 2>&1 || packages+=(binutils)
@@ -118,7 +119,7 @@ stage_tools() {
         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${packages[@]}" </dev/null
     fi
     local missing=()
-    for tool in jq strace bash python3 node npm git cargo timeout; do
+    for tool in jq strace chromium bash python3 node npm git cargo timeout; do
         command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
     done
     [ -x /usr/bin/time ] || missing+=(/usr/bin/time)
@@ -138,6 +139,7 @@ stage_tools() {
         fi
     fi
     echo "jq $(jq --version | sed 's/^jq-//') · $(python3 --version) · node $(node --version) · npm $(npm --version)" \
+        "· $(chromium --version 2>/dev/null | head -n 1)" \
         "· $(cargo --version) · $(cargo nextest --version 2>/dev/null | head -n 1 || echo 'no cargo-nextest')" \
         "· $(/usr/bin/time --version 2>&1 | head -n 1)"
 }

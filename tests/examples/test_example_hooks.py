@@ -11,8 +11,10 @@ The binary is $HOOKBRIDGE_BIN, else target/debug/hookbridge (`cargo build -p hoo
 
 import json
 import os
+import re
 import shutil
 import subprocess
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -522,3 +524,107 @@ def test_validate_and_list_the_example_project(hookbridge, tmp_path):
     )
     plugin_file = next(h["source"] for h in listing["hooks"] if h["plugin"] == "format-on-write")
     assert plugin_file.endswith("format-on-write/hooks/hooks.json")
+
+
+# --- the report of a recorded session, in a real browser --------------------------------------------
+
+
+class DomSummary(HTMLParser):
+    """What the report's DOM holds: its elements' tags and attributes, and its text."""
+
+    def __init__(self):
+        super().__init__()
+        self.elements = []
+        self.text = []
+
+    def handle_starttag(self, tag, attrs):
+        self.elements.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+    def with_class(self, tag, word):
+        return [a for t, a in self.elements if t == tag and word in (a.get("class") or "").split()]
+
+
+def headless_chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
+            return shutil.which(name)
+    pytest.fail(
+        "the report is checked in a headless Chromium, which is not installed "
+        "(Debian: apt-get install chromium; scripts/test.sh's tools stage installs it)"
+    )
+
+
+def chromium(browser, profile, *args):
+    """Run the browser headless with no way out: every host name resolves to nothing and every
+    request goes to a proxy that is not there, so a page that tried to fetch anything would show it."""
+    done = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", f"--user-data-dir={profile}",
+         "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9", "--no-first-run",
+         "--disable-background-networking", *args],
+        capture_output=True, text=True, timeout=180,
+    )
+    assert done.returncode == 0, done
+    return done
+
+
+def test_the_report_of_a_recorded_session_renders_in_a_real_browser(sandbox, tmp_path, monkeypatch):
+    """Every payload of the example project through `hookbridge run` with the audit log on, then
+    `hookbridge report --html`, loaded in headless Chromium: the DOM it built holds one bar per hook
+    run and one row per event, the block is marked, nothing from the record became markup, and it
+    paints (a screenshot far from blank)."""
+    browser = headless_chromium()
+    audit = tmp_path / "audit.jsonl"
+    monkeypatch.setenv("HOOKBRIDGE_AUDIT_LOG", str(audit))
+    # A user hook whose command is markup: the report must show it as text.
+    (sandbox.home / ".amplifier" / "hooks").mkdir(parents=True)
+    (sandbox.home / ".amplifier" / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {"PreToolUse": [
+        {"hooks": [{"type": "command", "command": "true '<script>document.title=\"pwned\"</script><img src=x>'"}]}
+    ]}}))
+    for name in sorted(p.name for p in PAYLOADS.glob("*.json")):
+        sandbox.dispatch(sandbox.render(name, session_id="report-session"))
+    lines = [json.loads(line) for line in audit.read_text().splitlines()]
+    hook_lines = [line for line in lines if line["kind"] == "hook"]
+    event_lines = [line for line in lines if line["kind"] == "event"]
+    blocked = [line for line in hook_lines if line["decision"] in ("block", "deny")]
+    # Every payload but SessionStart "clear", which no hook matches (an event that runs nothing is
+    # not recorded).
+    assert len(event_lines) == len(list(PAYLOADS.glob("*.json"))) - 1
+    assert blocked, "the example's rm -rf / and curl | sh are blocked"
+
+    page = tmp_path / "report.html"
+    done = subprocess.run(
+        [str(sandbox.hookbridge), "report", "--html", "--file", str(audit), "-o", str(page)],
+        capture_output=True, text=True, env=sandbox.env(), timeout=60,
+    )
+    assert done.returncode == 0, done
+
+    rendered = chromium(browser, tmp_path / "profile", "--dump-dom", page.as_uri()).stdout
+    dom = DomSummary()
+    dom.feed(rendered)
+    assert [t for t, _ in dom.elements if t in ("script", "img", "iframe", "link", "object")] == []
+    bars = dom.with_class("div", "bar")
+    assert len(bars) == len(hook_lines)
+    assert len(dom.with_class("tr", "event")) == len(event_lines)
+    assert sorted(b["data-label"] for b in dom.with_class("div", "blocked")) == sorted(
+        line["hook"]["label"] for line in blocked
+    )
+    counts = {a["data-count"]: None for t, a in dom.elements if "data-count" in a}
+    assert set(counts) == {"events", "runs", "blocks", "failures"}
+    text = "".join(dom.text)
+    assert f"{len(hook_lines)} hook run(s)" in text.replace("\n", "")
+    assert "<script>document.title=\"pwned\"</script>" in text, "the hostile label, shown as text"
+    title = re.search(r"<title>(.*?)</title>", rendered)
+    assert title and title.group(1) == "hookbridge report: session report-session", "no script of a label ran"
+    assert dom.with_class("tr", "denied"), "the blocked events' rows are marked"
+
+    shot = tmp_path / "report.png"
+    blank = tmp_path / "blank.png"
+    chromium(browser, tmp_path / "profile", "--window-size=1280,1400", f"--screenshot={shot}", page.as_uri())
+    chromium(browser, tmp_path / "profile", "--window-size=1280,1400", f"--screenshot={blank}", "about:blank")
+    png = shot.read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert int.from_bytes(png[16:20], "big") == 1280, "the screenshot's width"
+    assert len(png) > 8 * len(blank.read_bytes()), "the page paints far more than a blank one"

@@ -165,6 +165,9 @@ enum Command {
     /// Per hook, from the audit log: runs, blocks, failures, timeouts, never launched, p50/p95/max
     /// duration, time added per tool call; the costliest first.
     Stats(audit::stats::StatsArgs),
+    /// One session of the audit log as one self-contained HTML page: a timeline of its events
+    /// and hooks (blocks and failures marked), each hook's latency distribution, the `stats` table.
+    Report(audit::report::ReportArgs),
 }
 
 /// `hookbridge run` alone. The agent starts `run` once per event, so its start-up time is hook
@@ -234,6 +237,7 @@ fn main() -> ExitCode {
         Command::Trust(args) => trust::trust(args).unwrap_or_else(|err| failure(&err)),
         Command::Log(args) => audit::log(args).unwrap_or_else(|err| failure(&err)),
         Command::Stats(args) => audit::stats::stats(args).unwrap_or_else(|err| failure(&err)),
+        Command::Report(args) => audit::report::report(args).unwrap_or_else(|err| failure(&err)),
         Command::Man => {
             docs::man(<Cli as clap::CommandFactory>::command()).unwrap_or_else(|err| failure(&err))
         }

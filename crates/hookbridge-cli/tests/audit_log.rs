@@ -427,3 +427,172 @@ fn the_notice_never_replaces_a_stop_hooks_own_error() {
         assert!(done.stderr_str().contains("stop-hook-broke"));
     }
 }
+
+/// Every tag of `page` (`<…>`), text left out.
+fn tags_of(page: &str) -> String {
+    let mut tags = String::new();
+    let mut inside = false;
+    for c in page.chars() {
+        inside = (inside || c == '<') && c != '>';
+        if inside {
+            tags.push(c);
+        }
+    }
+    tags
+}
+
+/// The elements of `page` that open with `<tag` and carry `class="…word…"`.
+fn count_class(page: &str, tag: &str, word: &str) -> usize {
+    page.split(&format!("<{tag} "))
+        .skip(1)
+        .filter(|rest| {
+            let head = &rest[..rest.find('>').unwrap_or(rest.len())];
+            head.split("class=\"")
+                .nth(1)
+                .and_then(|c| c.split('"').next())
+                .is_some_and(|c| c.split(' ').any(|w| w == word))
+        })
+        .count()
+}
+
+#[test]
+fn report_draws_one_session_with_its_blocks_and_failures_and_escapes_every_label() {
+    let hostile =
+        "echo '</title><script>alert(1)</script><img src=x onerror=alert(2)>\" data-x=\"y' >/dev/null";
+    let p = Project::new(json!({"hooks": {
+        "PreToolUse": [{"hooks": [
+            {"type": "command", "command": "case \"$(cat)\" in *rm*) echo 'no <rm>' >&2; exit 2;; esac"},
+            {"type": "command", "command": hostile},
+            {"type": "command", "command": "no-such-program-for-hookbridge-audit"},
+        ]}],
+    }}));
+    let mut rm = p.payload("PreToolUse");
+    rm["tool_input"]["command"] = json!("rm -rf x");
+    for payload in [p.payload("PreToolUse"), rm.clone(), p.payload("PreToolUse")] {
+        p.run("PreToolUse", "claude", &payload);
+    }
+    // Another session's run, newer: the default session is the newest line's.
+    let mut other = p.payload("PreToolUse");
+    other["session_id"] = json!("other-session");
+    p.run("PreToolUse", "claude", &other);
+
+    let page_of = |args: &[&str]| -> String {
+        let mut all = vec!["report", "--html", "-o", "-"];
+        all.extend_from_slice(args);
+        let done = p.finish(p.hookbridge(&all), b"");
+        assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+        done.stdout_str()
+    };
+    let page = page_of(&["--session", "contract-session"]);
+    assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
+    assert!(page.contains("<b data-count=\"events\">3</b>"), "{page}");
+    assert!(page.contains("<b data-count=\"runs\">9</b>"), "{page}");
+    assert!(page.contains("<b data-count=\"blocks\">1</b>"), "{page}");
+    assert!(page.contains("<b data-count=\"failures\">3</b>"), "{page}");
+    assert_eq!(count_class(&page, "tr", "event"), 3);
+    assert_eq!(count_class(&page, "div", "bar"), 9);
+    assert_eq!(count_class(&page, "div", "blocked"), 1);
+    assert_eq!(count_class(&page, "div", "never-launched"), 3);
+    assert_eq!(count_class(&page, "tr", "denied"), 1);
+    assert!(page.contains("no &lt;rm&gt;"), "the block's reason, escaped");
+    // Nothing from the record becomes markup, and the page neither runs nor fetches anything.
+    assert!(!page.to_lowercase().contains("<script"), "{page}");
+    assert!(!page.contains("<img"), "{page}");
+    let tags = tags_of(&page);
+    assert!(
+        !tags.contains("data-x=\""),
+        "an attribute written by a label: {tags}"
+    );
+    assert!(
+        page.contains("&lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "{page}"
+    );
+    for fetches in [" src=\"", " href=\"", "url(", "@import"] {
+        assert!(!tags.contains(fetches), "{fetches} in {tags}");
+    }
+    assert!(page.contains("content=\"default-src 'none'; style-src 'unsafe-inline'\""));
+    // The stats table and the distributions: one row per hook.
+    let stats = &page[page.find("id=\"stats\"").unwrap()..];
+    assert_eq!(stats.matches("<tr data-source=").count(), 3);
+    let dist = &page[page.find("id=\"distributions\"").unwrap()..page.find("id=\"stats\"").unwrap()];
+    assert_eq!(dist.matches("data-runs=\"3\"").count(), 3);
+
+    let newest = page_of(&[]);
+    assert!(newest.contains("session <code>other-session</code>"), "{newest}");
+    assert!(newest.contains("<b data-count=\"events\">1</b>"));
+
+    let done = p.finish(
+        p.hookbridge(&["report", "--html", "--session", "nobody", "-o", "-"]),
+        b"",
+    );
+    assert_eq!(done.code, Some(64), "a usage error: {}", done.stderr_str());
+    assert!(
+        done.stderr_str().contains("no line of session nobody"),
+        "{}",
+        done.stderr_str()
+    );
+    let out = p.dir.join("page.html");
+    let done = p.finish(
+        p.hookbridge(&["report", "--html", "-o", out.to_str().unwrap()]),
+        b"",
+    );
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), newest);
+}
+
+#[test]
+fn a_hook_cancelled_because_another_blocked_is_on_the_record_as_cancelled_not_as_a_failure() {
+    // Claude Code stops the other UserPromptSubmit hooks once one blocks (case 134).
+    let p = Project::new(json!({"hooks": {"UserPromptSubmit": [{"hooks": [
+        {"type": "command", "command": "echo 'no secrets' >&2; exit 2"},
+        {"type": "command", "command": "sleep 30"},
+    ]}]}}));
+    let payload = p.payload("UserPromptSubmit");
+    for _ in 0..2 {
+        let done = p.run("UserPromptSubmit", "claude", &payload);
+        assert_eq!(done.code, Some(2), "{}", done.stderr_str());
+    }
+    let lines = lines(&p);
+    let slow: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["kind"] == "hook" && l["hook"]["label"] == "sleep 30")
+        .collect();
+    assert_eq!(slow.len(), 2, "{lines:#?}");
+    for line in &slow {
+        assert_eq!(line["status"], "cancelled", "{line}");
+        assert_eq!(line["decision"], "cancelled", "{line}");
+        assert_eq!(
+            line["reason"],
+            "cancelled: another UserPromptSubmit hook blocked the prompt"
+        );
+    }
+    for event in lines.iter().filter(|l| l["kind"] == "event") {
+        assert_eq!(
+            (event["outcome"].as_str(), event["failed"].as_u64()),
+            (Some("blocked"), Some(0)),
+            "{event}"
+        );
+    }
+    let done = p.finish(p.hookbridge(&["stats", "--json"]), b"");
+    let stats: Value = serde_json::from_slice(&done.stdout).unwrap();
+    let row = stats["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["label"] == "sleep 30")
+        .unwrap();
+    assert_eq!(
+        (row["runs"].as_u64(), row["failures"].as_u64()),
+        (Some(2), Some(0)),
+        "{row}"
+    );
+    let failed = p.finish(p.hookbridge(&["log", "--failed", "--json"]), b"");
+    assert_eq!(failed.stdout_str(), "", "nothing failed");
+    // So the end of the turn names no hook as failing throughout.
+    let stop = p.run("Stop", "claude", &p.payload("Stop"));
+    assert!(
+        !stop.stdout_str().contains("failed in every run"),
+        "{}",
+        stop.stdout_str()
+    );
+}

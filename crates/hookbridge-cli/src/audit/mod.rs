@@ -4,8 +4,9 @@
 //! `log` prints lines, filtered (`--session`, `--event`, `--hook`, `--blocked`, `--failed`,
 //! `--since`), as text or as the JSON lines themselves, and follows the file (`-f`); `log
 //! --verify` walks the hash chain and names the first line that was altered or removed. `stats`
-//! sums every hook's runs ([`stats`]).
+//! sums every hook's runs ([`stats`]); `report --html` draws one session as a page ([`report`]).
 
+pub mod report;
 pub mod stats;
 
 use std::io::Write;
@@ -15,8 +16,7 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::Context as _;
 use clap::Args;
-use hookbridge_runner::audit::{self, AuditFiles};
-use serde_json::{Map, Value};
+use hookbridge_runner::audit::{self, AuditFiles, Stored};
 
 use crate::UsageError;
 
@@ -90,53 +90,31 @@ struct Filter {
 }
 
 impl Filter {
-    fn keeps(&self, line: &Map<String, Value>) -> bool {
-        let text = |key: &str| line.get(key).and_then(Value::as_str);
-        let is_hook = text("kind") == Some("hook");
+    fn keeps(&self, line: &Stored) -> bool {
+        let hook = line.hook_run();
+        if self.session.as_deref().is_some_and(|s| !line.in_session(s)) {
+            return false;
+        }
         if self
-            .session
+            .event
             .as_deref()
-            .is_some_and(|s| text("session") != Some(s))
+            .is_some_and(|e| line.event.as_deref() != Some(e))
         {
             return false;
         }
-        if self.event.as_deref().is_some_and(|e| text("event") != Some(e)) {
+        if let Some(wanted) = self.hook.as_deref() {
+            if !hook.is_some_and(|h| h.label.contains(wanted) || h.source.contains(wanted)) {
+                return false;
+            }
+        }
+        if (self.blocked && !line.blocked()) || (self.failed && !line.failed()) {
             return false;
         }
-        if let Some(wanted) = &self.hook {
-            let hook = line.get("hook").unwrap_or(&Value::Null);
-            let has = |key: &str| hook[key].as_str().is_some_and(|v| v.contains(wanted.as_str()));
-            if !is_hook || !(has("label") || has("source")) {
-                return false;
-            }
-        }
-        if self.blocked {
-            let blocked = if is_hook {
-                matches!(text("decision"), Some("block" | "deny"))
-            } else {
-                matches!(text("outcome"), Some("blocked" | "denied"))
-            };
-            if !blocked {
-                return false;
-            }
-        }
-        if self.failed {
-            let failed = if is_hook {
-                audit::Failure::of(
-                    text("status"),
-                    line.get("code").and_then(Value::as_i64),
-                    text("decision"),
-                )
-                .is_some()
-            } else {
-                line.get("failed").and_then(Value::as_u64).unwrap_or(0) > 0
-            };
-            if !failed {
-                return false;
-            }
-        }
         if let Some(since) = self.since {
-            let at = text("time").and_then(|t| humantime::parse_rfc3339_weak(t).ok());
+            let at = line
+                .time
+                .as_deref()
+                .and_then(|t| humantime::parse_rfc3339_weak(t).ok());
             if at.is_none_or(|at| at < since) {
                 return false;
             }
@@ -207,7 +185,7 @@ fn broken_pipe_is_fine(e: std::io::Error) -> anyhow::Result<ExitCode> {
 
 /// Print `bytes` (one stored line) if the filter keeps it.
 fn show(out: &mut impl Write, bytes: &[u8], filter: &Filter, json: bool) -> std::io::Result<()> {
-    let Ok(Value::Object(line)) = serde_json::from_slice::<Value>(bytes) else {
+    let Some(line) = Stored::parse(bytes) else {
         return Ok(()); // `--verify` names it
     };
     if !filter.keeps(&line) {
@@ -222,47 +200,56 @@ fn show(out: &mut impl Write, bytes: &[u8], filter: &Filter, json: bool) -> std:
 }
 
 /// One line for a terminal.
-fn human(line: &Map<String, Value>) -> String {
-    let text = |key: &str| line.get(key).and_then(Value::as_str).unwrap_or("");
-    let ms = line.get("duration_ms").and_then(Value::as_f64).unwrap_or(0.0);
-    let mut s = format!("{} {:<8} {}", text("time"), text("host"), text("event"));
-    if let Some(tool) = line.get("tool").and_then(Value::as_str) {
+fn human(line: &Stored) -> String {
+    let text = |v: &Option<std::borrow::Cow<str>>| v.as_deref().unwrap_or("").to_string();
+    let ms = line.duration_ms;
+    let mut s = format!(
+        "{} {:<8} {}",
+        text(&line.time),
+        text(&line.host),
+        text(&line.event)
+    );
+    if let Some(tool) = &line.tool {
         s += &format!(" {tool}");
     }
-    if let Some(session) = line.get("session").and_then(Value::as_str) {
+    if let Some(session) = &line.session {
         s += &format!(" [{session}]");
     }
     let reason = line
-        .get("reason")
-        .and_then(Value::as_str)
+        .reason
+        .as_deref()
         .map(|r| format!(": {}", r.replace('\n', "⏎")))
         .unwrap_or_default();
-    if text("kind") == "hook" {
-        let hook = line.get("hook").unwrap_or(&Value::Null);
-        let status = match (text("status"), line.get("code").and_then(Value::as_i64)) {
-            ("exited", Some(code)) => format!("exit {code}"),
-            ("signaled", Some(sig)) => format!("signal {sig}"),
-            ("responded", Some(code)) => format!("HTTP {code}"),
-            (other, _) => other.replace('_', " "),
-        };
+    if let Some(hook) = line.hook_run() {
+        let status = status_words(line.status.as_deref().unwrap_or(""), line.code);
         s += &format!(
             "\n    {} `{}` ({}), {}, {status} in {ms:.1} ms → {}{reason}",
-            hook["type"].as_str().unwrap_or(""),
-            hook["label"].as_str().unwrap_or(""),
-            hook["source"].as_str().unwrap_or(""),
-            text("ran"),
-            text("decision"),
+            hook.kind,
+            hook.label,
+            hook.source,
+            text(&line.ran),
+            text(&line.decision),
         );
     } else {
         s += &format!(
             " → {} ({} hook(s), {} failed, {} skipped) in {ms:.1} ms{reason}",
-            text("outcome"),
-            line.get("hooks").and_then(Value::as_u64).unwrap_or(0),
-            line.get("failed").and_then(Value::as_u64).unwrap_or(0),
-            line.get("skipped").and_then(Value::as_u64).unwrap_or(0),
+            text(&line.outcome),
+            line.hooks,
+            line.failed,
+            line.skipped,
         );
     }
     s
+}
+
+/// A hook run's status for people: `exit 2`, `signal 9`, `HTTP 500`, `timed out`, …
+pub fn status_words(status: &str, code: Option<i64>) -> String {
+    match (status, code) {
+        ("exited", Some(code)) => format!("exit {code}"),
+        ("signaled", Some(sig)) => format!("signal {sig}"),
+        ("responded", Some(code)) => format!("HTTP {code}"),
+        (other, _) => other.replace('_', " "),
+    }
 }
 
 /// `-f`: print lines as they are appended, across rotations (the file is reopened when the path

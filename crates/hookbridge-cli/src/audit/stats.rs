@@ -2,10 +2,10 @@
 //! never launched, p50/p95/max duration, and the time it adds per tool call — sorted by the time
 //! it cost in all.
 //!
-//! Lines are read with a typed, borrowing reader (only the fields summed here), so a log of a
-//! million lines is read in one pass without building a JSON tree per line.
+//! Lines are read with the runner's borrowing reader ([`Stored`]), so a log of a million lines is
+//! read in one pass without building a JSON tree per line. [`Table`] is also the table of
+//! `hookbridge report`.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
@@ -13,9 +13,8 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Args;
-use hookbridge_runner::audit::{AuditFiles, Failure};
-use serde::Deserialize;
-use serde_json::json;
+use hookbridge_runner::audit::{AuditFiles, Failure, Stored};
+use serde::Serialize;
 
 use super::AuditFileArgs;
 
@@ -29,36 +28,6 @@ pub struct StatsArgs {
     /// The table as JSON.
     #[arg(long)]
     json: bool,
-}
-
-#[derive(Deserialize)]
-struct Line<'a> {
-    #[serde(borrow)]
-    kind: Cow<'a, str>,
-    #[serde(borrow, default)]
-    session: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    tool: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    hook: Option<HookId<'a>>,
-    #[serde(default)]
-    duration_ms: f64,
-    #[serde(borrow, default)]
-    status: Option<Cow<'a, str>>,
-    #[serde(default)]
-    code: Option<i64>,
-    #[serde(borrow, default)]
-    decision: Option<Cow<'a, str>>,
-}
-
-#[derive(Deserialize)]
-struct HookId<'a> {
-    #[serde(borrow)]
-    source: Cow<'a, str>,
-    #[serde(borrow)]
-    label: Cow<'a, str>,
-    #[serde(borrow, rename = "type")]
-    kind: Cow<'a, str>,
 }
 
 #[derive(Default)]
@@ -94,20 +63,19 @@ struct Partial {
 
 impl Partial {
     fn add(&mut self, bytes: &[u8], session: Option<&str>) {
-        let Ok(line) = serde_json::from_slice::<Line>(bytes) else {
+        let Some(mut line) = Stored::parse(bytes) else {
             self.unreadable += 1;
             return;
         };
-        if session.is_some_and(|s| line.session.as_deref() != Some(s)) {
+        if session.is_some_and(|s| !line.in_session(s)) {
             return;
         }
-        let hook = match (&*line.kind, line.hook) {
-            ("event", _) => {
-                self.tool_calls += u64::from(line.tool.is_some());
-                return;
-            }
-            ("hook", Some(hook)) => hook,
-            _ => return,
+        if line.is_event() {
+            self.tool_calls += u64::from(line.tool.is_some());
+            return;
+        }
+        let Some(hook) = line.hook.take().filter(|_| line.kind == "hook") else {
+            return;
         };
         // Looked up by the borrowed text: a key is allocated once per hook, not per run.
         let by_label = match self.tallies.get_mut(&*hook.source) {
@@ -127,11 +95,10 @@ impl Partial {
             t.tool_ms += line.duration_ms;
         }
         t.durations.push(line.duration_ms);
-        let decision = line.decision.as_deref();
-        if matches!(decision, Some("block" | "deny")) {
+        if matches!(line.decision.as_deref(), Some("block" | "deny")) {
             t.blocks += 1;
         }
-        match Failure::of(line.status.as_deref(), line.code, decision) {
+        match Failure::of(line.status.as_deref(), line.code, line.decision.as_deref()) {
             Some(Failure::NeverLaunched) => {
                 t.failures += 1;
                 t.never_launched += 1;
@@ -223,64 +190,106 @@ fn tally(files: &AuditFiles, session: Option<&str>) -> std::io::Result<Partial> 
     Ok(total)
 }
 
+/// One hook's row: what it cost and how it went.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub source: String,
+    pub label: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub runs: u64,
+    pub blocks: u64,
+    pub failures: u64,
+    pub timeouts: u64,
+    pub never_launched: u64,
+    pub p50_ms: f64,
+    pub p95_ms: f64,
+    pub max_ms: f64,
+    pub total_ms: f64,
+    /// Time the hook added to each tool call, on average over all tool calls.
+    pub ms_per_tool_call: f64,
+    /// Every run's duration, sorted.
+    #[serde(skip)]
+    pub durations: Vec<f64>,
+}
+
+/// Every hook's row, most costly first.
+#[derive(Debug, Clone, Serialize)]
+pub struct Table {
+    pub tool_calls: u64,
+    pub unreadable_lines: u64,
+    pub hooks: Vec<Row>,
+}
+
+impl Table {
+    /// The table of the log at `path` (with its rotated files), of one session or of all.
+    pub fn of(path: &Path, session: Option<&str>) -> std::io::Result<Table> {
+        let Partial {
+            tallies,
+            tool_calls,
+            unreadable,
+        } = tally(&AuditFiles::of(path), session)?;
+        let mut hooks: Vec<Row> = tallies
+            .into_iter()
+            .flat_map(|(source, by_label)| {
+                by_label.into_iter().map(move |(label, mut t)| {
+                    t.durations.sort_by(f64::total_cmp);
+                    Row {
+                        source: source.clone(),
+                        label,
+                        kind: t.kind,
+                        runs: t.runs,
+                        blocks: t.blocks,
+                        failures: t.failures,
+                        timeouts: t.timeouts,
+                        never_launched: t.never_launched,
+                        p50_ms: percentile(&t.durations, 50.0),
+                        p95_ms: percentile(&t.durations, 95.0),
+                        max_ms: t.durations.last().copied().unwrap_or(0.0),
+                        total_ms: t.total_ms,
+                        ms_per_tool_call: if tool_calls > 0 {
+                            t.tool_ms / tool_calls as f64
+                        } else {
+                            0.0
+                        },
+                        durations: t.durations,
+                    }
+                })
+            })
+            .collect();
+        // What costs the user most first: the time a hook took in all.
+        hooks.sort_by(|a, b| {
+            b.total_ms
+                .total_cmp(&a.total_ms)
+                .then_with(|| (&a.source, &a.label).cmp(&(&b.source, &b.label)))
+        });
+        Ok(Table {
+            tool_calls,
+            unreadable_lines: unreadable,
+            hooks,
+        })
+    }
+}
+
 pub fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
     let path = args.file.path()?;
-    let Partial {
-        tallies,
-        tool_calls,
-        unreadable,
-    } = tally(&AuditFiles::of(&path), args.session.as_deref())
-        .with_context(|| format!("reading {}", path.display()))?;
-    let mut rows: Vec<((String, String), Tally)> = tallies
-        .into_iter()
-        .flat_map(|(source, by_label)| {
-            by_label
-                .into_iter()
-                .map(move |(label, t)| ((source.clone(), label), t))
-        })
-        .collect();
-    // What costs the user most first: the time a hook took in all.
-    rows.sort_by(|a, b| b.1.total_ms.total_cmp(&a.1.total_ms).then_with(|| a.0.cmp(&b.0)));
-    let rows: Vec<serde_json::Value> = rows
-        .into_iter()
-        .map(|((source, label), mut t)| {
-            t.durations.sort_by(f64::total_cmp);
-            let per_tool_call = if tool_calls > 0 {
-                t.tool_ms / tool_calls as f64
-            } else {
-                0.0
-            };
-            json!({
-                "source": source,
-                "label": label,
-                "type": t.kind,
-                "runs": t.runs,
-                "blocks": t.blocks,
-                "failures": t.failures,
-                "timeouts": t.timeouts,
-                "never_launched": t.never_launched,
-                "p50_ms": percentile(&t.durations, 50.0),
-                "p95_ms": percentile(&t.durations, 95.0),
-                "max_ms": t.durations.last().copied().unwrap_or(0.0),
-                "total_ms": t.total_ms,
-                "ms_per_tool_call": per_tool_call,
-            })
-        })
-        .collect();
+    let table =
+        Table::of(&path, args.session.as_deref()).with_context(|| format!("reading {}", path.display()))?;
     let mut out = std::io::stdout().lock();
     let written = if args.json {
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&json!({
-                "file": path,
-                "tool_calls": tool_calls,
-                "unreadable_lines": unreadable,
-                "hooks": rows,
-            }))?
-        )
+        #[derive(Serialize)]
+        struct Answer<'a> {
+            file: &'a Path,
+            #[serde(flatten)]
+            table: &'a Table,
+        }
+        let answer = serde_json::to_string_pretty(&Answer {
+            file: &path,
+            table: &table,
+        })?;
+        writeln!(out, "{answer}")
     } else {
-        out.write_all(table(&rows, tool_calls, unreadable).as_bytes())
+        out.write_all(text(&table).as_bytes())
     };
     match written.and_then(|()| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
@@ -288,33 +297,35 @@ pub fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn table(rows: &[serde_json::Value], tool_calls: u64, unreadable: u64) -> String {
+/// The table for a terminal.
+fn text(table: &Table) -> String {
     let mut s = format!(
         "{:>6} {:>6} {:>6} {:>6} {:>6} {:>9} {:>9} {:>9} {:>10}  hook\n",
         "runs", "blocks", "failed", "t/out", "never", "p50 ms", "p95 ms", "max ms", "ms/tool"
     );
-    for r in rows {
-        let n = |k: &str| r[k].as_u64().unwrap_or(0);
-        let f = |k: &str| r[k].as_f64().unwrap_or(0.0);
-        let label: String = r["label"].as_str().unwrap_or("").chars().take(60).collect();
+    for r in &table.hooks {
+        let label: String = r.label.chars().take(60).collect();
         s += &format!(
             "{:>6} {:>6} {:>6} {:>6} {:>6} {:>9.1} {:>9.1} {:>9.1} {:>10.2}  {} `{label}` ({})\n",
-            n("runs"),
-            n("blocks"),
-            n("failures"),
-            n("timeouts"),
-            n("never_launched"),
-            f("p50_ms"),
-            f("p95_ms"),
-            f("max_ms"),
-            f("ms_per_tool_call"),
-            r["type"].as_str().unwrap_or(""),
-            r["source"].as_str().unwrap_or(""),
+            r.runs,
+            r.blocks,
+            r.failures,
+            r.timeouts,
+            r.never_launched,
+            r.p50_ms,
+            r.p95_ms,
+            r.max_ms,
+            r.ms_per_tool_call,
+            r.kind,
+            r.source,
         );
     }
-    s += &format!("{} hook(s), {tool_calls} tool call(s)", rows.len());
-    if unreadable > 0 {
-        s += &format!(", {unreadable} unreadable line(s) (`hookbridge log --verify`)");
+    s += &format!("{} hook(s), {} tool call(s)", table.hooks.len(), table.tool_calls);
+    if table.unreadable_lines > 0 {
+        s += &format!(
+            ", {} unreadable line(s) (`hookbridge log --verify`)",
+            table.unreadable_lines
+        );
     }
     s.push('\n');
     s

@@ -13,6 +13,8 @@
 //! - [`chain`]: appending under a lock with rotation that loses no line under concurrent runs,
 //!   each line carrying a sequence number and the SHA-256 of the line before it; reading the
 //!   record back and verifying the chain.
+//! - [`stored`]: the one typed reader of stored lines, for every tool that reads the record.
+//! - [`session`]: the hooks that failed in every run of a session, for the end-of-turn notice.
 //!
 //! Writing the record must never fail the run or change its answer: an error is reported to the
 //! caller as a problem for the diagnostics log, and the answer stands.
@@ -20,6 +22,7 @@
 pub mod chain;
 pub mod record;
 pub mod session;
+pub mod stored;
 
 use std::path::PathBuf;
 
@@ -27,6 +30,7 @@ use hookbridge_core::config::managed::ManagedRules;
 
 pub use chain::{read_all, verify, AuditFiles, Broken, Verified};
 pub use record::{event_lines, Failure, HookFacts, Line};
+pub use stored::{Stored, StoredHook};
 
 /// Where the record of a host's events goes.
 #[derive(Debug, Clone)]

@@ -77,7 +77,7 @@ pub struct HookLine<'a> {
     /// The exit code, signal or HTTP status.
     pub code: Option<i32>,
     /// What the hook contributed: `block`, `deny`, `ask`, `defer`, `allow`, `stop`, `context`,
-    /// `error` or `none`.
+    /// `cancelled` (another hook had already decided the event), `error` or `none`.
     pub decision: &'static str,
     pub reason: Option<String>,
     pub stdout_bytes: usize,
@@ -153,7 +153,7 @@ pub fn event_lines<'a>(
             .iter()
             .filter(|(_, why)| matches!(why, SkipReason::Held(_)))
             .count(),
-        failed: report.hooks.iter().filter(|h| h.answer.is_failure()).count(),
+        failed: report.hooks.iter().filter(|h| failed(h)).count(),
         duration_ms: round_ms(elapsed_ms),
     }));
     lines
@@ -174,7 +174,7 @@ fn hook_line<'a>(
         RunStatus::Judged(v) if v.ok => None,
         _ => status.detail(),
     };
-    let (decision, reason) = decision_of(report, index, &hook.answer);
+    let (decision, reason) = decision_of(report, index, hook);
     HookLine {
         common,
         hook: HookIdentity {
@@ -209,13 +209,24 @@ fn how_it_ran(kind: &str, warm: &WarmRun) -> &'static str {
     }
 }
 
+/// Whether a hook's run failed. A run cancelled because another hook had already decided the
+/// event, or left to finish in the background (`async`), gave no answer but did not fail.
+fn failed(hook: &HookReport) -> bool {
+    hook.answer.is_failure()
+        && !matches!(
+            hook.execution.status,
+            RunStatus::Cancelled(_) | RunStatus::Detached
+        )
+}
+
 /// What hook `index` contributed to the event: `block`, `deny`, `ask`, `defer`, `allow`, `stop`,
-/// `context`, `error` or `none`, with the reason that goes with it.
+/// `context`, `cancelled`, `error` or `none`, with the reason that goes with it.
 fn decision_of<'a>(
     report: &'a EventReport,
     index: usize,
-    answer: &'a HookAnswer,
+    hook: &'a HookReport,
 ) -> (&'static str, Option<&'a str>) {
+    let answer = &hook.answer;
     let decision = &report.decision;
     if let Some(block) = decision.blocks.iter().find(|b| b.hook == index) {
         let word = if report.event.traits().decides_permission {
@@ -224,6 +235,11 @@ fn decision_of<'a>(
             "block"
         };
         return (word, Some(block.message()));
+    }
+    match &hook.execution.status {
+        RunStatus::Cancelled(why) => return ("cancelled", Some(why)),
+        RunStatus::Detached => return ("none", None),
+        _ => {}
     }
     if answer.is_failure() {
         let message = decision
@@ -281,6 +297,8 @@ impl Failure {
     /// The failure of a hook line's `status`, `code` and `decision`.
     pub fn of(status: Option<&str>, code: Option<i64>, decision: Option<&str>) -> Option<Failure> {
         match (status, code) {
+            // Stopped because the event was already decided, or left to run in the background.
+            (Some("cancelled" | "detached"), _) => None,
             (Some("spawn_failed"), _) | (Some("exited"), Some(126 | 127)) => Some(Failure::NeverLaunched),
             (Some("timed_out"), _) => Some(Failure::TimedOut),
             _ if decision == Some("error") => Some(Failure::Other),
@@ -312,5 +330,8 @@ mod tests {
             Some(Failure::Other)
         );
         assert_eq!(Failure::of(Some("exited"), Some(2), Some("deny")), None);
+        // Records written before cancelled runs had their own word.
+        assert_eq!(Failure::of(Some("cancelled"), None, Some("error")), None);
+        assert_eq!(Failure::of(Some("detached"), None, Some("error")), None);
     }
 }

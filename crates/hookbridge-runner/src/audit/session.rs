@@ -12,9 +12,7 @@ use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
-use serde::Deserialize;
-
-use super::Failure;
+use super::{Failure, Stored};
 
 /// Bytes read back from the end of the log.
 pub const TAIL: u64 = 2 * 1024 * 1024;
@@ -30,29 +28,6 @@ pub struct SilentHook {
     pub never_launched: bool,
     /// What its last run said.
     pub reason: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct Line {
-    kind: String,
-    #[serde(default)]
-    session: Option<String>,
-    #[serde(default)]
-    hook: Option<Identity>,
-    #[serde(default)]
-    status: Option<String>,
-    #[serde(default)]
-    code: Option<i64>,
-    #[serde(default)]
-    decision: Option<String>,
-    #[serde(default)]
-    reason: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct Identity {
-    source: String,
-    label: String,
 }
 
 /// The hooks of `session` in the log at `path` that failed in every run, in the order first seen.
@@ -80,17 +55,14 @@ pub fn failing_throughout(path: &Path, session: &str) -> std::io::Result<Vec<Sil
         if !contains(bytes, needle.as_bytes()) {
             continue;
         }
-        let Ok(line) = serde_json::from_slice::<Line>(bytes) else {
+        let Some(line) = Stored::parse(bytes).filter(|l| l.in_session(session)) else {
             continue;
         };
-        let (true, Some(hook)) = (
-            line.kind == "hook" && line.session.as_deref() == Some(session),
-            line.hook,
-        ) else {
+        let Some(hook) = line.hook_run() else {
             continue;
         };
-        let failure = Failure::of(line.status.as_deref(), line.code, line.decision.as_deref());
-        let key = (hook.source, hook.label);
+        let failure = line.failure();
+        let key = (hook.source.to_string(), hook.label.to_string());
         let (entry, all_failed) = seen.entry(key.clone()).or_insert_with(|| {
             order.push(key.clone());
             (
@@ -107,8 +79,8 @@ pub fn failing_throughout(path: &Path, session: &str) -> std::io::Result<Vec<Sil
         entry.runs += 1;
         *all_failed &= failure.is_some();
         entry.never_launched &= failure == Some(Failure::NeverLaunched);
-        if line.reason.is_some() {
-            entry.reason = line.reason;
+        if let Some(reason) = &line.reason {
+            entry.reason = Some(reason.to_string());
         }
     }
     Ok(order
