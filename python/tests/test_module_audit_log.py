@@ -51,3 +51,72 @@ async def test_a_blocked_tool_call_is_on_the_record_with_the_amplifier_host(proj
     # One chain: each line's seq follows the one before.
     seqs = [line["seq"] for line in audit_lines(project)]
     assert seqs == list(range(len(seqs)))
+
+
+class _OtlpReceiver:
+    """A loopback OTLP/HTTP receiver that decodes what it gets."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        received: list[tuple[str, dict]] = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (the standard library's name)
+                body = self.rfile.read(int(self.headers.get("content-length", 0)))
+                received.append((self.path, json.loads(body)))
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.end_headers()
+                self.wfile.write(b"{}")
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.received = received
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def wait_for(self, n: int) -> list[tuple[str, dict]]:
+        import time
+
+        until = time.monotonic() + 60  # a hang guard: the spans are posted from a thread
+        while len(self.received) < n and time.monotonic() < until:
+            time.sleep(0.02)
+        return list(self.received)
+
+    def close(self) -> None:
+        self.server.shutdown()
+
+
+async def test_the_spans_of_a_blocked_tool_call_reach_an_otlp_receiver(project: Project, monkeypatch) -> None:
+    receiver = _OtlpReceiver()
+    try:
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url)
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")
+        project.plugin("guard", {"PreToolUse": [group(command_hook("bash ${CLAUDE_PLUGIN_ROOT}/deny.sh"),
+                                                      matcher="Bash")]}, {"deny.sh": DENY_RM})
+        run = await run_session(project, "clean up", [
+            {"text": "", "tool_calls": [tool_call("c1", "bash", command="rm -rf build")]},
+            {"text": "done"},
+        ])
+        assert run.tool_calls.get("bash", []) == [], "denied"
+        got = receiver.wait_for(1)
+    finally:
+        receiver.close()
+    pre = [body for path, body in got if path == "/v1/traces"
+           and any(a["key"] == "hook_event" and a["value"]["stringValue"] == "PreToolUse"
+                   for a in body["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["attributes"])]
+    assert len(pre) == 1, got
+    spans = pre[0]["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    assert [s["name"] for s in spans] == ["hookbridge.hook", "hookbridge.hook.run"]
+    event = {a["key"]: a["value"] for a in spans[0]["attributes"]}
+    hook = {a["key"]: a["value"] for a in spans[1]["attributes"]}
+    assert event["hookbridge.host"] == {"stringValue": "amplifier"}
+    assert event["hook_name"] == {"stringValue": "PreToolUse:Bash"}
+    assert event["num_blocking"] == {"intValue": 1}
+    assert hook["process.exit.code"] == {"intValue": 2}
+    assert hook["hookbridge.decision"] == {"stringValue": "deny"}
+    assert spans[1]["parentSpanId"] == spans[0]["spanId"]

@@ -156,18 +156,30 @@ pub struct Engine {
     async_answers: AsyncAnswers,
     /// Whether the user was told this session that the project's hooks are held.
     told_held: std::sync::atomic::AtomicBool,
+    /// Where every event's spans go, when the `OTEL_*` variables ask for traces: posted from a
+    /// background thread, as this host outlives its events.
+    telemetry: Option<Arc<hookbridge_runner::otel::Telemetry>>,
+    /// Why the `OTEL_*` variables could not be followed, said once in an answer's warnings.
+    telemetry_problem: std::sync::Mutex<Option<String>>,
 }
 
 impl Engine {
     /// Loads the configs `settings` name.
     pub fn new(settings: EngineSettings) -> Engine {
         let loaded = RwLock::new(settings.load());
+        use hookbridge_runner::otel::{Shipping, Telemetry};
+        let (telemetry, telemetry_problem) = match Telemetry::from_env("amplifier", Shipping::Thread) {
+            Ok(telemetry) => (telemetry.map(Arc::new), None),
+            Err(problem) => (None, Some(problem)),
+        };
         Engine {
             settings,
             loaded,
             model: RwLock::new(None),
             async_answers: AsyncAnswers::default(),
             told_held: std::sync::atomic::AtomicBool::new(false),
+            telemetry,
+            telemetry_problem: std::sync::Mutex::new(telemetry_problem),
         }
     }
 
@@ -333,6 +345,7 @@ impl Engine {
         options.canceller = host.canceller.clone();
         options.audit =
             hookbridge_runner::audit::AuditLog::for_host("amplifier", policy.managed.as_ref()).map(Arc::new);
+        options.telemetry = self.telemetry.clone();
         if let Some(rules) = &policy.managed {
             options.apply_managed(rules);
         }
@@ -346,7 +359,13 @@ impl Engine {
         let mut fired = Vec::new();
         let mut reports = Vec::new();
         let mut notes = Vec::new();
-        let mut warnings = Vec::new();
+        let mut warnings: Vec<String> = self
+            .telemetry_problem
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .into_iter()
+            .collect();
         let mut stop_turn: Option<String> = None;
         let cancelled = || host.canceller.as_ref().is_some_and(Canceller::is_cancelled);
         for claude in claude_events_for(event, data) {

@@ -168,6 +168,10 @@ enum Command {
     /// One session of the audit log as one self-contained HTML page: a timeline of its events
     /// and hooks (blocks and failures marked), each hook's latency distribution, the `stats` table.
     Report(audit::report::ReportArgs),
+    /// (Internal) Post one OTLP export request, read from stdin, to the endpoint the `OTEL_*`
+    /// variables name: `run` hands its spans to this process so that it can answer and exit.
+    #[command(name = "otel-export", hide = true)]
+    OtelExport,
 }
 
 /// `hookbridge run` alone. The agent starts `run` once per event, so its start-up time is hook
@@ -238,6 +242,7 @@ fn main() -> ExitCode {
         Command::Log(args) => audit::log(args).unwrap_or_else(|err| failure(&err)),
         Command::Stats(args) => audit::stats::stats(args).unwrap_or_else(|err| failure(&err)),
         Command::Report(args) => audit::report::report(args).unwrap_or_else(|err| failure(&err)),
+        Command::OtelExport => run::otel_export(),
         Command::Man => {
             docs::man(<Cli as clap::CommandFactory>::command()).unwrap_or_else(|err| failure(&err))
         }

@@ -580,6 +580,7 @@ fn load_hooks(
     options.project_mcp_servers = loaded.trust.project_servers_allowed();
     options.audit =
         hookbridge_runner::audit::AuditLog::for_host(host, set.managed.as_ref()).map(std::sync::Arc::new);
+    options.telemetry = telemetry(host, problems);
     set_timeouts(&mut options, args, problems);
     if let Some(rules) = &set.managed {
         options.apply_managed(rules);
@@ -966,4 +967,57 @@ fn problems_after_async(report: &EventReport) -> Vec<String> {
         );
     }
     lines
+}
+
+/// The OpenTelemetry exporter the environment asks for, if any: `run` answers and exits, so it
+/// hands each event's spans to a process of its own (`hookbridge otel-export`), which posts them.
+fn telemetry(
+    host: &str,
+    problems: &mut Vec<String>,
+) -> Option<std::sync::Arc<hookbridge_runner::otel::Telemetry>> {
+    use hookbridge_runner::otel::{OtelConfig, Shipping, Telemetry};
+    let config = match OtelConfig::from_env() {
+        Ok(config) => config?,
+        Err(problem) => {
+            problems.push(problem);
+            return None;
+        }
+    };
+    match std::env::current_exe() {
+        Ok(program) => Some(std::sync::Arc::new(Telemetry::new(
+            host,
+            config,
+            Shipping::Process {
+                program,
+                args: vec!["otel-export".into()],
+            },
+        ))),
+        Err(e) => {
+            problems.push(format!(
+                "OpenTelemetry: this program's own path is unknown ({e}); no spans are exported"
+            ));
+            None
+        }
+    }
+}
+
+/// `hookbridge otel-export`: one export request from stdin (at most 16 MiB) to the OTLP
+/// endpoint; a failure goes to the diagnostics log, as nobody waits for this process.
+pub fn otel_export() -> ExitCode {
+    use std::io::Read;
+    let mut body = Vec::new();
+    let read = std::io::stdin().lock().take(16 << 20).read_to_end(&mut body);
+    let outcome = match (read, hookbridge_runner::otel::OtelConfig::from_env()) {
+        (Err(e), _) => Err(format!("OpenTelemetry: reading the spans: {e}")),
+        (_, Err(problem)) => Err(problem),
+        (_, Ok(None)) => Err("OpenTelemetry: no OTLP endpoint is set".to_string()),
+        (Ok(_), Ok(Some(config))) => config.post(&body).map_err(|e| format!("OpenTelemetry: {e}")),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(problem) => {
+            crate::diagnostics_log::append("otel-export", &[problem]);
+            ExitCode::from(1)
+        }
+    }
 }

@@ -72,6 +72,8 @@ pub struct DispatchOptions {
     pub warm_allowed: bool,
     /// Where every dispatched event is put on the record ([`crate::audit`]); `None`: nowhere.
     pub audit: Option<Arc<crate::audit::AuditLog>>,
+    /// Where every dispatched event's spans are exported ([`crate::otel`]); `None`: nowhere.
+    pub telemetry: Option<Arc<crate::otel::Telemetry>>,
 }
 
 impl DispatchOptions {
@@ -107,6 +109,7 @@ impl DispatchOptions {
             project_mcp_servers: false,
             warm_allowed: true,
             audit: None,
+            telemetry: None,
         }
     }
 
@@ -206,14 +209,13 @@ pub fn dispatch_selection(
     payload: &EventPayload,
     options: &DispatchOptions,
 ) -> EventReport {
-    let Some(audit) = options
-        .audit
-        .as_ref()
-        .filter(|_| !selection.hooks.is_empty() || !selection.skipped.is_empty())
-    else {
+    if selection.hooks.is_empty() && selection.skipped.is_empty()
+        || (options.audit.is_none() && options.telemetry.is_none())
+    {
         return run_selection(selection, payload, options);
-    };
-    // On the record (crate::audit): the facts only the selection has, the run, then its lines.
+    }
+    // On the record (crate::audit) and in the traces (crate::otel): the facts only the selection
+    // has, the run, then its lines.
     let started = std::time::SystemTime::now();
     let clock = std::time::Instant::now();
     let facts: Vec<HookFacts> = selection
@@ -223,22 +225,35 @@ pub fn dispatch_selection(
         .collect();
     let mut report = run_selection(selection, payload, options);
     let time = humantime::format_rfc3339_millis(started).to_string();
+    let host = match (&options.audit, &options.telemetry) {
+        (Some(audit), _) => audit.host.as_str(),
+        (None, Some(telemetry)) => telemetry.host.as_str(),
+        (None, None) => "",
+    };
     let lines = crate::audit::event_lines(
         &report,
         &facts,
-        &audit.host,
+        host,
         payload.session_id(),
         &time,
         clock.elapsed().as_secs_f64() * 1000.0,
     );
-    let written = audit.append(&lines);
-    drop(lines);
-    if let Err(e) = written {
-        report.warnings.push(format!(
-            "the audit log {} could not be written: {e}",
-            audit.path.display()
-        ));
+    let mut warnings = Vec::new();
+    if let Some(audit) = &options.audit {
+        if let Err(e) = audit.append(&lines) {
+            warnings.push(format!(
+                "the audit log {} could not be written: {e}",
+                audit.path.display()
+            ));
+        }
     }
+    if let Some(telemetry) = &options.telemetry {
+        if let Err(e) = telemetry.export(&lines, started) {
+            warnings.push(e);
+        }
+    }
+    drop(lines);
+    report.warnings.extend(warnings);
     report
 }
 

@@ -11,6 +11,7 @@ mod detached;
 pub mod dispatch;
 pub mod hook_kinds;
 pub mod model_api;
+pub mod otel;
 pub mod problems;
 pub mod process;
 

@@ -49,6 +49,20 @@ pub const HOSTILE_ENV: &[&str] = &[
     // Where llm hooks keep their cache.
     "HOOKBRIDGE_CACHE_DIR",
     "XDG_CACHE_HOME",
+    // Where spans are exported (OpenTelemetry).
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_PROTOCOL",
+    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+    "OTEL_EXPORTER_OTLP_HEADERS",
+    "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+    "OTEL_EXPORTER_OTLP_TIMEOUT",
+    "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
+    "OTEL_TRACES_EXPORTER",
+    "OTEL_SDK_DISABLED",
+    "OTEL_SERVICE_NAME",
+    "OTEL_RESOURCE_ATTRIBUTES",
+    "TRACEPARENT",
 ];
 
 /// What a finished (or killed) process left behind.
