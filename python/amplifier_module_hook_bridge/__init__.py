@@ -96,6 +96,8 @@ MODULE_ID = "hook-bridge"
 #: Events the kernel emits itself and whose results it discards (measured on 2.0.2): the handler
 #: applies its own result for them.
 SELF_APPLIED_EVENTS = frozenset({"session:start", "session:resume", "session:fork"})
+# The end of a turn (Claude Code's Stop), where hooks that failed in every run are named.
+TURN_END = "orchestrator:complete"
 
 #: How long a cancelled event's handler waits for its dispatch to come back once signalled. The
 #: engine kills the hooks rather than waiting for them, so it comes back in milliseconds; this only
@@ -481,6 +483,27 @@ class HookBridge:
             raise
 
     async def handle(self, event: str, data: Any) -> Any:
+        result = await self._handle(event, data)
+        if event == TURN_END and not self.closed and not (isinstance(data, dict) and data.get("status") == "cancelled"):
+            await self.tell_of_silent_hooks(event, data if isinstance(data, dict) else {})
+        return result
+
+    async def tell_of_silent_hooks(self, event: str, data: dict[str, Any]) -> None:
+        """At the end of a turn, name the session's hooks that failed in every run once (from the
+        audit log): a guard that never launched checked nothing, and nobody would know."""
+        session_id = self.session_id(data)
+        if session_id is None:
+            return
+        try:
+            notice = await asyncio.to_thread(self.engine.silent_hooks_notice, session_id)
+        except Exception:
+            logger.warning("hook-bridge: could not read the audit log", exc_info=True)
+            return
+        if notice:
+            logger.warning("%s", notice)
+            await self.show(event, notice, "warning")
+
+    async def _handle(self, event: str, data: Any) -> Any:
         HookResult = self._hook_result
         if self.closed or not self.engine.handles(event):
             return HookResult()

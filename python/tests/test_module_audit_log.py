@@ -120,3 +120,22 @@ async def test_the_spans_of_a_blocked_tool_call_reach_an_otlp_receiver(project: 
     assert hook["process.exit.code"] == {"intValue": 2}
     assert hook["hookbridge.decision"] == {"stringValue": "deny"}
     assert spans[1]["parentSpanId"] == spans[0]["spanId"]
+
+
+async def test_a_guard_that_never_launched_is_named_to_the_user_once_at_the_end_of_a_turn(project: Project) -> None:
+    project.plugin("guard", {"PreToolUse": [group(command_hook("no-such-guard-for-hookbridge"), matcher="Bash"),
+                                            group(command_hook("bash ${CLAUDE_PLUGIN_ROOT}/deny.sh"), matcher="Bash")]},
+                   {"deny.sh": DENY_RM})
+    run = await run_session(project, ["list it", "and again"], [
+        {"text": "", "tool_calls": [tool_call("c1", "bash", command="ls")]},
+        {"text": "listed"},
+        {"text": "", "tool_calls": [tool_call("c2", "bash", command="ls -a")]},
+        {"text": "listed again"},
+    ])
+    assert len(run.tool_calls.get("bash", [])) == 2
+    notices = [m for m in run.display.at("warning") if "failed in every run" in m]
+    assert len(notices) == 1, run.display.messages
+    notice = notices[0]
+    assert "`no-such-guard-for-hookbridge`" in notice and "never launched in 1 run(s)" in notice, notice
+    assert "deny.sh" not in notice, "the working guard is not named"
+    assert f"hookbridge log --session {run.session_id} --failed" in notice

@@ -322,10 +322,13 @@ async def test_a_hook_timeout_fails_open_with_a_visible_warning(project: Project
     assert run.tool_calls["bash"] == [{"command": "echo still-ran"}], "fail-open: the tool ran"
     assert elapsed < 10, elapsed
     warnings = run.display.at("warning")
-    assert len(warnings) == 1, run.display.messages
+    assert len(warnings) == 2, run.display.messages
     assert "PreToolUse hook `sleep 30`" in warnings[0] and "timed out after 1 s" in warnings[0]
     assert "the operation continues" in warnings[0]
     assert run.display.messages[0][2] == "hook:hook-bridge"
+    # At the end of the turn: the hook timed out in every run, so it checked nothing.
+    assert "1 hook(s) failed in every run this session" in warnings[1], warnings[1]
+    assert "`sleep 30`" in warnings[1] and "failed in 1 run(s): timed out" in warnings[1], warnings[1]
 
 
 async def test_the_event_loop_keeps_running_while_hooks_run(project: Project) -> None:

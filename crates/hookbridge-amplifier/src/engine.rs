@@ -161,6 +161,8 @@ pub struct Engine {
     telemetry: Option<Arc<hookbridge_runner::otel::Telemetry>>,
     /// Why the `OTEL_*` variables could not be followed, said once in an answer's warnings.
     telemetry_problem: std::sync::Mutex<Option<String>>,
+    /// The hooks already named as failing throughout ([`Engine::silent_hooks_notice`]): source, label.
+    told_silent: std::sync::Mutex<std::collections::HashSet<(String, String)>>,
 }
 
 impl Engine {
@@ -180,6 +182,7 @@ impl Engine {
             told_held: std::sync::atomic::AtomicBool::new(false),
             telemetry,
             telemetry_problem: std::sync::Mutex::new(telemetry_problem),
+            told_silent: std::sync::Mutex::default(),
         }
     }
 
@@ -281,6 +284,23 @@ impl Engine {
             let query = (r.claude.traits().match_field == Some("tool_name")).then_some(claude_tool);
             set.reaches_any(&r.claude, query)
         })
+    }
+
+    /// At the end of a turn: this session's hooks that failed in every one of their runs — each a
+    /// guard that checked nothing, the silent "allow" — read back from the audit log, as one
+    /// notice for the user; each hook is named once per engine (one session). `None`: nothing new
+    /// to tell, or the audit log is off.
+    pub fn silent_hooks_notice(&self, session: &str) -> Option<String> {
+        use hookbridge_runner::audit::session::{failing_throughout, notice};
+        let managed = self.loaded().set.managed.clone();
+        let audit = hookbridge_runner::audit::AuditLog::for_host("amplifier", managed.as_ref())?;
+        let silent = failing_throughout(&audit.path, session).ok()?;
+        let mut told = self.told_silent.lock().unwrap_or_else(|e| e.into_inner());
+        let untold: Vec<_> = silent
+            .into_iter()
+            .filter(|h| told.insert((h.source.clone(), h.label.clone())))
+            .collect();
+        (!untold.is_empty()).then(|| notice(&untold, session))
     }
 
     /// What `async: true` hooks that finished since the last call left for the model, oldest

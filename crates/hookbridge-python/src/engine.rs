@@ -349,6 +349,13 @@ impl Engine {
         self.inner.may_select_tool(event, tool_name)
     }
 
+    /// At the end of a turn: this session's hooks that failed in every one of their runs (a guard
+    /// that never launched checks nothing), read back from the audit log, as one notice for the
+    /// user; each hook is named once per engine. `None`: nothing new to tell, or the log is off.
+    fn silent_hooks_notice(&self, py: Python<'_>, session_id: &str) -> Option<String> {
+        py.detach(|| self.inner.silent_hooks_notice(session_id))
+    }
+
     /// What `async: true` hooks that finished since the last call left for the model, oldest first:
     /// for each, its `systemMessage` and `additionalContext` one per line — the system block Claude
     /// Code shows on its next request (shared case 81). The host injects them before its next
