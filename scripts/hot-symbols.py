@@ -14,7 +14,9 @@ them first, in the list's order.
 binary must be linked again with it); 0 when OUT was already right.
 `check` fails when the list has gone stale (under 75 % of it is found in the binary: regenerate
 it with scripts/hot-symbols.sh) or when the link did not order them (the nearest 90 % of the hot
-functions span more than 1 MiB; unordered, they spread over about 5 MiB).
+functions span more than 2 MiB: ordered, the 572 functions of 8ccc9ec's list span 1,068 KiB in all
+and their nearest 90 % 1,027 KiB; unordered, as `cargo build --release` links them, they spread
+over about 4 to 5 MiB).
 """
 import re
 import subprocess
@@ -79,7 +81,7 @@ def check(binary: str) -> int:
     if share < 0.75:
         print("the list is stale: regenerate it with `bash scripts/hot-symbols.sh`", file=sys.stderr)
         return 1
-    if span > 1 << 20:
+    if span > 2 << 20:
         print("the hot functions are not together: the link did not use the ordering (build-release.sh)",
               file=sys.stderr)
         return 1

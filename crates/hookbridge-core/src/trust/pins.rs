@@ -519,3 +519,21 @@ fn hex(bytes: &[u8]) -> String {
             s
         })
 }
+
+#[cfg(test)]
+mod hex_tests {
+    use super::sha256_hex;
+
+    #[test]
+    fn the_digest_is_the_standard_sha256_in_lowercase_hex() {
+        // FIPS 180-2's vectors: a trust pin or an audit chain written before must still match.
+        assert_eq!(
+            sha256_hex(b""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+}
