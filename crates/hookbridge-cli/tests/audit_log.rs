@@ -541,6 +541,39 @@ fn report_draws_one_session_with_its_blocks_and_failures_and_escapes_every_label
 }
 
 #[test]
+fn report_never_writes_through_a_symlink_a_cloned_repository_put_at_its_output() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let p = Project::new(json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": "true"},
+    ]}]}}));
+    p.run("PreToolUse", "claude", &p.payload("PreToolUse"));
+    // The default output lands in the folder the command runs in: the project.
+    let victim = p.home.join(".bashrc");
+    std::fs::write(&victim, "the user's own\n").unwrap();
+    let link = p.dir.join("hookbridge-report.html");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    let done = p.finish(p.hookbridge(&["report", "--html"]), b"");
+    assert_eq!(done.code, Some(1), "{}", done.stderr_str());
+    assert!(
+        done.stderr_str().contains("is a symlink"),
+        "{}",
+        done.stderr_str()
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "the user's own\n");
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    // Without the link the page is written there, the user's alone like the log it is drawn from.
+    std::fs::remove_file(&link).unwrap();
+    let done = p.finish(p.hookbridge(&["report", "--html"]), b"");
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    let meta = std::fs::symlink_metadata(&link).unwrap();
+    assert!(meta.is_file());
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    assert!(std::fs::read_to_string(&link)
+        .unwrap()
+        .starts_with("<!DOCTYPE html>"));
+}
+
+#[test]
 fn a_hook_cancelled_because_another_blocked_is_on_the_record_as_cancelled_not_as_a_failure() {
     // Claude Code stops the other UserPromptSubmit hooks once one blocks (case 134).
     let p = Project::new(json!({"hooks": {"UserPromptSubmit": [{"hooks": [

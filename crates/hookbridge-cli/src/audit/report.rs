@@ -55,6 +55,7 @@ struct HookRun {
     decision: String,
     reason: Option<String>,
     failure: Option<Failure>,
+    blocked: bool,
 }
 
 /// One event of the session, with the hooks that ran for it.
@@ -131,6 +132,7 @@ fn read_session(files: &AuditFiles, id: &str) -> std::io::Result<Session> {
                 decision: owned(&line.decision),
                 reason: line.reason.as_deref().map(str::to_string),
                 failure: line.failure(),
+                blocked: line.blocked(),
             });
         } else if line.is_event() {
             order.retain(|k| k != &key);
@@ -202,7 +204,7 @@ pub fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
             other => other.context("writing the page").map(|()| ExitCode::SUCCESS),
         };
     }
-    std::fs::write(&args.output, page).with_context(|| format!("writing {}", args.output.display()))?;
+    crate::files::write_output(&args.output, page.as_bytes())?;
     eprintln!(
         "wrote {}: session {id}, {} event(s), {} hook run(s)",
         args.output.display(),
@@ -246,7 +248,7 @@ fn look(run: &HookRun) -> (&'static str, &'static str) {
         Some(Failure::NeverLaunched) => ("never-launched", "never launched"),
         Some(Failure::TimedOut) => ("timed-out", "timed out"),
         Some(Failure::Other) => ("failed", "failed"),
-        None if matches!(run.decision.as_str(), "block" | "deny") => ("blocked", "blocked"),
+        None if run.blocked => ("blocked", "blocked"),
         None if run.decision == "cancelled" => ("cancelled", "cancelled"),
         None => ("ok", "ran"),
     }

@@ -61,6 +61,37 @@ pub fn write_atomically(file: &Path, text: &str, scope: Scope<'_>) -> anyhow::Re
     Ok(target)
 }
 
+/// Write `bytes` as the file `file` names, for an output the user named on the command line (a
+/// report page): never through a symlink at that name — a cloned repository may put one where the
+/// default output lands, leading to the user's own files — and never half-written: a temporary
+/// file in the same folder is renamed over it, and rename replaces a name, never what it leads to.
+/// A symlink already there is refused (nothing is written), so no one's link is lost either.
+pub fn write_output(file: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    if std::fs::symlink_metadata(file).is_ok_and(|m| m.file_type().is_symlink()) {
+        anyhow::bail!(
+            "{} is a symlink: hookbridge does not write through one (it may lead anywhere); name another file or remove the link; nothing was written",
+            file.display()
+        );
+    }
+    let dir = match file.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut temp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+    temp.write_all(bytes)
+        .and_then(|()| temp.as_file().sync_all())
+        .with_context(|| format!("writing {}", file.display()))?;
+    // A new page holds what the audit log holds (commands, reasons), so it is the user's alone
+    // (0600, as the log is); one replaced keeps the mode and owner it had.
+    if let Ok(meta) = std::fs::metadata(file) {
+        keep_mode_and_owner(temp.as_file(), &meta).with_context(|| format!("writing {}", file.display()))?;
+    }
+    temp.persist(file)
+        .with_context(|| format!("writing {}", file.display()))?;
+    Ok(())
+}
+
 /// Give `file` the permission bits and the owner of `like` (the owner as far as this user may:
 /// root gives any, another user only itself and its groups, so the mode is never wider).
 pub(crate) fn keep_mode_and_owner(file: &std::fs::File, like: &std::fs::Metadata) -> std::io::Result<()> {
