@@ -95,10 +95,10 @@ impl Partial {
             t.tool_ms += line.duration_ms;
         }
         t.durations.push(line.duration_ms);
-        if matches!(line.decision.as_deref(), Some("block" | "deny")) {
+        if line.blocked() {
             t.blocks += 1;
         }
-        match Failure::of(line.status.as_deref(), line.code, line.decision.as_deref()) {
+        match line.failure() {
             Some(Failure::NeverLaunched) => {
                 t.failures += 1;
                 t.never_launched += 1;

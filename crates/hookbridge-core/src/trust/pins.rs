@@ -146,7 +146,7 @@ fn relative_to(project: &Path, path: &Path) -> String {
 fn pinned_hook(event: &EventName, group: &MatcherGroup, hook: &HookSpec, project: &Path) -> PinnedHook {
     let canonical = canonical(event, group, hook, project);
     PinnedHook {
-        digest: sha256_hex(canonical.to_string().as_bytes()),
+        digest: sha256_json(&canonical),
         event: event.as_str().to_string(),
         matcher: group.matcher_text.clone(),
         kind: hook.kind.type_name().to_string(),
@@ -174,7 +174,7 @@ fn canonical(event: &EventName, group: &MatcherGroup, hook: &HookSpec, project: 
 pub fn definition_digest(hook: &HookSpec, project: &Path) -> String {
     let mut own = serde_json::Map::with_capacity(12);
     canonical_hook(&mut own, hook, project);
-    sha256_hex(Value::Object(own).to_string().as_bytes())
+    sha256_json(&Value::Object(own))
 }
 
 /// [`canonical`] without the event and the matcher, added to `out` (inserted in place: a trust
@@ -439,7 +439,7 @@ fn project_servers(project: &Path, names: &[String]) -> Vec<PinnedServer> {
             let entry = servers.get(name)?;
             Some(PinnedServer {
                 name: name.clone(),
-                digest: sha256_hex(entry.to_string().as_bytes()),
+                digest: sha256_json(entry),
             })
         })
         .collect();
@@ -502,27 +502,33 @@ fn hash_file(path: &Path) -> Option<String> {
         }
     }
     hasher.update(meta.len().to_le_bytes());
-    Some(hex(&hasher.finalize()))
+    Some(format!("{:x}", hasher.finalize()))
+}
+
+/// [`sha256_hex`] of `value`'s compact JSON text, hashed as it is written (no copy of the text).
+fn sha256_json(value: &Value) -> String {
+    let mut hasher = Sha256::new();
+    // Writing into a hasher cannot fail, and a `Value`'s keys are always strings.
+    serde_json::to_writer(&mut hasher, value).expect("a JSON value serializes into a hasher");
+    format!("{:x}", hasher.finalize())
 }
 
 /// The SHA-256 of `bytes`, in lowercase hex: the one digest of trust pins and the audit chain.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
+    format!("{:x}", Sha256::digest(bytes))
 }
 
 #[cfg(test)]
 mod hex_tests {
-    use super::sha256_hex;
+    use super::{sha256_hex, sha256_json};
+
+    #[test]
+    fn a_value_hashed_as_written_is_the_digest_of_its_text() {
+        // Pins written when the text was built first must still match.
+        let value =
+            serde_json::json!({"command": "echo \"é\" \u{1}\n", "timeout": 1.5, "list": [null, true, -3]});
+        assert_eq!(sha256_json(&value), sha256_hex(value.to_string().as_bytes()));
+    }
 
     #[test]
     fn the_digest_is_the_standard_sha256_in_lowercase_hex() {

@@ -283,6 +283,19 @@ fn bounded(text: &str, max: usize) -> String {
     }
 }
 
+/// Whether a hook line's `decision` says the hook blocked or denied its event: the one reading of
+/// the words [`HookLine::decision`] writes for it, for every reader of the log.
+pub fn blocks(decision: &str) -> bool {
+    matches!(decision, "block" | "deny")
+}
+
+impl HookLine<'_> {
+    /// How this run failed, if it did.
+    pub fn failure(&self) -> Option<Failure> {
+        Failure::of(Some(self.status), self.code.map(i64::from), Some(self.decision))
+    }
+}
+
 /// How a hook run failed, if it did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Failure {

@@ -96,7 +96,7 @@ impl<'a> Stored<'a> {
         if self.is_event() {
             matches!(self.outcome.as_deref(), Some("blocked" | "denied"))
         } else {
-            matches!(self.decision.as_deref(), Some("block" | "deny"))
+            self.decision.as_deref().is_some_and(crate::audit::blocks)
         }
     }
 

@@ -69,8 +69,14 @@ fn hex_into(text: &str, out: &mut [u8]) -> Option<()> {
     Some(())
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+/// A trace id as OTLP/JSON and W3C trace context write it: 32 lowercase hex digits.
+fn trace_hex(id: [u8; 16]) -> String {
+    format!("{:032x}", u128::from_be_bytes(id))
+}
+
+/// A span id: 16 lowercase hex digits.
+fn span_hex(id: [u8; 8]) -> String {
+    format!("{:016x}", u64::from_be_bytes(id))
 }
 
 /// Where the ids of new spans come from (random in use; fixed in tests).
@@ -259,9 +265,8 @@ fn event_span(
     parent: Option<Parent>,
 ) -> Span {
     let c = &event.common;
-    let count = |words: &[&str]| hooks.iter().filter(|h| words.contains(&h.decision)).count();
-    let blocking = count(&["block", "deny"]);
-    let cancelled = count(&["cancelled"]);
+    let blocking = hooks.iter().filter(|h| crate::audit::blocks(h.decision)).count();
+    let cancelled = hooks.iter().filter(|h| h.decision == "cancelled").count();
     let succeeded = hooks.len().saturating_sub(blocking + cancelled + event.failed);
     let mut attributes = Vec::with_capacity(16);
     common(&mut attributes, c.session.as_deref(), c.event, c.tool.as_deref());
@@ -279,9 +284,9 @@ fn event_span(
     attributes.push(int("hookbridge.num_skipped", event.skipped as i64));
     attributes.push(int("hookbridge.num_held", event.held as i64));
     Span {
-        trace_id: hex(&trace_id),
-        span_id: hex(&id),
-        parent_span_id: parent.map(|p| hex(&p.span_id)).unwrap_or_default(),
+        trace_id: trace_hex(trace_id),
+        span_id: span_hex(id),
+        parent_span_id: parent.map(|p| span_hex(p.span_id)).unwrap_or_default(),
         name: "hookbridge.hook".into(),
         kind: 1,
         start_time_unix_nano: nanos(started),
@@ -327,11 +332,11 @@ fn hook_span(hook: &HookLine, started: SystemTime, trace_id: [u8; 16], id: [u8; 
     }
     attributes.push(int("hookbridge.stdout_bytes", hook.stdout_bytes as i64));
     attributes.push(int("hookbridge.stderr_bytes", hook.stderr_bytes as i64));
-    let failure = crate::audit::Failure::of(Some(hook.status), hook.code.map(i64::from), Some(hook.decision));
+    let failure = hook.failure();
     Span {
-        trace_id: hex(&trace_id),
-        span_id: hex(&id),
-        parent_span_id: hex(&parent),
+        trace_id: trace_hex(trace_id),
+        span_id: span_hex(id),
+        parent_span_id: span_hex(parent),
         name: "hookbridge.hook.run".into(),
         kind: 1,
         start_time_unix_nano: nanos(started),
@@ -357,8 +362,8 @@ mod tests {
     #[test]
     fn a_traceparent_is_read_as_w3c_says() {
         let p = Parent::from_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01").unwrap();
-        assert_eq!(hex(&p.trace_id), "4bf92f3577b34da6a3ce929d0e0e4736");
-        assert_eq!(hex(&p.span_id), "00f067aa0ba902b7");
+        assert_eq!(trace_hex(p.trace_id), "4bf92f3577b34da6a3ce929d0e0e4736");
+        assert_eq!(span_hex(p.span_id), "00f067aa0ba902b7");
         for bad in [
             "",
             "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7",
