@@ -14,8 +14,8 @@
 //! [`verify`] reports — a record kept, never one dropped.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::io::{self, BufRead, BufReader, Write};
+use std::os::unix::fs::{FileExt as _, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -40,22 +40,30 @@ impl AuditLog {
         if lines.is_empty() {
             return Ok(());
         }
-        ensure_parent(&self.path)?;
-        let lock = open_private(&with_suffix(&self.path, ".lock"), false)?;
+        // Each run writes here once, on its answer's path: the folder is made only when the lock
+        // cannot be opened for want of it, and each file is looked at once (`fstat`, `pread`).
+        let lock_path = with_suffix(&self.path, ".lock");
+        let lock = match open_lock(&lock_path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                ensure_parent(&self.path)?;
+                open_lock(&lock_path)?
+            }
+            opened => opened?,
+        };
         let locked = lock_within(&lock, LOCK_WAIT);
-        let mut file = open_private(&self.path, true)?;
+        let (mut file, meta) = open_private(&self.path)?;
         if !locked {
             let text = render(lines, None);
             return file.write_all(&text);
         }
-        let len = file.metadata()?.len();
-        let mut tail = last_line(&mut file, len)?;
+        let len = meta.len();
+        let mut tail = last_line(&file, len)?;
         if tail.is_none() {
             // A fresh file: the chain goes on from the newest rotated one, if any.
             tail = File::open(with_suffix(&self.path, ".1"))
-                .and_then(|mut f| {
+                .and_then(|f| {
                     let n = f.metadata()?.len();
-                    last_line(&mut f, n)
+                    last_line(&f, n)
                 })
                 .ok()
                 .flatten();
@@ -77,7 +85,7 @@ impl AuditLog {
         text.extend(render(lines, Some(head)));
         if len > 0 && len + text.len() as u64 > self.max_bytes {
             self.rotate()?;
-            file = open_private(&self.path, true)?;
+            file = open_private(&self.path)?.0;
             if text.first() == Some(&b'\n') {
                 text.remove(0);
             }
@@ -155,7 +163,7 @@ struct Tail {
 }
 
 /// The last line of `file` (`len` bytes long), without its newline.
-fn last_line(file: &mut File, len: u64) -> io::Result<Option<Tail>> {
+fn last_line(file: &File, len: u64) -> io::Result<Option<Tail>> {
     if len == 0 {
         return Ok(None);
     }
@@ -163,9 +171,8 @@ fn last_line(file: &mut File, len: u64) -> io::Result<Option<Tail>> {
     // line break before the last byte.
     for span in [4096, TAIL] {
         let start = len.saturating_sub(span);
-        file.seek(SeekFrom::Start(start))?;
-        let mut buf = Vec::with_capacity((len - start) as usize);
-        file.take(len - start).read_to_end(&mut buf)?;
+        let mut buf = vec![0; (len - start) as usize];
+        file.read_exact_at(&mut buf, start)?;
         let ends_with_newline = buf.last() == Some(&b'\n');
         let body = if ends_with_newline {
             &buf[..buf.len() - 1]
@@ -198,34 +205,43 @@ fn lock_within(lock: &File, wait: Duration) -> bool {
     }
 }
 
-/// Open for appending (`append`) or read-write, creating it with mode 0600. Only a regular file
-/// will do: a FIFO or a device named as the log would block the run or swallow the record, so it
-/// is opened without waiting and refused.
-fn open_private(path: &Path, append: bool) -> io::Result<File> {
-    let mut options = OpenOptions::new();
-    options
+/// The lock file, created with mode 0600 and opened without waiting (a FIFO there would
+/// otherwise block the run). It is only ever `flock`ed, never read or written, so what it is
+/// does not matter.
+fn open_lock(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
         .create(true)
         .read(true)
+        .write(true)
         .mode(0o600)
-        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
-    if append {
-        options.append(true);
-    } else {
-        options.write(true);
-    }
-    let file = options.open(path)?;
-    if !file.metadata()?.is_file() {
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(path)
+}
+
+/// The log, opened for appending and created with mode 0600, with what it is. Only a regular file
+/// will do: a FIFO or a device named as the log would block the run or swallow the record, so it
+/// is opened without waiting and refused.
+fn open_private(path: &Path) -> io::Result<(File, fs::Metadata)> {
+    let file = OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .mode(0o600)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
         return Err(io::Error::other(format!(
             "{} is not a regular file",
             path.display()
         )));
     }
-    Ok(file)
+    Ok((file, meta))
 }
 
 fn ensure_parent(path: &Path) -> io::Result<()> {
     match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() && !parent.is_dir() => fs::create_dir_all(parent),
+        Some(parent) if !parent.as_os_str().is_empty() => fs::create_dir_all(parent),
         _ => Ok(()),
     }
 }
