@@ -81,6 +81,7 @@ pub fn hook_output(data: &[u8]) {
             finish_order: 0,
             on_failure: hookbridge_core::config::OnFailure::Continue,
             label: "CMD".into(),
+            must_succeed: false,
         }],
     );
     let rendered = render_claude(&event, Some("Bash"), &decision, "hookbridge run");

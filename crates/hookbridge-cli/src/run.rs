@@ -874,6 +874,7 @@ fn read_after_switch(mut report: EventReport, set: &hookbridge_core::config::Hoo
             finish_order: 0,
             on_failure: spec.on_failure,
             label: spec.kind.label().to_string(),
+            must_succeed: false,
         }],
     );
     report

@@ -145,7 +145,7 @@ proptest! {
             finish_order: 0,
         };
         let answer = interpret(&event, &execution);
-        let decision = merge(&event, &[AnsweredHook { answer, finish_order: 0, on_failure: hookbridge_core::config::OnFailure::Continue, label: "CMD".into() }]);
+        let decision = merge(&event, &[AnsweredHook { answer, finish_order: 0, on_failure: hookbridge_core::config::OnFailure::Continue, label: "CMD".into(), must_succeed: false }]);
         let rendered = render_claude(&event, Some("Bash"), &decision, "hookbridge run");
         prop_assert!(rendered.exit_code >= 0);
     }

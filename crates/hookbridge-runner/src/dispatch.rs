@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use hookbridge_core::config::{HookId, HookKind, HookSet, HookSpec, HttpPolicy, Selection, SkipReason};
 use hookbridge_core::decision::{
-    interpret_hook, merge, AnsweredHook, EventDecision, HookAnswer, HookExecution, HookOutput, RunStatus,
-    WarmRun,
+    interpret_hook, merge, users_own_hook_must_succeed, AnsweredHook, EventDecision, HookAnswer,
+    HookExecution, HookOutput, RunStatus, WarmRun,
 };
 use hookbridge_core::event::{EventName, EventPayload};
 
@@ -74,6 +74,12 @@ pub struct DispatchOptions {
     pub audit: Option<Arc<crate::audit::AuditLog>>,
     /// Where every dispatched event's spans are exported ([`crate::otel`]); `None`: nowhere.
     pub telemetry: Option<Arc<crate::otel::Telemetry>>,
+    /// The session restricts personal configuration: a failure of one of the user's own hooks
+    /// blocks where Claude Code blocks it
+    /// ([`users_own_hook_must_succeed`](hookbridge_core::decision::users_own_hook_must_succeed)).
+    /// [`DispatchOptions::new`] reads Claude Code's `CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG` from
+    /// this process's environment, which the agent passes on to its hooks.
+    pub restrict_personal_config: bool,
 }
 
 impl DispatchOptions {
@@ -110,6 +116,7 @@ impl DispatchOptions {
             warm_allowed: true,
             audit: None,
             telemetry: None,
+            restrict_personal_config: env_truthy("CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG"),
         }
     }
 
@@ -255,6 +262,12 @@ pub fn dispatch_selection(
     drop(lines);
     report.warnings.extend(warnings);
     report
+}
+
+/// Whether the environment variable `name` is set to a word Claude Code reads as on (its
+/// `isEnvTruthy`: `1`, `true`, `yes` or `on`, in any case, spaces around ignored).
+fn env_truthy(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| ["1", "true", "yes", "on"].contains(&v.trim().to_lowercase().as_str()))
 }
 
 /// [`dispatch_selection`] without the record.
@@ -440,6 +453,7 @@ fn run_selection(selection: Selection<'_>, payload: &EventPayload, options: &Dis
             finish_order: execution.finish_order,
             on_failure: hook.on_failure,
             label: hook.kind.label().to_string(),
+            must_succeed: users_own_hook_must_succeed(&event, hook, options.restrict_personal_config),
         });
         hooks.push(HookReport {
             hook: HookSummary::of(hook),

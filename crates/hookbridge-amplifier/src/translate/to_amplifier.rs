@@ -628,6 +628,7 @@ mod tests {
                     finish_order: i,
                     on_failure: hookbridge_core::config::OnFailure::Continue,
                     label: format!("hook {i}"),
+                    must_succeed: false,
                 }
             })
             .collect();

@@ -468,6 +468,7 @@ impl super::Host for Codex {
                     finish_order: ran.execution.finish_order,
                     on_failure: spec.on_failure,
                     label: spec.kind.label().to_string(),
+                    must_succeed: false,
                 })
             })
             .collect();
@@ -610,6 +611,7 @@ mod tests {
             finish_order,
             on_failure: hookbridge_core::config::OnFailure::Continue,
             label: label.into(),
+            must_succeed: false,
         }
     }
 

@@ -36,6 +36,8 @@ pub const HOSTILE_ENV: &[&str] = &[
     "HOOKBRIDGE_AUDIT_LOG",
     "HOOKBRIDGE_AUDIT_MAX_BYTES",
     "CLAUDE_CODE_SESSION_ID",
+    // Makes a failure of the user's own hooks block.
+    "CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG",
     // Where prompt hooks send their model calls.
     "HOOKBRIDGE_MODEL_PROVIDER",
     "HOOKBRIDGE_PROMPT_MODEL",

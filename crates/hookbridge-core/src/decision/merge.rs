@@ -158,14 +158,57 @@ pub struct AnsweredHook {
     pub on_failure: crate::config::OnFailure,
     /// How Claude Code names the hook in messages (the command, URL, prompt, …).
     pub label: String,
+    /// One of the user's own hooks in a session that restricts personal configuration, on an
+    /// event where it must succeed ([`users_own_hook_must_succeed`]): its failure blocks, whatever
+    /// its `onFailure` says.
+    pub must_succeed: bool,
 }
 
-/// Claude Code's message for a failure that blocks because of `onFailure: "block"` (measured,
-/// cases 206 and 207): `[<hook>]: timed out; blocking because onFailure is "block"`, or `failed`
-/// followed by what the hook said on a line of its own.
-fn failure_block_message(label: &str, timed_out: bool, detail: &str) -> String {
+impl AnsweredHook {
+    /// Why a failure of this hook blocks the event, if it does: the user's-own-hook rule first,
+    /// then `onFailure: "block"` (Claude Code 2.1.328 weighs them in this order).
+    fn failure_blocks(&self) -> Option<&'static str> {
+        if self.must_succeed {
+            Some(MUST_SUCCEED)
+        } else if self.on_failure == OnFailure::Block {
+            Some("blocking because onFailure is \"block\"")
+        } else {
+            None
+        }
+    }
+}
+
+/// Why a failed hook of the user's own blocks, in Claude Code's words (2.1.328, cases 326, 328).
+const MUST_SUCCEED: &str = "blocking because it is one of the user's own hooks, which must succeed in this session (CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG is set). The user needs to fix or remove the hook; Claude should not change it.";
+
+/// Whether a failure of `hook` on `event` blocks because it is one of the user's own hooks and
+/// the session restricts personal configuration (`restricted`: Claude Code's
+/// `CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG`, which hookbridge reads from its environment). Claude
+/// Code 2.1.328 applies it to hooks of the user's settings that are http hooks or synchronous
+/// command hooks, on the events of [`EventTraits::users_own_hooks_must_succeed`]; hookbridge's
+/// user hooks are those of `~/.amplifier/hooks`.
+///
+/// [`EventTraits::users_own_hooks_must_succeed`]: crate::event::EventTraits::users_own_hooks_must_succeed
+pub fn users_own_hook_must_succeed(
+    event: &EventName,
+    hook: &crate::config::HookSpec,
+    restricted: bool,
+) -> bool {
+    use crate::config::{HookKind, Scope};
+    let kind = match &hook.kind {
+        HookKind::Http(_) => true,
+        HookKind::Command(c) => !c.run_async && !c.async_rewake,
+        _ => false,
+    };
+    restricted && hook.source.scope == Scope::User && kind && event.traits().users_own_hooks_must_succeed
+}
+
+/// Claude Code's message for a failure that blocks (`onFailure: "block"`, measured in cases 206
+/// and 207; a user's own hook that must succeed, cases 326 and 328): `[<hook>]: timed out;
+/// <because>`, or `failed; <because>` followed by what the hook said on a line of its own.
+fn failure_block_message(label: &str, timed_out: bool, because: &str, detail: &str) -> String {
     let what = if timed_out { "timed out" } else { "failed" };
-    let mut message = format!("[{label}]: {what}; blocking because onFailure is \"block\"");
+    let mut message = format!("[{label}]: {what}; {because}");
     let detail = detail.trim_end();
     if !detail.is_empty() {
         message.push('\n');
@@ -206,7 +249,7 @@ pub fn merge(event: &EventName, answers: &[AnsweredHook]) -> EventDecision {
     for &i in &order {
         let a = &answers[i];
         let fo = a.finish_order;
-        if a.on_failure == OnFailure::Ignore && a.answer.is_failure() {
+        if a.on_failure == OnFailure::Ignore && !a.must_succeed && a.answer.is_failure() {
             // `on_failure: ignore`: the failure stays in the hook's report and the log only.
             continue;
         }
@@ -232,8 +275,8 @@ pub fn merge(event: &EventName, answers: &[AnsweredHook]) -> EventDecision {
                 }
             }
             HookAnswer::NonBlockingError { code, stderr } => {
-                if a.on_failure == OnFailure::Block && traits.exit2_blocks {
-                    let message = failure_block_message(&a.label, false, stderr);
+                if let Some(because) = a.failure_blocks().filter(|_| traits.exit2_blocks) {
+                    let message = failure_block_message(&a.label, false, because, stderr);
                     m.block(BlockingSource::Failure { message }, i, fo);
                 } else {
                     m.d.last_error_code = Some(code.unwrap_or(1));
@@ -246,13 +289,11 @@ pub fn merge(event: &EventName, answers: &[AnsweredHook]) -> EventDecision {
                 }
             }
             HookAnswer::NoVerdict { why } => {
-                if a.on_failure == OnFailure::Block
-                    && traits.exit2_blocks
-                    && *why != NoVerdictReason::InBackground
-                {
+                let because = a.failure_blocks().filter(|_| traits.exit2_blocks);
+                if let Some(because) = because.filter(|_| *why != NoVerdictReason::InBackground) {
                     let timed_out = *why == NoVerdictReason::TimedOut;
                     let detail = if timed_out { String::new() } else { why.to_string() };
-                    let message = failure_block_message(&a.label, timed_out, &detail);
+                    let message = failure_block_message(&a.label, timed_out, because, &detail);
                     m.block(BlockingSource::Failure { message }, i, fo);
                 } else {
                     m.d.problems.push(Problem {
@@ -283,8 +324,8 @@ pub fn merge(event: &EventName, answers: &[AnsweredHook]) -> EventDecision {
             }
             HookAnswer::Stopped { reason } => m.d.stop = Some(StopRequest::because(reason)),
             HookAnswer::Failed { message } => {
-                if a.on_failure == OnFailure::Block && traits.exit2_blocks {
-                    let message = failure_block_message(&a.label, false, message);
+                if let Some(because) = a.failure_blocks().filter(|_| traits.exit2_blocks) {
+                    let message = failure_block_message(&a.label, false, because, message);
                     m.block(BlockingSource::Failure { message }, i, fo);
                 } else {
                     m.d.last_error_code = Some(1);
@@ -487,6 +528,7 @@ mod tests {
             finish_order,
             on_failure: OnFailure::Continue,
             label: "CMD".into(),
+            must_succeed: false,
         }
     }
 
@@ -496,6 +538,7 @@ mod tests {
             finish_order,
             on_failure: OnFailure::Continue,
             label: "CMD".into(),
+            must_succeed: false,
         }
     }
 
@@ -728,6 +771,33 @@ mod tests {
             )
         };
         assert!(merge(&EventName::PreToolUse, &[strict]).blocking.is_some());
+    }
+
+    /// A user's own hook that must succeed blocks on failure even with the seed's `ignore`, and
+    /// says why in Claude Code's words; the same hook not bound to succeed stays silent.
+    #[test]
+    fn a_hook_that_must_succeed_blocks_on_failure_whatever_its_on_failure() {
+        let failed = |must_succeed| AnsweredHook {
+            on_failure: OnFailure::Ignore,
+            must_succeed,
+            ..answer(
+                HookAnswer::NonBlockingError {
+                    code: Some(1),
+                    stderr: "broke\n".into(),
+                },
+                0,
+            )
+        };
+        let d = merge(&EventName::UserPromptSubmit, &[failed(true)]);
+        let blocking = d.blocking.expect("blocked");
+        assert_eq!(
+            blocking.source,
+            BlockingSource::Failure {
+                message: format!("[CMD]: failed; {MUST_SUCCEED}\nbroke")
+            }
+        );
+        let d = merge(&EventName::UserPromptSubmit, &[failed(false)]);
+        assert!(d.blocking.is_none() && d.problems.is_empty(), "{d:?}");
     }
 
     /// Claude Code 2.1.332, case 300: a PreSkillShellCommand hook may answer in PreToolUse's or

@@ -27,8 +27,8 @@ pub use claude::{context_label, render_claude, success_label, ClaudeAnswer};
 pub use execution::{HookExecution, RunStatus, WarmRun};
 pub use in_words::{in_words, outcome, InWords, Outcome};
 pub use merge::{
-    merge, AnsweredHook, Blocking, BlockingSource, Context, ContextKind, EventDecision, PermissionDecision,
-    Problem, StopRequest,
+    merge, users_own_hook_must_succeed, AnsweredHook, Blocking, BlockingSource, Context, ContextKind,
+    EventDecision, PermissionDecision, Problem, StopRequest,
 };
 pub use verdict::{
     judge_prompt, verdict_answer, verdict_schema, Judge, Verdict, VerdictError, JUDGE_SYSTEM_PROMPT,

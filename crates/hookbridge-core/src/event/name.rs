@@ -208,6 +208,13 @@ impl EventName {
             _ => ContinueFalse::StopsTheOperation,
         };
         EventTraits {
+            // Where a failure of one of the user's own hooks blocks when the session sets
+            // CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG (Claude Code 2.1.328: the set read in its binary;
+            // PreToolUse and UserPromptSubmit measured, cases 326 and 328, PostToolUse not).
+            users_own_hooks_must_succeed: matches!(
+                self,
+                PreToolUse | PermissionRequest | PreModelSwitch | UserPromptSubmit | UserPromptExpansion
+            ),
             // Claude Code skips http hooks on these ("HTTP hooks are not supported for
             // SessionStart", measured).
             runs_http_hooks: !matches!(self, SessionStart | Setup),
@@ -245,6 +252,10 @@ pub struct EventTraits {
     pub is_tool_event: bool,
     /// Exit code 2 blocks or feeds back on this event (otherwise it is only a notice).
     pub exit2_blocks: bool,
+    /// A failure (not an exit 2: an error, a timeout, a hook that cannot start) of one of the
+    /// user's own synchronous command or http hooks blocks here when the session restricts
+    /// personal configuration ([`crate::decision::users_own_hook_must_succeed`]).
+    pub users_own_hooks_must_succeed: bool,
     /// Plain stdout of a successful hook is added to the model's context.
     pub plain_stdout_is_context: bool,
     /// Claude Code's default timeout for a command hook on this event, in seconds.
