@@ -139,13 +139,17 @@ p_none = project("none", {"hooks": {
     "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./log.sh"}]}],
     "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "./context.sh"}]}]}})
 p_empty = project("empty", None)
-for p in (p_one, p_eight, p_none):
+# The same `true` hook in a kernel sandbox (README, "Sandboxed hooks").
+p_sandboxed = project("sandboxed", {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+    {"type": "command", "command": "true", "sandbox": True}]}]}})
+for p in (p_one, p_eight, p_none, p_sandboxed):
     trust(p)
 
 pl_one = payload("one", "PreToolUse", p_one, **BASH)
 pl_eight = payload("eight", "PreToolUse", p_eight, **BASH)
 pl_none = payload("none", "PreToolUse", p_none, **BASH)
 pl_empty = payload("empty", "PreToolUse", p_empty, **BASH)
+pl_sandboxed = payload("sandboxed", "PreToolUse", p_sandboxed, **BASH)
 
 # 1,000 plugin folders, as in the library's load benchmark; the Read tool matches none of them.
 p_many = project("many", None)
@@ -267,6 +271,8 @@ whole("`hookbridge run`, nothing to run (no hooks configured at all)", hb("PreTo
 audit_off = dict(env, HOOKBRIDGE_AUDIT_LOG="off")
 whole("audit log on: `hookbridge run`, 1 matching `true` hook", hb("PreToolUse", p_one), pl_one,
       "the same, `HOOKBRIDGE_AUDIT_LOG=off`", hb("PreToolUse", p_one), pl_one, 1.02, 1, None, audit_off)
+whole("sandboxed: `hookbridge run`, 1 matching `true` hook with `\"sandbox\": true`", hb("PreToolUse", p_sandboxed),
+      pl_sandboxed, "the same hook unsandboxed", hb("PreToolUse", p_one), pl_one, 1.1, 1)
 whole("audit log on: `hookbridge run`, nothing to run", hb("PreToolUse", p_none), pl_none,
       "the same, `HOOKBRIDGE_AUDIT_LOG=off`", hb("PreToolUse", p_none), pl_none, 1.02, 0, None, audit_off)
 # Loading 1,000 plugins as a user meets it: a fresh process, cold caches of its own, whole start-up

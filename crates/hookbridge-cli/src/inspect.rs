@@ -104,6 +104,40 @@ fn held_lines(loaded: &crate::Loaded, project: &std::path::Path) -> Vec<String> 
     lines
 }
 
+/// A command hook's sandbox, if it asks for one.
+fn sandbox_of(hook: &hookbridge_core::config::HookSpec) -> Option<&hookbridge_core::config::Sandbox> {
+    match &hook.kind {
+        HookKind::Command(c) => c.sandbox.as_ref(),
+        _ => None,
+    }
+}
+
+/// A sandbox for `list --json`: where the hook may write, whether it reaches the network, what it
+/// may not read.
+fn sandbox_json(sandbox: &hookbridge_core::config::Sandbox) -> serde_json::Value {
+    let write: Vec<String> = ["<project>", "<its temporary folder>"]
+        .into_iter()
+        .map(String::from)
+        .chain(sandbox.write.iter().cloned())
+        .collect();
+    let unreadable: Vec<String> = hookbridge_runner::process::CREDENTIALS
+        .iter()
+        .map(|c| format!("~/{c}"))
+        .collect();
+    serde_json::json!({"write": write, "network": sandbox.network, "unreadable": unreadable})
+}
+
+/// A sandbox in a few words, for `list`: what the hook may write and reach.
+fn sandbox_words(sandbox: &hookbridge_core::config::Sandbox) -> String {
+    let mut writes = String::from("project, temp");
+    for path in &sandbox.write {
+        writes.push_str(", ");
+        writes.push_str(path);
+    }
+    let network = if sandbox.network { "network" } else { "no network" };
+    format!("sandboxed (writes {writes}; {network}; no credentials)")
+}
+
 /// `on_failure` as the seed spells it (`warn` is Claude Code's fail-open default).
 fn on_failure_word(on_failure: OnFailure) -> &'static str {
     match on_failure {
@@ -169,6 +203,7 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
                         Err(why) => serde_json::json!({"runs_warm": false, "why_not": why}),
                     }),
                     "on_failure": on_failure_word(hook.on_failure),
+                    "sandbox": sandbox_of(hook).map(sandbox_json),
                     "written_as": hook.seed_event.as_deref(),
                     "dialect": if hook.seed_event.is_some() { "seed" } else { "claude-code" },
                     "disabled": hook.disabled.as_ref().map(ToString::to_string),
@@ -245,6 +280,9 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
                 Some(Err(why)) if names_python(hook) => notes.push(format!("not warm: {why}")),
                 _ => {}
             }
+        }
+        if let Some(sandbox) = sandbox_of(hook) {
+            notes.push(sandbox_words(sandbox));
         }
         if let Some(t) = hook.timeout.map(|t| t.as_secs_f64()) {
             notes.push(format!("timeout {t}s"));

@@ -499,3 +499,26 @@ fn inspecting_a_repository_runs_nothing_of_it() {
 
 #[allow(dead_code)]
 fn unused(_: &Path) {}
+
+/// A repository cannot take a hook's sandbox away (or widen it) behind the user's back: the
+/// sandbox is part of what trust pins.
+#[test]
+fn taking_a_hooks_sandbox_away_holds_it_again() {
+    let repo = Repo::new();
+    let sandboxed = |sandbox: Value| {
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "echo project-guard >&2; exit 2", "sandbox": sandbox}
+        ]}]}})
+    };
+    repo.project_hooks(&sandboxed(json!(true)));
+    repo.trust();
+    assert_blocked_by(&repo.run(), "project-guard");
+    for weaker in [json!(false), json!({"network": true}), json!({"write": ["~"]})] {
+        repo.project_hooks(&sandboxed(weaker.clone()));
+        let done = repo.run_in_session(&format!("after-{weaker}"), &[]);
+        assert_held(&done);
+    }
+    // Trusted again as it is now, it runs.
+    repo.trust();
+    assert_blocked_by(&repo.run(), "project-guard");
+}

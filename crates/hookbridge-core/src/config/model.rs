@@ -119,6 +119,22 @@ pub struct CommandHook {
     pub plugin_variable_outside_plugin: bool,
     /// `"warm": false` (hookbridge's own key): never run in a warm Python service.
     pub warm: bool,
+    /// `"sandbox"` (hookbridge's own key): what the hook's process may touch, enforced by the
+    /// kernel; `None` runs it with every right its user has.
+    pub sandbox: Option<Sandbox>,
+}
+
+/// A command hook's sandbox (`"sandbox": true`, or an object that refines it): the hook reads
+/// everywhere but the user's credentials (`~/.ssh`, `~/.aws`, …), writes only the project, its own
+/// temporary folder and the paths in `write`, reaches the network only if `network` says so, and
+/// can neither gain privileges nor signal processes outside its sandbox.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Sandbox {
+    /// More paths the hook may write beneath, as written (`~/` is the home folder; a relative
+    /// path is the project's).
+    pub write: Vec<String>,
+    /// TCP connections and listening sockets allowed (`false`: none).
+    pub network: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

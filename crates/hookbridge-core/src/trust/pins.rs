@@ -181,11 +181,20 @@ pub fn definition_digest(hook: &HookSpec, project: &Path) -> String {
 /// check computes it for every hook of a project).
 fn canonical_hook(out: &mut serde_json::Map<String, Value>, hook: &HookSpec, project: &Path) {
     let kind = match &hook.kind {
-        HookKind::Command(c) => json!({
-            "command": c.command, "resolved": c.resolved_command, "args": c.args,
-            "shell": matches!(c.shell, Shell::PowerShell), "async": c.run_async,
-            "asyncRewake": c.async_rewake, "warm": c.warm,
-        }),
+        HookKind::Command(c) => {
+            let mut command = json!({
+                "command": c.command, "resolved": c.resolved_command, "args": c.args,
+                "shell": matches!(c.shell, Shell::PowerShell), "async": c.run_async,
+                "asyncRewake": c.async_rewake, "warm": c.warm,
+            });
+            // Only when set, so the pins of hooks written before sandboxes stay as they were;
+            // taking a sandbox away (or widening it) changes the pin, and the project is asked
+            // to be trusted again.
+            if let Some(sandbox) = &c.sandbox {
+                command["sandbox"] = json!({"write": sandbox.write, "network": sandbox.network});
+            }
+            command
+        }
         HookKind::Prompt(p) | HookKind::Agent(p) => {
             json!({"prompt": p.prompt, "model": p.model, "continueOnBlock": p.continue_on_block})
         }

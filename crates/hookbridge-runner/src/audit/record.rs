@@ -25,6 +25,8 @@ pub struct HookFacts {
     /// `user`, `project (trusted)`, `managed`, `explicit`, with the plugin if any.
     pub trust: &'static str,
     pub kind: &'static str,
+    /// The hook runs in a kernel sandbox (`"sandbox"`).
+    pub sandboxed: bool,
 }
 
 impl HookFacts {
@@ -40,6 +42,7 @@ impl HookFacts {
                 Scope::Explicit => "explicit",
             },
             kind: hook.kind.type_name(),
+            sandboxed: matches!(&hook.kind, hookbridge_core::config::HookKind::Command(c) if c.sandbox.is_some()),
         }
     }
 }
@@ -84,6 +87,9 @@ pub struct HookLine<'a> {
     pub stderr_bytes: usize,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+    /// Ran in a kernel sandbox; left out of the lines of hooks that did not.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub sandboxed: bool,
 }
 
 /// Which hook: where it is written, what it runs, and a digest of its whole definition.
@@ -194,6 +200,7 @@ fn hook_line<'a>(
         stdout_bytes: execution.stdout.len(),
         stderr_bytes: execution.stderr.len(),
         truncated: execution.stdout_truncated || execution.stderr_truncated,
+        sandboxed: facts.sandboxed,
     }
 }
 

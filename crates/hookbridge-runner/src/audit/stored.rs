@@ -45,6 +45,9 @@ pub struct Stored<'a> {
     pub decision: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub reason: Option<Cow<'a, str>>,
+    /// A hook line's hook ran in a kernel sandbox.
+    #[serde(default)]
+    pub sandboxed: bool,
     /// An event line's outcome ([`hookbridge_core::decision::Outcome`]).
     #[serde(borrow, default)]
     pub outcome: Option<Cow<'a, str>>,
@@ -148,6 +151,7 @@ mod tests {
             stdout_bytes: 0,
             stderr_bytes: 5,
             truncated: false,
+            sandboxed: true,
         });
         let text = serde_json::to_string(&written).unwrap();
         let line = Stored::parse(text.as_bytes()).unwrap();
@@ -171,6 +175,7 @@ mod tests {
             )
         );
         assert!(line.in_session("s\"1"));
+        assert!(line.sandboxed);
         assert_eq!((line.duration_ms, line.code), (12.5, Some(2)));
         assert_eq!(
             (

@@ -4,7 +4,9 @@
 use hookbridge_core::config::{CommandHook, Shell};
 
 use super::JobContext;
-use crate::process::{ProcessSpec, Program};
+use std::path::PathBuf;
+
+use crate::process::{ProcessSpec, Program, SandboxPlan};
 
 /// The process that runs `command`.
 pub(crate) fn process_spec(command: &CommandHook, ctx: JobContext<'_>) -> ProcessSpec {
@@ -25,10 +27,29 @@ pub(crate) fn process_spec(command: &CommandHook, ctx: JobContext<'_>) -> Proces
             ],
         },
     };
+    let mut env = ctx.env;
+    let sandbox = command.sandbox.as_ref().map(|sandbox| {
+        let var = |name: &str| {
+            env.iter()
+                .rev()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| PathBuf::from(v))
+                .or_else(|| std::env::var_os(name).map(PathBuf::from))
+        };
+        let plan = SandboxPlan::new(
+            sandbox,
+            var("CLAUDE_PROJECT_DIR").as_deref(),
+            var("HOME").as_deref(),
+        );
+        if let Some(temp) = plan.temp_dir() {
+            env.push(("TMPDIR".into(), temp.into()));
+        }
+        Box::new(plan)
+    });
     ProcessSpec {
         program,
         cwd: ctx.cwd,
-        env: ctx.env,
+        env,
         stdin: ctx.stdin,
         timeout: ctx.timeout,
         output_cap: ctx.output_cap,
@@ -37,5 +58,6 @@ pub(crate) fn process_spec(command: &CommandHook, ctx: JobContext<'_>) -> Proces
         leak_grace: ProcessSpec::DEFAULT_LEAK_GRACE,
         first_line: ctx.first_line,
         warm: command.warm && ctx.warm_allowed,
+        sandbox,
     }
 }

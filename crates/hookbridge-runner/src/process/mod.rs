@@ -42,6 +42,7 @@ mod guardian;
 #[cfg(unix)]
 mod in_process;
 #[cfg(unix)]
+mod sandbox;
 mod signals;
 #[cfg(unix)]
 mod spawn;
@@ -64,8 +65,9 @@ pub use guardian::guard_hooks_against_sigkill;
 #[cfg(unix)]
 pub use in_process::{InProcessJob, InProcessOutcome};
 #[cfg(unix)]
-pub(crate) use signals::restore_default_termination_signals;
+pub use sandbox::{SandboxPlan, CREDENTIALS};
 #[cfg(unix)]
+pub(crate) use signals::restore_default_termination_signals;
 pub use signals::{cancel_on_termination_signals, termination_signal_received};
 #[cfg(unix)]
 pub use supervisor::Canceller;
@@ -157,6 +159,9 @@ pub struct ProcessSpec {
     /// May run in a warm Python service when `HOOKBRIDGE_WARM` allows and the command is
     /// provably a plain Python run (see [`warm`]); `false` is the hook's `"warm": false`.
     pub warm: bool,
+    /// The kernel sandbox the process starts in ([`SandboxPlan`]); `None`: none. A sandboxed
+    /// process is always spawned, never run warm.
+    pub sandbox: Option<Box<SandboxPlan>>,
 }
 
 impl ProcessSpec {
@@ -182,6 +187,7 @@ impl ProcessSpec {
             stdout_spill_limit: Self::DEFAULT_STDOUT_SPILL_LIMIT,
             first_line: None,
             warm: true,
+            sandbox: None,
             kill_grace: Self::DEFAULT_KILL_GRACE,
             leak_grace: Self::DEFAULT_LEAK_GRACE,
         }

@@ -96,8 +96,28 @@ impl Pid {
     }
 }
 
-/// Starts `spec`'s program. The child leads a new process group whose id is its pid.
+/// Starts `spec`'s program. The child leads a new process group whose id is its pid. A sandboxed
+/// spec is started by a thread of its own that first enters the sandbox (see `sandbox.rs`).
 pub(super) fn spawn(spec: &ProcessSpec) -> io::Result<SpawnedChild> {
+    let Some(plan) = &spec.sandbox else {
+        return spawn_here(spec);
+    };
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("hookbridge-sandbox".into())
+            // It only builds the rules and calls posix_spawn.
+            .stack_size(256 * 1024)
+            .spawn_scoped(scope, || {
+                super::sandbox::enter(plan)?;
+                spawn_here(spec)
+            })?
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("the sandboxed spawn panicked")))
+    })
+}
+
+/// [`spawn`] from the calling thread, with its rights.
+fn spawn_here(spec: &ProcessSpec) -> io::Result<SpawnedChild> {
     let argv = Argv::of(&spec.program)?;
     let env = Environment::with_overlay(&spec.env)?;
     let program = resolve(argv.program(), &spec.env, spec.cwd.as_deref())?;

@@ -462,6 +462,8 @@ struct Supervised {
     /// Set when the child was replaced by a spawned one: the group it had (the guardian, which
     /// watches groups, is told).
     regrouped: Option<ProcessGroup>,
+    /// A sandboxed hook's temporary folder: kept while the hook is supervised, removed after.
+    _sandbox_temp: Option<Arc<tempfile::TempDir>>,
 }
 
 impl Supervised {
@@ -516,6 +518,7 @@ impl Supervised {
             warm,
             warm_use,
             regrouped: None,
+            _sandbox_temp: spec.sandbox.as_ref().and_then(|plan| plan.temp.clone()),
             reaped: false,
             stdin: Some(stdin),
             payload: spec.stdin,

@@ -86,6 +86,7 @@ impl Reader<'_> {
                 HookKey::Async => f.run_async = Some(self.boolean(name, peek, at)?),
                 HookKey::AsyncRewake => f.async_rewake = Some(self.boolean(name, peek, at)?),
                 HookKey::Warm => f.warm = Some(self.boolean(name, peek, at)?),
+                HookKey::Sandbox => f.sandbox = Some(self.sandbox(name, peek, at)?),
                 HookKey::Prompt => f.prompt = Some(self.string(name, peek, at)?),
                 HookKey::Model => f.model = Some(self.string(name, peek, at)?),
                 HookKey::ContinueOnBlock => f.continue_on_block = Some(self.boolean(name, peek, at)?),
@@ -287,6 +288,16 @@ impl Reader<'_> {
         Ok(Slot { value, at })
     }
 
+    /// `sandbox`: `true` (the default sandbox), `false` (none) or an object refining it.
+    fn sandbox(&mut self, name: &str, peek: Peek, at: usize) -> Step<Slot<Option<Sandbox>>> {
+        let Slot { value, at } = self.any(name, peek, at)?;
+        let value = value.and_then(|v| match v {
+            None => Ok(None),
+            Some(v) => sandbox_of(&v).map(Some),
+        });
+        Ok(Slot { value, at })
+    }
+
     /// Step over a value of the wrong type; the message says what was expected and found.
     fn skip_wrong(&mut self, peek: Peek, name: &str, expected: &str) -> Step<String> {
         self.json.known_skip(peek)?;
@@ -439,6 +450,7 @@ impl Reader<'_> {
                     .take(&mut usable, "asyncRewake", f.async_rewake)
                     .unwrap_or(false);
                 let warm = self.take(&mut usable, "warm", f.warm).unwrap_or(true);
+                let sandbox = self.take(&mut usable, "sandbox", f.sandbox).flatten();
                 let (Some((command, command_at)), true) = (command, usable) else {
                     return None;
                 };
@@ -450,6 +462,7 @@ impl Reader<'_> {
                     run_async,
                     async_rewake,
                     warm,
+                    sandbox,
                 })?)
             }
             Family::Prompt => {
@@ -728,7 +741,57 @@ impl Reader<'_> {
             run_async: c.run_async || c.async_rewake,
             async_rewake: c.async_rewake,
             warm: c.warm,
+            sandbox: c.sandbox,
         })
+    }
+}
+
+/// A `sandbox` value as the model holds it: `None` for `false`.
+fn sandbox_of(value: &Value) -> Result<Option<Sandbox>, String> {
+    const SHAPE: &str = "`sandbox` must be true, false or an object with `write` (a list of paths) and `network` (true or false)";
+    let object = match value {
+        Value::Bool(false) => return Ok(None),
+        Value::Bool(true) => return Ok(Some(Sandbox::default())),
+        Value::Object(object) => object,
+        other => return Err(format!("{SHAPE}, found {}", json_kind(other))),
+    };
+    let mut sandbox = Sandbox::default();
+    for (key, value) in object {
+        match (key.as_str(), value) {
+            ("write", Value::Array(paths)) => {
+                for path in paths {
+                    match path.as_str() {
+                        Some(path) if !path.is_empty() => sandbox.write.push(path.to_string()),
+                        _ => {
+                            return Err(format!(
+                                "`sandbox.write` must list paths (non-empty strings), found {path}"
+                            ))
+                        }
+                    }
+                }
+            }
+            ("network", Value::Bool(allowed)) => sandbox.network = *allowed,
+            ("write" | "network", other) => {
+                return Err(format!("{SHAPE}; `sandbox.{key}` is {}", json_kind(other)))
+            }
+            _ => {
+                let hint = crate::diagnostics::did_you_mean(key, ["write", "network"]);
+                return Err(format!("`sandbox.{key}` is not a sandbox setting{hint}"));
+            }
+        }
+    }
+    Ok(Some(sandbox))
+}
+
+/// What kind of JSON value `value` is, for a message.
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
     }
 }
 
@@ -741,6 +804,7 @@ struct CommandFields {
     run_async: bool,
     async_rewake: bool,
     warm: bool,
+    sandbox: Option<Sandbox>,
 }
 
 /// A field as read: its value (`None` for `null`) or why it cannot be used, and where it starts.
@@ -771,6 +835,7 @@ struct HookFields {
     run_async: Option<Slot<bool>>,
     async_rewake: Option<Slot<bool>>,
     warm: Option<Slot<bool>>,
+    sandbox: Option<Slot<Option<Sandbox>>>,
     prompt: Option<Slot<String>>,
     model: Option<Slot<String>>,
     continue_on_block: Option<Slot<bool>>,
@@ -822,10 +887,11 @@ enum HookKey {
     Cache,
     Warm,
     HoldsTools,
+    Sandbox,
 }
 
 impl HookKey {
-    const ALL: [(&'static str, HookKey); 31] = [
+    const ALL: [(&'static str, HookKey); 32] = [
         ("type", HookKey::Type),
         ("timeout", HookKey::Timeout),
         ("if", HookKey::If),
@@ -857,6 +923,7 @@ impl HookKey {
         ("cache", HookKey::Cache),
         ("warm", HookKey::Warm),
         ("holdsTools", HookKey::HoldsTools),
+        ("sandbox", HookKey::Sandbox),
     ];
 
     /// The key, or the unknown key's text.
@@ -878,7 +945,7 @@ impl HookKey {
         match self {
             Type | Timeout | If | StatusMessage | Once | OnFailure | TimeoutMs | OnFailureSeed => true,
             Command | Args | Shell | Async | AsyncRewake | RewakeMessage | RewakeSummary | Warm
-            | HoldsTools => family == Family::Command,
+            | HoldsTools | Sandbox => family == Family::Command,
             Prompt | Model => matches!(family, Family::Prompt | Family::Llm),
             ContinueOnBlock => family == Family::Prompt,
             MaxTokens | Cache => family == Family::Llm,
@@ -933,6 +1000,13 @@ impl HookKey {
             HookKey::Async => flag("Run in the background; its answer cannot change this event"),
             HookKey::AsyncRewake => flag("Async, and an exit 2 wakes the model"),
             HookKey::Warm => flag("`false`: never run this hook in a warm Python service (HOOKBRIDGE_WARM)"),
+            HookKey::Sandbox => json!({"type": ["boolean", "object", "null"],
+                "properties": {
+                    "write": {"type": "array", "items": {"type": "string", "minLength": 1},
+                        "description": "More paths the hook may write beneath (`~/` is the home folder; relative: the project's)"},
+                    "network": {"type": "boolean", "description": "Allow TCP connections and listening sockets (default: none)"}},
+                "additionalProperties": false,
+                "description": "Run the hook in a kernel sandbox (Landlock): it reads everywhere but the user's credentials, writes only the project, its temporary folder and `write`, and reaches no network unless `network` is true"}),
             HookKey::RewakeMessage | HookKey::RewakeSummary => json!({"description": "Accepted and ignored"}),
             HookKey::HoldsTools => {
                 json!({"description": "Accepted and ignored: Claude Code honours it only in its official security-guidance plugin"})

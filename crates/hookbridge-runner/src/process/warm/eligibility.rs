@@ -52,6 +52,9 @@ pub enum NotWarm {
     SwitchedOff,
     /// The hook says `"warm": false`.
     OptedOut,
+    /// The hook runs in a sandbox, which a warm service (started with the user's rights) cannot
+    /// give it.
+    Sandboxed,
     /// Warm runs need Linux (pidfds, `SO_PEERCRED`).
     Unsupported,
     /// `/bin/sh` is not dash, whose part between the hook and us (`PWD`, exit status of a signal
@@ -80,6 +83,7 @@ impl fmt::Display for NotWarm {
         match self {
             NotWarm::SwitchedOff => f.write_str("warm runs are switched off (HOOKBRIDGE_WARM)"),
             NotWarm::OptedOut => f.write_str("the hook says \"warm\": false"),
+            NotWarm::Sandboxed => f.write_str("the hook runs sandboxed, so it is spawned"),
             NotWarm::Unsupported => f.write_str("warm runs need Linux"),
             NotWarm::UnknownShell => f.write_str("/bin/sh is not dash, the shell warm runs reproduce"),
             NotWarm::NotAShellCommand => f.write_str("not a shell command"),

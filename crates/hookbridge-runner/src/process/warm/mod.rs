@@ -153,6 +153,9 @@ fn plan_for(spec: &ProcessSpec, mode: WarmMode, may_run_shim: bool) -> Result<Wa
     if mode == WarmMode::Off {
         return Err(NotWarm::SwitchedOff);
     }
+    if spec.sandbox.is_some() {
+        return Err(NotWarm::Sandboxed);
+    }
     if !spec.warm {
         return Err(NotWarm::OptedOut);
     }
