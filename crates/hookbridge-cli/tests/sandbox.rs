@@ -184,3 +184,28 @@ fn a_sandbox_written_wrong_is_named_with_its_place_and_the_hook_is_skipped() {
     );
     assert!(said.contains("hooks.json:"), "{said}");
 }
+
+/// A relative `write` path is the project's only where it really lies inside the project: in
+/// someone else's repository, `out -> ~/.cache/guard` must not lend the hook the right to write
+/// there. The same folder named as `~/…` is the hook author's own choice, and is granted.
+#[test]
+fn a_declared_path_that_a_projects_symlink_leads_out_of_the_project_is_not_granted() {
+    let p = Project::new(json!({}));
+    let outside = p.home.join(".cache/guard");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::os::unix::fs::symlink(&outside, p.dir.join("out")).unwrap();
+    let attempt =
+        "if echo x > \"$CLAUDE_PROJECT_DIR/out/x\" 2>/dev/null; then echo wrote; else echo denied; fi";
+    for (write, expected) in [("out", "denied"), ("~/.cache/guard", "wrote")] {
+        p.write_hooks(&json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "command", "command": attempt, "sandbox": {"write": [write]}},
+        ]}]}}));
+        let report = p.report(p.command("PreToolUse", "report"), &p.payload("PreToolUse"));
+        let said = report["hooks"][0]["stdout"]
+            .as_str()
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        assert_eq!(said, expected, "write {write}: {report}");
+    }
+}

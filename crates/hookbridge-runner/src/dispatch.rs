@@ -550,6 +550,10 @@ pub fn warm_plan(
     let HookKind::Command(command) = &hook.kind else {
         return None;
     };
+    if command.sandbox.is_some() {
+        // Said without building the spec, which would make the hook's temporary folder.
+        return Some(Err(NotWarm::Sandboxed));
+    }
     let context = JobContext {
         stdin: Arc::from(&[][..]),
         cwd: Some(cwd.to_path_buf()),

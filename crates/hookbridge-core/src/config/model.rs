@@ -131,7 +131,7 @@ pub struct CommandHook {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Sandbox {
     /// More paths the hook may write beneath, as written (`~/` is the home folder; a relative
-    /// path is the project's).
+    /// path is the project's, and counts only where it really lies inside the project).
     pub write: Vec<String>,
     /// TCP connections and listening sockets allowed (`false`: none).
     pub network: bool,

@@ -43,6 +43,7 @@ mod guardian;
 mod in_process;
 #[cfg(unix)]
 mod sandbox;
+#[cfg(unix)]
 mod signals;
 #[cfg(unix)]
 mod spawn;
@@ -68,6 +69,7 @@ pub use in_process::{InProcessJob, InProcessOutcome};
 pub use sandbox::{SandboxPlan, CREDENTIALS};
 #[cfg(unix)]
 pub(crate) use signals::restore_default_termination_signals;
+#[cfg(unix)]
 pub use signals::{cancel_on_termination_signals, termination_signal_received};
 #[cfg(unix)]
 pub use supervisor::Canceller;

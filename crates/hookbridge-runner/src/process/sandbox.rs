@@ -81,12 +81,16 @@ impl SandboxPlan {
         let mut write: Vec<PathBuf> = project.map(Path::to_path_buf).into_iter().collect();
         write.extend(temp.as_ref().map(|t| t.path().to_path_buf()));
         for path in &sandbox.write {
-            let path = match (path.strip_prefix("~/"), home, project) {
-                (Some(rest), Some(home), _) => home.join(rest),
-                (None, _, Some(project)) if Path::new(path).is_relative() => project.join(path),
-                _ => PathBuf::from(path),
-            };
-            write.push(path);
+            let home_relative = path.strip_prefix("~/").or((path == "~").then_some(""));
+            match (home_relative, home) {
+                (Some(rest), Some(home)) => write.push(home.join(rest)),
+                (Some(_), None) => {}
+                (None, _) if Path::new(path).is_absolute() => write.push(PathBuf::from(path)),
+                // The project's: only where it really lies inside the project. A project is often
+                // someone else's repository, whose symlink (`out -> ~`) would otherwise lend the
+                // hook the right to write wherever it leads.
+                (None, _) => write.extend(project.and_then(|project| inside(project, path))),
+            }
         }
         let denied = home
             .map(|home| CREDENTIALS.iter().map(|c| home.join(c)).collect())
@@ -103,6 +107,13 @@ impl SandboxPlan {
     pub fn temp_dir(&self) -> Option<&Path> {
         self.temp.as_deref().map(tempfile::TempDir::path)
     }
+}
+
+/// `project/relative` with every symlink resolved, if it exists and lies inside the project.
+fn inside(project: &Path, relative: &str) -> Option<PathBuf> {
+    let root = project.canonicalize().ok()?;
+    let real = project.join(relative).canonicalize().ok()?;
+    real.starts_with(&root).then_some(real)
 }
 
 /// Restricts the calling thread (and every process it starts from now on) to `plan`. An error
