@@ -17,6 +17,7 @@ import asyncio
 import json
 import os
 import statistics
+import shutil
 import sys
 import tempfile
 import time
@@ -25,8 +26,12 @@ from pathlib import Path
 PYTHON_HOOK = "import json, sys\npayload = json.load(sys.stdin)\nsys.exit(0)\n"
 
 
+# Everything this benchmark makes lies beneath one folder, removed at the end.
+WORK = Path(tempfile.mkdtemp(prefix="bench-vs-hook-shell-"))
+
+
 def project(hooks):
-    root = Path(tempfile.mkdtemp(prefix="bench-vs-hook-shell-"))
+    root = Path(tempfile.mkdtemp(prefix="project-", dir=WORK))
     (root / ".amplifier" / "hooks").mkdir(parents=True)
     (root / "hook.py").write_text(PYTHON_HOOK)
     groups = [{"matcher": "Bash", "hooks": [{"type": "command", "command": c.replace("{root}", str(root))}]}
@@ -74,7 +79,7 @@ async def measure(name, hooks, tool, rounds):
 
 async def main():
     sys.path.insert(0, os.path.abspath(sys.argv[1]))
-    os.environ["HOME"] = tempfile.mkdtemp(prefix="bench-vs-hook-shell-home-")  # no user hooks, own trust records
+    os.environ["HOME"] = tempfile.mkdtemp(prefix="home-", dir=WORK)  # no user hooks, own trust records
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 200
     print(f"{rounds} interleaved rounds, medians (python {sys.version.split()[0]})")
     await measure("no-match", ["true"], "read_file", rounds * 10)
@@ -83,4 +88,7 @@ async def main():
     await measure("python", ["python3 {root}/hook.py"], "bash", max(20, rounds // 4))
 
 
-asyncio.run(main())
+try:
+    asyncio.run(main())
+finally:
+    shutil.rmtree(WORK, ignore_errors=True)

@@ -8,6 +8,7 @@
 mod common;
 
 use std::net::TcpListener;
+use std::path::PathBuf;
 
 use common::project::{sh_quote, Project};
 use serde_json::{json, Value};
@@ -208,4 +209,86 @@ fn a_declared_path_that_a_projects_symlink_leads_out_of_the_project_is_not_grant
             .to_string();
         assert_eq!(said, expected, "write {write}: {report}");
     }
+}
+
+/// What a sandboxed hook with `sandbox` says of each `attempt` (a shell command), run with the
+/// user's home `home` (the engine's `HOME`): `ok` or `denied` per attempt, in order.
+fn attempts(p: &Project, home: &std::path::Path, sandbox: Value, attempts: &[&str]) -> Vec<String> {
+    let script: String = attempts
+        .iter()
+        .map(|a| format!("if {a} >/dev/null 2>&1; then echo ok; else echo denied; fi\n"))
+        .collect();
+    let script = p.file("hooks/attempts.sh", &script);
+    p.write_hooks(&json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": format!("sh {}", sh_quote(&script)), "sandbox": sandbox},
+    ]}]}}));
+    let mut cmd = p.command("PreToolUse", "report");
+    cmd.env("HOME", home);
+    let report = p.report(cmd, &p.payload("PreToolUse"));
+    report["hooks"][0]["stdout"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{report}"))
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn plant_key(dir: &std::path::Path) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let key = dir.join("id_ed25519");
+    std::fs::write(&key, "-----BEGIN OPENSSH PRIVATE KEY-----\n").unwrap();
+    key
+}
+
+/// Landlock's rules follow real folders: a credential kept only by its name would stay readable
+/// where its symlink really leads — `~/.ssh -> /elsewhere/keys`, or a home folder that is itself
+/// a symlink (`HOME=/home/me`, really `/data/home/me`) — and a rule made through an ordinary
+/// symlink beside it (`~/aws-link -> ~/.aws`) would be a rule on the credential.
+#[test]
+fn a_credential_reached_by_where_its_symlink_really_leads_stays_unreadable() {
+    let p = Project::new(json!({}));
+    let keys = p.home.parent().unwrap().join("elsewhere/keys");
+    let key = plant_key(&keys);
+    std::os::unix::fs::symlink(&keys, p.home.join(".ssh")).unwrap();
+    let linked_home = p.home.parent().unwrap().join("home-link");
+    std::os::unix::fs::symlink(&p.home, &linked_home).unwrap();
+    std::fs::create_dir_all(p.home.join(".aws")).unwrap();
+    std::fs::write(p.home.join(".aws/credentials"), "[default]\n").unwrap();
+    std::os::unix::fs::symlink(p.home.join(".aws"), p.home.join("aws-link")).unwrap();
+    let read = |path: &std::path::Path| format!("cat {}", sh_quote(path));
+    let tried = attempts(
+        &p,
+        &linked_home,
+        json!(true),
+        &[
+            &read(&key),
+            &read(&linked_home.join(".ssh/id_ed25519")),
+            &read(&p.home.join(".aws/credentials")),
+            &read(&linked_home.join(".aws/credentials")),
+            &read(&p.home.join("aws-link/credentials")),
+            &read(&p.dir.join("hooks/attempts.sh")),
+        ],
+    );
+    assert_eq!(tried, ["denied", "denied", "denied", "denied", "denied", "ok"]);
+}
+
+/// Write rules grant no reading, and stop short of the credentials a written folder holds: a
+/// hook that may write the whole home folder still cannot read `~/.ssh` or add a key to it.
+#[test]
+fn a_hook_that_may_write_the_home_folder_cannot_read_or_write_its_credentials() {
+    let p = Project::new(json!({}));
+    let key = plant_key(&p.home.join(".ssh"));
+    std::fs::write(p.home.join(".bashrc"), "the user's own\n").unwrap();
+    let tried = attempts(
+        &p,
+        &p.home,
+        json!({"write": ["~"]}),
+        &[
+            &format!("cat {}", sh_quote(&key)),
+            &format!("echo key >> {}", sh_quote(p.home.join(".ssh/authorized_keys"))),
+            &format!("echo ok >> {}", sh_quote(p.home.join(".bashrc"))),
+        ],
+    );
+    assert_eq!(tried, ["denied", "denied", "ok"]);
+    assert!(!p.home.join(".ssh/authorized_keys").exists());
 }

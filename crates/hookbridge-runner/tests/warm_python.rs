@@ -23,8 +23,9 @@ use hookbridge_runner::process::warm::{self, NotWarm, WarmMode, WarmUse};
 use hookbridge_runner::process::{run_process, ProcessOutcome, ProcessSpec, ProcessStatus, Program};
 
 /// Every test in this binary shares one service directory and forces warm runs.
+static SETUP: OnceLock<Setup> = OnceLock::new();
+
 fn setup() -> &'static Setup {
-    static SETUP: OnceLock<Setup> = OnceLock::new();
     SETUP.get_or_init(|| {
         let runtime = tempfile::Builder::new()
             .prefix("hb-warm-")
@@ -33,6 +34,15 @@ fn setup() -> &'static Setup {
             .keep();
         // A runtime directory is used only when it is closed to others.
         fs::set_permissions(&runtime, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+        // Removed when this test process exits (each test is a process of its own under
+        // nextest): a run of the suite leaves no folder behind in the temporary folder.
+        extern "C" fn remove_runtime() {
+            if let Some(setup) = SETUP.get() {
+                let _ = fs::remove_dir_all(&setup.runtime);
+            }
+        }
+        // SAFETY: registers a plain function with no preconditions, run at the process's exit.
+        unsafe { libc::atexit(remove_runtime) };
         // SAFETY (edition 2021, no unsafe needed): set once, before any thread of ours reads them.
         std::env::set_var("XDG_RUNTIME_DIR", &runtime);
         std::env::set_var(WarmMode::VARIABLE, "always");
@@ -53,12 +63,14 @@ fn setup() -> &'static Setup {
             Some("True"),
             "warm Python hooks need Python 3.9 or later"
         );
-        Setup { python }
+        Setup { python, runtime }
     })
 }
 
 struct Setup {
     python: PathBuf,
+    /// The services' `XDG_RUNTIME_DIR`.
+    runtime: PathBuf,
 }
 
 fn python() -> String {

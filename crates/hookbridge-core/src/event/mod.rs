@@ -8,6 +8,7 @@
 mod data;
 mod name;
 mod payload;
+pub(crate) use payload::json_type;
 
 pub use data::{CommonFields, EventData, SkillShellCommand, StopEvent, ToolEvent};
 pub use name::{ContinueFalse, EventName, EventTraits};

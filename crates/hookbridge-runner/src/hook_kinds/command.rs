@@ -29,18 +29,15 @@ pub(crate) fn process_spec(command: &CommandHook, ctx: JobContext<'_>) -> Proces
     };
     let mut env = ctx.env;
     let sandbox = command.sandbox.as_ref().map(|sandbox| {
-        let var = |name: &str| {
+        let given = |name: &str| {
             env.iter()
                 .rev()
                 .find(|(k, _)| k == name)
                 .map(|(_, v)| PathBuf::from(v))
-                .or_else(|| std::env::var_os(name).map(PathBuf::from))
         };
-        let plan = SandboxPlan::new(
-            sandbox,
-            var("CLAUDE_PROJECT_DIR").as_deref(),
-            var("HOME").as_deref(),
-        );
+        let project =
+            given("CLAUDE_PROJECT_DIR").or_else(|| std::env::var_os("CLAUDE_PROJECT_DIR").map(PathBuf::from));
+        let plan = SandboxPlan::new(sandbox, project.as_deref(), given("HOME").as_deref());
         if let Some(temp) = plan.temp_dir() {
             env.push(("TMPDIR".into(), temp.into()));
         }

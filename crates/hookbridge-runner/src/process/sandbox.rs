@@ -7,14 +7,17 @@
 //! every other hook gives its child the sandbox, while the engine's own threads keep their rights —
 //! and the spawn path (socketpairs, process group, closed descriptors, signal defaults) stays one.
 //!
-//! What the sandbox allows (Landlock ABI 6, Linux 6.10 or later):
-//! - **reading and running** everything but the user's credentials ([`CREDENTIALS`] beneath the
-//!   home folder). Landlock only allows, so "everything but" is the folders beside each credential
-//!   folder, on every level from `/` down: a folder that holds a credential is itself not
-//!   listable (its other entries are);
+//! What the sandbox allows (Landlock ABI 6, Linux 6.12 or later):
+//! - **reading and running** everything but the user's credentials ([`CREDENTIALS`] beneath every
+//!   home folder the hook could mean: the engine's `HOME`, the account's, the hook's own; by name
+//!   and where symlinks really lead). Landlock only allows, so "everything but" is the folders
+//!   beside each credential folder, on every level from `/` down: a folder that holds a credential
+//!   is itself not listable (its other entries are);
 //! - **writing** beneath the project, the hook's own temporary folder (its `TMPDIR`, removed after
-//!   the run) and the paths the hook declares; the character devices `/dev/null`, `/dev/zero`,
-//!   `/dev/full` and `/dev/tty`;
+//!   the run) and the paths the hook declares — never beneath a credential, even where one of
+//!   those holds it (a project that is the home folder): write rules grant no reading, and are
+//!   split around credentials like the read rules; the character devices `/dev/null`,
+//!   `/dev/zero`, `/dev/full` and `/dev/tty`;
 //! - **no TCP** (neither connecting nor listening) unless `network` is true;
 //! - **no new privileges** (a setuid program runs without them) and **no signals or abstract Unix
 //!   sockets** beyond the hook's own sandbox.
@@ -29,12 +32,13 @@ use std::sync::Arc;
 
 #[cfg(target_os = "linux")]
 use landlock::{
-    Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset, RulesetAttr,
-    RulesetCreatedAttr, Scope, ABI,
+    Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
+    RulesetAttr, RulesetCreatedAttr, Scope, ABI,
 };
 
 /// The Landlock ABI every rule here needs (scoped signals and abstract sockets came with 6).
-const ABI_NEEDED: i32 = 6;
+#[cfg(target_os = "linux")]
+const ABI_NEEDED: ABI = ABI::V6;
 
 /// Beneath the home folder: what a hook never reads (keys, cloud and registry credentials).
 pub const CREDENTIALS: &[&str] = &[
@@ -59,45 +63,88 @@ const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev
 /// A sandbox resolved for one run: real paths, and the hook's temporary folder.
 #[derive(Debug, Clone)]
 pub struct SandboxPlan {
-    /// Folders (and files) the hook may write beneath.
-    pub write: Vec<PathBuf>,
-    /// Never readable, with everything beneath.
+    /// Where the hook may write (folders, with everything beneath, or files).
+    pub write: Vec<WriteRoot>,
+    /// Never readable or writable, with everything beneath: the credentials beneath every home
+    /// folder the hook could mean, both as named and where their symlinks really lead. Empty
+    /// only when no home folder is known, and then the hook is not run.
     pub denied: Vec<PathBuf>,
     pub network: bool,
     /// The hook's own temporary folder (its `TMPDIR`), removed when the last holder drops it.
     pub temp: Option<Arc<tempfile::TempDir>>,
 }
 
+/// A place the hook may write beneath.
+#[derive(Debug, Clone)]
+pub struct WriteRoot {
+    pub path: PathBuf,
+    /// The place itself, opened when its path was checked (a path inside the project): the rule
+    /// is made for what was checked, not for whatever the path names by the time the hook starts.
+    #[cfg(target_os = "linux")]
+    held: Option<Arc<PathFd>>,
+}
+
+impl WriteRoot {
+    fn path(path: PathBuf) -> WriteRoot {
+        WriteRoot {
+            path,
+            #[cfg(target_os = "linux")]
+            held: None,
+        }
+    }
+}
+
 impl SandboxPlan {
-    /// The plan for `sandbox` in `project`, with `home` the user's home folder; makes the hook's
-    /// temporary folder (without one, when it cannot be made, the hook has no `TMPDIR` of its own
-    /// and can write no temporary file: still sandboxed, never less).
+    /// The plan for `sandbox` in `project`; `hook_home` is the `HOME` the hook is given, when the
+    /// host sets one of its own. Makes the hook's temporary folder (without one, when it cannot
+    /// be made, the hook has no `TMPDIR` of its own and can write no temporary file: still
+    /// sandboxed, never less).
+    ///
+    /// `~` in a declared path is the user's home (the engine's `HOME`, else the account's). The
+    /// credentials are kept from the hook beneath every home it could mean: the engine's, the
+    /// account's and the one it is given.
     pub fn new(
         sandbox: &hookbridge_core::config::Sandbox,
         project: Option<&Path>,
-        home: Option<&Path>,
+        hook_home: Option<&Path>,
     ) -> SandboxPlan {
+        let engine_home = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from);
+        let account_home = account_home();
+        let user_home = engine_home.as_deref().or(account_home);
         let temp = tempfile::Builder::new().prefix("hookbridge-hook-").tempdir().ok();
-        let mut write: Vec<PathBuf> = project.map(Path::to_path_buf).into_iter().collect();
-        write.extend(temp.as_ref().map(|t| t.path().to_path_buf()));
+        let mut write: Vec<WriteRoot> = project
+            .map(|p| WriteRoot::path(p.to_path_buf()))
+            .into_iter()
+            .collect();
+        write.extend(temp.as_ref().map(|t| WriteRoot::path(t.path().to_path_buf())));
         for path in &sandbox.write {
             let home_relative = path.strip_prefix("~/").or((path == "~").then_some(""));
-            match (home_relative, home) {
-                (Some(rest), Some(home)) => write.push(home.join(rest)),
+            match (home_relative, user_home) {
+                (Some(rest), Some(home)) => write.push(WriteRoot::path(home.join(rest))),
                 (Some(_), None) => {}
-                (None, _) if Path::new(path).is_absolute() => write.push(PathBuf::from(path)),
+                (None, _) if Path::new(path).is_absolute() => {
+                    write.push(WriteRoot::path(PathBuf::from(path)));
+                }
                 // The project's: only where it really lies inside the project. A project is often
                 // someone else's repository, whose symlink (`out -> ~`) would otherwise lend the
                 // hook the right to write wherever it leads.
                 (None, _) => write.extend(project.and_then(|project| inside(project, path))),
             }
         }
-        let denied = home
-            .map(|home| CREDENTIALS.iter().map(|c| home.join(c)).collect())
-            .unwrap_or_default();
+        let mut homes: Vec<&Path> = Vec::with_capacity(3);
+        for home in [engine_home.as_deref(), account_home, hook_home]
+            .into_iter()
+            .flatten()
+        {
+            if home.is_absolute() && !homes.contains(&home) {
+                homes.push(home);
+            }
+        }
         SandboxPlan {
             write,
-            denied,
+            denied: credentials(&homes),
             network: sandbox.network,
             temp: temp.map(Arc::new),
         }
@@ -109,18 +156,75 @@ impl SandboxPlan {
     }
 }
 
+/// The account's home folder (the password database's), looked up once.
+fn account_home() -> Option<&'static Path> {
+    static HOME: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    HOME.get_or_init(|| {
+        nix::unistd::User::from_uid(nix::unistd::Uid::current())
+            .ok()
+            .flatten()
+            .map(|user| user.dir)
+            .filter(|dir| dir.is_absolute())
+    })
+    .as_deref()
+}
+
+/// [`CREDENTIALS`] beneath each of `homes`, as named and, where a home or a credential is (or
+/// lies behind) a symlink, where it really is: Landlock's rules follow the real folders, so a
+/// credential kept only by its symlinked name would stay readable by its real one.
+fn credentials(homes: &[&Path]) -> Vec<PathBuf> {
+    let mut denied = Vec::with_capacity(homes.len() * CREDENTIALS.len() * 2);
+    let add = |path: PathBuf, denied: &mut Vec<PathBuf>| {
+        if !denied.contains(&path) {
+            denied.push(path);
+        }
+    };
+    for home in homes {
+        let real_home = home.canonicalize().ok().filter(|real| real != home);
+        for credential in CREDENTIALS {
+            let named = home.join(credential);
+            if let Ok(real) = named.canonicalize() {
+                add(real, &mut denied);
+            }
+            if let Some(real_home) = &real_home {
+                add(real_home.join(credential), &mut denied);
+            }
+            add(named, &mut denied);
+        }
+    }
+    denied
+}
+
 /// `project/relative` with every symlink resolved, if it exists and lies inside the project.
-fn inside(project: &Path, relative: &str) -> Option<PathBuf> {
+#[cfg(not(target_os = "linux"))]
+fn inside(project: &Path, relative: &str) -> Option<WriteRoot> {
     let root = project.canonicalize().ok()?;
     let real = project.join(relative).canonicalize().ok()?;
-    real.starts_with(&root).then_some(real)
+    real.starts_with(&root).then(|| WriteRoot::path(real))
+}
+
+/// `project/relative`, opened, if what was opened really lies inside the project (the kernel's
+/// own name for the opened folder says where it is, symlinks resolved).
+#[cfg(target_os = "linux")]
+fn inside(project: &Path, relative: &str) -> Option<WriteRoot> {
+    use std::os::fd::{AsFd, AsRawFd};
+    let root = project.canonicalize().ok()?;
+    let fd = PathFd::new(project.join(relative)).ok()?;
+    let real = std::fs::read_link(format!("/proc/self/fd/{}", fd.as_fd().as_raw_fd())).ok()?;
+    (real.is_absolute() && real.starts_with(&root)).then(|| WriteRoot {
+        path: real,
+        held: Some(Arc::new(fd)),
+    })
 }
 
 /// Restricts the calling thread (and every process it starts from now on) to `plan`. An error
 /// says what the kernel could not do; nothing was restricted then.
 #[cfg(not(target_os = "linux"))]
 pub(super) fn enter(_plan: &SandboxPlan) -> io::Result<()> {
-    Err(unsupported(&"Landlock is Linux's"))
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "the hook asks for a sandbox and only Linux (Landlock) can enforce one here; the hook was not run",
+    ))
 }
 
 /// Restricts the calling thread (and every process it starts from now on) to `plan`. An error
@@ -129,7 +233,8 @@ pub(super) fn enter(_plan: &SandboxPlan) -> io::Result<()> {
 pub(super) fn enter(plan: &SandboxPlan) -> io::Result<()> {
     let failed =
         |e: &dyn std::fmt::Display| io::Error::other(format!("the hook's sandbox cannot be set up: {e}"));
-    let abi = ABI::V6;
+    use std::os::fd::AsFd;
+    let abi = ABI_NEEDED;
     let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
         .handle_access(AccessFs::from_all(abi))
@@ -144,57 +249,92 @@ pub(super) fn enter(plan: &SandboxPlan) -> io::Result<()> {
         .map_err(|e| unsupported(&e))?
         .create()
         .map_err(|e| unsupported(&e))?;
-    let readable = readable_roots(Path::new("/"), &plan.denied);
-    let rules = readable
-        .iter()
-        .map(|(path, dir)| (path.as_path(), *dir, AccessFs::from_read(abi)))
-        .chain(
-            plan.write
-                .iter()
-                .map(|path| (path.as_path(), None, AccessFs::from_all(abi))),
-        )
-        .chain(
-            WRITABLE_DEVICES
-                .iter()
-                .map(|d| (Path::new(*d), Some(false), AccessFs::from_file(abi))),
-        );
-    for (path, dir, access) in rules {
+    if plan.denied.is_empty() {
+        return Err(io::Error::other(
+            "the hook's sandbox cannot be set up: no home folder is known (no HOME, no account entry), so the credentials beneath it cannot be kept from the hook; the hook was not run",
+        ));
+    }
+    let read = AccessFs::from_read(abi);
+    let write = AccessFs::from_write(abi);
+    // By path: what is readable (everything but the credentials), the writable devices, and the
+    // write roots named by path, split where a credential lies beneath one (a project that is
+    // the home folder, a declared `~`): Landlock's rights only add up, so a rule on a folder
+    // would grant what lies beneath it, credentials included.
+    let mut by_path: Vec<(PathBuf, Option<bool>, BitFlags<AccessFs>)> =
+        readable_roots(Path::new("/"), &plan.denied)
+            .into_iter()
+            .map(|(path, dir)| (path, dir, read))
+            .collect();
+    by_path.extend(
+        WRITABLE_DEVICES
+            .iter()
+            .map(|d| (PathBuf::from(d), Some(false), AccessFs::from_file(abi))),
+    );
+    for root in &plan.write {
+        let holds_a_credential = plan.denied.iter().any(|d| d.starts_with(&root.path));
+        match &root.held {
+            Some(held) if !holds_a_credential => {
+                let Ok(meta) = nix::sys::stat::fstat(held.as_fd()) else {
+                    continue;
+                };
+                let dir = meta.st_mode & libc::S_IFMT == libc::S_IFDIR;
+                created = created
+                    .add_rule(PathBeneath::new(held.as_fd(), rights(dir, write, abi)))
+                    .map_err(|e| failed(&e))?;
+            }
+            _ if holds_a_credential => by_path.extend(
+                readable_roots(&root.path, &plan.denied)
+                    .into_iter()
+                    .map(|(path, dir)| (path, dir, write)),
+            ),
+            _ => by_path.push((root.path.clone(), None, write)),
+        }
+    }
+    for (path, dir, access) in by_path {
         // What is not there (any more) needs no rule; a file (not a folder) takes only the rights
         // a file has. Whether it is a folder comes from the listing where it can (no `stat`).
         let dir = match dir {
             Some(dir) => dir,
-            None => match std::fs::metadata(path) {
+            None => match std::fs::metadata(&path) {
                 Ok(meta) => meta.is_dir(),
                 Err(_) => continue,
             },
         };
-        let Ok(fd) = PathFd::new(path) else { continue };
-        let access = if dir {
-            access
-        } else {
-            access & AccessFs::from_file(abi)
-        };
+        let Ok(fd) = PathFd::new(&path) else { continue };
         created = created
-            .add_rule(PathBeneath::new(fd, access))
+            .add_rule(PathBeneath::new(fd, rights(dir, access, abi)))
             .map_err(|e| failed(&e))?;
     }
     created.restrict_self().map_err(|e| unsupported(&e))?;
     Ok(())
 }
 
+/// `access` as a folder's rule grants it, or only the part a file can take.
+#[cfg(target_os = "linux")]
+fn rights(dir: bool, access: BitFlags<AccessFs>, abi: ABI) -> BitFlags<AccessFs> {
+    if dir {
+        access
+    } else {
+        access & AccessFs::from_file(abi)
+    }
+}
+
 /// The kernel lacks what the sandbox needs.
+#[cfg(target_os = "linux")]
 fn unsupported(e: &dyn std::fmt::Display) -> io::Error {
     io::Error::new(
         io::ErrorKind::Unsupported,
         format!(
-            "the hook asks for a sandbox and this kernel cannot enforce it (Landlock ABI {ABI_NEEDED} is needed: Linux 6.10 or later with Landlock enabled): {e}; the hook was not run"
+            "the hook asks for a sandbox and this kernel cannot enforce it (Landlock ABI {} is needed: Linux 6.12 or later with Landlock enabled): {e}; the hook was not run",
+            ABI_NEEDED as i32
         ),
     )
 }
 
 /// The paths beneath `dir` that together cover everything readable: `dir` itself when no denied
 /// path lies beneath it; otherwise each of its entries, recursively, leaving out the denied ones.
-/// Each with whether it is a folder, when the listing says so (`None`: not known, or a symlink).
+/// Each with whether it is a folder, when the listing says so (`None`: not known). Symlinks
+/// beneath `dir` are left out (see [`collect_readable`]).
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn readable_roots(dir: &Path, denied: &[PathBuf]) -> Vec<(PathBuf, Option<bool>)> {
     // The folders that hold a denied path: only these are listed and split.
@@ -225,8 +365,13 @@ fn collect_readable(
     };
     for entry in entries.flatten() {
         let kind = entry.file_type().ok();
-        let is_dir = kind.filter(|k| !k.is_symlink()).map(|k| k.is_dir());
-        collect_readable(&entry.path(), is_dir, denied, holders, roots);
+        // A symlink needs no rule: what it leads to is reached, and checked, where it really
+        // lies. A rule made through it would be a rule on its target — `~/keys -> ~/.ssh` would
+        // open the credentials it leads to.
+        if kind.is_some_and(|k| k.is_symlink()) {
+            continue;
+        }
+        collect_readable(&entry.path(), kind.map(|k| k.is_dir()), denied, holders, roots);
     }
 }
 
@@ -259,5 +404,15 @@ mod tests {
             .collect();
         assert!(!roots.contains(&tmp.path().to_path_buf()));
         assert!(roots.iter().all(|r| !denied.iter().any(|d| r.starts_with(d))));
+    }
+
+    #[test]
+    fn the_credentials_of_a_home_the_host_gives_the_hook_are_kept_as_well_as_the_users() {
+        let tmp = tempfile::tempdir().unwrap();
+        let given = tmp.path().join("given-home");
+        let plan = SandboxPlan::new(&hookbridge_core::config::Sandbox::default(), None, Some(&given));
+        assert!(plan.denied.contains(&given.join(".ssh")), "{:?}", plan.denied);
+        let user = account_home().expect("this account has a home folder");
+        assert!(plan.denied.contains(&user.join(".ssh")), "{:?}", plan.denied);
     }
 }

@@ -753,7 +753,7 @@ fn sandbox_of(value: &Value) -> Result<Option<Sandbox>, String> {
         Value::Bool(false) => return Ok(None),
         Value::Bool(true) => return Ok(Some(Sandbox::default())),
         Value::Object(object) => object,
-        other => return Err(format!("{SHAPE}, found {}", json_kind(other))),
+        other => return Err(format!("{SHAPE}, found {}", crate::event::json_type(other))),
     };
     let mut sandbox = Sandbox::default();
     for (key, value) in object {
@@ -772,7 +772,10 @@ fn sandbox_of(value: &Value) -> Result<Option<Sandbox>, String> {
             }
             ("network", Value::Bool(allowed)) => sandbox.network = *allowed,
             ("write" | "network", other) => {
-                return Err(format!("{SHAPE}; `sandbox.{key}` is {}", json_kind(other)))
+                return Err(format!(
+                    "{SHAPE}; `sandbox.{key}` is {}",
+                    crate::event::json_type(other)
+                ))
             }
             _ => {
                 let hint = crate::diagnostics::did_you_mean(key, ["write", "network"]);
@@ -781,18 +784,6 @@ fn sandbox_of(value: &Value) -> Result<Option<Sandbox>, String> {
         }
     }
     Ok(Some(sandbox))
-}
-
-/// What kind of JSON value `value` is, for a message.
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// A command hook's fields, checked.
