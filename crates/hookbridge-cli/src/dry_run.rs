@@ -92,10 +92,25 @@ pub fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
             })
         })
     };
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
     let hooks: Vec<Value> = explained
         .iter()
         .map(|e| {
             let (label, line, column) = (e.hook.kind.label(), e.hook.position.line, e.hook.position.column);
+            let run = run_of(label, line, column);
+            let sandbox = crate::inspect::sandbox_of(e.hook);
+            // What the sandbox denied the hook, in words, from its stderr.
+            let denials: Vec<String> = match (sandbox, run.and_then(|r| r["stderr"].as_str())) {
+                (Some(sandbox), Some(stderr)) => hookbridge_runner::process::explain_denials(
+                    sandbox,
+                    &project.dir,
+                    home.as_deref(),
+                    stderr,
+                ),
+                _ => Vec::new(),
+            };
             json!({
                 "type": e.hook.kind.type_name(),
                 "label": label,
@@ -106,7 +121,9 @@ pub fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
                 "if": e.hook.condition.as_ref().map(|c| c.text.clone()),
                 "runs": e.verdict == Verdict::Runs,
                 "verdict": e.verdict.to_string(),
-                "run": run_of(label, line, column),
+                "run": run,
+                "sandbox": sandbox.map(crate::inspect::sandbox_json),
+                "sandbox_denials": denials,
             })
         })
         .collect();
@@ -267,6 +284,23 @@ fn human(trace: &Value) -> String {
             h["line"],
             h["column"]
         );
+        if let Some(sandbox) = h["sandbox"].as_object() {
+            let writes: Vec<&str> = sandbox["write"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            let network = if sandbox["network"] == true {
+                "network"
+            } else {
+                "no network"
+            };
+            s += &format!(
+                "          sandboxed: writes {}; {network}; no credentials\n",
+                writes.join(", ")
+            );
+        }
         if h["runs"] != true {
             s += &format!("          why: {}\n", h["verdict"].as_str().unwrap_or(""));
             continue;
@@ -298,6 +332,9 @@ fn human(trace: &Value) -> String {
             if let Some(text) = run[stream].as_str().filter(|t| !t.trim().is_empty()) {
                 s += &format!("          {stream}: {}\n", one_line(text, 100));
             }
+        }
+        for denial in h["sandbox_denials"].as_array().into_iter().flatten() {
+            s += &format!("          sandbox: {}\n", denial.as_str().unwrap_or(""));
         }
     }
     let ran: Vec<&Value> = hooks.iter().filter(|h| h["run"].is_object()).collect();

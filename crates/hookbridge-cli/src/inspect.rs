@@ -105,7 +105,9 @@ fn held_lines(loaded: &crate::Loaded, project: &std::path::Path) -> Vec<String> 
 }
 
 /// A command hook's sandbox, if it asks for one.
-fn sandbox_of(hook: &hookbridge_core::config::HookSpec) -> Option<&hookbridge_core::config::Sandbox> {
+pub(crate) fn sandbox_of(
+    hook: &hookbridge_core::config::HookSpec,
+) -> Option<&hookbridge_core::config::Sandbox> {
     match &hook.kind {
         HookKind::Command(c) => c.sandbox.as_ref(),
         _ => None,
@@ -114,7 +116,7 @@ fn sandbox_of(hook: &hookbridge_core::config::HookSpec) -> Option<&hookbridge_co
 
 /// A sandbox for `list --json`: where the hook may write, whether it reaches the network, what it
 /// may not read.
-fn sandbox_json(sandbox: &hookbridge_core::config::Sandbox) -> serde_json::Value {
+pub(crate) fn sandbox_json(sandbox: &hookbridge_core::config::Sandbox) -> serde_json::Value {
     let write: Vec<String> = ["<project>", "<its temporary folder>"]
         .into_iter()
         .map(String::from)
@@ -128,7 +130,7 @@ fn sandbox_json(sandbox: &hookbridge_core::config::Sandbox) -> serde_json::Value
 }
 
 /// A sandbox in a few words, for `list`: what the hook may write and reach.
-fn sandbox_words(sandbox: &hookbridge_core::config::Sandbox) -> String {
+pub(crate) fn sandbox_words(sandbox: &hookbridge_core::config::Sandbox) -> String {
     let mut writes = String::from("project, temp");
     for path in &sandbox.write {
         writes.push_str(", ");

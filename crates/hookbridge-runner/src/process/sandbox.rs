@@ -57,6 +57,9 @@ pub const CREDENTIALS: &[&str] = &[
     ".local/share/keyrings",
 ];
 
+/// How the name of a hook's own temporary folder begins.
+const TEMP_PREFIX: &str = "hookbridge-hook-";
+
 /// Character devices a hook may write (output thrown away, a terminal).
 const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"];
 
@@ -113,7 +116,7 @@ impl SandboxPlan {
             .map(PathBuf::from);
         let account_home = account_home();
         let user_home = engine_home.as_deref().or(account_home);
-        let temp = tempfile::Builder::new().prefix("hookbridge-hook-").tempdir().ok();
+        let temp = tempfile::Builder::new().prefix(TEMP_PREFIX).tempdir().ok();
         let mut write: Vec<WriteRoot> = project
             .map(|p| WriteRoot::path(p.to_path_buf()))
             .into_iter()
@@ -183,8 +186,11 @@ fn credentials(homes: &[&Path]) -> Vec<PathBuf> {
         let real_home = home.canonicalize().ok().filter(|real| real != home);
         for credential in CREDENTIALS {
             let named = home.join(credential);
-            if let Ok(real) = named.canonicalize() {
-                add(real, &mut denied);
+            // Most are not there: one `lstat` says so, and only what is there is resolved.
+            if named.symlink_metadata().is_ok() {
+                if let Ok(real) = named.canonicalize() {
+                    add(real, &mut denied);
+                }
             }
             if let Some(real_home) = &real_home {
                 add(real_home.join(credential), &mut denied);
@@ -215,6 +221,91 @@ fn inside(project: &Path, relative: &str) -> Option<WriteRoot> {
         path: real,
         held: Some(Arc::new(fd)),
     })
+}
+
+/// The sandbox's denials in a sandboxed hook's `stderr`, in words (for `hookbridge test`): each
+/// line that reports `Permission denied` or `Operation not permitted` for a path (its last) the sandbox
+/// keeps from the hook — a credential beneath `home` ("read of ~/.ssh/id_ed25519 denied by the
+/// sandbox: …"), or a place outside its write rights that hookbridge itself could read or create
+/// ("write to ~/.bashrc denied by the sandbox: …"). A denial the operating system would give
+/// anyway (a file hookbridge cannot read either) is left out; a denial with no path is named as
+/// possibly the sandbox's.
+pub fn explain_denials(
+    sandbox: &hookbridge_core::config::Sandbox,
+    project: &Path,
+    home: Option<&Path>,
+    stderr: &str,
+) -> Vec<String> {
+    let shown = |path: &Path| match home.and_then(|h| path.strip_prefix(h).ok()) {
+        Some(rest) if rest.as_os_str().is_empty() => "~".to_string(),
+        Some(rest) => format!("~/{}", rest.display()),
+        None => path.display().to_string(),
+    };
+    let credentials: Vec<PathBuf> = home
+        .map(|home| CREDENTIALS.iter().map(|c| home.join(c)).collect())
+        .unwrap_or_default();
+    let mut writable: Vec<PathBuf> = vec![project.to_path_buf()];
+    for path in &sandbox.write {
+        match (path.strip_prefix("~/").or((path == "~").then_some("")), home) {
+            (Some(rest), Some(home)) => writable.push(home.join(rest)),
+            (Some(_), None) => {}
+            (None, _) => writable.push(project.join(path)),
+        }
+    }
+    let mut said = Vec::new();
+    for line in stderr.lines() {
+        if !(line.contains("Permission denied") || line.contains("Operation not permitted")) {
+            continue;
+        }
+        // The path the error is about: the last one on the line (`/bin/sh: 1: cannot create
+        // /home/me/.bashrc: Permission denied` names the program first).
+        let path = line
+            .split_whitespace()
+            .map(|word| word.trim_matches(|c: char| "'\"`:,;()[]{}".contains(c)))
+            .rfind(|word| word.starts_with('/'))
+            .map(PathBuf::from);
+        let words = match path {
+            Some(path) if credentials.iter().any(|c| path.starts_with(c)) => format!(
+                "read of {} denied by the sandbox: the user's credentials are out of a sandboxed hook's reach",
+                shown(&path)
+            ),
+            // Its own to write, or the operating system's denial (hookbridge cannot read it either).
+            Some(path)
+                if writable.iter().any(|w| path.starts_with(w))
+                    || in_a_hooks_temp(&path)
+                    || (path.exists() && std::fs::File::open(&path).is_err()) =>
+            {
+                continue
+            }
+            Some(path) => format!(
+                "write to {} denied by the sandbox: a sandboxed hook writes only beneath the project, its temporary folder (TMPDIR) and the paths in `sandbox.write`",
+                shown(&path)
+            ),
+            None => {
+                let network = if sandbox.network {
+                    ""
+                } else {
+                    ", or a TCP connection (`\"network\": true` allows them)"
+                };
+                format!(
+                    "`{}` may be the sandbox's: it denies writes outside the project, TMPDIR and `sandbox.write`, reading credentials{network}",
+                    line.trim()
+                )
+            }
+        };
+        if !said.contains(&words) {
+            said.push(words);
+        }
+    }
+    said
+}
+
+/// Whether `path` lies in a hook's own temporary folder (see [`SandboxPlan::new`]).
+fn in_a_hooks_temp(path: &Path) -> bool {
+    path.strip_prefix(std::env::temp_dir())
+        .ok()
+        .and_then(|rest| rest.iter().next())
+        .is_some_and(|first| first.to_string_lossy().starts_with(TEMP_PREFIX))
 }
 
 /// Restricts the calling thread (and every process it starts from now on) to `plan`. An error
@@ -378,6 +469,39 @@ fn collect_readable(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_denial_in_a_sandboxed_hooks_stderr_is_said_in_words() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let project = tmp.path().join("project");
+        std::fs::create_dir_all(home.join(".cache")).unwrap();
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::write(home.join(".bashrc"), "").unwrap();
+        let sandbox = hookbridge_core::config::Sandbox {
+            write: vec!["~/.cache".into()],
+            network: false,
+        };
+        let stderr = format!(
+            "/bin/sh: 1: cannot create {home}/.bashrc: Permission denied\n\
+             cat: {home}/.ssh/id_ed25519: Permission denied\n\
+             touch: cannot touch '{home}/.cache/x': Permission denied\n\
+             touch: cannot touch '{project}/x': Permission denied\n\
+             all went well\n\
+             PermissionError: [Errno 13] Permission denied\n",
+            home = home.display(),
+            project = project.display()
+        );
+        let said = explain_denials(&sandbox, &project, Some(&home), &stderr);
+        assert_eq!(
+            said,
+            [
+                "write to ~/.bashrc denied by the sandbox: a sandboxed hook writes only beneath the project, its temporary folder (TMPDIR) and the paths in `sandbox.write`",
+                "read of ~/.ssh/id_ed25519 denied by the sandbox: the user's credentials are out of a sandboxed hook's reach",
+                "`PermissionError: [Errno 13] Permission denied` may be the sandbox's: it denies writes outside the project, TMPDIR and `sandbox.write`, reading credentials, or a TCP connection (`\"network\": true` allows them)",
+            ]
+        );
+    }
 
     #[test]
     fn every_folder_but_the_credentials_and_their_parents_is_readable_whole() {
