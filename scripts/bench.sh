@@ -90,9 +90,16 @@ rounds = int(rounds)
 TRUE = shutil.which("true", path="/bin:/usr/bin") or "/bin/true"
 random.seed(2)
 
-work = tempfile.mkdtemp(prefix="hookbridge-bench-")
+# In the build's target folder, not the shared temporary folder: the home below stands for a
+# user's /home/<name>, whose parents hold few entries. A sandboxed hook's read rules are split along
+# the home's parents (everything beside them), so a home in a /tmp of a thousand entries would
+# charge the sandboxed row for a thousand rules no real home needs.
+work = tempfile.mkdtemp(prefix="hookbridge-bench-", dir=target_dir)
 home = os.path.join(work, "home")
 os.makedirs(home)
+# A user's keys, as most homes have them: the sandbox keeps them from a sandboxed hook by rules
+# on everything beside them, so the sandboxed row pays for the split it would pay for a real user.
+os.makedirs(os.path.join(home, ".ssh"), mode=0o700)
 env = {
     "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
     "HOME": home,  # no user hooks

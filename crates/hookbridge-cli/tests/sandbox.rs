@@ -273,7 +273,8 @@ fn a_credential_reached_by_where_its_symlink_really_leads_stays_unreadable() {
 }
 
 /// Write rules grant no reading, and stop short of the credentials a written folder holds: a
-/// hook that may write the whole home folder still cannot read `~/.ssh` or add a key to it.
+/// hook that may write the whole home folder still cannot read `~/.ssh`, add a key to it, or
+/// make a credential folder that is not there yet.
 #[test]
 fn a_hook_that_may_write_the_home_folder_cannot_read_or_write_its_credentials() {
     let p = Project::new(json!({}));
@@ -287,8 +288,11 @@ fn a_hook_that_may_write_the_home_folder_cannot_read_or_write_its_credentials() 
             &format!("cat {}", sh_quote(&key)),
             &format!("echo key >> {}", sh_quote(p.home.join(".ssh/authorized_keys"))),
             &format!("echo ok >> {}", sh_quote(p.home.join(".bashrc"))),
+            // A credential folder that is not there cannot be made either.
+            &format!("mkdir {}", sh_quote(p.home.join(".gnupg"))),
         ],
     );
-    assert_eq!(tried, ["denied", "denied", "ok"]);
+    assert_eq!(tried, ["denied", "denied", "ok", "denied"]);
+    assert!(!p.home.join(".gnupg").exists());
     assert!(!p.home.join(".ssh/authorized_keys").exists());
 }

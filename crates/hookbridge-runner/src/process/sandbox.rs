@@ -10,9 +10,9 @@
 //! What the sandbox allows (Landlock ABI 6, Linux 6.12 or later):
 //! - **reading and running** everything but the user's credentials ([`CREDENTIALS`] beneath every
 //!   home folder the hook could mean: the engine's `HOME`, the account's, the hook's own; by name
-//!   and where symlinks really lead). Landlock only allows, so "everything but" is the folders
-//!   beside each credential folder, on every level from `/` down: a folder that holds a credential
-//!   is itself not listable (its other entries are);
+//!   and where symlinks really lead; those there when the hook starts). Landlock only allows, so
+//!   "everything but" is the folders beside each credential folder, on every level from `/` down:
+//!   a folder that holds a credential is itself not listable (its other entries are);
 //! - **writing** beneath the project, the hook's own temporary folder (its `TMPDIR`, removed after
 //!   the run) and the paths the hook declares — never beneath a credential, even where one of
 //!   those holds it (a project that is the home folder): write rules grant no reading, and are
@@ -72,6 +72,11 @@ pub struct SandboxPlan {
     /// folder the hook could mean, both as named and where their symlinks really lead. Empty
     /// only when no home folder is known, and then the hook is not run.
     pub denied: Vec<PathBuf>,
+    /// Those of `denied` that are there when the plan is made: only these split the read rules
+    /// (what is not there cannot be read; the hook cannot make it, for `denied` splits its write
+    /// rules whether there or not). Most homes hold few of them, so `/` is split along one or two
+    /// paths, not a dozen.
+    pub present: Vec<PathBuf>,
     pub network: bool,
     /// The hook's own temporary folder (its `TMPDIR`), removed when the last holder drops it.
     pub temp: Option<Arc<tempfile::TempDir>>,
@@ -145,9 +150,15 @@ impl SandboxPlan {
                 homes.push(home);
             }
         }
+        let credentials = credentials(&homes);
         SandboxPlan {
             write,
-            denied: credentials(&homes),
+            present: credentials
+                .iter()
+                .filter(|(_, there)| *there)
+                .map(|(path, _)| path.clone())
+                .collect(),
+            denied: credentials.into_iter().map(|(path, _)| path).collect(),
             network: sandbox.network,
             temp: temp.map(Arc::new),
         }
@@ -174,28 +185,32 @@ fn account_home() -> Option<&'static Path> {
 
 /// [`CREDENTIALS`] beneath each of `homes`, as named and, where a home or a credential is (or
 /// lies behind) a symlink, where it really is: Landlock's rules follow the real folders, so a
-/// credential kept only by its symlinked name would stay readable by its real one.
-fn credentials(homes: &[&Path]) -> Vec<PathBuf> {
-    let mut denied = Vec::with_capacity(homes.len() * CREDENTIALS.len() * 2);
-    let add = |path: PathBuf, denied: &mut Vec<PathBuf>| {
-        if !denied.contains(&path) {
-            denied.push(path);
-        }
+/// credential kept only by its symlinked name would stay readable by its real one. Each with
+/// whether it is there now.
+fn credentials(homes: &[&Path]) -> Vec<(PathBuf, bool)> {
+    let mut denied: Vec<(PathBuf, bool)> = Vec::with_capacity(homes.len() * CREDENTIALS.len() * 2);
+    let add = |path: PathBuf, there: bool, denied: &mut Vec<(PathBuf, bool)>| match denied
+        .iter_mut()
+        .find(|(known, _)| *known == path)
+    {
+        Some((_, known_there)) => *known_there |= there,
+        None => denied.push((path, there)),
     };
     for home in homes {
         let real_home = home.canonicalize().ok().filter(|real| real != home);
         for credential in CREDENTIALS {
             let named = home.join(credential);
             // Most are not there: one `lstat` says so, and only what is there is resolved.
-            if named.symlink_metadata().is_ok() {
+            let there = named.symlink_metadata().is_ok();
+            if there {
                 if let Ok(real) = named.canonicalize() {
-                    add(real, &mut denied);
+                    add(real, true, &mut denied);
                 }
             }
             if let Some(real_home) = &real_home {
-                add(real_home.join(credential), &mut denied);
+                add(real_home.join(credential), there, &mut denied);
             }
-            add(named, &mut denied);
+            add(named, there, &mut denied);
         }
     }
     denied
@@ -352,7 +367,7 @@ pub(super) fn enter(plan: &SandboxPlan) -> io::Result<()> {
     // the home folder, a declared `~`): Landlock's rights only add up, so a rule on a folder
     // would grant what lies beneath it, credentials included.
     let mut by_path: Vec<(PathBuf, Option<bool>, BitFlags<AccessFs>)> =
-        readable_roots(Path::new("/"), &plan.denied)
+        readable_roots(Path::new("/"), &plan.present)
             .into_iter()
             .map(|(path, dir)| (path, dir, read))
             .collect();
