@@ -100,9 +100,9 @@ pub fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
         .map(|e| {
             let (label, line, column) = (e.hook.kind.label(), e.hook.position.line, e.hook.position.column);
             let run = run_of(label, line, column);
-            let sandbox = crate::inspect::sandbox_of(e.hook);
+            let sandbox = crate::inspect::sandbox_of(e.hook, &set);
             // What the sandbox denied the hook, in words, from its stderr.
-            let denials: Vec<String> = match (sandbox, run.and_then(|r| r["stderr"].as_str())) {
+            let denials: Vec<String> = match (sandbox.as_deref(), run.and_then(|r| r["stderr"].as_str())) {
                 (Some(sandbox), Some(stderr)) => hookbridge_runner::process::explain_denials(
                     sandbox,
                     &project.dir,
@@ -122,7 +122,7 @@ pub fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
                 "runs": e.verdict == Verdict::Runs,
                 "verdict": e.verdict.to_string(),
                 "run": run,
-                "sandbox": sandbox.map(crate::inspect::sandbox_json),
+                "sandbox": sandbox.as_deref().map(crate::inspect::sandbox_json),
                 "sandbox_denials": denials,
             })
         })

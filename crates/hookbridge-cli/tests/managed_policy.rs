@@ -267,3 +267,77 @@ fn a_managed_audit_log_cannot_be_moved_or_switched_off() {
         listed.stdout_str()
     );
 }
+
+/// A hook that tries to write `~/.bashrc` and to reach `port` on loopback, and says which it did.
+fn reaching(port: u16, sandbox: Option<Value>) -> Value {
+    let command = format!(
+        "if echo x >> \"$HOME/.bashrc\" 2>/dev/null; then w=wrote; else w=denied; fi; \
+         if python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}), timeout=5)' 2>/dev/null; then n=connected; else n=refused; fi; \
+         echo \"$w $n\""
+    );
+    let mut hook = json!({"type": "command", "command": command});
+    if let Some(sandbox) = sandbox {
+        hook["sandbox"] = sandbox;
+    }
+    json!({"hooks": {"PreToolUse": [{"hooks": [hook]}]}})
+}
+
+/// `sandboxHooks` runs every project command hook sandboxed — one that asks for no sandbox, or
+/// says `"sandbox": false`, too — and leaves the user's own alone (`all` takes the user's too, never
+/// the policy's own); `sandboxNetwork: false` takes
+/// the network from a sandboxed hook that asks for it. The project's trust stays as it was: the
+/// floor is applied when hooks run, not to what the project says.
+#[test]
+fn the_managed_sandbox_floor_sandboxes_the_projects_hooks_and_takes_their_network() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let said = |m: &Machine| -> Vec<String> {
+        let report: Value = serde_json::from_slice(&m.run("report").stdout).unwrap();
+        report["hooks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["stdout"].as_str().unwrap_or("").trim().to_string())
+            .collect()
+    };
+    for (project_sandbox, expected) in [
+        (None, "denied refused"),
+        (Some(json!(false)), "denied refused"),
+        (Some(json!({"network": true})), "denied refused"),
+    ] {
+        let m = Machine::new(&json!({"sandboxHooks": "project", "sandboxNetwork": false}));
+        m.hooks("project", &reaching(port, project_sandbox.clone()));
+        m.hooks("user", &json!({"hooks": {}}));
+        assert_eq!(
+            said(&m),
+            [expected],
+            "project hook with sandbox {project_sandbox:?}"
+        );
+        let listed = m.hookbridge(&["list"]).stdout_str();
+        assert!(
+            listed.contains("sandboxed (writes project, temp; no network; no credentials)")
+                && listed.contains("sandboxHooks: project: every project command hook runs sandboxed"),
+            "{listed}"
+        );
+    }
+    // The user's own hook is not under a `project` floor.
+    let m = Machine::new(&json!({"sandboxHooks": "project"}));
+    m.hooks("project", &json!({"hooks": {}}));
+    m.hooks("user", &reaching(port, None));
+    assert_eq!(said(&m), ["wrote connected"]);
+    // Under `all`, the user's hook too; the policy's own hooks are not under its floor.
+    let m = Machine::new(&json!({"sandboxHooks": "all", "hooks": reaching(port, None)["hooks"]}));
+    m.hooks("project", &json!({"hooks": {}}));
+    let mut users = reaching(port, None);
+    // Not the policy's hook word for word (that would be one hook, the managed copy).
+    let command = &mut users["hooks"]["PreToolUse"][0]["hooks"][0]["command"];
+    *command = json!(format!("{}; true", command.as_str().unwrap()));
+    m.hooks("user", &users);
+    assert_eq!(said(&m), ["wrote connected", "denied refused"]);
+    // Without a floor, the project's hook asking for the network has it.
+    let m = Machine::new(&json!({}));
+    m.hooks("project", &reaching(port, Some(json!({"network": true}))));
+    m.hooks("user", &json!({"hooks": {}}));
+    assert_eq!(said(&m), ["denied connected"]);
+    drop(listener);
+}

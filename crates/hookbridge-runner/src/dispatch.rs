@@ -70,6 +70,8 @@ pub struct DispatchOptions {
     /// Whether command hooks may run in a warm Python service at all (managed policy's
     /// `warm: false` says no).
     pub warm_allowed: bool,
+    /// The managed policy's floor under hooks' sandboxes (`sandboxHooks`, `sandboxNetwork`).
+    pub sandbox_floor: hookbridge_core::config::managed::SandboxFloor,
     /// Where every dispatched event is put on the record ([`crate::audit`]); `None`: nowhere.
     pub audit: Option<Arc<crate::audit::AuditLog>>,
     /// Where every dispatched event's spans are exported ([`crate::otel`]); `None`: nowhere.
@@ -114,6 +116,7 @@ impl DispatchOptions {
             stop_once_decided: true,
             project_mcp_servers: false,
             warm_allowed: true,
+            sandbox_floor: hookbridge_core::config::managed::SandboxFloor::NONE,
             audit: None,
             telemetry: None,
             restrict_personal_config: env_truthy("CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG"),
@@ -123,6 +126,7 @@ impl DispatchOptions {
     /// Applies a managed policy's limits: no warm runs, a shorter maximum timeout.
     pub fn apply_managed(&mut self, rules: &hookbridge_core::config::managed::ManagedRules) {
         self.warm_allowed &= rules.warm;
+        self.sandbox_floor = rules.sandbox;
         if let Some(max) = rules.max_timeout {
             self.max_timeout = Some(self.max_timeout.map_or(max, |own| own.min(max)));
         }
@@ -228,7 +232,7 @@ pub fn dispatch_selection(
     let facts: Vec<HookFacts> = selection
         .hooks
         .iter()
-        .map(|hook| HookFacts::of(hook, &options.project_dir))
+        .map(|hook| HookFacts::of(hook, &options.project_dir, &options.sandbox_floor))
         .collect();
     let mut report = run_selection(selection, payload, options);
     let time = humantime::format_rfc3339_millis(started).to_string();
@@ -363,6 +367,7 @@ fn run_selection(selection: Selection<'_>, payload: &EventPayload, options: &Dis
             first_line: (!is_async(hook)).then(|| options.first_line.clone()).flatten(),
             project_mcp_servers: options.project_mcp_servers,
             warm_allowed: options.warm_allowed,
+            sandbox_floor: options.sandbox_floor,
         };
         // (The core reads a judge not run there as the block Claude Code answers.)
         let judge_not_run =
@@ -550,7 +555,7 @@ pub fn warm_plan(
     let HookKind::Command(command) = &hook.kind else {
         return None;
     };
-    if command.sandbox.is_some() {
+    if hookbridge_core::config::managed::effective_sandbox(hook, &options.sandbox_floor).is_some() {
         // Said without building the spec, which would make the hook's temporary folder.
         return Some(Err(NotWarm::Sandboxed));
     }
@@ -565,9 +570,11 @@ pub fn warm_plan(
         first_line: None,
         project_mcp_servers: false,
         warm_allowed: options.warm_allowed,
+        sandbox_floor: options.sandbox_floor,
     };
     Some(warm::plan_without_running(
-        &hook_kinds::command::process_spec(command, context),
+        // Not sandboxed: a sandboxed hook was answered above.
+        &hook_kinds::command::process_spec(command, None, context),
         mode,
     ))
 }

@@ -5,6 +5,7 @@
 //! { "allowManagedHooksOnly": false, "allowProjectHooks": false,
 //!   "allowedHttpHookUrls": ["https://hooks.example.com/*"], "httpHookAllowedEnvVars": ["HOOK_TOKEN"],
 //!   "warm": false, "maxTimeout": 120, "auditLog": "/var/log/hookbridge/audit.jsonl",
+//!   "sandboxHooks": "project", "sandboxNetwork": false,
 //!   "hooks": { "PreToolUse": [ … managed hooks, Claude Code's format … ] } }
 //! ```
 //!
@@ -14,7 +15,11 @@
 //! `allowManagedHooksOnly` holds every user and project hook; `allowProjectHooks: false` holds the
 //! project's; `warm: false` turns warm Python runs off; `maxTimeout` (seconds) caps every hook;
 //! `auditLog` (an absolute path) is where every hook run is recorded, which neither
-//! `HOOKBRIDGE_AUDIT_LOG` nor `off` can change.
+//! `HOOKBRIDGE_AUDIT_LOG` nor `off` can change; `sandboxHooks` (`"project"` or `"all"`) runs
+//! every command hook of those scopes sandboxed (the default profile where it asks for none, its
+//! `"sandbox": false` notwithstanding) and `sandboxNetwork: false` takes the network from every
+//! sandboxed hook — the floor of [`SandboxFloor`], applied when a hook runs (not when it is
+//! loaded, so trust records, pinned to what the project says, stay as they are).
 //!
 //! The shaping decision: **a policy that cannot be read holds what it could have held.** A file
 //! that exists but is not readable JSON, or has a key of the wrong type, is reported and read as
@@ -54,6 +59,8 @@ pub struct ManagedRules {
     pub max_timeout: Option<Duration>,
     /// `auditLog`: the audit log's place, mandatory.
     pub audit_log: Option<PathBuf>,
+    /// `sandboxHooks` and `sandboxNetwork`.
+    pub sandbox: SandboxFloor,
     /// The file could not be read as a policy: everything it could hold is held.
     pub unreadable: Option<String>,
 }
@@ -85,8 +92,80 @@ impl ManagedRules {
                 log.display()
             ));
         }
+        match self.sandbox.hooks {
+            Some(SandboxedHooks::Project) => {
+                rules.push("sandboxHooks: project: every project command hook runs sandboxed".into());
+            }
+            Some(SandboxedHooks::All) => {
+                rules.push("sandboxHooks: all: every command hook but the policy's own runs sandboxed".into())
+            }
+            None => {}
+        }
+        if !self.sandbox.network {
+            rules.push("sandboxNetwork: false: no sandboxed hook reaches the network".into());
+        }
         rules
     }
+}
+
+/// The managed policy's floor under hooks' sandboxes: which hooks must run sandboxed, and whether
+/// a sandboxed hook may have the network it asks for. The policy's own hooks are not under it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SandboxFloor {
+    /// `sandboxHooks`: whose command hooks run sandboxed whatever they say; `None`: only those
+    /// that ask.
+    pub hooks: Option<SandboxedHooks>,
+    /// `sandboxNetwork`: `false` takes the network from every sandboxed hook.
+    pub network: bool,
+}
+
+impl SandboxFloor {
+    /// No floor: each hook's own sandbox, as it says.
+    pub const NONE: SandboxFloor = SandboxFloor {
+        hooks: None,
+        network: true,
+    };
+}
+
+/// Whose command hooks `sandboxHooks` sandboxes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SandboxedHooks {
+    /// The project's (`.amplifier/hooks/`, the project's plugins).
+    Project,
+    /// Every hook but the managed policy's own.
+    All,
+}
+
+/// The sandbox `hook` runs in, under `floor`: its own, raised to the floor. `None` for a hook that
+/// runs unsandboxed (and for every hook that is not a command). The one definition that running,
+/// `list`, `test` and the audit record use.
+pub fn effective_sandbox<'a>(
+    hook: &'a super::HookSpec,
+    floor: &SandboxFloor,
+) -> Option<std::borrow::Cow<'a, super::Sandbox>> {
+    use super::{HookKind, Scope};
+    use std::borrow::Cow;
+    let HookKind::Command(command) = &hook.kind else {
+        return None;
+    };
+    if hook.source.scope == Scope::Managed {
+        return command.sandbox.as_ref().map(Cow::Borrowed);
+    }
+    let required = match floor.hooks {
+        Some(SandboxedHooks::All) => true,
+        Some(SandboxedHooks::Project) => hook.source.scope == Scope::Project,
+        None => false,
+    };
+    let sandbox = match &command.sandbox {
+        Some(own) if floor.network || !own.network => Cow::Borrowed(own),
+        Some(own) => Cow::Owned(super::Sandbox {
+            write: own.write.clone(),
+            network: false,
+        }),
+        None if required => Cow::Owned(super::Sandbox::default()),
+        None => return None,
+    };
+    Some(sandbox)
 }
 
 /// The rules of the managed file whose text is `text`: `Ok` with the rules, or the rules to
@@ -100,6 +179,8 @@ pub fn read_rules(path: PathBuf, text: &str) -> (ManagedRules, Option<Diagnostic
             warm: false,
             max_timeout: None,
             audit_log: None,
+            // Held hooks do not run; those that still do (the policy's own) are not under it.
+            sandbox: SandboxFloor::NONE,
             unreadable: Some(why.clone()),
         };
         let d = Diagnostic::error(format!(
@@ -133,6 +214,12 @@ pub fn read_rules(path: PathBuf, text: &str) -> (ManagedRules, Option<Diagnostic
         Some(Value::String(p)) if std::path::Path::new(p).is_absolute() => Ok(Some(PathBuf::from(p))),
         Some(v) => Err(format!("`auditLog` must be an absolute path, not {v}")),
     };
+    let sandboxed_hooks = match value.get("sandboxHooks") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s == "project" => Ok(Some(SandboxedHooks::Project)),
+        Some(Value::String(s)) if s == "all" => Ok(Some(SandboxedHooks::All)),
+        Some(v) => Err(format!("`sandboxHooks` must be \"project\" or \"all\", not {v}")),
+    };
     let rules = (|| {
         let only = boolean("allowManagedHooksOnly", false)?;
         Ok::<_, String>(ManagedRules {
@@ -142,6 +229,10 @@ pub fn read_rules(path: PathBuf, text: &str) -> (ManagedRules, Option<Diagnostic
             warm: boolean("warm", true)?,
             max_timeout: max_timeout?,
             audit_log: audit_log?,
+            sandbox: SandboxFloor {
+                hooks: sandboxed_hooks?,
+                network: boolean("sandboxNetwork", true)?,
+            },
             unreadable: None,
         })
     })();
@@ -185,12 +276,26 @@ mod tests {
         assert_eq!(rules.max_timeout, Some(Duration::from_secs(120)));
         let (rules, _) = read_rules(PathBuf::from("/m.json"), "{}");
         assert!(rules.allow_project_hooks && rules.warm && rules.max_timeout.is_none());
+        assert_eq!(rules.sandbox, SandboxFloor::NONE);
+        let (rules, _) = read_rules(
+            PathBuf::from("/m.json"),
+            r#"{"sandboxHooks": "all", "sandboxNetwork": false}"#,
+        );
+        assert_eq!(
+            rules.sandbox,
+            SandboxFloor {
+                hooks: Some(SandboxedHooks::All),
+                network: false
+            }
+        );
         for broken in [
             "{",
             "[]",
             r#"{"allowProjectHooks": "no"}"#,
             r#"{"maxTimeout": -1}"#,
             r#"{"auditLog": "relative.jsonl"}"#,
+            r#"{"sandboxHooks": true}"#,
+            r#"{"sandboxNetwork": "no"}"#,
         ] {
             let (rules, problem) = read_rules(PathBuf::from("/m.json"), broken);
             assert!(rules.allow_managed_hooks_only && !rules.warm, "{broken}");

@@ -30,7 +30,11 @@ pub struct HookFacts {
 }
 
 impl HookFacts {
-    pub fn of(hook: &HookSpec, project: &Path) -> HookFacts {
+    pub fn of(
+        hook: &HookSpec,
+        project: &Path,
+        floor: &hookbridge_core::config::managed::SandboxFloor,
+    ) -> HookFacts {
         HookFacts {
             digest: hookbridge_core::trust::pins::definition_digest(hook, project),
             // A project's hook runs only once the project is trusted (held otherwise), and a
@@ -42,7 +46,7 @@ impl HookFacts {
                 Scope::Explicit => "explicit",
             },
             kind: hook.kind.type_name(),
-            sandboxed: matches!(&hook.kind, hookbridge_core::config::HookKind::Command(c) if c.sandbox.is_some()),
+            sandboxed: hookbridge_core::config::managed::effective_sandbox(hook, floor).is_some(),
         }
     }
 }

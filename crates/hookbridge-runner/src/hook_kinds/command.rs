@@ -1,15 +1,19 @@
 //! `command` hooks: a child process, run by `/bin/sh -c` (shell form), directly (exec form, `args`)
 //! or by PowerShell, with the payload on stdin.
 
-use hookbridge_core::config::{CommandHook, Shell};
+use hookbridge_core::config::{CommandHook, Sandbox, Shell};
 
 use super::JobContext;
 use std::path::PathBuf;
 
 use crate::process::{ProcessSpec, Program, SandboxPlan};
 
-/// The process that runs `command`.
-pub(crate) fn process_spec(command: &CommandHook, ctx: JobContext<'_>) -> ProcessSpec {
+/// The process that runs `command`, in `sandbox` (its own, raised to the managed policy's floor).
+pub(crate) fn process_spec(
+    command: &CommandHook,
+    sandbox: Option<&Sandbox>,
+    ctx: JobContext<'_>,
+) -> ProcessSpec {
     let program = match (&command.args, command.shell) {
         (Some(args), _) => Program::Exec {
             program: command.resolved_command.clone(),
@@ -28,7 +32,7 @@ pub(crate) fn process_spec(command: &CommandHook, ctx: JobContext<'_>) -> Proces
         },
     };
     let mut env = ctx.env;
-    let sandbox = command.sandbox.as_ref().map(|sandbox| {
+    let sandbox = sandbox.map(|sandbox| {
         let given = |name: &str| {
             env.iter()
                 .rev()

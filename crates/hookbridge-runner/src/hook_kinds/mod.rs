@@ -68,6 +68,8 @@ pub(crate) struct JobContext<'a> {
     pub project_mcp_servers: bool,
     /// Whether command hooks may run warm at all (managed policy).
     pub warm_allowed: bool,
+    /// The managed policy's floor under command hooks' sandboxes.
+    pub sandbox_floor: hookbridge_core::config::managed::SandboxFloor,
 }
 
 impl JobContext<'_> {
@@ -122,7 +124,10 @@ pub(crate) fn failed_call(e: crate::model_api::ModelCallError) -> crate::process
 pub(crate) fn job_for(hook: &HookSpec, event: &str, ctx: JobContext<'_>) -> Result<Job, String> {
     readiness(hook, ctx.policy)?;
     match &hook.kind {
-        HookKind::Command(c) => Ok(Job::Process(command::process_spec(c, ctx))),
+        HookKind::Command(c) => {
+            let sandbox = hookbridge_core::config::managed::effective_sandbox(hook, &ctx.sandbox_floor);
+            Ok(Job::Process(command::process_spec(c, sandbox.as_deref(), ctx)))
+        }
         HookKind::Http(h) => Ok(Job::InProcess(http::job(h, ctx))),
         HookKind::Prompt(p) => Ok(Job::InProcess(prompt::job(p, ctx))),
         HookKind::Llm(l) => Ok(Job::InProcess(llm::job(

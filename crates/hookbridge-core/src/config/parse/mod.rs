@@ -368,7 +368,8 @@ impl TopKey {
             | "keywords" | "permissions" | "env" | "model" | "statusLine" | "enabledPlugins" | "commands"
             | "agents" | "skills" | "mcpServers" | "outputStyles" | "lspServers" | "userConfig"
             // Managed policy's own keys (see `managed`), read there.
-            | "allowManagedHooksOnly" | "allowProjectHooks" | "warm" | "maxTimeout" | "auditLog" => TopKey::NotAboutHooks,
+            | "allowManagedHooksOnly" | "allowProjectHooks" | "warm" | "maxTimeout" | "auditLog"
+            | "sandboxHooks" | "sandboxNetwork" => TopKey::NotAboutHooks,
             other => TopKey::Unknown(other.to_string()),
         }
     }
