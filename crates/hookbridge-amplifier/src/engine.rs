@@ -81,6 +81,8 @@ pub struct Loaded {
     pub held_notice: Option<String>,
     /// Whether hooks may call MCP servers of the project's own `.mcp.json` (it is trusted).
     pub project_mcp_servers: bool,
+    /// The floor the project's trust puts under its hooks' sandboxes (`trust --sandboxed`).
+    pub trust_floor: hookbridge_core::config::managed::SandboxFloor,
 }
 
 impl EngineSettings {
@@ -121,6 +123,7 @@ impl EngineSettings {
             diagnostics,
             held_notice,
             project_mcp_servers: trust.project_servers_allowed(),
+            trust_floor: trust.sandbox_floor(),
         }
     }
 }
@@ -129,6 +132,7 @@ impl EngineSettings {
 struct RunPolicy {
     /// The project's own MCP servers may be called (it is trusted).
     project_mcp_servers: bool,
+    trust_floor: hookbridge_core::config::managed::SandboxFloor,
     managed: Option<hookbridge_core::config::managed::ManagedRules>,
 }
 
@@ -325,16 +329,18 @@ impl Engine {
             object @ Value::Object(_) => object,
             other => return Err(format!("the {event} data must be an object, got {other}")),
         };
-        let (set, held_notice, project_mcp_servers) = {
+        let (set, held_notice, project_mcp_servers, trust_floor) = {
             let loaded = self.loaded();
             (
                 loaded.set.clone(),
                 loaded.held_notice.clone(),
                 loaded.project_mcp_servers,
+                loaded.trust_floor,
             )
         };
         let policy = RunPolicy {
             project_mcp_servers,
+            trust_floor,
             managed: set.managed.clone(),
         };
         let mut answer = self.run(&set, event, &data, host, &policy);
@@ -355,6 +361,7 @@ impl Engine {
     fn options(&self, host: &HostContext, policy: &RunPolicy) -> DispatchOptions {
         let mut options = DispatchOptions::new(&self.settings.project_dir);
         options.project_mcp_servers = policy.project_mcp_servers;
+        options.sandbox_floor = policy.trust_floor;
         options.default_timeout = self.settings.default_timeout;
         options.max_timeout = self.settings.max_timeout;
         options.env_file = host.env_file.clone();

@@ -60,6 +60,7 @@ pub fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
     let payload =
         EventPayload::parse(event.clone(), &bytes).map_err(|e| UsageError(format!("the payload: {e}")))?;
     let loaded = args.project.load(&project.dir);
+    let floor = crate::inspect::sandbox_floor(&loaded.set, &loaded.trust);
     let set = loaded.set;
 
     let explained = set.explain(&payload);
@@ -67,7 +68,7 @@ pub fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
         return dry_run(&args, &event, &project.dir, &explained, &set);
     }
     let mut options = DispatchOptions::new(&project.dir);
-    options.project_mcp_servers = loaded.trust.project_servers_allowed();
+    options.apply_trust(&loaded.trust);
     // The hooks run for real: on the record, as the `test` host.
     options.audit =
         hookbridge_runner::audit::AuditLog::for_host("test", set.managed.as_ref()).map(std::sync::Arc::new);
@@ -100,7 +101,7 @@ pub fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
         .map(|e| {
             let (label, line, column) = (e.hook.kind.label(), e.hook.position.line, e.hook.position.column);
             let run = run_of(label, line, column);
-            let sandbox = crate::inspect::sandbox_of(e.hook, &set);
+            let sandbox = hookbridge_core::config::managed::effective_sandbox(e.hook, &floor);
             // What the sandbox denied the hook, in words, from its stderr.
             let denials: Vec<String> = match (sandbox.as_deref(), run.and_then(|r| r["stderr"].as_str())) {
                 (Some(sandbox), Some(stderr)) => hookbridge_runner::process::explain_denials(

@@ -8,6 +8,7 @@ use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 use clap::Args;
+use hookbridge_core::config::managed::{effective_sandbox, SandboxFloor};
 use hookbridge_core::config::{HookKind, OnFailure};
 use hookbridge_core::diagnostics::{Diagnostic, Position, Severity};
 use hookbridge_runner::hook_kinds::readiness;
@@ -104,21 +105,16 @@ fn held_lines(loaded: &crate::Loaded, project: &std::path::Path) -> Vec<String> 
     lines
 }
 
-/// The sandbox a command hook of `set` runs in: its own, raised to the managed policy's floor.
-pub(crate) fn sandbox_of<'a>(
-    hook: &'a hookbridge_core::config::HookSpec,
+/// The floor under the sandboxes of `set`'s hooks: the managed policy's and the project's trust's
+/// (`trust --sandboxed`), the stricter of the two.
+pub(crate) fn sandbox_floor(
     set: &hookbridge_core::config::HookSet,
-) -> Option<std::borrow::Cow<'a, hookbridge_core::config::Sandbox>> {
-    hookbridge_core::config::managed::effective_sandbox(hook, &floor_of(set))
-}
-
-/// The managed policy's floor under `set`'s sandboxes.
-fn floor_of(set: &hookbridge_core::config::HookSet) -> hookbridge_core::config::managed::SandboxFloor {
+    trust: &hookbridge_core::trust::Applied,
+) -> SandboxFloor {
     set.managed
         .as_ref()
-        .map_or(hookbridge_core::config::managed::SandboxFloor::NONE, |m| {
-            m.sandbox
-        })
+        .map_or(SandboxFloor::NONE, |m| m.sandbox)
+        .stricter(trust.sandbox_floor())
 }
 
 /// A sandbox for `list --json`: where the hook may write, whether it reaches the network, what it
@@ -160,13 +156,13 @@ fn on_failure_word(on_failure: OnFailure) -> &'static str {
 /// hooks.
 fn warm_of(
     hook: &hookbridge_core::config::HookSpec,
-    set: &hookbridge_core::config::HookSet,
+    floor: SandboxFloor,
     event: &hookbridge_core::event::EventName,
     project: &std::path::Path,
     mode: WarmMode,
 ) -> Option<Result<String, String>> {
     let mut options = hookbridge_runner::DispatchOptions::new(project);
-    options.sandbox_floor = floor_of(set);
+    options.sandbox_floor = floor;
     hookbridge_runner::warm_plan(hook, event, &options, project, mode).map(|plan| {
         plan.map(|p| p.run.interpreter.display().to_string())
             .map_err(|why| why.to_string())
@@ -181,6 +177,7 @@ fn names_python(hook: &hookbridge_core::config::HookSpec) -> bool {
 pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
     let (loaded, project) = load_with_trust(&args.project)?;
     let held = held_lines(&loaded, &project);
+    let floor = sandbox_floor(&loaded.set, &loaded.trust);
     let set = loaded.set;
     // Managed policy's `warm: false` turns warm runs off whatever HOOKBRIDGE_WARM says.
     let warm_mode = match &set.managed {
@@ -209,12 +206,12 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
                     },
                     "timeout_s": hook.timeout.map(|t| t.as_secs_f64()),
                     "async": matches!(&hook.kind, HookKind::Command(c) if c.run_async),
-                    "warm": warm_of(hook, &set, event, &project, warm_mode).map(|w| match w {
+                    "warm": warm_of(hook, floor, event, &project, warm_mode).map(|w| match w {
                         Ok(interpreter) => serde_json::json!({"runs_warm": true, "interpreter": interpreter}),
                         Err(why) => serde_json::json!({"runs_warm": false, "why_not": why}),
                     }),
                     "on_failure": on_failure_word(hook.on_failure),
-                    "sandbox": sandbox_of(hook, &set).as_deref().map(sandbox_json),
+                    "sandbox": effective_sandbox(hook, &floor).as_deref().map(sandbox_json),
                     "written_as": hook.seed_event.as_deref(),
                     "dialect": if hook.seed_event.is_some() { "seed" } else { "claude-code" },
                     "disabled": hook.disabled.as_ref().map(ToString::to_string),
@@ -286,13 +283,13 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
         // Why a hook does not run warm is said only of commands that name Python: every shell
         // hook would say so otherwise (`list --json` has it for all).
         if warm_mode != WarmMode::Off {
-            match warm_of(hook, &set, event, &project, warm_mode) {
+            match warm_of(hook, floor, event, &project, warm_mode) {
                 Some(Ok(interpreter)) => notes.push(format!("warm ({interpreter})")),
                 Some(Err(why)) if names_python(hook) => notes.push(format!("not warm: {why}")),
                 _ => {}
             }
         }
-        if let Some(sandbox) = sandbox_of(hook, &set) {
+        if let Some(sandbox) = effective_sandbox(hook, &floor) {
             notes.push(sandbox_words(&sandbox));
         }
         if let Some(t) = hook.timeout.map(|t| t.as_secs_f64()) {

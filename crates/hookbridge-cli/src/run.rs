@@ -577,7 +577,7 @@ fn load_hooks(
         ));
     }
     let mut options = DispatchOptions::new(project_dir);
-    options.project_mcp_servers = loaded.trust.project_servers_allowed();
+    options.apply_trust(&loaded.trust);
     options.audit =
         hookbridge_runner::audit::AuditLog::for_host(host, set.managed.as_ref()).map(std::sync::Arc::new);
     options.telemetry = telemetry(host, problems);

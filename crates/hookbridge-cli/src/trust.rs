@@ -30,11 +30,15 @@ pub struct TrustArgs {
     /// gives up noticing a changed script (a `git pull` that rewrites `guard.sh` runs at once).
     #[arg(long)]
     config_only: bool,
+    /// Trust the project's hooks to run sandboxed: each of its command hooks runs in the default
+    /// sandbox where it asks for none (README, "Sandboxed hooks"). At the question, `s` says the same.
+    #[arg(long)]
+    sandboxed: bool,
     /// List the projects this user trusts.
-    #[arg(long, conflicts_with_all = ["yes", "config_only", "revoke"])]
+    #[arg(long, conflicts_with_all = ["yes", "config_only", "sandboxed", "revoke"])]
     list: bool,
     /// Take back the trust in the project: its hooks are held again.
-    #[arg(long, conflicts_with_all = ["yes", "config_only"])]
+    #[arg(long, conflicts_with_all = ["yes", "config_only", "sandboxed"])]
     revoke: bool,
     #[command(flatten)]
     project: ProjectArgs,
@@ -87,6 +91,24 @@ pub fn trust(args: TrustArgs) -> anyhow::Result<ExitCode> {
             )?;
             return Ok(ExitCode::SUCCESS);
         }
+        TrustState::Trusted if record.as_ref().is_some_and(|r| r.sandboxed != args.sandboxed) => {
+            writeln!(
+                out,
+                "{} is trusted{}; trusting it {} now:",
+                project.display(),
+                if args.sandboxed {
+                    ""
+                } else {
+                    ", its hooks sandboxed"
+                },
+                if args.sandboxed {
+                    "with its hooks sandboxed"
+                } else {
+                    "with its hooks unsandboxed"
+                }
+            )?;
+            show_all(&mut out, &pins)?;
+        }
         TrustState::Trusted if !args.config_only && record.as_ref().is_some_and(|r| r.config_only) => {
             writeln!(
                 out,
@@ -99,14 +121,15 @@ pub fn trust(args: TrustArgs) -> anyhow::Result<ExitCode> {
             let when = record.as_ref().map(|r| when(r.trusted_at)).unwrap_or_default();
             writeln!(
                 out,
-                "{} is trusted ({when}), and nothing its hooks run has changed since: {} hook(s){}.",
+                "{} is trusted ({when}), and nothing its hooks run has changed since: {} hook(s){}{}.",
                 project.display(),
                 pins.hooks.len(),
                 if record.as_ref().is_some_and(|r| r.config_only) {
                     ", configuration only"
                 } else {
                     ""
-                }
+                },
+                if args.sandboxed { ", sandboxed" } else { "" }
             )?;
             return Ok(ExitCode::SUCCESS);
         }
@@ -151,36 +174,62 @@ pub fn trust(args: TrustArgs) -> anyhow::Result<ExitCode> {
     }
     out.flush()?;
     drop(out);
-    if !args.yes && !confirm(&format!("Trust {}?", project.display()))? {
-        println!("Not trusted: the project's hooks stay held.");
-        return Ok(ExitCode::from(1));
-    }
+    let sandboxed = match args.yes {
+        true => args.sandboxed,
+        false => match confirm(&format!("Trust {}?", project.display()), args.sandboxed)? {
+            Answer::No => {
+                println!("Not trusted: the project's hooks stay held.");
+                return Ok(ExitCode::from(1));
+            }
+            Answer::Yes => args.sandboxed,
+            Answer::Sandboxed => true,
+        },
+    };
     // What is recorded is what was shown (the files are not read again after the question).
-    let path = store.save(&project, &TrustRecord::new(&project, pins, args.config_only))?;
+    let mut record = TrustRecord::new(&project, pins, args.config_only);
+    record.sandboxed = sandboxed;
+    let path = store.save(&project, &record)?;
     println!(
-        "Trusted {}{} (recorded in {}).",
+        "Trusted {}{}{} (recorded in {}).",
         project.display(),
         if args.config_only {
             ", its configuration only"
         } else {
             ""
         },
+        if sandboxed { ", its hooks sandboxed" } else { "" },
         path.display()
     );
     Ok(ExitCode::SUCCESS)
 }
 
-/// A yes on a terminal; anything else, or no terminal, is a no.
-fn confirm(question: &str) -> anyhow::Result<bool> {
+/// The answer to the trust question.
+enum Answer {
+    No,
+    Yes,
+    /// Yes, with the project's hooks sandboxed.
+    Sandboxed,
+}
+
+/// A yes (or `s`: yes, sandboxed) on a terminal; anything else, or no terminal, is a no. With
+/// `sandboxed` (`--sandboxed`) a yes is already a sandboxed one.
+fn confirm(question: &str, sandboxed: bool) -> anyhow::Result<Answer> {
     if !std::io::stdin().is_terminal() {
         println!("{question} (not asked: stdin is not a terminal; run with --yes to trust)");
-        return Ok(false);
+        return Ok(Answer::No);
     }
-    print!("{question} [y/N] ");
+    match sandboxed {
+        true => print!("{question} (its hooks sandboxed) [y/N] "),
+        false => print!("{question} [y/N, s: yes, with its hooks sandboxed] "),
+    }
     std::io::stdout().flush()?;
     let mut line = String::new();
     std::io::stdin().lock().read_line(&mut line)?;
-    Ok(matches!(line.trim(), "y" | "Y" | "yes" | "Yes" | "YES"))
+    Ok(match line.trim() {
+        "y" | "Y" | "yes" | "Yes" | "YES" => Answer::Yes,
+        "s" | "S" | "sandboxed" => Answer::Sandboxed,
+        _ => Answer::No,
+    })
 }
 
 fn hook_line(h: &PinnedHook) -> String {
@@ -258,11 +307,12 @@ fn list(store: &TrustStore) -> anyhow::Result<ExitCode> {
     for record in records {
         match record {
             Ok(r) => println!(
-                "{}  {} hook(s), {} script(s){}  trusted {}",
+                "{}  {} hook(s), {} script(s){}{}  trusted {}",
                 r.project,
                 r.pins.hooks.len(),
                 r.pins.scripts.len(),
                 if r.config_only { ", configuration only" } else { "" },
+                if r.sandboxed { ", sandboxed" } else { "" },
                 when(r.trusted_at)
             ),
             Err(e) => println!("ignored: {e}"),

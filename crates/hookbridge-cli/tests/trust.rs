@@ -522,3 +522,61 @@ fn taking_a_hooks_sandbox_away_holds_it_again() {
     repo.trust();
     assert_blocked_by(&repo.run(), "project-guard");
 }
+
+/// "Trust this project's hooks, sandboxed" (`trust --sandboxed`): each of the project's command
+/// hooks runs in the default sandbox though it asks for none, while the user's own run as they
+/// say; `list` shows it; trusting again without it lifts it (the user's choice, said out loud).
+#[test]
+fn a_project_trusted_sandboxed_runs_its_hooks_in_the_sandbox() {
+    let repo = Repo::new();
+    fs::write(repo.home.join(".bashrc"), "the user's own\n").unwrap();
+    let tamper = |who: &str| format!("(echo {who} >> \"$HOME/.bashrc\") 2>/dev/null; true");
+    repo.project_hooks(&json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": tamper("project")}
+    ]}]}}));
+    repo.user_hooks(&json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": tamper("user")}
+    ]}]}}));
+    let dir = repo.dir.to_str().unwrap();
+    let trusted = repo.hookbridge(&["trust", "--yes", "--sandboxed", dir]);
+    assert_eq!(trusted.code, Some(0), "{}", trusted.stdout_str());
+    assert!(
+        trusted
+            .stdout_str()
+            .contains(", its hooks sandboxed (recorded in"),
+        "{}",
+        trusted.stdout_str()
+    );
+    assert_eq!(repo.run().code, Some(0));
+    assert_eq!(
+        fs::read_to_string(repo.home.join(".bashrc")).unwrap(),
+        "the user's own\nuser\n"
+    );
+    let listed = repo.hookbridge(&["list"]).stdout_str();
+    assert_eq!(
+        listed
+            .matches("sandboxed (writes project, temp; no network; no credentials)")
+            .count(),
+        1,
+        "{listed}"
+    );
+    assert!(repo
+        .hookbridge(&["trust", "--list"])
+        .stdout_str()
+        .contains(", sandboxed"));
+    // Trusted again without it: the project's hook runs as it says.
+    let again = repo.hookbridge(&["trust", "--yes", dir]);
+    assert!(
+        again
+            .stdout_str()
+            .contains("is trusted, its hooks sandboxed; trusting it with its hooks unsandboxed now"),
+        "{}",
+        again.stdout_str()
+    );
+    assert_eq!(repo.run().code, Some(0));
+    let bashrc = fs::read_to_string(repo.home.join(".bashrc")).unwrap();
+    assert!(
+        bashrc.ends_with("project\n") || bashrc.ends_with("project\nuser\n"),
+        "{bashrc}"
+    );
+}

@@ -124,9 +124,16 @@ impl DispatchOptions {
     }
 
     /// Applies a managed policy's limits: no warm runs, a shorter maximum timeout.
+    /// What the project's trust decides: whether its own MCP servers may be called, and whether
+    /// its hooks run sandboxed (`hookbridge trust --sandboxed`).
+    pub fn apply_trust(&mut self, trust: &hookbridge_core::trust::Applied) {
+        self.project_mcp_servers = trust.project_servers_allowed();
+        self.sandbox_floor = self.sandbox_floor.stricter(trust.sandbox_floor());
+    }
+
     pub fn apply_managed(&mut self, rules: &hookbridge_core::config::managed::ManagedRules) {
         self.warm_allowed &= rules.warm;
-        self.sandbox_floor = rules.sandbox;
+        self.sandbox_floor = self.sandbox_floor.stricter(rules.sandbox);
         if let Some(max) = rules.max_timeout {
             self.max_timeout = Some(self.max_timeout.map_or(max, |own| own.min(max)));
         }

@@ -125,10 +125,18 @@ impl SandboxFloor {
         hooks: None,
         network: true,
     };
+
+    /// The stricter of two floors, on each point (managed policy's and a project's trust).
+    pub fn stricter(self, other: SandboxFloor) -> SandboxFloor {
+        SandboxFloor {
+            hooks: self.hooks.max(other.hooks),
+            network: self.network && other.network,
+        }
+    }
 }
 
-/// Whose command hooks `sandboxHooks` sandboxes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Whose command hooks `sandboxHooks` sandboxes, the fewest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum SandboxedHooks {
     /// The project's (`.amplifier/hooks/`, the project's plugins).
     Project,

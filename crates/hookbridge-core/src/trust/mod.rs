@@ -199,9 +199,24 @@ pub struct Applied {
     pub held: usize,
     /// A trust record that could not be believed (reported; the project counts as untrusted).
     pub problem: Option<String>,
+    /// The project is trusted to run sandboxed (`hookbridge trust --sandboxed`).
+    pub sandboxed: bool,
 }
 
 impl Applied {
+    /// The floor this trust puts under the project's hooks' sandboxes: with `--sandboxed`, every
+    /// project command hook runs sandboxed.
+    pub fn sandbox_floor(&self) -> crate::config::managed::SandboxFloor {
+        use crate::config::managed::{SandboxFloor, SandboxedHooks};
+        match self.sandboxed && self.state == TrustState::Trusted {
+            true => SandboxFloor {
+                hooks: Some(SandboxedHooks::Project),
+                network: true,
+            },
+            false => SandboxFloor::NONE,
+        }
+    }
+
     /// Whether a hook may call an MCP server of the project's own `.mcp.json`: only once the
     /// project is trusted (and the server pinned). A user's or managed server of the same name
     /// always wins over the project's.
@@ -225,6 +240,7 @@ pub fn apply(
             state: TrustState::NothingToTrust,
             held: 0,
             problem: None,
+            sandboxed: false,
         };
     }
     let (record, problem) = match store {
@@ -241,7 +257,12 @@ pub fn apply(
         TrustState::Changed(_) => hold(set, Scope::Project, &Held::ChangedSinceTrusted),
         TrustState::NothingToTrust | TrustState::Trusted => 0,
     };
-    Applied { state, held, problem }
+    Applied {
+        sandboxed: record.as_ref().is_some_and(|r| r.sandboxed),
+        state,
+        held,
+        problem,
+    }
 }
 
 /// Trusts `project` as its loaded hooks `set` are now (`set` as discovered, nothing held):

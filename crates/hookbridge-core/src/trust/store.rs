@@ -26,6 +26,10 @@ pub struct TrustRecord {
     /// Trusted for its configuration only: the scripts its hooks run are not pinned.
     #[serde(default)]
     pub config_only: bool,
+    /// Trusted to run sandboxed: each of the project's command hooks runs in the default sandbox
+    /// where it asks for none (`hookbridge trust --sandboxed`).
+    #[serde(default)]
+    pub sandboxed: bool,
     pub pins: ProjectPins,
 }
 
@@ -44,6 +48,7 @@ impl TrustRecord {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
             config_only,
+            sandboxed: false,
             pins,
         }
     }
