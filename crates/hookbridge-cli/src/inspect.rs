@@ -132,17 +132,6 @@ pub(crate) fn sandbox_json(sandbox: &hookbridge_core::config::Sandbox) -> serde_
     serde_json::json!({"write": write, "network": sandbox.network, "unreadable": unreadable})
 }
 
-/// A sandbox in a few words, for `list`: what the hook may write and reach.
-pub(crate) fn sandbox_words(sandbox: &hookbridge_core::config::Sandbox) -> String {
-    let mut writes = String::from("project, temp");
-    for path in &sandbox.write {
-        writes.push_str(", ");
-        writes.push_str(path);
-    }
-    let network = if sandbox.network { "network" } else { "no network" };
-    format!("sandboxed (writes {writes}; {network}; no credentials)")
-}
-
 /// `on_failure` as the seed spells it (`warn` is Claude Code's fail-open default).
 fn on_failure_word(on_failure: OnFailure) -> &'static str {
     match on_failure {
@@ -290,7 +279,7 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
             }
         }
         if let Some(sandbox) = effective_sandbox(hook, &floor) {
-            notes.push(sandbox_words(&sandbox));
+            notes.push(sandbox.to_string());
         }
         if let Some(t) = hook.timeout.map(|t| t.as_secs_f64()) {
             notes.push(format!("timeout {t}s"));

@@ -238,8 +238,13 @@ fn hook_line(h: &PinnedHook) -> String {
         .as_deref()
         .map(|m| format!(" [{m}]"))
         .unwrap_or_default();
+    let sandbox = h
+        .sandbox
+        .as_deref()
+        .map(|s| format!("\n      {s}"))
+        .unwrap_or_default();
     format!(
-        "{}{matcher}  {}  {}\n      at {}:{}:{}",
+        "{}{matcher}  {}  {}\n      at {}:{}:{}{sandbox}",
         h.event, h.kind, h.label, h.source, h.line, h.column
     )
 }

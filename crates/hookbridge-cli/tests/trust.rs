@@ -518,6 +518,14 @@ fn taking_a_hooks_sandbox_away_holds_it_again() {
         let done = repo.run_in_session(&format!("after-{weaker}"), &[]);
         assert_held(&done);
     }
+    // The review shows the sandbox each hook asks for, with the change.
+    let review = repo
+        .hookbridge(&["trust", repo.dir.to_str().unwrap()])
+        .stdout_str();
+    assert!(
+        review.contains("sandboxed (writes project, temp, ~; no network; no credentials)"),
+        "{review}"
+    );
     // Trusted again as it is now, it runs.
     repo.trust();
     assert_blocked_by(&repo.run(), "project-guard");

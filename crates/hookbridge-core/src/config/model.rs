@@ -137,6 +137,19 @@ pub struct Sandbox {
     pub network: bool,
 }
 
+/// The sandbox in a few words, as `list` and `trust` show it: `sandboxed (writes project, temp,
+/// ~/.cache/lint; no network; no credentials)`.
+impl std::fmt::Display for Sandbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("sandboxed (writes project, temp")?;
+        for path in &self.write {
+            write!(f, ", {path}")?;
+        }
+        let network = if self.network { "network" } else { "no network" };
+        write!(f, "; {network}; no credentials)")
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct PromptHook {
     pub prompt: String,

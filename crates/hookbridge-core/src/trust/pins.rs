@@ -58,6 +58,9 @@ pub struct PinnedHook {
     pub key: String,
     pub line: usize,
     pub column: usize,
+    /// The sandbox the hook asks for, in words (shown by `hookbridge trust`; pinned by the digest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
 }
 
 /// One file inside the project that a project hook's command names.
@@ -155,6 +158,10 @@ fn pinned_hook(event: &EventName, group: &MatcherGroup, hook: &HookSpec, project
         key: hook.key.clone(),
         line: hook.position.line,
         column: hook.position.column,
+        sandbox: match &hook.kind {
+            crate::config::HookKind::Command(c) => c.sandbox.as_ref().map(ToString::to_string),
+            _ => None,
+        },
     }
 }
 
