@@ -5,6 +5,8 @@
 //! (hookbridge-python) converts these types to and from Python, and `hookbridge run --format
 //! amplifier` answers through the same translation.
 
+#![forbid(unsafe_code)]
+
 pub mod engine;
 pub mod events;
 pub mod hook_result;

@@ -10,6 +10,8 @@
 //! unwinding cannot be caught; instead a panic hook, installed first thing, logs the panic and exits
 //! 1 — the documented internal error — in every build profile alike, before the abort could happen.
 
+#![forbid(unsafe_code)]
+
 mod audit;
 mod diagnostics_log;
 mod docs;

@@ -7,6 +7,8 @@
 //! during discovery, and no async runtime is involved: the runner crate drives processes and feeds
 //! their results back into these types.
 
+#![forbid(unsafe_code)]
+
 pub mod config;
 pub mod decision;
 pub mod diagnostics;
