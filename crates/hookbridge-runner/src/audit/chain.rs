@@ -172,7 +172,13 @@ fn last_line(file: &File, len: u64) -> io::Result<Option<Tail>> {
     for span in [4096, TAIL] {
         let start = len.saturating_sub(span);
         let mut buf = vec![0; (len - start) as usize];
-        file.read_exact_at(&mut buf, start)?;
+        // What is there: a log cut short by someone else since `len` was read gives a shorter
+        // tail (the chain's check then says where it broke), not a lost record.
+        let read = read_at_most(file, &mut buf, start)?;
+        buf.truncate(read);
+        if buf.is_empty() {
+            return Ok(None);
+        }
         let ends_with_newline = buf.last() == Some(&b'\n');
         let body = if ends_with_newline {
             &buf[..buf.len() - 1]
@@ -190,6 +196,20 @@ fn last_line(file: &File, len: u64) -> io::Result<Option<Tail>> {
         }));
     }
     unreachable!("the last span always returns")
+}
+
+/// Reads `file` from `offset` until `buf` is full or the file ends; how many bytes were read.
+fn read_at_most(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read_at(&mut buf[filled..], offset + filled as u64) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
 }
 
 fn lock_within(lock: &File, wait: Duration) -> bool {
@@ -414,6 +434,20 @@ pub fn verify(path: &Path) -> io::Result<Result<Verified, Broken>> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A log cut short by someone else after its length was read: the tail is what is there.
+    #[test]
+    fn the_tail_of_a_log_cut_short_since_its_length_was_read_is_what_is_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("audit.jsonl");
+        fs::write(&path, "{\"seq\":1}\n{\"seq\":2}\n").unwrap();
+        let file = File::open(&path).unwrap();
+        let tail = last_line(&file, 4000).unwrap().expect("a tail");
+        assert_eq!(tail.bytes, b"{\"seq\":2}");
+        assert!(tail.ends_with_newline);
+        fs::write(&path, "").unwrap();
+        assert!(last_line(&file, 4000).unwrap().is_none());
+    }
 
     fn log(dir: &Path, max_bytes: u64) -> AuditLog {
         AuditLog {
