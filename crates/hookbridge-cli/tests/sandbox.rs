@@ -296,3 +296,25 @@ fn a_hook_that_may_write_the_home_folder_cannot_read_or_write_its_credentials() 
     assert!(!p.home.join(".gnupg").exists());
     assert!(!p.home.join(".ssh/authorized_keys").exists());
 }
+
+/// A write root compared where it really is: declared through a symlink of the home folder, it
+/// still stops short of the credentials the home holds.
+#[test]
+fn a_write_path_spelled_through_a_symlink_of_home_still_stops_at_the_credentials() {
+    let p = Project::new(json!({}));
+    let key = plant_key(&p.home.join(".ssh"));
+    let alias = p.home.parent().unwrap().join("home-alias");
+    std::os::unix::fs::symlink(&p.home, &alias).unwrap();
+    std::fs::write(p.home.join("notes"), "").unwrap();
+    let tried = attempts(
+        &p,
+        &p.home,
+        json!({"write": [alias.to_str().unwrap()]}),
+        &[
+            &format!("cat {}", sh_quote(&key)),
+            &format!("echo key >> {}", sh_quote(p.home.join(".ssh/authorized_keys"))),
+            &format!("echo ok >> {}", sh_quote(alias.join("notes"))),
+        ],
+    );
+    assert_eq!(tried, ["denied", "denied", "ok"]);
+}

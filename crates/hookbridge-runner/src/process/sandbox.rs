@@ -377,7 +377,13 @@ pub(super) fn enter(plan: &SandboxPlan) -> io::Result<()> {
             .map(|d| (PathBuf::from(d), Some(false), AccessFs::from_file(abi))),
     );
     for root in &plan.write {
-        let holds_a_credential = plan.denied.iter().any(|d| d.starts_with(&root.path));
+        // Where it really is: a project spelled through a symlink of the home folder
+        // (`/h/me` for `/home/me`) holds the credentials all the same.
+        let real = root.path.canonicalize().unwrap_or_else(|_| root.path.clone());
+        let holds_a_credential = plan
+            .denied
+            .iter()
+            .any(|d| d.starts_with(&real) || d.starts_with(&root.path));
         match &root.held {
             Some(held) if !holds_a_credential => {
                 let Ok(meta) = nix::sys::stat::fstat(held.as_fd()) else {
@@ -389,7 +395,7 @@ pub(super) fn enter(plan: &SandboxPlan) -> io::Result<()> {
                     .map_err(|e| failed(&e))?;
             }
             _ if holds_a_credential => by_path.extend(
-                readable_roots(&root.path, &plan.denied)
+                readable_roots(&real, &plan.denied)
                     .into_iter()
                     .map(|(path, dir)| (path, dir, write)),
             ),
