@@ -32,6 +32,7 @@ pub struct TrustArgs {
     config_only: bool,
     /// Trust the project's hooks to run sandboxed: each of its command hooks runs in the default
     /// sandbox where it asks for none (README, "Sandboxed hooks"). At the question, `s` says the same.
+    /// It stays on every later trust of the project; `--revoke` and a new trust lift it.
     #[arg(long)]
     sandboxed: bool,
     /// List the projects this user trusts.
@@ -74,6 +75,10 @@ pub fn trust(args: TrustArgs) -> anyhow::Result<ExitCode> {
     };
     let pins = trust::current_pins(&set, &project, None);
     let state = trust::check(record.as_ref(), &pins);
+    // Sandboxed once, sandboxed on every trust after (a review after a `git pull` keeps it);
+    // lifting it is a revoke and a new trust.
+    let was_sandboxed = record.as_ref().is_some_and(|r| r.sandboxed);
+    let sandboxed = args.sandboxed || was_sandboxed;
     let mut out = std::io::stdout().lock();
     for d in set
         .diagnostics
@@ -91,21 +96,11 @@ pub fn trust(args: TrustArgs) -> anyhow::Result<ExitCode> {
             )?;
             return Ok(ExitCode::SUCCESS);
         }
-        TrustState::Trusted if record.as_ref().is_some_and(|r| r.sandboxed != args.sandboxed) => {
+        TrustState::Trusted if sandboxed && !was_sandboxed => {
             writeln!(
                 out,
-                "{} is trusted{}; trusting it {} now:",
-                project.display(),
-                if args.sandboxed {
-                    ""
-                } else {
-                    ", its hooks sandboxed"
-                },
-                if args.sandboxed {
-                    "with its hooks sandboxed"
-                } else {
-                    "with its hooks unsandboxed"
-                }
+                "{} is trusted; trusting it with its hooks sandboxed now:",
+                project.display()
             )?;
             show_all(&mut out, &pins)?;
         }
@@ -129,7 +124,11 @@ pub fn trust(args: TrustArgs) -> anyhow::Result<ExitCode> {
                 } else {
                     ""
                 },
-                if args.sandboxed { ", sandboxed" } else { "" }
+                if was_sandboxed {
+                    ", its hooks sandboxed"
+                } else {
+                    ""
+                }
             )?;
             return Ok(ExitCode::SUCCESS);
         }
@@ -174,14 +173,19 @@ pub fn trust(args: TrustArgs) -> anyhow::Result<ExitCode> {
     }
     out.flush()?;
     drop(out);
+    if was_sandboxed && !args.sandboxed {
+        println!(
+            "Its hooks stay sandboxed, as you trusted it before (to lift that: hookbridge trust --revoke, then trust it again)."
+        );
+    }
     let sandboxed = match args.yes {
-        true => args.sandboxed,
-        false => match confirm(&format!("Trust {}?", project.display()), args.sandboxed)? {
+        true => sandboxed,
+        false => match confirm(&format!("Trust {}?", project.display()), sandboxed)? {
             Answer::No => {
                 println!("Not trusted: the project's hooks stay held.");
                 return Ok(ExitCode::from(1));
             }
-            Answer::Yes => args.sandboxed,
+            Answer::Yes => sandboxed,
             Answer::Sandboxed => true,
         },
     };

@@ -533,7 +533,8 @@ fn taking_a_hooks_sandbox_away_holds_it_again() {
 
 /// "Trust this project's hooks, sandboxed" (`trust --sandboxed`): each of the project's command
 /// hooks runs in the default sandbox though it asks for none, while the user's own run as they
-/// say; `list` shows it; trusting again without it lifts it (the user's choice, said out loud).
+/// say; `list` shows it. It stays on every later trust (a review after a change keeps it, and says
+/// so); a revoke and a new trust lift it.
 #[test]
 fn a_project_trusted_sandboxed_runs_its_hooks_in_the_sandbox() {
     let repo = Repo::new();
@@ -572,15 +573,27 @@ fn a_project_trusted_sandboxed_runs_its_hooks_in_the_sandbox() {
         .hookbridge(&["trust", "--list"])
         .stdout_str()
         .contains(", sandboxed"));
-    // Trusted again without it: the project's hook runs as it says.
+    // Trusted again after a change, without the flag: still sandboxed, and said.
+    repo.project_hooks(&json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": tamper("project")}, {"type": "command", "command": "true"}
+    ]}]}}));
     let again = repo.hookbridge(&["trust", "--yes", dir]);
     assert!(
         again
             .stdout_str()
-            .contains("is trusted, its hooks sandboxed; trusting it with its hooks unsandboxed now"),
+            .contains("Its hooks stay sandboxed, as you trusted it before")
+            && again.stdout_str().contains(", its hooks sandboxed (recorded in"),
         "{}",
         again.stdout_str()
     );
+    assert_eq!(repo.run().code, Some(0));
+    assert_eq!(
+        fs::read_to_string(repo.home.join(".bashrc")).unwrap(),
+        "the user's own\nuser\nuser\n"
+    );
+    // A revoke and a new trust lift it: the project's hook runs as it says.
+    assert_eq!(repo.hookbridge(&["trust", "--revoke", dir]).code, Some(0));
+    assert_eq!(repo.hookbridge(&["trust", "--yes", dir]).code, Some(0));
     assert_eq!(repo.run().code, Some(0));
     let bashrc = fs::read_to_string(repo.home.join(".bashrc")).unwrap();
     assert!(
