@@ -288,7 +288,7 @@ pub fn explain_denials(
             Some(path)
                 if writable.iter().any(|w| path.starts_with(w))
                     || in_a_hooks_temp(&path)
-                    || (path.exists() && std::fs::File::open(&path).is_err()) =>
+                    || (path.exists() && !readable_here(&path)) =>
             {
                 continue
             }
@@ -313,6 +313,12 @@ pub fn explain_denials(
         }
     }
     said
+}
+
+/// Whether hookbridge itself may read `path`: asked of the kernel (`access`), never by opening it
+/// — the path comes from a hook's stderr, and opening a FIFO it names would wait for a writer.
+fn readable_here(path: &Path) -> bool {
+    nix::unistd::access(path, nix::unistd::AccessFlags::R_OK).is_ok()
 }
 
 /// Whether `path` lies in a hook's own temporary folder (see [`SandboxPlan::new`]).
@@ -490,6 +496,31 @@ fn collect_readable(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The explainer never opens what a hook's stderr names: a FIFO with no writer would hold
+    /// `hookbridge test` forever.
+    #[test]
+    fn a_fifo_named_in_a_hooks_stderr_is_not_opened() {
+        let tmp = tempfile::tempdir().unwrap();
+        let fifo = tmp.path().join("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let project = tmp.path().join("project");
+        let stderr = format!("cat: {}: Permission denied\n", fifo.display());
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let said = explain_denials(
+                &hookbridge_core::config::Sandbox::default(),
+                &project,
+                None,
+                &stderr,
+            );
+            let _ = tx.send(said.len());
+        });
+        let said = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("explain_denials returned (it must not open the FIFO)");
+        assert_eq!(said, 1);
+    }
 
     #[test]
     fn a_denial_in_a_sandboxed_hooks_stderr_is_said_in_words() {
