@@ -358,7 +358,7 @@ impl Engine {
         Ok(answer)
     }
 
-    fn options(&self, host: &HostContext, policy: &RunPolicy) -> DispatchOptions {
+    fn options(&self, set: &HookSet, host: &HostContext, policy: &RunPolicy) -> DispatchOptions {
         let mut options = DispatchOptions::new(&self.settings.project_dir);
         options.project_mcp_servers = policy.project_mcp_servers;
         options.sandbox_floor = policy.trust_floor;
@@ -373,15 +373,13 @@ impl Engine {
         options.audit =
             hookbridge_runner::audit::AuditLog::for_host("amplifier", policy.managed.as_ref()).map(Arc::new);
         options.telemetry = self.telemetry.clone();
-        if let Some(rules) = &policy.managed {
-            options.apply_managed(rules);
-        }
+        options.apply_settings(set);
         options
     }
 
     /// Fires every Claude Code event of `event` that has hooks and joins their results.
     fn run(&self, set: &HookSet, event: &str, data: &Value, host: &HostContext, policy: &RunPolicy) -> Value {
-        let options = self.options(host, policy);
+        let options = self.options(set, host, policy);
         let mut results: Vec<HookResult> = Vec::new();
         let mut fired = Vec::new();
         let mut reports = Vec::new();

@@ -72,9 +72,7 @@ pub fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
     // The hooks run for real: on the record, as the `test` host.
     options.audit =
         hookbridge_runner::audit::AuditLog::for_host("test", set.managed.as_ref()).map(std::sync::Arc::new);
-    if let Some(rules) = &set.managed {
-        options.apply_managed(rules);
-    }
+    options.apply_settings(&set);
     // Async hooks are awaited too: a dry run shows what every hook does.
     options.async_hooks = AsyncHooks::Await;
     let report = dispatch_selection(set.select(&payload), &payload, &options);

@@ -65,7 +65,7 @@ fn load_with_trust(args: &ProjectArgs) -> anyhow::Result<(crate::Loaded, std::pa
 }
 
 /// What policy holds back: the managed policy's rules in force (and how many hooks they hold),
-/// then how many of the project's hooks trust holds, with the command that reviews them.
+/// the floor the user's own settings put under hooks' sandboxes, then how many of the project's hooks trust holds, with the command that reviews them.
 fn held_lines(loaded: &crate::Loaded, project: &std::path::Path) -> Vec<String> {
     let mut lines = Vec::new();
     if let Some(rules) = &loaded.set.managed {
@@ -98,6 +98,20 @@ fn held_lines(loaded: &crate::Loaded, project: &std::path::Path) -> Vec<String> 
             }
         ));
     }
+    let user_floor = loaded.set.user_sandbox.in_force();
+    if !user_floor.is_empty() {
+        let files: Vec<String> = loaded
+            .set
+            .user_sandbox_files
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        lines.push(format!(
+            "your settings {}: {}",
+            files.join(", "),
+            user_floor.join("; ")
+        ));
+    }
     if loaded.trust.held > 0 {
         let line = hookbridge_core::trust::held_notice(loaded.trust.held, &loaded.trust.state, project);
         lines.push(line.trim_start_matches("hookbridge: ").to_string());
@@ -105,16 +119,13 @@ fn held_lines(loaded: &crate::Loaded, project: &std::path::Path) -> Vec<String> 
     lines
 }
 
-/// The floor under the sandboxes of `set`'s hooks: the managed policy's and the project's trust's
-/// (`trust --sandboxed`), the stricter of the two.
+/// The floor under the sandboxes of `set`'s hooks: the managed policy's, the user's settings' and
+/// the project's trust's (`trust --sandboxed`), the strictest of them.
 pub(crate) fn sandbox_floor(
     set: &hookbridge_core::config::HookSet,
     trust: &hookbridge_core::trust::Applied,
 ) -> SandboxFloor {
-    set.managed
-        .as_ref()
-        .map_or(SandboxFloor::NONE, |m| m.sandbox)
-        .stricter(trust.sandbox_floor())
+    set.sandbox_floor().stricter(trust.sandbox_floor())
 }
 
 /// A sandbox for `list --json`: where the hook may write, whether it reaches the network, what it

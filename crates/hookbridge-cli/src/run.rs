@@ -582,9 +582,7 @@ fn load_hooks(
         hookbridge_runner::audit::AuditLog::for_host(host, set.managed.as_ref()).map(std::sync::Arc::new);
     options.telemetry = telemetry(host, problems);
     set_timeouts(&mut options, args, problems);
-    if let Some(rules) = &set.managed {
-        options.apply_managed(rules);
-    }
+    options.apply_settings(&set);
     options.env_file = ["AMPLIFIER_ENV_FILE", "CLAUDE_ENV_FILE"]
         .iter()
         .find_map(|v| std::env::var_os(v).filter(|p| !p.is_empty()))

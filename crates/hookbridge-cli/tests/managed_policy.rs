@@ -341,3 +341,94 @@ fn the_managed_sandbox_floor_sandboxes_the_projects_hooks_and_takes_their_networ
     assert_eq!(said(&m), ["denied connected"]);
     drop(listener);
 }
+
+/// The user's own settings carry the same floor (`sandboxHooks`, `sandboxNetwork`, in JSON or
+/// YAML): the project's hooks run sandboxed whatever they say, the user's own as they say. A
+/// project's file cannot set it (reported, ignored), and a value that cannot be read holds what it
+/// could have: every hook sandboxed, no network. Under a managed floor too, the stricter holds.
+#[test]
+fn the_users_own_settings_put_a_sandbox_floor_under_the_projects_hooks() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let said = |m: &Machine| -> Vec<String> {
+        let done = m.run("report");
+        let report: Value = serde_json::from_slice(&done.stdout).unwrap();
+        report["hooks"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{}", done.stderr_str()))
+            .iter()
+            .map(|h| h["stdout"].as_str().unwrap_or("").trim().to_string())
+            .collect()
+    };
+    let user_settings = |floor: Value| {
+        let mut settings = floor;
+        settings["hooks"] = json!({});
+        settings
+    };
+    // JSON: a project hook saying `"sandbox": false` is sandboxed, without the network.
+    let m = Machine::new(&json!({}));
+    m.hooks("project", &reaching(port, Some(json!(false))));
+    m.hooks(
+        "user",
+        &user_settings(json!({"sandboxHooks": "project", "sandboxNetwork": false})),
+    );
+    assert_eq!(said(&m), ["denied refused"]);
+    let listed = m.hookbridge(&["list"]).stdout_str();
+    assert!(
+        listed.contains("your settings ")
+            && listed.contains("sandboxHooks: project: every project command hook runs sandboxed"),
+        "{listed}"
+    );
+    // YAML, with the network left as each hook says: this one asks for it and has it.
+    let m = Machine::new(&json!({}));
+    m.hooks("project", &reaching(port, Some(json!({"network": true}))));
+    fs::write(
+        m.home.join(".amplifier/hooks/hooks.yaml"),
+        "sandboxHooks: project\nhooks: {}\n",
+    )
+    .unwrap();
+    assert_eq!(said(&m), ["denied connected"]);
+    // The user's own hook is not under a `project` floor; under `all` it is.
+    for (floor, expected) in [("project", "wrote connected"), ("all", "denied refused")] {
+        let m = Machine::new(&json!({}));
+        m.hooks("project", &json!({"hooks": {}}));
+        let mut users = reaching(port, None);
+        users["sandboxHooks"] = json!(floor);
+        m.hooks("user", &users);
+        assert_eq!(said(&m), [expected], "sandboxHooks: {floor}");
+    }
+    // A project cannot set it, not even for the user's hooks: reported, and ignored.
+    let m = Machine::new(&json!({}));
+    let mut project = json!({"hooks": {}});
+    project["sandboxHooks"] = json!("all");
+    project["sandboxNetwork"] = json!(false);
+    m.hooks("project", &project);
+    m.hooks("user", &reaching(port, None));
+    assert_eq!(said(&m), ["wrote connected"]);
+    let validated = m.hookbridge(&["validate"]);
+    let out = format!("{}{}", validated.stdout_str(), validated.stderr_str());
+    assert!(
+        out.contains("sandboxHooks") && out.contains("not from a project's files; ignored"),
+        "{out}"
+    );
+    // A value that cannot be read sandboxes every hook, with no network, and is named.
+    let m = Machine::new(&json!({}));
+    m.hooks("project", &json!({"hooks": {}}));
+    let mut users = reaching(port, Some(json!({"network": true})));
+    users["sandboxHooks"] = json!("everything");
+    users["sandboxNetwork"] = json!("no");
+    m.hooks("user", &users);
+    assert_eq!(said(&m), ["denied refused"]);
+    let validated = m.hookbridge(&["validate"]);
+    let out = format!("{}{}", validated.stdout_str(), validated.stderr_str());
+    assert!(
+        out.contains("hooks.json:1:") && out.contains("read as \"all\"") && out.contains("read as false"),
+        "{out}"
+    );
+    // With the managed policy's floor too, the stricter holds on each point.
+    let m = Machine::new(&json!({"sandboxNetwork": false}));
+    m.hooks("project", &reaching(port, Some(json!(false))));
+    m.hooks("user", &user_settings(json!({"sandboxHooks": "project"})));
+    assert_eq!(said(&m), ["denied refused"]);
+    drop(listener);
+}

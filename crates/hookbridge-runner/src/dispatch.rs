@@ -123,7 +123,6 @@ impl DispatchOptions {
         }
     }
 
-    /// Applies a managed policy's limits: no warm runs, a shorter maximum timeout.
     /// What the project's trust decides: whether its own MCP servers may be called, and whether
     /// its hooks run sandboxed (`hookbridge trust --sandboxed`).
     pub fn apply_trust(&mut self, trust: &hookbridge_core::trust::Applied) {
@@ -131,11 +130,16 @@ impl DispatchOptions {
         self.sandbox_floor = self.sandbox_floor.stricter(trust.sandbox_floor());
     }
 
-    pub fn apply_managed(&mut self, rules: &hookbridge_core::config::managed::ManagedRules) {
-        self.warm_allowed &= rules.warm;
-        self.sandbox_floor = self.sandbox_floor.stricter(rules.sandbox);
-        if let Some(max) = rules.max_timeout {
-            self.max_timeout = Some(self.max_timeout.map_or(max, |own| own.min(max)));
+    /// What the loaded files decide: the managed policy's limits (no warm runs, a shorter maximum
+    /// timeout) and the floor under hooks' sandboxes that the policy and the user's own settings
+    /// set ([`HookSet::sandbox_floor`](hookbridge_core::config::HookSet::sandbox_floor)).
+    pub fn apply_settings(&mut self, set: &hookbridge_core::config::HookSet) {
+        self.sandbox_floor = self.sandbox_floor.stricter(set.sandbox_floor());
+        if let Some(rules) = &set.managed {
+            self.warm_allowed &= rules.warm;
+            if let Some(max) = rules.max_timeout {
+                self.max_timeout = Some(self.max_timeout.map_or(max, |own| own.min(max)));
+            }
         }
     }
 

@@ -92,24 +92,16 @@ impl ManagedRules {
                 log.display()
             ));
         }
-        match self.sandbox.hooks {
-            Some(SandboxedHooks::Project) => {
-                rules.push("sandboxHooks: project: every project command hook runs sandboxed".into());
-            }
-            Some(SandboxedHooks::All) => {
-                rules.push("sandboxHooks: all: every command hook but the policy's own runs sandboxed".into())
-            }
-            None => {}
-        }
-        if !self.sandbox.network {
-            rules.push("sandboxNetwork: false: no sandboxed hook reaches the network".into());
-        }
+        rules.extend(self.sandbox.in_force());
         rules
     }
 }
 
-/// The managed policy's floor under hooks' sandboxes: which hooks must run sandboxed, and whether
-/// a sandboxed hook may have the network it asks for. The policy's own hooks are not under it.
+/// A floor under hooks' sandboxes: which hooks must run sandboxed, and whether a sandboxed hook
+/// may have the network it asks for. The managed policy sets one, the user's own settings another
+/// (the same two keys in a hooks file of `~/.amplifier/hooks/`), a project's trust a
+/// third (`trust --sandboxed`); the stricter holds on each point. The managed policy's own hooks
+/// are under none of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SandboxFloor {
     /// `sandboxHooks`: whose command hooks run sandboxed whatever they say; `None`: only those
@@ -126,12 +118,35 @@ impl SandboxFloor {
         network: true,
     };
 
-    /// The stricter of two floors, on each point (managed policy's and a project's trust).
+    /// What the floor holds, one phrase per key set (for `list` and `validate`).
+    pub fn in_force(&self) -> Vec<String> {
+        let mut rules = Vec::new();
+        match self.hooks {
+            Some(SandboxedHooks::Project) => {
+                rules.push("sandboxHooks: project: every project command hook runs sandboxed".into());
+            }
+            Some(SandboxedHooks::All) => rules
+                .push("sandboxHooks: all: every command hook but the managed policy's runs sandboxed".into()),
+            None => {}
+        }
+        if !self.network {
+            rules.push("sandboxNetwork: false: no sandboxed hook reaches the network".into());
+        }
+        rules
+    }
+
+    /// The stricter of two floors, on each point.
     pub fn stricter(self, other: SandboxFloor) -> SandboxFloor {
         SandboxFloor {
             hooks: self.hooks.max(other.hooks),
             network: self.network && other.network,
         }
+    }
+}
+
+impl Default for SandboxFloor {
+    fn default() -> Self {
+        SandboxFloor::NONE
     }
 }
 

@@ -285,6 +285,10 @@ pub struct HookSet {
     pub project_hooks_disabled_by: Option<PathBuf>,
     /// The managed policy's rules, when a managed file was read (see [`super::managed`]).
     pub managed: Option<super::managed::ManagedRules>,
+    /// The user's own floor under hooks' sandboxes (`sandboxHooks` / `sandboxNetwork` in the
+    /// user's files, the strictest of them), and the files that set it.
+    pub user_sandbox: super::managed::SandboxFloor,
+    pub user_sandbox_files: Vec<PathBuf>,
     /// The limits on http hooks, from every file.
     pub http_policy: HttpPolicy,
     /// Per event: which groups an exact name reaches, and which groups must be evaluated (match-all,
@@ -319,11 +323,24 @@ impl HookSet {
         })
     }
 
+    /// The floor under every hook's sandbox that the loaded files set: the managed policy's and
+    /// the user's own settings', the stricter of the two on each point. (A project's trust adds
+    /// its own when the hooks run: `DispatchOptions::apply_trust`.)
+    pub fn sandbox_floor(&self) -> super::managed::SandboxFloor {
+        self.managed
+            .as_ref()
+            .map_or(self.user_sandbox, |m| m.sandbox.stricter(self.user_sandbox))
+    }
+
     /// Add a parsed file's groups (configs merge by concatenation per event).
     pub fn extend(&mut self, file: super::ParsedFile) {
         self.diagnostics.extend(file.diagnostics);
         self.http_policy
             .absorb(file.source.scope.policy_level(), file.http_limits);
+        if file.sandbox_floor != super::managed::SandboxFloor::NONE {
+            self.user_sandbox = self.user_sandbox.stricter(file.sandbox_floor);
+            self.user_sandbox_files.push(file.source.path.clone());
+        }
         if file.disable_all_hooks {
             // A project's `disableAllHooks` switches off the project's own hooks only: a project
             // never disables its user's (or managed) hooks.

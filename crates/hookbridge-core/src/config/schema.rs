@@ -30,6 +30,14 @@ pub fn hooks_file_schema() -> Value {
             "disableAllHooks": {"type": "boolean"},
             "allowedHttpHookUrls": strings,
             "httpHookAllowedEnvVars": strings,
+            "sandboxHooks": {
+                "enum": ["project", "all", null],
+                "description": "Your own hooks files only: sandbox every project's command hooks (project) or every hook but the managed policy's (all), whatever they say",
+            },
+            "sandboxNetwork": {
+                "type": ["boolean", "null"],
+                "description": "Your own hooks files only: false takes the network from every sandboxed hook",
+            },
             "hooks": {
                 "type": "object",
                 "description": "Event name → matcher groups, or hooks written directly (the seed's shape)",

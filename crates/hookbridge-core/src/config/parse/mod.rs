@@ -26,6 +26,7 @@ mod yaml;
 
 pub(crate) use hook::hook_schema;
 
+use super::managed::{SandboxFloor, SandboxedHooks};
 use super::model::*;
 
 /// The result of reading one file: its groups per event, and what was wrong with it.
@@ -37,6 +38,9 @@ pub struct ParsedFile {
     pub disable_all_hooks: bool,
     /// The file's `allowedHttpHookUrls` / `httpHookAllowedEnvVars`.
     pub http_limits: HttpLimits,
+    /// The file's `sandboxHooks` / `sandboxNetwork`: read from the user's own files only (a
+    /// project's are reported and ignored; the managed policy's are its rules').
+    pub sandbox_floor: SandboxFloor,
 }
 
 /// What the placeholders of this file resolve to. Borrowed: every file of a folder shares them.
@@ -143,6 +147,7 @@ pub fn parse_hooks_yaml(
                 diagnostics: vec![d],
                 disable_all_hooks: false,
                 http_limits: HttpLimits::default(),
+                sandbox_floor: SandboxFloor::NONE,
             }
         }
     }
@@ -197,6 +202,7 @@ fn read_file(
         events: IndexMap::new(),
         disable_all_hooks: false,
         http_limits: HttpLimits::default(),
+        sandbox_floor: SandboxFloor::NONE,
     };
     let problem = match reader.file(&mut content) {
         Ok(()) => None,
@@ -218,6 +224,7 @@ fn read_file(
             diagnostics: vec![d],
             disable_all_hooks: false,
             http_limits: HttpLimits::default(),
+            sandbox_floor: SandboxFloor::NONE,
         };
     }
     let mut diagnostics = reader.diagnostics;
@@ -228,6 +235,7 @@ fn read_file(
         diagnostics,
         disable_all_hooks: content.disable_all_hooks,
         http_limits: content.http_limits,
+        sandbox_floor: content.sandbox_floor,
     }
 }
 
@@ -256,6 +264,7 @@ struct FileContent {
     events: IndexMap<EventName, Vec<MatcherGroup>>,
     disable_all_hooks: bool,
     http_limits: HttpLimits,
+    sandbox_floor: SandboxFloor,
 }
 
 /// Why nothing of a file can be used.
@@ -342,6 +351,8 @@ enum TopKey {
     DisableAllHooks,
     AllowedHttpHookUrls,
     HttpHookAllowedEnvVars,
+    SandboxHooks,
+    SandboxNetwork,
     /// Keys of Claude Code settings files and plugin manifests that are not about hooks.
     NotAboutHooks,
     Unknown(String),
@@ -355,6 +366,8 @@ impl TopKey {
         "disableAllHooks",
         "allowedHttpHookUrls",
         "httpHookAllowedEnvVars",
+        "sandboxHooks",
+        "sandboxNetwork",
     ];
 
     fn of(key: &str) -> TopKey {
@@ -364,12 +377,15 @@ impl TopKey {
             "disableAllHooks" => TopKey::DisableAllHooks,
             "allowedHttpHookUrls" => TopKey::AllowedHttpHookUrls,
             "httpHookAllowedEnvVars" => TopKey::HttpHookAllowedEnvVars,
+            "sandboxHooks" => TopKey::SandboxHooks,
+            "sandboxNetwork" => TopKey::SandboxNetwork,
             "$schema" | "name" | "version" | "author" | "homepage" | "repository" | "license"
             | "keywords" | "permissions" | "env" | "model" | "statusLine" | "enabledPlugins" | "commands"
             | "agents" | "skills" | "mcpServers" | "outputStyles" | "lspServers" | "userConfig"
             // Managed policy's own keys (see `managed`), read there.
-            | "allowManagedHooksOnly" | "allowProjectHooks" | "warm" | "maxTimeout" | "auditLog"
-            | "sandboxHooks" | "sandboxNetwork" => TopKey::NotAboutHooks,
+            | "allowManagedHooksOnly" | "allowProjectHooks" | "warm" | "maxTimeout" | "auditLog" => {
+                TopKey::NotAboutHooks
+            }
             other => TopKey::Unknown(other.to_string()),
         }
     }
@@ -404,6 +420,64 @@ impl<'t> Reader<'t> {
         let message = format!("{what} must be {must_be}, found {}; ignored", describe(peek));
         self.report_here(Diagnostic::error(message), at);
         self.json.known_skip(peek)
+    }
+
+    /// `sandboxHooks` / `sandboxNetwork`: the user's floor under every hook's sandbox, read from
+    /// the user's own files. A project's file cannot set it (a project does not choose how its own
+    /// hooks are held), and the managed policy's are read as its rules. A value that cannot be read
+    /// holds what it could have held: every hook sandboxed, no network.
+    fn sandbox_key(&mut self, key: &TopKey, peek: Peek, at: usize, floor: &mut SandboxFloor) -> Step<()> {
+        let name = match key {
+            TopKey::SandboxHooks => "sandboxHooks",
+            _ => "sandboxNetwork",
+        };
+        match self.source.scope {
+            Scope::Managed => return self.json.known_skip(peek),
+            Scope::Project => {
+                let d = Diagnostic::warning(format!(
+                    "`{name}` is read from your own hooks files (~/.amplifier/hooks/) and the managed policy, not from a project's files; ignored"
+                ));
+                self.report(d, at, name.to_string());
+                return self.json.known_skip(peek);
+            }
+            Scope::User | Scope::Explicit => {}
+        }
+        match (key, peek) {
+            (_, Peek::Null) => self.json.known_skip(peek)?,
+            (TopKey::SandboxNetwork, Peek::True | Peek::False) => {
+                floor.network = self.json.known_bool(peek)?;
+            }
+            (TopKey::SandboxHooks, Peek::String) => match self.json.known_str()? {
+                "project" => floor.hooks = Some(SandboxedHooks::Project),
+                "all" => floor.hooks = Some(SandboxedHooks::All),
+                other => {
+                    let d = Diagnostic::error(format!(
+                        "must be \"project\" or \"all\", not {other:?}; read as \"all\" (every hook sandboxed) until it is fixed"
+                    ));
+                    self.report(d, at, name.to_string());
+                    floor.hooks = Some(SandboxedHooks::All);
+                }
+            },
+            (TopKey::SandboxHooks, _) => {
+                let d = Diagnostic::error(format!(
+                    "must be \"project\" or \"all\", found {}; read as \"all\" (every hook sandboxed) until it is fixed",
+                    describe(peek)
+                ));
+                self.report(d, at, name.to_string());
+                floor.hooks = Some(SandboxedHooks::All);
+                self.json.known_skip(peek)?;
+            }
+            _ => {
+                let d = Diagnostic::error(format!(
+                    "must be true or false, found {}; read as false (no sandboxed hook reaches the network) until it is fixed",
+                    describe(peek)
+                ));
+                self.report(d, at, name.to_string());
+                floor.network = false;
+                self.json.known_skip(peek)?;
+            }
+        }
+        Ok(())
     }
 
     fn file(&mut self, content: &mut FileContent) -> Result<(), FileProblem> {
@@ -455,6 +529,9 @@ impl<'t> Reader<'t> {
                             content.http_limits.allowed_urls = Some(Vec::new());
                         }
                     }
+                }
+                TopKey::SandboxHooks | TopKey::SandboxNetwork => {
+                    self.sandbox_key(&top_key, peek, at, &mut content.sandbox_floor)?;
                 }
                 TopKey::Description | TopKey::NotAboutHooks => self.json.known_skip(peek)?,
                 TopKey::Unknown(name) => {
@@ -1185,6 +1262,65 @@ mod tests {
         let mut src = source();
         src.path = PathBuf::from("/p/.amplifier/hooks/hooks.yaml");
         parse_hooks_yaml(text, src, 0, "/p")
+    }
+
+    #[test]
+    fn the_users_sandbox_floor_is_read_in_both_formats_and_a_bad_value_holds_the_most() {
+        use crate::config::managed::{SandboxFloor, SandboxedHooks};
+        let user = |path: &str| {
+            let mut src = source();
+            src.scope = Scope::User;
+            src.path = PathBuf::from(path);
+            src
+        };
+        let json = parse_hooks_file(
+            r#"{"sandboxHooks": "project", "sandboxNetwork": false, "hooks": {}}"#,
+            user("/h/.amplifier/hooks/hooks.json"),
+            0,
+            "/p",
+        );
+        assert!(json.diagnostics.is_empty(), "{:?}", json.diagnostics);
+        let floor = SandboxFloor {
+            hooks: Some(SandboxedHooks::Project),
+            network: false,
+        };
+        assert_eq!(json.sandbox_floor, floor);
+        let yaml = parse_hooks_yaml(
+            "hooks: {}\nsandboxHooks: everything\nsandboxNetwork: 0\n",
+            user("/h/.amplifier/hooks/hooks.yaml"),
+            0,
+            "/p",
+        );
+        let found: Vec<_> = yaml
+            .diagnostics
+            .iter()
+            .map(|d| {
+                (
+                    d.key.clone().unwrap_or_default(),
+                    d.position.map(|p| (p.line, p.column)),
+                )
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("sandboxHooks".to_string(), Some((2, 15))),
+                ("sandboxNetwork".to_string(), Some((3, 17)))
+            ]
+        );
+        assert_eq!(
+            yaml.sandbox_floor,
+            SandboxFloor {
+                hooks: Some(SandboxedHooks::All),
+                network: false
+            }
+        );
+        // A project's file: reported, and nothing set.
+        let project = parse(r#"{"sandboxHooks": "all", "hooks": {}}"#);
+        assert_eq!(project.sandbox_floor, SandboxFloor::NONE);
+        assert!(project.diagnostics[0]
+            .message
+            .contains("not from a project's files"));
     }
 
     #[test]
