@@ -283,22 +283,8 @@ fn human(trace: &Value) -> String {
             h["line"],
             h["column"]
         );
-        if let Some(sandbox) = h["sandbox"].as_object() {
-            let writes: Vec<&str> = sandbox["write"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
-            let network = if sandbox["network"] == true {
-                "network"
-            } else {
-                "no network"
-            };
-            s += &format!(
-                "          sandboxed: writes {}; {network}; no credentials\n",
-                writes.join(", ")
-            );
+        if let Some(said) = h["sandbox"]["said"].as_str() {
+            s += &format!("          {said}\n");
         }
         if h["runs"] != true {
             s += &format!("          why: {}\n", h["verdict"].as_str().unwrap_or(""));

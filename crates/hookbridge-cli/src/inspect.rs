@@ -128,8 +128,8 @@ pub(crate) fn sandbox_floor(
     set.sandbox_floor().stricter(trust.sandbox_floor())
 }
 
-/// A sandbox for `list --json`: where the hook may write, whether it reaches the network, what it
-/// may not read.
+/// A sandbox for `list --json` and `test --json`: where the hook may write, whether it reaches the
+/// network, what it may not read, and all of it in the words `list` uses (`said`).
 pub(crate) fn sandbox_json(sandbox: &hookbridge_core::config::Sandbox) -> serde_json::Value {
     let write: Vec<String> = ["<project>", "<its temporary folder>"]
         .into_iter()
@@ -140,7 +140,8 @@ pub(crate) fn sandbox_json(sandbox: &hookbridge_core::config::Sandbox) -> serde_
         .iter()
         .map(|c| format!("~/{c}"))
         .collect();
-    serde_json::json!({"write": write, "network": sandbox.network, "unreadable": unreadable})
+    serde_json::json!({"write": write, "network": sandbox.network, "unreadable": unreadable,
+        "said": sandbox.to_string()})
 }
 
 /// `on_failure` as the seed spells it (`warn` is Claude Code's fail-open default).

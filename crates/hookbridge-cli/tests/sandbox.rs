@@ -318,3 +318,46 @@ fn a_write_path_spelled_through_a_symlink_of_home_still_stops_at_the_credentials
     );
     assert_eq!(tried, ["denied", "denied", "ok"]);
 }
+
+/// A declared path beneath a credential grants nothing: `"write": ["~/.ssh/authorized_keys"]`
+/// or `["~/.ssh"]` would otherwise let a hook add a key (write rules need no reading).
+#[test]
+fn a_declared_path_inside_the_credentials_grants_nothing() {
+    let p = Project::new(json!({}));
+    plant_key(&p.home.join(".ssh"));
+    let keys = p.home.join(".ssh/authorized_keys");
+    std::fs::write(&keys, "the user's key\n").unwrap();
+    for declared in ["~/.ssh/authorized_keys", "~/.ssh", "~/.ssh/"] {
+        let tried = attempts(
+            &p,
+            &p.home,
+            json!({"write": [declared]}),
+            &[
+                &format!("echo attacker >> {}", sh_quote(&keys)),
+                &format!("touch {}", sh_quote(p.home.join(".ssh/new"))),
+            ],
+        );
+        assert_eq!(tried, ["denied", "denied"], "write {declared}");
+    }
+    assert_eq!(std::fs::read_to_string(&keys).unwrap(), "the user's key\n");
+    assert!(!p.home.join(".ssh/new").exists());
+}
+
+/// What the hook protocol gives a hook to write stays writable in the sandbox: the env file of
+/// SessionStart (`CLAUDE_ENV_FILE`, the host's, outside the project; Claude Code leaves it for the
+/// hook to make) — and nothing beside it.
+#[test]
+fn a_sandboxed_session_start_hook_writes_the_env_file_it_is_given() {
+    let p = Project::new(json!({}));
+    let outside = p.home.parent().unwrap().join("host-state");
+    std::fs::create_dir_all(&outside).unwrap();
+    let env_file = outside.join("env.sh");
+    p.write_hooks(&json!({"hooks": {"SessionStart": [{"hooks": [{"type": "command", "sandbox": true,
+        "command": "echo 'export FOO=bar' >> \"$CLAUDE_ENV_FILE\"; echo x > \"$(dirname \"$CLAUDE_ENV_FILE\")/beside\"; true"}]}]}}));
+    let mut cmd = p.command("SessionStart", "report");
+    cmd.env("CLAUDE_ENV_FILE", &env_file);
+    let report = p.report(cmd, &p.payload("SessionStart"));
+    assert_eq!(report["hooks"][0]["status"], "exited", "{report}");
+    assert_eq!(std::fs::read_to_string(&env_file).unwrap(), "export FOO=bar\n");
+    assert!(!outside.join("beside").exists());
+}

@@ -223,7 +223,7 @@ fn a_sandboxed_hooks_trace_shows_its_sandbox_and_explains_what_it_denied() {
     let human = p.finish(test_command(&p, &[]), b"");
     let said = String::from_utf8_lossy(&human.stdout);
     assert!(
-        said.contains("sandboxed: writes <project>, <its temporary folder>; no network; no credentials"),
+        said.contains("sandboxed (writes project, temp; no network; no credentials)"),
         "{said}"
     );
     assert!(

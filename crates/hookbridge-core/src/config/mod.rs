@@ -24,9 +24,9 @@ pub use discover::{
 pub use explain::{Explained, Verdict};
 pub use http_policy::{claude_code_settings_files, limits_of_settings_file, url_matches};
 pub use model::{
-    CommandHook, ConfigSource, HookId, HookKind, HookSet, HookSpec, HttpHook, HttpLimits, HttpPolicy,
-    LlmHook, MatcherGroup, McpToolHook, OnFailure, Plugin, PolicyLevel, PromptHook, RuleHook, Sandbox, Scope,
-    Shell,
+    CommandHook, ConfigSource, DeclaredPath, HookId, HookKind, HookSet, HookSpec, HttpHook, HttpLimits,
+    HttpPolicy, LlmHook, MatcherGroup, McpToolHook, OnFailure, Plugin, PolicyLevel, PromptHook, RuleHook,
+    Sandbox, Scope, Shell,
 };
 pub use parse::{is_yaml_path, parse_hooks_file, parse_hooks_yaml, ParsedFile, Placeholders};
 pub use schema::hooks_file_schema;

@@ -137,6 +137,29 @@ pub struct Sandbox {
     pub network: bool,
 }
 
+/// Where a path of [`Sandbox::write`] lies, as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeclaredPath<'a> {
+    /// `~` or `~/rest`: beneath the user's home folder (`rest` empty for the folder itself).
+    Home(&'a str),
+    /// An absolute path.
+    Absolute(&'a std::path::Path),
+    /// A relative path: the project's.
+    Project(&'a str),
+}
+
+impl<'a> DeclaredPath<'a> {
+    pub fn of(path: &'a str) -> DeclaredPath<'a> {
+        match path.strip_prefix("~/").or((path == "~").then_some("")) {
+            Some(rest) => DeclaredPath::Home(rest),
+            None if std::path::Path::new(path).is_absolute() => {
+                DeclaredPath::Absolute(std::path::Path::new(path))
+            }
+            None => DeclaredPath::Project(path),
+        }
+    }
+}
+
 /// The sandbox in a few words, as `list` and `trust` show it: `sandboxed (writes project, temp,
 /// ~/.cache/lint; no network; no credentials)`.
 impl std::fmt::Display for Sandbox {

@@ -41,7 +41,20 @@ pub(crate) fn process_spec(
         };
         let project =
             given("CLAUDE_PROJECT_DIR").or_else(|| std::env::var_os("CLAUDE_PROJECT_DIR").map(PathBuf::from));
-        let plan = SandboxPlan::new(sandbox, project.as_deref(), given("HOME").as_deref());
+        // What the hook protocol gives the hook to write: hookbridge's own variables (dispatch's
+        // `hook_env`) or its host's, never a project's.
+        let granted: Vec<PathBuf> = ["CLAUDE_ENV_FILE", "CLAUDE_PLUGIN_DATA"]
+            .into_iter()
+            .filter_map(given)
+            .filter(|path| path.is_absolute())
+            .collect();
+        // The env file is often not there yet (Claude Code leaves it to the hook to make), and a
+        // rule needs it there: it is made, empty, in the folder the host made for it (an empty
+        // env file exports nothing).
+        if let Some(file) = given("CLAUDE_ENV_FILE").filter(|f| f.is_absolute()) {
+            let _ = std::fs::OpenOptions::new().append(true).create(true).open(file);
+        }
+        let plan = SandboxPlan::new(sandbox, project.as_deref(), given("HOME").as_deref(), &granted);
         if let Some(temp) = plan.temp_dir() {
             env.push(("TMPDIR".into(), temp.into()));
         }

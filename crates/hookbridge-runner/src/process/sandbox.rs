@@ -30,6 +30,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use hookbridge_core::config::DeclaredPath;
+
 #[cfg(target_os = "linux")]
 use landlock::{
     Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
@@ -104,7 +106,9 @@ impl WriteRoot {
 
 impl SandboxPlan {
     /// The plan for `sandbox` in `project`; `hook_home` is the `HOME` the hook is given, when the
-    /// host sets one of its own. Makes the hook's temporary folder (without one, when it cannot
+    /// host sets one of its own; `given` are the places the hook protocol gives the hook to write
+    /// (its env file, `CLAUDE_ENV_FILE`; its plugin's data folder, `CLAUDE_PLUGIN_DATA`), set by
+    /// hookbridge or its host, never by a project. Makes the hook's temporary folder (without one, when it cannot
     /// be made, the hook has no `TMPDIR` of its own and can write no temporary file: still
     /// sandboxed, never less).
     ///
@@ -115,6 +119,7 @@ impl SandboxPlan {
         sandbox: &hookbridge_core::config::Sandbox,
         project: Option<&Path>,
         hook_home: Option<&Path>,
+        given: &[PathBuf],
     ) -> SandboxPlan {
         let engine_home = std::env::var_os("HOME")
             .filter(|h| !h.is_empty())
@@ -127,18 +132,19 @@ impl SandboxPlan {
             .into_iter()
             .collect();
         write.extend(temp.as_ref().map(|t| WriteRoot::path(t.path().to_path_buf())));
+        write.extend(given.iter().cloned().map(WriteRoot::path));
         for path in &sandbox.write {
-            let home_relative = path.strip_prefix("~/").or((path == "~").then_some(""));
-            match (home_relative, user_home) {
-                (Some(rest), Some(home)) => write.push(WriteRoot::path(home.join(rest))),
-                (Some(_), None) => {}
-                (None, _) if Path::new(path).is_absolute() => {
-                    write.push(WriteRoot::path(PathBuf::from(path)));
+            match DeclaredPath::of(path) {
+                DeclaredPath::Home(rest) => {
+                    write.extend(user_home.map(|home| WriteRoot::path(home.join(rest))))
                 }
+                DeclaredPath::Absolute(path) => write.push(WriteRoot::path(path.to_path_buf())),
                 // The project's: only where it really lies inside the project. A project is often
                 // someone else's repository, whose symlink (`out -> ~`) would otherwise lend the
                 // hook the right to write wherever it leads.
-                (None, _) => write.extend(project.and_then(|project| inside(project, path))),
+                DeclaredPath::Project(path) => {
+                    write.extend(project.and_then(|project| inside(project, path)))
+                }
             }
         }
         let mut homes: Vec<&Path> = Vec::with_capacity(3);
@@ -261,10 +267,10 @@ pub fn explain_denials(
         .unwrap_or_default();
     let mut writable: Vec<PathBuf> = vec![project.to_path_buf()];
     for path in &sandbox.write {
-        match (path.strip_prefix("~/").or((path == "~").then_some("")), home) {
-            (Some(rest), Some(home)) => writable.push(home.join(rest)),
-            (Some(_), None) => {}
-            (None, _) => writable.push(project.join(path)),
+        match DeclaredPath::of(path) {
+            DeclaredPath::Home(rest) => writable.extend(home.map(|home| home.join(rest))),
+            DeclaredPath::Absolute(path) => writable.push(path.to_path_buf()),
+            DeclaredPath::Project(path) => writable.push(project.join(path)),
         }
     }
     let mut said = Vec::new();
@@ -281,7 +287,8 @@ pub fn explain_denials(
             .map(PathBuf::from);
         let words = match path {
             Some(path) if credentials.iter().any(|c| path.starts_with(c)) => format!(
-                "read of {} denied by the sandbox: the user's credentials are out of a sandboxed hook's reach",
+                "{} {} denied by the sandbox: the user's credentials are out of a sandboxed hook's reach",
+                if says_a_write(line) { "write to" } else { "read of" },
                 shown(&path)
             ),
             // Its own to write, or the operating system's denial (hookbridge cannot read it either).
@@ -313,6 +320,20 @@ pub fn explain_denials(
         }
     }
     said
+}
+
+/// Whether an error line is about making or writing a file (the shell's `cannot create`,
+/// `touch`, `mkdir`, Python's `open(…, 'w')` cannot be told from a read; those read as reads).
+fn says_a_write(line: &str) -> bool {
+    [
+        "cannot create",
+        "cannot touch",
+        "cannot make directory",
+        "cannot remove",
+        "cannot move",
+    ]
+    .iter()
+    .any(|words| line.contains(words))
 }
 
 /// Whether hookbridge itself may read `path`: asked of the kernel (`access`), never by opening it
@@ -386,6 +407,15 @@ pub(super) fn enter(plan: &SandboxPlan) -> io::Result<()> {
         // Where it really is: a project spelled through a symlink of the home folder
         // (`/h/me` for `/home/me`) holds the credentials all the same.
         let real = root.path.canonicalize().unwrap_or_else(|_| root.path.clone());
+        // Beneath a credential (`"write": ["~/.ssh/authorized_keys"]`): nothing. Write rights
+        // need no reading, so a rule there would let the hook add a key.
+        if plan
+            .denied
+            .iter()
+            .any(|d| real.starts_with(d) || root.path.starts_with(d))
+        {
+            continue;
+        }
         let holds_a_credential = plan
             .denied
             .iter()
@@ -537,6 +567,7 @@ mod tests {
         let stderr = format!(
             "/bin/sh: 1: cannot create {home}/.bashrc: Permission denied\n\
              cat: {home}/.ssh/id_ed25519: Permission denied\n\
+             /bin/sh: 1: cannot create {home}/.ssh/authorized_keys: Permission denied\n\
              touch: cannot touch '{home}/.cache/x': Permission denied\n\
              touch: cannot touch '{project}/x': Permission denied\n\
              all went well\n\
@@ -550,6 +581,7 @@ mod tests {
             [
                 "write to ~/.bashrc denied by the sandbox: a sandboxed hook writes only beneath the project, its temporary folder (TMPDIR) and the paths in `sandbox.write`",
                 "read of ~/.ssh/id_ed25519 denied by the sandbox: the user's credentials are out of a sandboxed hook's reach",
+                "write to ~/.ssh/authorized_keys denied by the sandbox: the user's credentials are out of a sandboxed hook's reach",
                 "`PermissionError: [Errno 13] Permission denied` may be the sandbox's: it denies writes outside the project, TMPDIR and `sandbox.write`, reading credentials, or a TCP connection (`\"network\": true` allows them)",
             ]
         );
@@ -586,7 +618,12 @@ mod tests {
     fn the_credentials_of_a_home_the_host_gives_the_hook_are_kept_as_well_as_the_users() {
         let tmp = tempfile::tempdir().unwrap();
         let given = tmp.path().join("given-home");
-        let plan = SandboxPlan::new(&hookbridge_core::config::Sandbox::default(), None, Some(&given));
+        let plan = SandboxPlan::new(
+            &hookbridge_core::config::Sandbox::default(),
+            None,
+            Some(&given),
+            &[],
+        );
         assert!(plan.denied.contains(&given.join(".ssh")), "{:?}", plan.denied);
         let user = account_home().expect("this account has a home folder");
         assert!(plan.denied.contains(&user.join(".ssh")), "{:?}", plan.denied);
