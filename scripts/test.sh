@@ -33,7 +33,11 @@
 #              any difference fails, but a known gap that differs exactly as tests/mux/gaps/<case>.json
 #              pins. Claude Code is installed with `npm ci` from tests/npm/claude-code and must say it
 #              is the pinned version; the cases of tests/conformance/next/ run the same way with the
-#              next release (tests/npm/claude-code-next). Outside CI, when npm's registry is unreachable, this stage is
+#              next release (tests/npm/claude-code-next). Then the whole differential again with every
+#              hook in the default sandbox (run_mux.py --sandboxed: the user's own floor,
+#              `sandboxHooks: all`), pinned where a hook reaches past its rights in
+#              tests/mux/gaps-sandboxed/; the direct runs are reused, so it costs the hookbridge half
+#              only. Outside CI, when npm's registry is unreachable, this stage is
 #              skipped and the summary says so; with CI=true it fails. Then
 #              tests/install_into/check_with_claude.py: a spread of cases with the settings
 #              `hookbridge install-into claude` writes (every event registered), and with the plugin.
@@ -348,6 +352,18 @@ stage_mux() {
     if grep -qE '^(DIFF|ERROR|CLOSED) ' "$STATE/mux.log"; then
         echo "${RED}cases that differ from Claude Code otherwise than pinned:${RESET}"
         grep -E '^(DIFF|ERROR|CLOSED) ' "$STATE/mux.log"
+    fi
+    # The same differential with every hook sandboxed: hooks that stay inside a default sandbox's
+    # rights must answer exactly as Claude Code's direct run of them does.
+    echo "── the differential again, every hook sandboxed (sandboxHooks: all)"
+    set +e
+    LOG_NAME=mux-sandboxed.log run_mux "$BIN" --sandboxed "${cases[@]}"
+    [ $? -eq 0 ] || rc=1
+    set -e
+    note "mux: sandboxed: $(tail -n 1 "$STATE/mux-sandboxed.log")"
+    if grep -qE '^(DIFF|ERROR|CLOSED) ' "$STATE/mux-sandboxed.log"; then
+        echo "${RED}sandboxed, cases that differ from Claude Code otherwise than pinned:${RESET}"
+        grep -E '^(DIFF|ERROR|CLOSED) ' "$STATE/mux-sandboxed.log"
     fi
     # The next Claude Code release (tests/npm/claude-code-next) on the cases measured with it
     # (tests/conformance/next/: what it added, such as PreSkillShellCommand), the same way.

@@ -24,6 +24,15 @@ views are compared key by key (prelude, shown, files, contents, ending). On top 
 - **Direct runs kept.** With `HOOKBRIDGE_DIRECT_RUNS` set, Claude Code's run of a case with its
   hooks registered directly (which hookbridge plays no part in) is kept for the later checks of
   the same test run (`direct_runs.py`).
+- **Sandboxed.** With `--sandboxed`, the hookbridge run of every case has the user's own sandbox
+  floor (`sandboxHooks: all` in its HOME's `~/.amplifier/hooks/hooks.yaml`): every command hook runs
+  in the default sandbox, and the case must still end as Claude Code's direct run does. A case
+  whose hooks reach past a default sandbox's rights (write outside the project and TMPDIR) pins that
+  difference in `gaps-sandboxed/<case>.json`; otherwise the case's ordinary pin, if any, holds.
+  A case whose hooks need more than the default sandbox says so in its `case.json`
+  (`"sandbox": {"network": true}` for a hook that serves http on loopback): the hookbridge side's
+  command hooks then declare that sandbox, as a user would. Before each run,
+  `hookbridge list --json` must show every command hook of the case sandboxed.
 - **Two workers.** `--workers N` cases at a time, except order-sensitive cases (a hook that sleeps:
   which hook finishes first, or whether one times out, is what the case measures), which run
   alone, with no other case beside them.
@@ -55,6 +64,10 @@ from direct_runs import checked, direct_run  # noqa: E402  (the direct run, kept
 
 KEYS = ("prelude", "shown", "files", "contents", "ending")
 GAPS = os.path.join(HERE, "gaps")
+# The pins of the sandboxed run (`--sandboxed`), read before GAPS.
+SANDBOXED_GAPS = os.path.join(HERE, "gaps-sandboxed")
+# The user's own floor under every hook's sandbox (README "Sandboxed hooks"), for `--sandboxed`.
+SANDBOX_FLOOR = "sandboxHooks: all\n"
 # The pinned Claude Code: tests/npm/claude-code/, or another folder of tests/npm/ named by
 # HOOKBRIDGE_CLAUDE_PACKAGE (claude-code-next, with ORACLE_CLAUDE_VERSION set to its version).
 PACKAGE = os.path.join(ROOT, "tests", "npm", os.environ.get("HOOKBRIDGE_CLAUDE_PACKAGE") or "claude-code", "package.json")
@@ -115,7 +128,51 @@ def differences(a, b):
     return {key: {"claude": a[key], "mux": b[key]} for key in KEYS if a[key] != b[key]}
 
 
-def compare(case_dir, hookbridge, prepare):
+def declare_sandbox(node, sandbox):
+    """Every command hook beneath `node` (a hooks file's JSON) declares `sandbox`."""
+    if isinstance(node, dict):
+        if node.get("type") == "command":
+            node["sandbox"] = sandbox
+        for value in node.values():
+            declare_sandbox(value, sandbox)
+    elif isinstance(node, list):
+        for item in node:
+            declare_sandbox(item, sandbox)
+
+
+def sandbox_every_hook(hookbridge, tmp, spec):
+    """Puts the user's own sandbox floor into the case's HOME (and the sandbox the case says its
+    hooks need into the hookbridge side's hooks files), and checks that `list` shows every command
+    hook of the case sandboxed (raises what is not)."""
+    if spec.get("sandbox") is not None:
+        for hooks_file in (os.path.join(tmp, "files", ".amplifier", "hooks", "hooks.json"),
+                           os.path.join(tmp, "home", ".amplifier", "hooks", "hooks.json")):
+            if os.path.exists(hooks_file):
+                with open(hooks_file) as f:
+                    hooks = json.load(f)
+                declare_sandbox(hooks, spec["sandbox"])
+                with open(hooks_file, "w") as f:
+                    json.dump(hooks, f, indent=2)
+    hooks_dir = os.path.join(tmp, "home", ".amplifier", "hooks")
+    os.makedirs(hooks_dir, exist_ok=True)
+    floor = os.path.join(hooks_dir, "hooks.yaml")
+    if os.path.exists(floor):
+        raise RuntimeError(f"the case has a {floor} of its own: the sandbox floor cannot be added")
+    with open(floor, "w") as f:
+        f.write(SANDBOX_FLOOR)
+    env = dict(os.environ, HOME=os.path.join(tmp, "home"))
+    out = subprocess.run([hookbridge, "list", "--json", "--project-dir", os.path.join(tmp, "files")],
+                         capture_output=True, text=True, env=env, timeout=60, stdin=subprocess.DEVNULL)
+    if out.returncode != 0:
+        raise RuntimeError(f"hookbridge list --json: {out.stderr[-500:]}")
+    listed = json.loads(out.stdout)
+    bare = [h.get("label") for h in listed.get("hooks", [])
+            if h.get("type") == "command" and not h.get("sandbox")]
+    if bare:
+        raise RuntimeError(f"under sandboxHooks: all, hooks still unsandboxed: {bare}")
+
+
+def compare(case_dir, hookbridge, prepare, sandboxed=False):
     """Runs one case both ways; returns its differences (or raises what kept it from running)."""
     with open(os.path.join(case_dir, "case.json")) as f:
         spec = json.load(f)
@@ -123,6 +180,8 @@ def compare(case_dir, hookbridge, prepare):
     tmp = tempfile.mkdtemp(prefix="mux-")
     try:
         mux_diff.mux_case(case_dir, hookbridge, tmp)
+        if sandboxed:
+            sandbox_every_hook(hookbridge, tmp, spec)
         with open(os.path.join(tmp, "case.json")) as f:
             mux_commands = mux_diff.hook_commands(json.load(f))
         a = mux_diff.view(direct_run(case_dir), mux_diff.hook_commands(spec), ignore)
@@ -132,16 +191,24 @@ def compare(case_dir, hookbridge, prepare):
     return differences(a, b)
 
 
-def read_gap(name):
-    path = os.path.join(GAPS, f"{name}.json")
+def gap_path(name, sandboxed=False):
+    """The file that pins `name`'s differences: in a sandboxed run, its sandboxed pin if it has one."""
+    if sandboxed and os.path.exists(os.path.join(SANDBOXED_GAPS, f"{name}.json")):
+        return os.path.join(SANDBOXED_GAPS, f"{name}.json")
+    return os.path.join(GAPS, f"{name}.json")
+
+
+def read_gap(name, sandboxed=False):
+    path = gap_path(name, sandboxed)
     if not os.path.exists(path):
         return None
     with open(path) as f:
         return json.load(f)
 
 
-def verdict(name, found, gap):
+def verdict(name, found, gap, where=None):
     """(passed, the lines to print) for a case's differences against its pinned gap, if any."""
+    where = where or f"tests/mux/gaps/{name}.json"
     def shown(diffs):
         return [f"      {key}: {side:6}={json.dumps(d[side])[:400]}" for key, d in diffs.items() for side in ("claude", "mux")]
 
@@ -151,11 +218,11 @@ def verdict(name, found, gap):
         return False, [f"DIFF  {name}"] + shown(found)
     pinned = gap.get("differences", {})  # a "why" not pinned yet: every difference is new
     if not found:
-        return False, [f"CLOSED {name}: identical now; delete tests/mux/gaps/{name}.json"]
+        return False, [f"CLOSED {name}: identical now; delete {where}"]
     if found == pinned:
-        return True, [f"gap   {name} (differs exactly as pinned in tests/mux/gaps/{name}.json: "
+        return True, [f"gap   {name} (differs exactly as pinned in {where}: "
                       f"{', '.join(sorted(found))})"]
-    lines = [f"DIFF  {name}: a known gap, but it differs otherwise than tests/mux/gaps/{name}.json pins"]
+    lines = [f"DIFF  {name}: a known gap, but it differs otherwise than {where} pins"]
     for key in sorted(set(found) | set(pinned)):
         if found.get(key) == pinned.get(key):
             continue
@@ -171,7 +238,10 @@ def main():
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--max-errors", type=int, default=3, help="consecutive oracle errors before the run stops")
     ap.add_argument("--pin", nargs="*", default=None, metavar="CASE",
-                    help="write these cases' differences to tests/mux/gaps/ (their `why` is kept)")
+                    help="write these cases' differences to tests/mux/gaps/ (with --sandboxed: "
+                         "gaps-sandboxed/; their `why` is kept)")
+    ap.add_argument("--sandboxed", action="store_true",
+                    help="every hook of the hookbridge runs in the default sandbox (sandboxHooks: all)")
     opts = ap.parse_args()
     hookbridge = os.path.abspath(opts.hookbridge)
     prepare = os.environ.get("MUX_PREPARE", "").replace("{hookbridge}", mux_diff.shlex.quote(hookbridge)) or None
@@ -211,7 +281,7 @@ def main():
                 return
         started = time.monotonic()
         try:
-            found = compare(case_dir, hookbridge, prepare)
+            found = compare(case_dir, hookbridge, prepare, opts.sandboxed)
         except Exception as e:  # a failure to run is a failure, not a crash
             with lock:
                 state["failed"].append(name)
@@ -227,8 +297,9 @@ def main():
             state["errors_in_a_row"] = 0
             if opts.pin is not None and name in opts.pin:
                 state["pinned"][name] = found
-            ok, lines = verdict(name, found, read_gap(name))
-            if ok and read_gap(name) is not None:
+            gap = read_gap(name, opts.sandboxed)
+            ok, lines = verdict(name, found, gap, os.path.relpath(gap_path(name, opts.sandboxed), ROOT))
+            if ok and gap is not None:
                 state["gaps"] += 1
             elif ok:
                 state["same"] += 1
@@ -242,10 +313,14 @@ def main():
     for item in alone:
         one(item)
 
+    pins = SANDBOXED_GAPS if opts.sandboxed else GAPS
     for name, found in state["pinned"].items():
-        old = read_gap(name) or {}
-        path = os.path.join(GAPS, f"{name}.json")
-        os.makedirs(GAPS, exist_ok=True)
+        path = os.path.join(pins, f"{name}.json")
+        old = {}
+        if os.path.exists(path):
+            with open(path) as f:
+                old = json.load(f)
+        os.makedirs(pins, exist_ok=True)
         with open(path, "w") as f:
             json.dump({"why": old.get("why", "TODO: why hookbridge cannot match this case"), "differences": found},
                       f, indent=1, sort_keys=True, ensure_ascii=False)
