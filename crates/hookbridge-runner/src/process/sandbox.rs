@@ -18,7 +18,9 @@
 //!   those holds it (a project that is the home folder): write rules grant no reading, and are
 //!   split around credentials like the read rules; the character devices `/dev/null`,
 //!   `/dev/zero`, `/dev/full` and `/dev/tty`;
-//! - **no TCP** (neither connecting nor listening) unless `network` is true;
+//! - **no network** unless `network` is true: no TCP (neither connecting nor listening), by
+//!   Landlock; no socket at all (UDP, Unix-domain sockets on the filesystem, netlink) and no
+//!   io_uring, by a seccomp filter (`seccompiler`), for what Landlock cannot say;
 //! - **no new privileges** (a setuid program runs without them) and **no signals or abstract Unix
 //!   sockets** beyond the hook's own sandbox.
 //!
@@ -307,7 +309,7 @@ pub fn explain_denials(
                 let network = if sandbox.network {
                     ""
                 } else {
-                    ", or a TCP connection (`\"network\": true` allows them)"
+                    ", or a socket (`\"network\": true` allows them)"
                 };
                 format!(
                     "`{}` may be the sandbox's: it denies writes outside the project, TMPDIR and `sandbox.write`, reading credentials{network}",
@@ -454,7 +456,44 @@ pub(super) fn enter(plan: &SandboxPlan) -> io::Result<()> {
             .map_err(|e| failed(&e))?;
     }
     created.restrict_self().map_err(|e| unsupported(&e))?;
+    if !plan.network {
+        no_sockets()?;
+    }
     Ok(())
+}
+
+/// What Landlock cannot say, for a hook without the network: no socket at all — UDP, and
+/// Unix-domain sockets on the filesystem (an ssh agent, which signs with the keys the hook may
+/// not read; the Docker daemon; the session bus and the keyring behind it), netlink — and no
+/// io_uring, which makes sockets past the filter. `socketpair` (a process's own pipes) stays.
+/// A seccomp filter on the sandbox thread, inherited by the hook and everything it starts; a
+/// socket is refused with `EACCES`, as Landlock refuses a TCP connection.
+#[cfg(target_os = "linux")]
+fn no_sockets() -> io::Result<()> {
+    use seccompiler::{BpfProgram, SeccompAction, SeccompFilter, TargetArch};
+    let failed = |e: &dyn std::fmt::Display| {
+        io::Error::other(format!(
+            "the hook's sandbox cannot be set up: its seccomp filter: {e}; the hook was not run"
+        ))
+    };
+    let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| failed(&e))?;
+    let mut rules = std::collections::BTreeMap::new();
+    for number in [libc::SYS_socket, libc::SYS_io_uring_setup] {
+        rules.insert(number, Vec::new());
+        // The x32 ABI's numbers for the same calls (the filter checks the architecture, and x32
+        // shares x86-64's).
+        #[cfg(target_arch = "x86_64")]
+        rules.insert(number | 0x4000_0000, Vec::new());
+    }
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EACCES as u32),
+        arch,
+    )
+    .map_err(|e| failed(&e))?;
+    let program = BpfProgram::try_from(filter).map_err(|e| failed(&e))?;
+    seccompiler::apply_filter(&program).map_err(|e| failed(&e))
 }
 
 /// `access` as a folder's rule grants it, or only the part a file can take.
@@ -582,7 +621,7 @@ mod tests {
                 "write to ~/.bashrc denied by the sandbox: a sandboxed hook writes only beneath the project, its temporary folder (TMPDIR) and the paths in `sandbox.write`",
                 "read of ~/.ssh/id_ed25519 denied by the sandbox: the user's credentials are out of a sandboxed hook's reach",
                 "write to ~/.ssh/authorized_keys denied by the sandbox: the user's credentials are out of a sandboxed hook's reach",
-                "`PermissionError: [Errno 13] Permission denied` may be the sandbox's: it denies writes outside the project, TMPDIR and `sandbox.write`, reading credentials, or a TCP connection (`\"network\": true` allows them)",
+                "`PermissionError: [Errno 13] Permission denied` may be the sandbox's: it denies writes outside the project, TMPDIR and `sandbox.write`, reading credentials, or a socket (`\"network\": true` allows them)",
             ]
         );
     }

@@ -431,16 +431,18 @@ impl<'t> Reader<'t> {
             TopKey::SandboxHooks => "sandboxHooks",
             _ => "sandboxNetwork",
         };
-        match self.source.scope {
-            Scope::Managed => return self.json.known_skip(peek),
-            Scope::Project => {
-                let d = Diagnostic::warning(format!(
-                    "`{name}` is read from your own hooks files (~/.amplifier/hooks/) and the managed policy, not from a project's files; ignored"
-                ));
-                self.report(d, at, name.to_string());
-                return self.json.known_skip(peek);
-            }
-            Scope::User | Scope::Explicit => {}
+        let whose = match (self.source.scope, &self.source.plugin) {
+            (Scope::Managed, _) => return self.json.known_skip(peek),
+            (Scope::Project, _) => Some("a project's files"),
+            (_, Some(_)) => Some("a plugin's files"),
+            (Scope::User | Scope::Explicit, None) => None,
+        };
+        if let Some(whose) = whose {
+            let d = Diagnostic::warning(format!(
+                "`{name}` is read from your own hooks files (~/.amplifier/hooks/) and the managed policy, not from {whose}; ignored"
+            ));
+            self.report(d, at, name.to_string());
+            return self.json.known_skip(peek);
         }
         match (key, peek) {
             (_, Peek::Null) => self.json.known_skip(peek)?,
@@ -1315,12 +1317,23 @@ mod tests {
                 network: false
             }
         );
-        // A project's file: reported, and nothing set.
+        // A project's file, and a plugin's (one the user installed, too): reported, nothing set.
         let project = parse(r#"{"sandboxHooks": "all", "hooks": {}}"#);
         assert_eq!(project.sandbox_floor, SandboxFloor::NONE);
         assert!(project.diagnostics[0]
             .message
             .contains("not from a project's files"));
+        let mut plugin_file = user("/h/.amplifier/hooks/p/hooks/hooks.json");
+        plugin_file.plugin = Some(Plugin {
+            name: "p".into(),
+            root: PathBuf::from("/h/.amplifier/hooks/p"),
+            data_dir: PathBuf::from("/h/.amplifier/hooks/p-data"),
+        });
+        let plugin = parse_hooks_file(r#"{"sandboxHooks": "all", "hooks": {}}"#, plugin_file, 0, "/p");
+        assert_eq!(plugin.sandbox_floor, SandboxFloor::NONE);
+        assert!(plugin.diagnostics[0]
+            .message
+            .contains("not from a plugin's files"));
     }
 
     #[test]
