@@ -41,12 +41,13 @@ pub(crate) fn process_spec(
         };
         let project =
             given("CLAUDE_PROJECT_DIR").or_else(|| std::env::var_os("CLAUDE_PROJECT_DIR").map(PathBuf::from));
-        // What the hook protocol gives the hook to write: hookbridge's own variables (dispatch's
-        // `hook_env`) or its host's, never a project's.
-        let granted: Vec<PathBuf> = ["CLAUDE_ENV_FILE", "CLAUDE_PLUGIN_DATA"]
-            .into_iter()
-            .filter_map(given)
+        // What the hook protocol gives the hook to write: the env file, hookbridge's own variable
+        // (dispatch's `hook_env`) or its host's, never a project's. Not a plugin's data folder:
+        // it is named after the plugin (`plugin-data/<name>`), so a project's plugin named like
+        // one of the user's would be given the user's plugin's state.
+        let granted: Vec<PathBuf> = given("CLAUDE_ENV_FILE")
             .filter(|path| path.is_absolute())
+            .into_iter()
             .collect();
         // The env file is often not there yet (Claude Code leaves it to the hook to make), and a
         // rule needs it there: it is made, empty, in the folder the host made for it (an empty

@@ -108,11 +108,10 @@ impl WriteRoot {
 
 impl SandboxPlan {
     /// The plan for `sandbox` in `project`; `hook_home` is the `HOME` the hook is given, when the
-    /// host sets one of its own; `given` are the places the hook protocol gives the hook to write
-    /// (its env file, `CLAUDE_ENV_FILE`; its plugin's data folder, `CLAUDE_PLUGIN_DATA`), set by
-    /// hookbridge or its host, never by a project. Makes the hook's temporary folder (without one, when it cannot
-    /// be made, the hook has no `TMPDIR` of its own and can write no temporary file: still
-    /// sandboxed, never less).
+    /// host sets one of its own; `given` are the files the hook protocol gives the hook to write
+    /// (its env file, `CLAUDE_ENV_FILE`), named by hookbridge or its host, never by a project.
+    /// Makes the hook's temporary folder (without one, when it cannot be made, the hook has no
+    /// `TMPDIR` of its own and can write no temporary file: still sandboxed, never less).
     ///
     /// `~` in a declared path is the user's home (the engine's `HOME`, else the account's). The
     /// credentials are kept from the hook beneath every home it could mean: the engine's, the
