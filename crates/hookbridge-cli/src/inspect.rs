@@ -65,7 +65,8 @@ fn load_with_trust(args: &ProjectArgs) -> anyhow::Result<(crate::Loaded, std::pa
 }
 
 /// What policy holds back: the managed policy's rules in force (and how many hooks they hold),
-/// the floor the user's own settings put under hooks' sandboxes, then how many of the project's hooks trust holds, with the command that reviews them.
+/// the floor the user's own settings put under hooks' sandboxes, then how many of the project's
+/// hooks trust holds, with the command that reviews them.
 fn held_lines(loaded: &crate::Loaded, project: &std::path::Path) -> Vec<String> {
     let mut lines = Vec::new();
     if let Some(rules) = &loaded.set.managed {
