@@ -19,7 +19,7 @@ async def main():
     hooks.mkdir(parents=True)
     (hooks / "hooks.json").write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}}))
     os.environ["HOME"] = str(tmp)
-    # Trusted, as a user would have (README, "Trust"): an untrusted project's hooks are held, and the
+    # Trusted, as a user would have (docs/trust.md): an untrusted project's hooks are held, and the
     # figure would be of a hook set with nothing in it.
     from hookbridge._native import trust_project
     trust_project(str(tmp), user_home=str(tmp))

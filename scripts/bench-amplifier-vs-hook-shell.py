@@ -37,7 +37,7 @@ def project(hooks):
     groups = [{"matcher": "Bash", "hooks": [{"type": "command", "command": c.replace("{root}", str(root))}]}
               for c in hooks]
     (root / ".amplifier" / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {"PreToolUse": groups}}))
-    # The user's one-time step (README, "Trust"): untrusted, hook-bridge would hold the project's
+    # The user's one-time step (docs/trust.md): untrusted, hook-bridge would hold the project's
     # hooks (hook-shell has no trust step and runs them), and the comparison would be of nothing.
     from hookbridge._native import trust_project
     trust_project(str(root), user_home=os.environ["HOME"])

@@ -73,7 +73,7 @@ def project(name, commands):
     payload = os.path.join(work, name + ".json")
     with open(payload, "w") as f:
         f.write(json.dumps(body) + "\n")
-    # The user's one-time step: untrusted, the project's hooks would be held, not run (README, "Trust").
+    # The user's one-time step: untrusted, the project's hooks would be held, not run (docs/trust.md).
     subprocess.run([HB, "trust", "--yes", root], env=base_env, capture_output=True, check=True)
     return root, payload
 

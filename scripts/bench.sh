@@ -108,8 +108,8 @@ env = {
 }
 
 def trust(root):
-    """The user's one-time step: a project's hooks run only once the user trusted them (README,
-    "Trust"); until then `run` holds them and says so. Recorded under this benchmark's own HOME."""
+    """The user's one-time step: a project's hooks run only once the user trusted them (docs/trust.md);
+    until then `run` holds them and says so. Recorded under this benchmark's own HOME."""
     r = subprocess.run([HB, "trust", "--yes", root], capture_output=True, text=True, env=env)
     if r.returncode != 0:
         sys.exit(f"bench.sh: trusting {root} failed: {r.stderr.strip()}")
@@ -146,7 +146,7 @@ p_none = project("none", {"hooks": {
     "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./log.sh"}]}],
     "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "./context.sh"}]}]}})
 p_empty = project("empty", None)
-# The same `true` hook in a kernel sandbox (README, "Sandboxed hooks").
+# The same `true` hook in a kernel sandbox (docs/sandbox.md).
 p_sandboxed = project("sandboxed", {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
     {"type": "command", "command": "true", "sandbox": True}]}]}})
 for p in (p_one, p_eight, p_none, p_sandboxed):

@@ -67,7 +67,7 @@ def main():
         print(f"base {base}\nnew  {new}\n{rounds} rounds per scenario, interleaved\n")
         print(f"| scenario | base | new | new/base (medians) | new/base (median of rounds) |\n|---|---|---|---|---|")
         for name, path, tool in scenarios:
-            # The user's one-time step (README, "Trust"): untrusted, the hooks would be held, not run.
+            # The user's one-time step (docs/trust.md): untrusted, the hooks would be held, not run.
             subprocess.run([new, "trust", "--yes", path], env=env, capture_output=True, check=True)
             payload = os.path.join(root, f"{os.path.basename(path)}.json")
             with open(payload, "w") as f:

@@ -85,7 +85,7 @@ render() { # $1: payload, $2: where to write it with $PROJECT and $HOME filled i
 }
 
 # --- trust ----------------------------------------------------------------------------------------
-# A project's own hooks are held until its user trusts the project (README, "Trust"): a freshly
+# A project's own hooks are held until its user trusts the project (docs/trust.md): a freshly
 # cloned repository runs nothing. Show that, then trust the example project the way a user would.
 header "A project nobody trusted yet: its hooks are held"
 render "$PROJECT/payloads/06-pre-tool-use-bash-rm-rf-root.json" "$SCRATCH/held.json"

@@ -9,7 +9,7 @@
 # costs is the page faults of a fresh process, one per 64 KiB window of the 7 MB binary that the
 # run's code touches (the kernel maps 16 pages around each fault). Scattered over the binary, the
 # few hundred functions of a run touched about 70 windows; placed together they touch about 30, and
-# a nothing-to-run event took 22 % less time in an interleaved comparison (README, "Performance").
+# a nothing-to-run event took 22 % less time in an interleaved comparison (docs/performance.md).
 #
 # How: each scenario below (a matching hook, eight, nothing to run, no hooks at all, hooks held in an
 # untrusted project, a prompt event, a blocking answer) runs once under valgrind's callgrind, which

@@ -19,6 +19,10 @@
 #              scripts/build-wheel.sh --debug, installed into a fresh venv, gives the module and a
 #              working `hookbridge` command
 #   lint       cargo fmt --all --check; cargo clippy --workspace --all-targets -- -D warnings
+#   docs       the book (docs/, mdBook) built with the pinned mdbook (MDBOOK_VERSION), and every link
+#              and #fragment of the README, the book's sources and the built book checked offline by
+#              the pinned lychee (LYCHEE_VERSION); both `cargo install --locked` into target/doc-tools
+#              when missing
 #   rust       cargo nextest run --workspace (.config/nextest.toml: the heavy tests in a test group of
 #              their own, one at a time; the golden conformance tests alone), but the corpus replay
 #   fuzz       the fuzz corpus replayed: every file of fuzz/corpus/<target>/ through the function its
@@ -63,7 +67,7 @@
 # errors of the agent they run (the oracle failing, not one case).
 #
 # HOOKBRIDGE_TEST_LIMIT_<STAGE>=N gives a stage another time limit (N seconds).
-# Quick local runs: HOOKBRIDGE_TEST_SKIP_<STAGE>=1 skips a stage (RUST, FUZZ, PYTHON, EXAMPLES, DEMO, MUX,
+# Quick local runs: HOOKBRIDGE_TEST_SKIP_<STAGE>=1 skips a stage (DOCS, RUST, FUZZ, PYTHON, EXAMPLES, DEMO, MUX,
 # HOSTS, WARM, RELEASE), e.g. HOOKBRIDGE_TEST_SKIP_MUX=1 bash scripts/test.sh. With CI=true these are
 # ignored: CI runs everything.
 set -euo pipefail
@@ -81,6 +85,10 @@ EXAMPLES_VENV="$TARGET_DIR/examples-venv"
 CONSTRAINTS="$ROOT/scripts/pip-constraints.txt"
 # The cargo-nextest the suite runs with (the machines' own; installed at this version if missing).
 NEXTEST_VERSION=0.9.143
+# The book's builder and the link checker of the docs stage (installed into $DOC_TOOLS if missing).
+MDBOOK_VERSION=0.5.4
+LYCHEE_VERSION=0.24.2
+DOC_TOOLS="$TARGET_DIR/doc-tools"
 # Every pytest run: a per-test limit in seconds (pytest-timeout), and the skip reasons listed (a
 # skipped test fails under CI=true: scripts/pytest_no_skip_in_ci.py, loaded by the conftest.py files).
 PYTEST_ARGS=(-p no:cacheprovider --timeout=300 -rs)
@@ -176,6 +184,30 @@ stage_lint() {
     cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
     cargo fmt --all --check
     cargo clippy --workspace --all-targets --locked -- -D warnings
+}
+
+# `cargo install --locked` of crate $1 at version $2 (binary $3) into $DOC_TOOLS, unless it is there.
+doc_tool() {
+    local crate=$1 version=$2 bin=$3
+    if [ "$("$DOC_TOOLS/bin/$bin" --version 2>/dev/null | head -n 1)" != "$bin $version" ]; then
+        echo "$crate $version is missing: cargo install --locked --no-default-features --version $version"
+        cargo install "$crate" --locked --no-default-features --version "$version" --root "$DOC_TOOLS" </dev/null
+    fi
+    "$DOC_TOOLS/bin/$bin" --version
+}
+
+stage_docs() {
+    # The README is the front door and docs/ the book: the book must build, and no link of either
+    # may lead nowhere — to a missing file or to a heading that is not there.
+    doc_tool mdbook "$MDBOOK_VERSION" mdbook
+    doc_tool lychee "$LYCHEE_VERSION" lychee
+    rm -rf "$TARGET_DIR/book"
+    "$DOC_TOOLS/bin/mdbook" build "$ROOT/docs"
+    test -f "$TARGET_DIR/book/index.html"
+    # Offline: every relative link and fragment is checked; links to the web are not followed
+    # (lychee excludes them offline), so the check cannot fail for a network it does not need.
+    "$DOC_TOOLS/bin/lychee" --offline --include-fragments --no-progress \
+        --root-dir "$ROOT" README.md docs/*.md "$TARGET_DIR/book"
 }
 
 # A fresh venv at $2 with the wheel in folder $1 installed (pinned like every pip install here).
@@ -557,12 +589,13 @@ if [ "${1:-}" = "__stage" ]; then
 fi
 
 # --- the driver ------------------------------------------------------------------------------------------
-STAGES=(tools pyenv build lint install rust fuzz python examples demo mux hosts warm release)
+STAGES=(tools pyenv build lint docs install rust fuzz python examples demo mux hosts warm release)
 declare -A TITLE=(
     [tools]="Tools"
     [pyenv]="Python environment (scripts/python-env.sh)"
     [build]="Build (cargo build -p hookbridge-cli)"
     [lint]="Formatting and lints (cargo fmt --check, cargo clippy -D warnings)"
+    [docs]="The book and every link (mdbook build docs, lychee --offline)"
     [install]="Install story (cargo install --path, cargo package, the wheel with the command)"
     [rust]="Rust tests (cargo nextest run --workspace)"
     [fuzz]="Fuzz corpus replay (crates/hookbridge-core/tests/fuzz_corpus.rs)"
@@ -579,8 +612,10 @@ declare -A TITLE=(
 # 4-6): tools 1 s (600: room to build cargo-nextest), pyenv 203, build 77, install 24, rust 312,
 # fuzz 3, python 153, examples 31, demo 4, mux 1075, hosts 580, warm 195, release about 800 (the
 # static binary 4.8 min and the release wheel 2.5 min of it). See the table at the end of a run.
+# docs: 549 s from nothing (building mdbook 122 s and lychee 427 s; the book and its links then
+# take about a second), seconds once target/doc-tools holds them.
 declare -A LIMIT=(
-    [tools]=600 [pyenv]=480 [build]=300 [lint]=480 [install]=240 [rust]=720 [fuzz]=180 [python]=360 [examples]=180
+    [tools]=600 [pyenv]=480 [build]=300 [lint]=480 [docs]=1200 [install]=240 [rust]=720 [fuzz]=180 [python]=360 [examples]=180
     [demo]=60 [mux]=3000 [hosts]=1200 [warm]=480 [release]=1680
 )
 # HOOKBRIDGE_TEST_LIMIT_<STAGE>=seconds sets another limit (a slower machine; or a check of the limit).
@@ -588,7 +623,7 @@ for stage in "${!LIMIT[@]}"; do
     limit_var="HOOKBRIDGE_TEST_LIMIT_$(printf '%s' "$stage" | tr '[:lower:]' '[:upper:]')"
     [ -z "${!limit_var:-}" ] || LIMIT[$stage]=${!limit_var}
 done
-declare -A NEEDS=([pyenv]=tools [build]=tools [lint]=tools [install]="build pyenv" [rust]=tools [fuzz]=tools [python]=pyenv [examples]=build [demo]=build [mux]=build [hosts]=build [warm]="build pyenv" [release]="build pyenv")
+declare -A NEEDS=([pyenv]=tools [build]=tools [lint]=tools [docs]=tools [install]="build pyenv" [rust]=tools [fuzz]=tools [python]=pyenv [examples]=build [demo]=build [mux]=build [hosts]=build [warm]="build pyenv" [release]="build pyenv")
 declare -A RESULT=() TOOK=()
 
 rm -rf "$STATE"

@@ -93,7 +93,7 @@ class Sandbox:
         self.log = base / "diagnostics.log"
         self.base = base
         self.hookbridge = hookbridge
-        # What a user does once with a project whose hooks they have read (README, "Trust").
+        # What a user does once with a project whose hooks they have read (docs/trust.md).
         done = subprocess.run(
             [str(hookbridge), "trust", "--yes", str(self.project)],
             capture_output=True, text=True, env=self.env(), timeout=60,

@@ -136,7 +136,7 @@ def install_hookbridge(hookbridge, agent, project, home, hooks):
                          capture_output=True, text=True, env=env, cwd=project, timeout=60)
     if out.returncode != 0:
         raise RuntimeError(f"install-into {agent} failed ({out.returncode}): {out.stderr}")
-    # A user's one-time step (README, "Trust"): the project's hooks run once it is trusted, with the
+    # A user's one-time step (docs/trust.md): the project's hooks run once it is trusted, with the
     # HOME the agent runs with.
     out = subprocess.run([hookbridge, "trust", "--yes", project],
                          capture_output=True, text=True, env=env, cwd=project, timeout=60)

@@ -160,7 +160,7 @@ def main():
             if plugin:
                 installed_commands = sorted({f"hookbridge run --event {e}" for e in spec.get("settings", {}).get("hooks", {})}
                                             | set(installed_commands), key=len, reverse=True)
-            # The one-time step of a user of hookbridge: trusting the project's hooks (README, "Trust").
+            # The one-time step of a user of hookbridge: trusting the project's hooks (docs/trust.md).
             trust = f"{shlex.quote(hookbridge)} trust --yes ."
             direct, installed = direct_run(case_dir), checked(mux_diff.run_oracle(tmp, trust), "installed")
             a = mux_diff.view(direct, direct_commands, ignore)

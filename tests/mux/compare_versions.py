@@ -4,7 +4,7 @@
 
     python3 tests/mux/compare_versions.py [--workers N] OLD NEW CASE_DIR...
 
-The first step of moving the project's reference version (README, "Claude Code versions"): a case whose
+The first step of moving the project's reference version (docs/claude-code.md): a case whose
 view differs between OLD and NEW is a change of Claude Code's own, to explain before anything else (a
 new rule to build, or a difference of the test setup) — then the differential is run under NEW
 (`run_mux.py` with `ORACLE_CLAUDE_VERSION=NEW`), where any remaining difference is hookbridge's.

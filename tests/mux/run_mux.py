@@ -66,7 +66,7 @@ KEYS = ("prelude", "shown", "files", "contents", "ending")
 GAPS = os.path.join(HERE, "gaps")
 # The pins of the sandboxed run (`--sandboxed`), read before GAPS.
 SANDBOXED_GAPS = os.path.join(HERE, "gaps-sandboxed")
-# The user's own floor under every hook's sandbox (README "Sandboxed hooks"), for `--sandboxed`.
+# The user's own floor under every hook's sandbox (docs/sandbox.md), for `--sandboxed`.
 SANDBOX_FLOOR = "sandboxHooks: all\n"
 # The pinned Claude Code: tests/npm/claude-code/, or another folder of tests/npm/ named by
 # HOOKBRIDGE_CLAUDE_PACKAGE (claude-code-next, with ORACLE_CLAUDE_VERSION set to its version).

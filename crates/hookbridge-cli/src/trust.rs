@@ -31,7 +31,7 @@ pub struct TrustArgs {
     #[arg(long)]
     config_only: bool,
     /// Trust the project's hooks to run sandboxed: each of its command hooks runs in the default
-    /// sandbox where it asks for none (README, "Sandboxed hooks"). At the question, `s` says the same.
+    /// sandbox where it asks for none (the book, docs/sandbox.md). At the question, `s` says the same.
     /// It stays on every later trust of the project; `--revoke` and a new trust lift it.
     #[arg(long)]
     sandboxed: bool,

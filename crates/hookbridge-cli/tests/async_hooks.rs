@@ -1,5 +1,5 @@
-//! `async: true` command hooks through `hookbridge run` in Claude Code's format (README, "Not
-//! supported yet"): when every hook an event reaches is async, the first line of stdout is
+//! `async: true` command hooks through `hookbridge run` in Claude Code's format
+//! (docs/not-supported.md): when every hook an event reaches is async, the first line of stdout is
 //! `{"async": true}` — at once, while the hooks still run — and the hooks' `systemMessage` and
 //! `additionalContext` follow as one JSON line when they are done; a decision from an async hook
 //! is dropped and the diagnostics log says so. Mixed with synchronous hooks, the answer is the

@@ -90,7 +90,7 @@ const KNOWN_GAPS: &[KnownGap] = &[KnownGap {
     ],
 }, KnownGap {
     case: "208-async-rewake-exit2",
-    why: "asyncRewake: Claude Code wakes the model with an async hook's exit-2 stderr on a later request; one multiplexing hook registered without asyncRewake cannot ask Claude Code for that; install-into's second, asyncRewake registration can, and is checked against Claude Code in the install-into stage (README, \"Not supported yet\")",
+    why: "asyncRewake: Claude Code wakes the model with an async hook's exit-2 stderr on a later request; one multiplexing hook registered without asyncRewake cannot ask Claude Code for that; install-into's second, asyncRewake registration can, and is checked against Claude Code in the install-into stage (docs/not-supported.md)",
     differences: &[
         "Claude Code saw exit 2, hookbridge reports detached",
         "stderr differs",

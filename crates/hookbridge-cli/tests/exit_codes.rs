@@ -1,4 +1,4 @@
-//! The CLI's exit-code contract (README, "Exit codes of the CLI"), held by running the binary.
+//! The CLI's exit-code contract (docs/exit-codes.md), held by running the binary.
 //!
 //! `hookbridge run` is Claude Code's hook, so its exit code is an answer: 2 would block the tool
 //! call. A command line hookbridge cannot understand exits 64 and a payload it cannot use exits 1,

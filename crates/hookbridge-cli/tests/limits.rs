@@ -1,6 +1,6 @@
 //! The limits `hookbridge run` puts on hooks and on itself: the `HOOKBRIDGE_MAX_TIMEOUT` /
 //! `--max-timeout` cap on every hook's timeout, the output budget the hooks of one event share,
-//! and the diagnostics log's rotation to `.log.1` past 10 MiB (README, "Diagnostics").
+//! and the diagnostics log's rotation to `.log.1` past 10 MiB (docs/diagnostics.md).
 //!
 //! Assertions are on what the report and the files say (a hook's `timeout_s` and `timed_out`
 //! status, the number of bytes kept, which file holds which line), never on how long anything took.

@@ -1,4 +1,4 @@
-//! Sandboxed hooks (`"sandbox"`, README "Sandboxed hooks"), tried as an attacker would with real
+//! Sandboxed hooks (`"sandbox"`, docs/sandbox.md), tried as an attacker would with real
 //! hooks: a sandboxed hook does its ordinary work — reads the payload, writes a project file and
 //! its temporary folder, answers a deny — and cannot write outside its rights, read the user's
 //! keys, connect to a loopback port, send UDP, reach a Unix socket (an ssh agent's), or get out through a symlink, a hard link,

@@ -197,7 +197,7 @@ fn list_json_shows_if_and_args() {
 }
 
 /// A sandboxed hook's trace shows its sandbox, and says in words what the sandbox denied it
-/// (README, "Sandboxed hooks"): the OS error in its stderr, explained.
+/// (docs/sandbox.md): the OS error in its stderr, explained.
 #[test]
 fn a_sandboxed_hooks_trace_shows_its_sandbox_and_explains_what_it_denied() {
     let p = Project::new(json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [

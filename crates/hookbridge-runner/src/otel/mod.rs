@@ -13,7 +13,7 @@
 //! it, whichever of `http/json` or `http/protobuf` is asked for); `grpc` is refused with a problem
 //! report. Why not the `opentelemetry` crates: measured, they add 85 crates (tokio, hyper,
 //! reqwest, tonic, prost) to the binary's 105 for what is one JSON POST per event over the
-//! `ureq` agent hookbridge already has (README, "OpenTelemetry").
+//! `ureq` agent hookbridge already has (docs/audit.md).
 
 pub mod spans;
 

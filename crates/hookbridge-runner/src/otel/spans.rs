@@ -5,7 +5,7 @@
 //! environment values, header values, payloads or hook output.
 //!
 //! Names, as measured from Claude Code 2.1.328 and 2.1.332 (`claude_code.hook`, one INTERNAL span
-//! per event's hooks; README, "OpenTelemetry"): the event's span carries Claude Code's
+//! per event's hooks; docs/audit.md): the event's span carries Claude Code's
 //! `span.type`, `hook_event`, `hook_name` (`PreToolUse:Bash`), `num_hooks`, `num_success`,
 //! `num_blocking`, `num_non_blocking_error`, `num_cancelled`, `duration_ms`, `session.id` and
 //! `gen_ai.conversation.id`, and like Claude Code's it is an error only when a hook failed.
