@@ -121,7 +121,7 @@ fn rotate(path: &Path, file: File, meta: &Metadata) -> io::Result<File> {
 /// Test hook (debug builds only): the rotation race needs a stall between the size check and the
 /// rename. With `HOOKBRIDGE_TEST_ROTATION_STALL` naming a FIFO, a rotating run opens it for reading,
 /// which waits until the test opens the writing end, and reads until the test closes it
-/// (tests/cli_failsafe.rs, `concurrent_rotation_loses_nothing`).
+/// (tests/integration/cli_failsafe.rs, `concurrent_rotation_loses_nothing`).
 #[cfg(debug_assertions)]
 fn test_stall() {
     if let Some(fifo) = std::env::var_os("HOOKBRIDGE_TEST_ROTATION_STALL") {

@@ -282,7 +282,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         &mut report.decision,
     );
     tell_of_silent_hooks(&options, &payload, &mut report.decision);
-    // Test hook (debug builds only): a panic after the hooks ran (tests/cli_failsafe.rs).
+    // Test hook (debug builds only): a panic after the hooks ran (tests/integration/cli_failsafe.rs).
     #[cfg(debug_assertions)]
     if std::env::var_os("HOOKBRIDGE_TEST_PANIC").is_some() {
         panic!("HOOKBRIDGE_TEST_PANIC is set");

@@ -1,0 +1,243 @@
+//! OpenTelemetry through `hookbridge run`: with the standard `OTEL_*` variables set, each event's
+//! span and a child span per hook reach a loopback OTLP/HTTP receiver that decodes them; the
+//! host's `TRACEPARENT` is joined; no secret travels; and the answer never waits for the export.
+
+use crate::common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::fake_model::{FakeServer, Received, Reply};
+use common::project::Project;
+use serde_json::{json, Value};
+
+const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+const PARENT: &str = "00f067aa0ba902b7";
+
+/// What the receiver got once `n` requests arrived (a hang guard bounds the wait, never a
+/// measure of speed: the export is posted by a process `run` left behind).
+fn wait_for(server: &FakeServer, n: usize) -> Vec<Received> {
+    let until = Instant::now() + Duration::from_secs(60);
+    loop {
+        let got = server.received();
+        if got.len() >= n || Instant::now() > until {
+            return got;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn attrs(span: &Value) -> serde_json::Map<String, Value> {
+    span["attributes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|kv| {
+            let v = &kv["value"];
+            let value = v
+                .get("stringValue")
+                .or_else(|| v.get("intValue"))
+                .or_else(|| v.get("doubleValue"))
+                .cloned()
+                .unwrap_or(Value::Null);
+            (kv["key"].as_str().unwrap().to_string(), value)
+        })
+        .collect()
+}
+
+fn with_otel(mut cmd: Command, endpoint: &str) -> Command {
+    cmd.env("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)
+        .env(
+            "OTEL_EXPORTER_OTLP_HEADERS",
+            "authorization=Bearer%20otel-sekret-header",
+        )
+        .env("OTEL_SERVICE_NAME", "guards")
+        .env("OTEL_EXPORTER_OTLP_TIMEOUT", "5000")
+        .env("TRACEPARENT", format!("00-{TRACE}-{PARENT}-01"));
+    cmd
+}
+
+#[test]
+fn each_event_is_a_span_and_each_hook_a_child_span_at_the_otlp_receiver() {
+    let server = FakeServer::start(Reply::Raw {
+        status: 200,
+        body: "{}".into(),
+    });
+    let p = Project::new(json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": "echo 'no rm' >&2; exit 2"},
+        {"type": "command", "command": "true"},
+        {"type": "command", "command": "no-such-program-for-hookbridge-otel"},
+    ]}]}}));
+    let mut cmd = with_otel(p.command("PreToolUse", "claude"), &format!("{}/", server.url));
+    cmd.env("SECRET_TOKEN", "env-sekret-value");
+    let done = p.finish(cmd, &serde_json::to_vec(&p.payload("PreToolUse")).unwrap());
+    assert_eq!(done.code, Some(2), "{}", done.stderr_str());
+    assert_eq!(done.stderr_str(), "no rm\n");
+
+    let got = wait_for(&server, 1);
+    assert_eq!(got.len(), 1, "one export request per event: {got:#?}");
+    let request = &got[0];
+    assert_eq!(request.path, "/v1/traces");
+    assert_eq!(request.header("content-type"), Some("application/json"));
+    assert_eq!(request.header("authorization"), Some("Bearer otel-sekret-header"));
+    assert!(
+        !request.raw_body.contains("sekret"),
+        "no secret in the spans: {}",
+        request.raw_body
+    );
+
+    let resource = &request.body["resourceSpans"][0];
+    let service = attrs(&resource["resource"]);
+    assert_eq!(service["service.name"], "guards");
+    let scope = &resource["scopeSpans"][0];
+    assert_eq!(scope["scope"]["name"], "hookbridge");
+    let spans = scope["spans"].as_array().unwrap();
+    assert_eq!(spans.len(), 4, "{spans:#?}");
+    let event = &spans[0];
+    assert_eq!(event["name"], "hookbridge.hook");
+    assert_eq!(event["kind"], 1);
+    assert_eq!(event["traceId"], TRACE, "the host's trace");
+    assert_eq!(event["parentSpanId"], PARENT, "a child of the host's span");
+    // Claude Code's names and types for the event's hooks (measured: claude_code.hook).
+    let event_attrs = attrs(event);
+    for (key, want) in [
+        ("span.type", json!("hook")),
+        ("hook_event", json!("PreToolUse")),
+        ("hook_name", json!("PreToolUse:Bash")),
+        ("num_hooks", json!(3)),
+        ("num_success", json!(1)),
+        ("num_blocking", json!(1)),
+        ("num_non_blocking_error", json!(1)),
+        ("num_cancelled", json!(0)),
+        ("session.id", json!("contract-session")),
+        ("gen_ai.conversation.id", json!("contract-session")),
+        ("gen_ai.tool.name", json!("Bash")),
+        ("hookbridge.outcome", json!("denied")),
+        ("hookbridge.host", json!("claude")),
+    ] {
+        assert_eq!(event_attrs[key], want, "{key}: {event}");
+    }
+    assert!(event_attrs["duration_ms"].is_i64(), "{event}");
+    assert_eq!(event["status"]["code"], 2, "a hook failed: {event}");
+    assert_eq!(event["status"]["message"], "1 hook(s) failed");
+    for hook in &spans[1..] {
+        assert_eq!(hook["traceId"], TRACE);
+        assert_eq!(hook["parentSpanId"], event["spanId"]);
+        assert_eq!(hook["name"], "hookbridge.hook.run");
+        assert_eq!(hook["kind"], 1);
+        let start: u128 = hook["startTimeUnixNano"].as_str().unwrap().parse().unwrap();
+        let end: u128 = hook["endTimeUnixNano"].as_str().unwrap().parse().unwrap();
+        assert!(end >= start && start > 1_700_000_000_000_000_000, "{hook}");
+        assert_eq!(hook["spanId"].as_str().unwrap().len(), 16);
+    }
+    let by_label = |label: &str| {
+        spans[1..]
+            .iter()
+            .find(|s| attrs(s)["hookbridge.hook.label"] == label)
+            .unwrap_or_else(|| panic!("no span for {label}: {spans:#?}"))
+    };
+    let blocker = attrs(by_label("echo 'no rm' >&2; exit 2"));
+    assert_eq!(
+        (
+            blocker["hookbridge.decision"].clone(),
+            blocker["process.exit.code"].clone(),
+            blocker["hook_type"].clone()
+        ),
+        (json!("deny"), json!(2), json!("command"))
+    );
+    assert_eq!(blocker["hookbridge.reason"], "no rm");
+    assert_eq!(blocker["hookbridge.hook.digest"].as_str().unwrap().len(), 64);
+    assert_eq!(by_label("true")["status"]["code"], 0);
+    let missing = by_label("no-such-program-for-hookbridge-otel");
+    assert_eq!(
+        missing["status"]["code"], 2,
+        "a failed hook is an error span: {missing}"
+    );
+    assert_eq!(attrs(missing)["process.exit.code"], 127);
+    // Without a traceparent, a trace of its own.
+    let mut cmd = p.command("PreToolUse", "claude");
+    cmd.env(
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+        format!("{}/custom/path", server.url),
+    );
+    p.finish(cmd, &serde_json::to_vec(&p.payload("PreToolUse")).unwrap());
+    let got = wait_for(&server, 2);
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[1].path, "/custom/path", "a traces endpoint is used as it is");
+    let event = &got[1].body["resourceSpans"][0]["scopeSpans"][0]["spans"][0];
+    assert_ne!(event["traceId"], TRACE);
+    assert!(event.get("parentSpanId").is_none(), "{event}");
+    assert_eq!(
+        attrs(&got[1].body["resourceSpans"][0]["resource"])["service.name"],
+        "hookbridge"
+    );
+}
+
+#[test]
+fn the_answer_never_waits_for_the_export() {
+    // The receiver takes the request and answers only after ten minutes, so the exporting process
+    // gives up after its 60 s timeout and says so in the diagnostics log before it exits. A run that
+    // waited for it would find that line there when it returns; one that did not, cannot.
+    let server = FakeServer::start(Reply::Slow(Duration::from_secs(600), "{}".into()));
+    let p = Project::new(json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": "echo 'no rm' >&2; exit 2"},
+    ]}]}}));
+    let mut cmd = with_otel(p.command("PreToolUse", "claude"), &server.url);
+    cmd.env("OTEL_EXPORTER_OTLP_TIMEOUT", "60000");
+    let done = p.finish(cmd, &serde_json::to_vec(&p.payload("PreToolUse")).unwrap());
+    assert_eq!((done.code, done.stderr_str()), (Some(2), "no rm\n".to_string()));
+    assert!(
+        !p.log_text().contains("did not answer"),
+        "the run waited for the export: {}",
+        p.log_text()
+    );
+    assert_eq!(wait_for(&server, 1).len(), 1, "the spans were still sent");
+}
+
+#[test]
+fn what_cannot_be_exported_is_said_and_what_is_switched_off_is_not_sent() {
+    let server = FakeServer::start(Reply::Raw {
+        status: 200,
+        body: "{}".into(),
+    });
+    let p = Project::new(json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": "true"},
+    ]}]}}));
+    let payload = serde_json::to_vec(&p.payload("PreToolUse")).unwrap();
+    for (var, value) in [("OTEL_SDK_DISABLED", "true"), ("OTEL_TRACES_EXPORTER", "none")] {
+        let mut cmd = with_otel(p.command("PreToolUse", "claude"), &server.url);
+        cmd.env(var, value);
+        assert_eq!(p.finish(cmd, &payload).code, Some(0));
+    }
+    let mut cmd = with_otel(p.command("PreToolUse", "claude"), &server.url);
+    cmd.env("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc");
+    let done = p.finish(cmd, &payload);
+    assert_eq!(done.code, Some(0), "the answer stands");
+    assert!(
+        p.log_text()
+            .contains("the OTLP protocol \"grpc\" is not supported"),
+        "{}",
+        p.log_text()
+    );
+    // An endpoint that refuses: said in the diagnostics log by the exporting process.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let refused = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let done = p.finish(with_otel(p.command("PreToolUse", "claude"), &refused), &payload);
+    assert_eq!(done.code, Some(0));
+    let until = Instant::now() + Duration::from_secs(60);
+    while !p
+        .log_text()
+        .contains("otel-export: OpenTelemetry: the OTLP endpoint is unreachable")
+        && Instant::now() < until
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        p.log_text()
+            .contains("otel-export: OpenTelemetry: the OTLP endpoint is unreachable"),
+        "{}",
+        p.log_text()
+    );
+    assert_eq!(server.received().len(), 0, "nothing was sent while switched off");
+}
