@@ -8,15 +8,17 @@
 //! `hookbridge run` would give Claude Code. `--json` gives the same for tools.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Args;
 use hookbridge_core::config::Verdict;
-use hookbridge_core::decision::{in_words, render_claude};
+use hookbridge_core::decision::{in_words, render_claude, RunStatus, WarmRun};
 use hookbridge_core::event::{EventName, EventPayload};
+use hookbridge_runner::report::HookRunView;
 use hookbridge_runner::{dispatch_selection, AsyncHooks, DispatchOptions};
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::{ProjectArgs, UsageError};
@@ -83,65 +85,71 @@ pub fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
         "hookbridge run",
     );
     let words = in_words(&report.event, report.match_query.as_deref(), &report.decision);
-    let runs = report.to_json();
-    let run_of = |label: &str, line: usize, column: usize| {
-        runs["hooks"].as_array().and_then(|hooks| {
-            hooks.iter().find(|h| {
-                h["hook"]["label"] == label && h["hook"]["line"] == line && h["hook"]["column"] == column
-            })
-        })
-    };
+    let mut runs: Vec<Option<HookRunView<'_>>> = report.view().hooks.into_iter().map(Some).collect();
     let home = std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(PathBuf::from);
-    let hooks: Vec<Value> = explained
+    let diagnostics: Vec<String> = set.diagnostics.iter().map(ToString::to_string).collect();
+    let hooks: Vec<TracedHook<'_>> = explained
         .iter()
         .map(|e| {
             let (label, line, column) = (e.hook.kind.label(), e.hook.position.line, e.hook.position.column);
-            let run = run_of(label, line, column);
+            let run = runs
+                .iter_mut()
+                .find(|r| {
+                    r.as_ref().is_some_and(|r| {
+                        r.hook.label == label && r.hook.line == line && r.hook.column == column
+                    })
+                })
+                .and_then(Option::take);
             let sandbox = hookbridge_core::config::managed::effective_sandbox(e.hook, &floor);
             // What the sandbox denied the hook, in words, from its stderr.
-            let denials: Vec<String> = match (sandbox.as_deref(), run.and_then(|r| r["stderr"].as_str())) {
-                (Some(sandbox), Some(stderr)) => hookbridge_runner::process::explain_denials(
+            let denials: Vec<String> = match (sandbox.as_deref(), run.as_ref()) {
+                (Some(sandbox), Some(run)) => hookbridge_runner::process::explain_denials(
                     sandbox,
                     &project.dir,
                     home.as_deref(),
-                    stderr,
+                    &run.stderr,
                 ),
                 _ => Vec::new(),
             };
-            json!({
-                "type": e.hook.kind.type_name(),
-                "label": label,
-                "source": e.hook.source.path,
-                "line": line,
-                "column": column,
-                "matcher": e.group.matcher_text,
-                "if": e.hook.condition.as_ref().map(|c| c.text.clone()),
-                "runs": e.verdict == Verdict::Runs,
-                "verdict": e.verdict.to_string(),
-                "run": run,
-                "sandbox": sandbox.as_deref().map(crate::inspect::sandbox_json),
-                "sandbox_denials": denials,
-            })
+            TracedHook {
+                type_name: e.hook.kind.type_name(),
+                label,
+                source: &e.hook.source.path,
+                line,
+                column,
+                matcher: e.group.matcher_text.as_deref(),
+                condition: e.hook.condition.as_ref().map(|c| c.text.as_str()),
+                runs: e.verdict == Verdict::Runs,
+                verdict: e.verdict.to_string(),
+                run,
+                said: sandbox.as_deref().map(ToString::to_string),
+                sandbox: sandbox.as_deref().map(crate::inspect::sandbox_json),
+                sandbox_denials: denials,
+            }
         })
         .collect();
-    let trace = json!({
-        "event": event.as_str(),
-        "project_dir": project.dir,
-        "match_target": report.match_query,
-        "payload": Value::Object(payload.fields().clone()),
-        "hooks": hooks,
-        "warnings": report.warnings,
-        "diagnostics": set.diagnostics.iter().map(ToString::to_string).collect::<Vec<_>>(),
-        "answer": {"exit_code": answer.exit_code, "stdout": answer.stdout, "stderr": answer.stderr},
-        "decision": {
-            "outcome": words.outcome.as_str(),
-            "agent": words.agent,
-            "model_is_shown": words.model,
-            "user_is_shown": words.user,
+    let trace = Trace {
+        event: event.as_str(),
+        project_dir: &project.dir,
+        match_target: report.match_query.as_deref(),
+        payload: payload.fields(),
+        hooks,
+        warnings: &report.warnings,
+        diagnostics,
+        answer: AnswerView {
+            exit_code: answer.exit_code,
+            stdout: &answer.stdout,
+            stderr: &answer.stderr,
         },
-    });
+        decision: DecisionView {
+            outcome: words.outcome.as_str(),
+            agent: &words.agent,
+            model_is_shown: words.model.as_deref(),
+            user_is_shown: words.user.as_deref(),
+        },
+    };
     let mut out = std::io::stdout().lock();
     let written = if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&trace)?)
@@ -259,78 +267,126 @@ fn payload_bytes(args: &TestArgs, event: &EventName, project: &std::path::Path) 
 }
 
 /// The trace for a terminal: every hook with its verdict and run, a timeline, the answer.
-fn human(trace: &Value) -> String {
+/// `hookbridge test`'s trace: `--json` serializes it, and [`human`] renders it for people.
+#[derive(Serialize)]
+struct Trace<'a> {
+    event: &'a str,
+    project_dir: &'a Path,
+    match_target: Option<&'a str>,
+    payload: &'a Map<String, Value>,
+    hooks: Vec<TracedHook<'a>>,
+    warnings: &'a [String],
+    diagnostics: Vec<String>,
+    answer: AnswerView<'a>,
+    decision: DecisionView<'a>,
+}
+
+/// One hook registered for the event: whether it runs, why not, and its run.
+#[derive(Serialize)]
+struct TracedHook<'a> {
+    #[serde(rename = "type")]
+    type_name: &'static str,
+    label: &'a str,
+    source: &'a Path,
+    line: usize,
+    column: usize,
+    matcher: Option<&'a str>,
+    #[serde(rename = "if")]
+    condition: Option<&'a str>,
+    runs: bool,
+    verdict: String,
+    run: Option<HookRunView<'a>>,
+    /// The sandbox in one sentence (also inside `sandbox`, as `said`).
+    #[serde(skip)]
+    said: Option<String>,
+    sandbox: Option<Value>,
+    sandbox_denials: Vec<String>,
+}
+
+/// The answer `hookbridge run` would give Claude Code.
+#[derive(Serialize)]
+struct AnswerView<'a> {
+    exit_code: i32,
+    stdout: &'a str,
+    stderr: &'a str,
+}
+
+/// The decision in words.
+#[derive(Serialize)]
+struct DecisionView<'a> {
+    outcome: &'static str,
+    agent: &'a str,
+    model_is_shown: Option<&'a str>,
+    user_is_shown: Option<&'a str>,
+}
+
+fn human(trace: &Trace<'_>) -> String {
     let mut s = String::new();
-    let hooks = trace["hooks"].as_array().cloned().unwrap_or_default();
-    let running = hooks.iter().filter(|h| h["runs"] == true).count();
-    let target = trace["match_target"]
-        .as_str()
+    let running = trace.hooks.iter().filter(|h| h.runs).count();
+    let target = trace
+        .match_target
         .map(|t| format!(" (match target `{t}`)"))
         .unwrap_or_default();
     s += &format!(
         "hookbridge test: {}{target} in {}\n{} hook(s) registered for the event, {running} run\n\n",
-        trace["event"].as_str().unwrap_or(""),
-        trace["project_dir"].as_str().unwrap_or(""),
-        hooks.len()
+        trace.event,
+        trace.project_dir.display(),
+        trace.hooks.len()
     );
-    for h in &hooks {
-        let mark = if h["runs"] == true { "runs   " } else { "no     " };
+    for h in &trace.hooks {
+        let mark = if h.runs { "runs   " } else { "no     " };
         s += &format!(
             "  {mark} {} `{}`  {}:{}:{}\n",
-            h["type"].as_str().unwrap_or(""),
-            h["label"].as_str().unwrap_or(""),
-            h["source"].as_str().unwrap_or(""),
-            h["line"],
-            h["column"]
+            h.type_name,
+            h.label,
+            h.source.display(),
+            h.line,
+            h.column
         );
-        if let Some(said) = h["sandbox"]["said"].as_str() {
+        if let Some(said) = &h.said {
             s += &format!("          {said}\n");
         }
-        if h["runs"] != true {
-            s += &format!("          why: {}\n", h["verdict"].as_str().unwrap_or(""));
+        if !h.runs {
+            s += &format!("          why: {}\n", h.verdict);
             continue;
         }
-        let run = &h["run"];
-        let status = match (run["status"].as_str(), run["code"].as_i64()) {
-            (Some("exited"), Some(code)) => format!("exit {code}"),
-            (Some("signaled"), Some(sig)) => format!("killed by signal {sig}"),
-            (Some(other), _) => other.replace('_', " "),
-            (None, _) => "no run recorded".into(),
+        let Some(run) = &h.run else {
+            s += "          no run recorded after 0 ms\n";
+            continue;
         };
-        let warm = match &run["warm"] {
-            Value::String(ran) if ran == "ran" => " (warm)".to_string(),
-            Value::Object(fell) => format!(
-                " (spawned, not warm: {})",
-                fell.get("fell_back").and_then(Value::as_str).unwrap_or("?")
-            ),
-            _ => String::new(),
+        let status = match run.report.execution.status {
+            RunStatus::Exited(code) => format!("exit {code}"),
+            RunStatus::Signaled(signal) => format!("killed by signal {signal}"),
+            ref other => other.word().replace('_', " "),
+        };
+        let warm = match (run.report.execution.warm == WarmRun::Ran, run.warm.fell_back()) {
+            (true, _) => " (warm)".to_string(),
+            (false, Some(why)) => format!(" (spawned, not warm: {why})"),
+            (false, None) => String::new(),
         };
         s += &format!(
             "          {status} after {:.0} ms{warm}{}\n",
-            run["duration_ms"].as_f64().unwrap_or(0.0),
-            run["detail"]
-                .as_str()
-                .map(|d| format!(": {d}"))
-                .unwrap_or_default()
+            run.duration_ms,
+            run.detail.map(|d| format!(": {d}")).unwrap_or_default()
         );
-        for stream in ["stdout", "stderr"] {
-            if let Some(text) = run[stream].as_str().filter(|t| !t.trim().is_empty()) {
+        for (stream, text) in [("stdout", &run.stdout), ("stderr", &run.stderr)] {
+            if !text.trim().is_empty() {
                 s += &format!("          {stream}: {}\n", one_line(text, 100));
             }
         }
-        for denial in h["sandbox_denials"].as_array().into_iter().flatten() {
-            s += &format!("          sandbox: {}\n", denial.as_str().unwrap_or(""));
+        for denial in &h.sandbox_denials {
+            s += &format!("          sandbox: {denial}\n");
         }
     }
-    let ran: Vec<&Value> = hooks.iter().filter(|h| h["run"].is_object()).collect();
-    let longest = ran
+    let ran: Vec<(&str, f64)> = trace
+        .hooks
         .iter()
-        .filter_map(|h| h["run"]["duration_ms"].as_f64())
-        .fold(0.0_f64, f64::max);
+        .filter_map(|h| h.run.as_ref().map(|run| (h.label, run.duration_ms)))
+        .collect();
+    let longest = ran.iter().map(|(_, ms)| *ms).fold(0.0_f64, f64::max);
     if !ran.is_empty() {
         s += &format!("\ntimeline (all start together; 0 – {longest:.0} ms)\n");
-        for h in ran {
-            let ms = h["run"]["duration_ms"].as_f64().unwrap_or(0.0);
+        for (label, ms) in ran {
             let filled = if longest > 0.0 {
                 ((ms / longest) * BAR as f64).round() as usize
             } else {
@@ -339,42 +395,40 @@ fn human(trace: &Value) -> String {
             .clamp(1, BAR);
             s += &format!(
                 "  {:<28} |{}{}| {ms:>6.0} ms\n",
-                one_line(h["label"].as_str().unwrap_or(""), 28),
+                one_line(label, 28),
                 "█".repeat(filled),
                 " ".repeat(BAR - filled)
             );
         }
     }
-    let answer = &trace["answer"];
+    let answer = &trace.answer;
     s += &format!(
         "\nanswer to Claude Code (as `hookbridge run` gives it): exit {}\n",
-        answer["exit_code"]
+        answer.exit_code
     );
-    for stream in ["stdout", "stderr"] {
-        if let Some(text) = answer[stream].as_str().filter(|t| !t.is_empty()) {
+    for (stream, text) in [("stdout", answer.stdout), ("stderr", answer.stderr)] {
+        if !text.is_empty() {
             s += &format!("  {stream}: {}\n", one_line(text, 400));
         }
     }
-    let decision = &trace["decision"];
-    s += &format!(
-        "\ndecision: {}: {}\n",
-        decision["outcome"].as_str().unwrap_or(""),
-        decision["agent"].as_str().unwrap_or("")
-    );
-    for (who, key) in [("the model", "model_is_shown"), ("the user", "user_is_shown")] {
-        match decision[key].as_str() {
+    let decision = &trace.decision;
+    s += &format!("\ndecision: {}: {}\n", decision.outcome, decision.agent);
+    for (who, shown) in [
+        ("the model", decision.model_is_shown),
+        ("the user", decision.user_is_shown),
+    ] {
+        match shown {
             Some(text) => s += &format!("  {who} is shown: {}\n", one_line(text, 400)),
             None => s += &format!("  {who} is shown nothing\n"),
         }
     }
-    for w in trace["warnings"].as_array().into_iter().flatten() {
-        s += &format!("warning: {}\n", w.as_str().unwrap_or(""));
+    for w in trace.warnings {
+        s += &format!("warning: {w}\n");
     }
-    let problems = trace["diagnostics"].as_array().filter(|p| !p.is_empty());
-    if let Some(problems) = problems {
+    if !trace.diagnostics.is_empty() {
         s += "\nproblems in the hook files (`hookbridge validate` shows each in full):\n";
-        for problem in problems {
-            s += &format!("  {}\n", problem.as_str().unwrap_or(""));
+        for problem in &trace.diagnostics {
+            s += &format!("  {problem}\n");
         }
     }
     s

@@ -688,55 +688,6 @@ fn ensure_dir(dir: &Path) {
     }
 }
 
-impl EventReport {
-    /// The report as JSON, for `--format report`, logs and the Python binding.
-    pub fn to_json(&self) -> serde_json::Value {
-        use serde_json::json;
-        let hooks: Vec<_> = self
-            .hooks
-            .iter()
-            .map(|h| {
-                let status = &h.execution.status;
-                let (code, detail) = (status.code(), status.detail().map(str::to_string));
-                let status = status.word();
-                json!({
-                    "hook": h.hook,
-                    "status": status,
-                    "code": code,
-                    "detail": detail,
-                    "stdout": String::from_utf8_lossy(&h.execution.stdout),
-                    "stderr": String::from_utf8_lossy(&h.execution.stderr),
-                    "stdout_truncated": h.execution.stdout_truncated,
-                    "stderr_truncated": h.execution.stderr_truncated,
-                    "leaked": h.execution.leaked,
-                    "warm": match &h.execution.warm {
-                        WarmRun::NotTried => serde_json::Value::Null,
-                        WarmRun::Ran => json!("ran"),
-                        WarmRun::Starting(why) => json!({"fell_back": why, "starting": true}),
-                        WarmRun::Declined(why) => json!({"fell_back": why, "declined": true}),
-                        WarmRun::FellBack(why) => json!({"fell_back": why}),
-                    },
-                    "duration_ms": h.execution.duration.as_secs_f64() * 1000.0,
-                    "timeout_s": h.timeout.as_secs_f64(),
-                    "finish_order": h.execution.finish_order,
-                })
-            })
-            .collect();
-        let skipped: Vec<_> = self
-            .skipped
-            .iter()
-            .map(|(h, reason)| json!({"hook": h, "reason": reason.to_string()}))
-            .collect();
-        json!({
-            "event": self.event.as_str(),
-            "match_query": self.match_query,
-            "hooks": hooks,
-            "skipped": skipped,
-            "warnings": self.warnings,
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,6 +14,7 @@ pub mod model_api;
 pub mod otel;
 pub mod problems;
 pub mod process;
+pub mod report;
 
 pub use dispatch::{
     dispatch, dispatch_selection, warm_plan, AsyncAnswers, AsyncHooks, DispatchOptions, EventReport,
