@@ -32,17 +32,17 @@ use serde_json::{json, Map, Value};
 
 /// The events Codex CLI fires that Claude Code fires too (its `HookEventsToml`), by the same names:
 /// what `install-into codex` registers.
-pub const EVENTS: &[&str] = &[
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PermissionRequest",
-    "PostToolUse",
-    "PreCompact",
-    "PostCompact",
-    "SubagentStart",
-    "SubagentStop",
-    "Stop",
+pub const EVENTS: &[EventName] = &[
+    EventName::SessionStart,
+    EventName::UserPromptSubmit,
+    EventName::PreToolUse,
+    EventName::PermissionRequest,
+    EventName::PostToolUse,
+    EventName::PreCompact,
+    EventName::PostCompact,
+    EventName::SubagentStart,
+    EventName::SubagentStop,
+    EventName::Stop,
 ];
 
 /// `answer`, Claude Code's for `event`, as Codex accepts it; the notes say what was changed.
@@ -401,7 +401,13 @@ impl super::Host for Codex {
         program: &str,
         set: &hookbridge_core::config::HookSet,
     ) -> Vec<crate::install_into::claude_settings::Registration> {
-        super::registrations_for(self.name(), program, set, EVENTS.iter().map(|e| (*e, *e)), 1)
+        super::registrations_for(
+            self.name(),
+            program,
+            set,
+            EVENTS.iter().map(|e| (e.as_str(), e)),
+            1,
+        )
     }
 
     fn summary(&self) -> &'static str {

@@ -35,14 +35,14 @@ use super::EventTable;
 
 /// Gemini CLI's events and Claude Code's.
 pub const EVENTS: EventTable = &[
-    ("BeforeTool", "PreToolUse", None),
-    ("AfterTool", "PostToolUse", None),
-    ("BeforeAgent", "UserPromptSubmit", None),
-    ("AfterAgent", "Stop", None),
-    ("SessionStart", "SessionStart", None),
-    ("SessionEnd", "SessionEnd", None),
-    ("Notification", "Notification", None),
-    ("PreCompress", "PreCompact", None),
+    ("BeforeTool", EventName::PreToolUse, None),
+    ("AfterTool", EventName::PostToolUse, None),
+    ("BeforeAgent", EventName::UserPromptSubmit, None),
+    ("AfterAgent", EventName::Stop, None),
+    ("SessionStart", EventName::SessionStart, None),
+    ("SessionEnd", EventName::SessionEnd, None),
+    ("Notification", EventName::Notification, None),
+    ("PreCompress", EventName::PreCompact, None),
 ];
 
 /// Gemini CLI's events that no Claude Code event corresponds to (model-level hooks).
@@ -62,9 +62,7 @@ pub fn event(name: &str) -> Option<GeminiEvent> {
         return Some(GeminiEvent::NoCounterpart);
     }
     let (_, claude, _) = EVENTS.iter().find(|(gemini, _, _)| *gemini == name)?;
-    Some(GeminiEvent::Claude(
-        EventName::parse(claude).expect("the table names Claude Code events"),
-    ))
+    Some(GeminiEvent::Claude(claude.clone()))
 }
 
 /// Every event name Gemini CLI fires, for messages.
@@ -242,7 +240,7 @@ impl super::Host for Gemini {
             self.name(),
             program,
             set,
-            EVENTS.iter().map(|(gemini, claude, _)| (*gemini, *claude)),
+            EVENTS.iter().map(|(gemini, claude, _)| (*gemini, claude)),
             1000,
         )
     }

@@ -20,7 +20,7 @@ use crate::install_into::claude_settings::Registration;
 
 /// An agent's event → Claude Code's event, and the matcher the event implies (Cursor's
 /// `beforeShellExecution` is PreToolUse on `Bash`).
-pub type EventTable = &'static [(&'static str, &'static str, Option<&'static str>)];
+pub type EventTable = &'static [(&'static str, EventName, Option<&'static str>)];
 
 /// An agent that starts `hookbridge run --host <name> --event <its event>` as its hook.
 pub trait Host: Sync {
@@ -71,14 +71,13 @@ pub fn registrations_for<'a>(
     host: &str,
     program: &str,
     set: &HookSet,
-    events: impl IntoIterator<Item = (&'a str, &'a str)>,
+    events: impl IntoIterator<Item = (&'a str, &'a EventName)>,
     per_second: u64,
 ) -> Vec<Registration> {
     events
         .into_iter()
-        .map(|(own, claude)| {
-            let event = EventName::parse(claude).expect("the tables name Claude Code events");
-            let timeouts = crate::install_into::OuterTimeouts::of(set, &event);
+        .map(|(own, event)| {
+            let timeouts = crate::install_into::OuterTimeouts::of(set, event);
             let secs = timeouts.outer(|_| true).unwrap_or(timeouts.floor);
             Registration {
                 command: format!("{program} run --host {host} --event {own}"),

@@ -9,6 +9,7 @@ use super::{read_json, Agent, Migrated, Places};
 use crate::hosts::{gemini, EventTable};
 use crate::install_into::claude_settings::is_hookbridge_run;
 use crate::install_into::shell_quote;
+use hookbridge_core::event::EventName;
 use hookbridge_core::tool_names::GEMINI_TOOL_NAMES;
 
 /// The files an agent's hooks are read from, for `places`.
@@ -202,36 +203,36 @@ fn translate_tools(matcher: &str, table: &[(&str, &str)]) -> Option<String> {
 }
 
 const CURSOR_EVENTS: EventTable = &[
-    ("beforeShellExecution", "PreToolUse", Some("Bash")),
-    ("afterShellExecution", "PostToolUse", Some("Bash")),
-    ("beforeMCPExecution", "PreToolUse", Some("mcp__.*")),
-    ("afterMCPExecution", "PostToolUse", Some("mcp__.*")),
+    ("beforeShellExecution", EventName::PreToolUse, Some("Bash")),
+    ("afterShellExecution", EventName::PostToolUse, Some("Bash")),
+    ("beforeMCPExecution", EventName::PreToolUse, Some("mcp__.*")),
+    ("afterMCPExecution", EventName::PostToolUse, Some("mcp__.*")),
     (
         "afterFileEdit",
-        "PostToolUse",
+        EventName::PostToolUse,
         Some("Write|Edit|MultiEdit|NotebookEdit"),
     ),
-    ("beforeReadFile", "PreToolUse", Some("Read")),
-    ("preToolUse", "PreToolUse", None),
-    ("postToolUse", "PostToolUse", None),
-    ("postToolUseFailure", "PostToolUseFailure", None),
-    ("beforeSubmitPrompt", "UserPromptSubmit", None),
-    ("stop", "Stop", None),
-    ("sessionStart", "SessionStart", None),
-    ("sessionEnd", "SessionEnd", None),
-    ("subagentStart", "SubagentStart", None),
-    ("subagentStop", "SubagentStop", None),
-    ("preCompact", "PreCompact", None),
+    ("beforeReadFile", EventName::PreToolUse, Some("Read")),
+    ("preToolUse", EventName::PreToolUse, None),
+    ("postToolUse", EventName::PostToolUse, None),
+    ("postToolUseFailure", EventName::PostToolUseFailure, None),
+    ("beforeSubmitPrompt", EventName::UserPromptSubmit, None),
+    ("stop", EventName::Stop, None),
+    ("sessionStart", EventName::SessionStart, None),
+    ("sessionEnd", EventName::SessionEnd, None),
+    ("subagentStart", EventName::SubagentStart, None),
+    ("subagentStop", EventName::SubagentStop, None),
+    ("preCompact", EventName::PreCompact, None),
 ];
 
 const COPILOT_EVENTS: EventTable = &[
-    ("sessionStart", "SessionStart", None),
-    ("sessionEnd", "SessionEnd", None),
-    ("userPromptSubmitted", "UserPromptSubmit", None),
-    ("preToolUse", "PreToolUse", None),
-    ("postToolUse", "PostToolUse", None),
-    ("agentStop", "Stop", None),
-    ("subagentStop", "SubagentStop", None),
+    ("sessionStart", EventName::SessionStart, None),
+    ("sessionEnd", EventName::SessionEnd, None),
+    ("userPromptSubmitted", EventName::UserPromptSubmit, None),
+    ("preToolUse", EventName::PreToolUse, None),
+    ("postToolUse", EventName::PostToolUse, None),
+    ("agentStop", EventName::Stop, None),
+    ("subagentStop", EventName::SubagentStop, None),
 ];
 
 /// The `hooks` events of `value` that `table` maps: (their name, Claude Code's, implied matcher,
@@ -254,7 +255,7 @@ fn mapped_events<'a>(
             continue;
         }
         match table.iter().find(|(theirs, _, _)| theirs == event) {
-            Some((_, claude, matcher)) => mapped.push((event.as_str(), *claude, *matcher, entries)),
+            Some((_, claude, matcher)) => mapped.push((event.as_str(), claude.as_str(), *matcher, entries)),
             None => out.note(format!(
                 "{}: `{event}` has no Claude Code event{why}; its hooks are left out",
                 file.display()
