@@ -828,346 +828,367 @@ mod tests {
         calls.iter().map(|(name, _)| name.as_str()).collect()
     }
 
-    #[test]
-    fn emit_rules_table() {
-        struct Case {
-            what: &'static str,
-            handlers: Vec<(&'static str, i32, Script)>,
-            defaults: Value,
-            data: Value,
-            calls: Vec<&'static str>,
-            result: Value,
+    /// One row of `emit`'s rules: handlers `(name, priority, script)`, the session's default fields
+    /// and the data emitted; the handlers called, in order, and the result (only the fields that
+    /// differ from a default `HookResult`).
+    struct Case {
+        what: &'static str,
+        handlers: Vec<(&'static str, i32, Script)>,
+        defaults: Value,
+        data: Value,
+        calls: Vec<&'static str>,
+        result: Value,
+    }
+
+    fn cont() -> Script {
+        answer(json!({}))
+    }
+
+    fn stamped(mut v: Value) -> Value {
+        v["timestamp"] = json!(TS);
+        v
+    }
+
+    fn check(case: Case) {
+        let (result, calls) = emit(&case.handlers, case.defaults, case.data);
+        assert_eq!(called(&calls), case.calls, "{}: calls", case.what);
+        let mut expected = HookResult::default().to_value();
+        for (key, value) in case.result.as_object().unwrap() {
+            expected[key] = value.clone();
         }
-        let cont = || answer(json!({}));
-        let stamped = |mut v: Value| {
-            v["timestamp"] = json!(TS);
-            v
+        // Fill ContextInjection defaults in the expectation.
+        if let Some(items) = expected["context_injections"].as_array_mut() {
+            for item in items {
+                let full = serde_json::to_value(ContextInjection::new("")).unwrap();
+                let mut full = full.as_object().unwrap().clone();
+                full.extend(item.as_object().unwrap().clone());
+                *item = Value::Object(full);
+            }
+        }
+        assert_eq!(result.to_value(), expected, "{}", case.what);
+    }
+
+    /// One test per row of the rules: `registry::tests::emit::<row>`.
+    macro_rules! emit_rules {
+        ($($name:ident: $case:expr,)*) => {
+            mod emit {
+                use super::*;
+                $(
+                    #[test]
+                    fn $name() {
+                        check($case);
+                    }
+                )*
+            }
         };
-        let cases = vec![
-            Case {
-                what: "no handlers: original data, no defaults, no timestamp",
-                handlers: vec![],
-                defaults: json!({"s": 1}),
-                data: json!({"k": 1}),
-                calls: vec![],
-                result: json!({"action": "continue", "data": {"k": 1}}),
-            },
-            Case {
-                what: "no handlers, non-object data: data {}",
-                handlers: vec![],
-                defaults: json!({}),
-                data: json!([1, 2]),
-                calls: vec![],
-                result: json!({"action": "continue", "data": {}}),
-            },
-            Case {
-                what: "defaults merged, data wins, timestamp overwritten",
-                handlers: vec![("a", 0, cont())],
-                defaults: json!({"s": 1, "k": 0, "timestamp": "d"}),
-                data: json!({"k": 1, "timestamp": "caller"}),
-                calls: vec!["a"],
-                result: json!({"action": "continue", "data": {"s": 1, "k": 1, "timestamp": TS}}),
-            },
-            Case {
-                what: "ascending priority, ties in registration order",
-                handlers: vec![
-                    ("p5", 5, cont()),
-                    ("p0a", 0, cont()),
-                    ("m3", -3, cont()),
-                    ("p0b", 0, cont()),
-                ],
-                defaults: json!({}),
-                data: json!({}),
-                calls: vec!["m3", "p0a", "p0b", "p5"],
-                result: json!({"action": "continue", "data": {"timestamp": TS}}),
-            },
-            Case {
-                what: "deny short-circuits and is returned as is",
-                handlers: vec![
-                    (
-                        "a",
-                        0,
-                        answer(json!({"action": "ask_user", "approval_prompt": "p"})),
+    }
+
+    emit_rules! {
+        no_handlers_original_data_no_defaults_no_timestamp: Case {
+            what: "no handlers: original data, no defaults, no timestamp",
+            handlers: vec![],
+            defaults: json!({"s": 1}),
+            data: json!({"k": 1}),
+            calls: vec![],
+            result: json!({"action": "continue", "data": {"k": 1}}),
+        },
+        no_handlers_and_non_object_data_give_an_empty_object: Case {
+            what: "no handlers, non-object data: data {}",
+            handlers: vec![],
+            defaults: json!({}),
+            data: json!([1, 2]),
+            calls: vec![],
+            result: json!({"action": "continue", "data": {}}),
+        },
+        defaults_merged_data_wins_timestamp_overwritten: Case {
+            what: "defaults merged, data wins, timestamp overwritten",
+            handlers: vec![("a", 0, cont())],
+            defaults: json!({"s": 1, "k": 0, "timestamp": "d"}),
+            data: json!({"k": 1, "timestamp": "caller"}),
+            calls: vec!["a"],
+            result: json!({"action": "continue", "data": {"s": 1, "k": 1, "timestamp": TS}}),
+        },
+        ascending_priority_ties_in_registration_order: Case {
+            what: "ascending priority, ties in registration order",
+            handlers: vec![
+                ("p5", 5, cont()),
+                ("p0a", 0, cont()),
+                ("m3", -3, cont()),
+                ("p0b", 0, cont()),
+            ],
+            defaults: json!({}),
+            data: json!({}),
+            calls: vec!["m3", "p0a", "p0b", "p5"],
+            result: json!({"action": "continue", "data": {"timestamp": TS}}),
+        },
+        deny_short_circuits_and_is_returned_as_is: Case {
+            what: "deny short-circuits and is returned as is",
+            handlers: vec![
+                (
+                    "a",
+                    0,
+                    answer(json!({"action": "ask_user", "approval_prompt": "p"})),
+                ),
+                (
+                    "d",
+                    1,
+                    answer(
+                        json!({"action": "deny", "reason": "no", "data": {"x": 1}, "user_message": "u"}),
                     ),
-                    (
-                        "d",
-                        1,
-                        answer(
-                            json!({"action": "deny", "reason": "no", "data": {"x": 1}, "user_message": "u"}),
-                        ),
-                    ),
-                    ("z", 2, cont()),
-                ],
-                defaults: json!({}),
-                data: json!({}),
-                calls: vec!["a", "d"],
-                result: json!({"action": "deny", "reason": "no", "data": {"x": 1}, "user_message": "u"}),
-            },
-            Case {
-                what: "modify replaces wholesale; the next handler sees only the new data",
-                handlers: vec![
-                    ("m", 0, answer(json!({"action": "modify", "data": {"m": 1}}))),
-                    ("n", 1, answer(json!({"action": "modify"}))),
-                    (
-                        "c",
-                        2,
-                        answer(json!({"action": "continue", "data": {"ignored": 1}})),
-                    ),
-                ],
-                defaults: json!({"s": 1}),
-                data: json!({"k": 1}),
-                calls: vec!["m", "n", "c"],
-                result: json!({"action": "continue", "data": {"m": 1}}),
-            },
-            Case {
-                what: "modify with {} empties the data",
-                handlers: vec![("m", 0, answer(json!({"action": "modify", "data": {}})))],
-                defaults: json!({}),
-                data: json!({"k": 1}),
-                calls: vec!["m"],
-                result: json!({"action": "continue", "data": {}}),
-            },
-            Case {
-                what: "continue drops user_message, reason, suppress_output",
-                handlers: vec![(
+                ),
+                ("z", 2, cont()),
+            ],
+            defaults: json!({}),
+            data: json!({}),
+            calls: vec!["a", "d"],
+            result: json!({"action": "deny", "reason": "no", "data": {"x": 1}, "user_message": "u"}),
+        },
+        modify_replaces_wholesale_the_next_handler_sees_the_new_data: Case {
+            what: "modify replaces wholesale; the next handler sees only the new data",
+            handlers: vec![
+                ("m", 0, answer(json!({"action": "modify", "data": {"m": 1}}))),
+                ("n", 1, answer(json!({"action": "modify"}))),
+                (
                     "c",
+                    2,
+                    answer(json!({"action": "continue", "data": {"ignored": 1}})),
+                ),
+            ],
+            defaults: json!({"s": 1}),
+            data: json!({"k": 1}),
+            calls: vec!["m", "n", "c"],
+            result: json!({"action": "continue", "data": {"m": 1}}),
+        },
+        modify_with_an_empty_object_empties_the_data: Case {
+            what: "modify with {} empties the data",
+            handlers: vec![("m", 0, answer(json!({"action": "modify", "data": {}})))],
+            defaults: json!({}),
+            data: json!({"k": 1}),
+            calls: vec!["m"],
+            result: json!({"action": "continue", "data": {}}),
+        },
+        continue_drops_user_message_reason_suppress_output: Case {
+            what: "continue drops user_message, reason, suppress_output",
+            handlers: vec![(
+                "c",
+                0,
+                answer(json!({"user_message": "u", "reason": "r", "suppress_output": true})),
+            )],
+            defaults: json!({}),
+            data: json!({"k": 1}),
+            calls: vec!["c"],
+            result: json!({"action": "continue", "data": stamped(json!({"k": 1}))}),
+        },
+        inject_context_without_text_counts_as_continue: Case {
+            what: "inject_context without text counts as continue",
+            handlers: vec![(
+                "i",
+                0,
+                answer(json!({"action": "inject_context", "user_message": "u"})),
+            )],
+            defaults: json!({}),
+            data: json!({}),
+            calls: vec!["i"],
+            result: json!({"action": "continue", "data": {"timestamp": TS}}),
+        },
+        context_injection_on_continue_is_ignored: Case {
+            what: "context_injection on continue is ignored",
+            handlers: vec![("c", 0, answer(json!({"context_injection": "x"})))],
+            defaults: json!({}),
+            data: json!({}),
+            calls: vec!["c"],
+            result: json!({"action": "continue", "data": {"timestamp": TS}}),
+        },
+        single_injection_returned_unchanged_stamped_and_projected: Case {
+            what: "single injection returned unchanged, stamped and projected",
+            handlers: vec![(
+                "i",
+                0,
+                answer(
+                    json!({"action": "inject_context", "context_injection": "hi", "user_message": "um",
+                    "reason": "r", "data": {"x": 1}, "suppress_output": true}),
+                ),
+            )],
+            defaults: json!({}),
+            data: json!({}),
+            calls: vec!["i"],
+            result: json!({"action": "inject_context", "context_injection": "hi", "user_message": "um",
+                "reason": "r", "data": {"x": 1}, "suppress_output": true,
+                "context_injections": [{"content": "hi", "hook_name": "i", "event": "e"}]}),
+        },
+        empty_injection_text_still_counts: Case {
+            what: "empty injection text still counts",
+            handlers: vec![(
+                "i",
+                0,
+                answer(json!({"action": "inject_context", "context_injection": ""})),
+            )],
+            defaults: json!({}),
+            data: json!({}),
+            calls: vec!["i"],
+            result: json!({"action": "inject_context", "context_injection": "",
+                "context_injections": [{"content": "", "hook_name": "i", "event": "e"}]}),
+        },
+        a_non_empty_list_wins_over_the_text_role_ephemeral_projected: Case {
+            what: "a non-empty list wins over the text; role/ephemeral projected from the list",
+            handlers: vec![(
+                "i",
+                0,
+                answer(
+                    json!({"action": "inject_context", "context_injection": "T", "ephemeral": true,
+                    "context_injection_role": "assistant", "append_to_last_tool_result": true,
+                    "context_injections": [{"content": "L1", "role": "user", "hook_name": "hn", "event": "ev"},
+                                           {"content": "L2"}]}),
+                ),
+            )],
+            defaults: json!({}),
+            data: json!({}),
+            calls: vec!["i"],
+            result: json!({"action": "inject_context", "context_injection": "L1\n\nL2",
+                "context_injection_role": "user",
+                "context_injections": [{"content": "L1", "role": "user", "hook_name": "i", "event": "e"},
+                                       {"content": "L2", "hook_name": "i", "event": "e"}]}),
+        },
+        several_injections_are_merged_first_role_or_ephemeral: Case {
+            what: "several injections merged: first role/suppress, OR ephemeral/append, rest dropped",
+            handlers: vec![
+                (
+                    "a",
                     0,
-                    answer(json!({"user_message": "u", "reason": "r", "suppress_output": true})),
-                )],
-                defaults: json!({}),
-                data: json!({"k": 1}),
-                calls: vec!["c"],
-                result: json!({"action": "continue", "data": stamped(json!({"k": 1}))}),
-            },
-            Case {
-                what: "inject_context without text counts as continue",
-                handlers: vec![(
-                    "i",
-                    0,
-                    answer(json!({"action": "inject_context", "user_message": "u"})),
-                )],
-                defaults: json!({}),
-                data: json!({}),
-                calls: vec!["i"],
-                result: json!({"action": "continue", "data": {"timestamp": TS}}),
-            },
-            Case {
-                what: "context_injection on continue is ignored",
-                handlers: vec![("c", 0, answer(json!({"context_injection": "x"})))],
-                defaults: json!({}),
-                data: json!({}),
-                calls: vec!["c"],
-                result: json!({"action": "continue", "data": {"timestamp": TS}}),
-            },
-            Case {
-                what: "single injection returned unchanged, stamped and projected",
-                handlers: vec![(
-                    "i",
-                    0,
+                    answer(json!({"action": "inject_context", "context_injection": "a",
+                    "suppress_output": true, "user_message": "u", "data": {"d": 1}})),
+                ),
+                (
+                    "b",
+                    1,
                     answer(
-                        json!({"action": "inject_context", "context_injection": "hi", "user_message": "um",
-                        "reason": "r", "data": {"x": 1}, "suppress_output": true}),
+                        json!({"action": "inject_context", "context_injection": "b", "ephemeral": true,
+                    "append_to_last_tool_result": true, "context_injection_role": "assistant",
+                    "suppress_output": false}),
                     ),
-                )],
-                defaults: json!({}),
-                data: json!({}),
-                calls: vec!["i"],
-                result: json!({"action": "inject_context", "context_injection": "hi", "user_message": "um",
-                    "reason": "r", "data": {"x": 1}, "suppress_output": true,
-                    "context_injections": [{"content": "hi", "hook_name": "i", "event": "e"}]}),
-            },
-            Case {
-                what: "empty injection text still counts",
-                handlers: vec![(
-                    "i",
+                ),
+                (
+                    "c",
+                    2,
+                    answer(json!({"action": "inject_context", "context_injection": "c"})),
+                ),
+            ],
+            defaults: json!({}),
+            data: json!({}),
+            calls: vec!["a", "b", "c"],
+            result: json!({"action": "inject_context", "context_injection": "a\n\nb\n\nc",
+                "ephemeral": true, "append_to_last_tool_result": true, "suppress_output": true,
+                "context_injections": [
+                    {"content": "a", "hook_name": "a", "event": "e"},
+                    {"content": "b", "role": "assistant", "ephemeral": true, "append_to_last_tool_result": true,
+                     "hook_name": "b", "event": "e"},
+                    {"content": "c", "hook_name": "c", "event": "e"}]}),
+        },
+        suppress_output_comes_from_the_first_injecting_answer_only: Case {
+            what: "suppress_output comes from the first injecting answer only",
+            handlers: vec![
+                (
+                    "a",
                     0,
-                    answer(json!({"action": "inject_context", "context_injection": ""})),
-                )],
-                defaults: json!({}),
-                data: json!({}),
-                calls: vec!["i"],
-                result: json!({"action": "inject_context", "context_injection": "",
-                    "context_injections": [{"content": "", "hook_name": "i", "event": "e"}]}),
-            },
-            Case {
-                what: "a non-empty list wins over the text; role/ephemeral projected from the list",
-                handlers: vec![(
-                    "i",
-                    0,
+                    answer(json!({"action": "inject_context", "context_injection": "a"})),
+                ),
+                (
+                    "b",
+                    1,
                     answer(
-                        json!({"action": "inject_context", "context_injection": "T", "ephemeral": true,
-                        "context_injection_role": "assistant", "append_to_last_tool_result": true,
-                        "context_injections": [{"content": "L1", "role": "user", "hook_name": "hn", "event": "ev"},
-                                               {"content": "L2"}]}),
+                        json!({"action": "inject_context", "context_injection": "b", "suppress_output": true}),
                     ),
-                )],
-                defaults: json!({}),
-                data: json!({}),
-                calls: vec!["i"],
-                result: json!({"action": "inject_context", "context_injection": "L1\n\nL2",
-                    "context_injection_role": "user",
-                    "context_injections": [{"content": "L1", "role": "user", "hook_name": "i", "event": "e"},
-                                           {"content": "L2", "hook_name": "i", "event": "e"}]}),
-            },
-            Case {
-                what: "several injections merged: first role/suppress, OR ephemeral/append, rest dropped",
-                handlers: vec![
-                    (
-                        "a",
-                        0,
-                        answer(json!({"action": "inject_context", "context_injection": "a",
-                        "suppress_output": true, "user_message": "u", "data": {"d": 1}})),
-                    ),
-                    (
-                        "b",
-                        1,
-                        answer(
-                            json!({"action": "inject_context", "context_injection": "b", "ephemeral": true,
-                        "append_to_last_tool_result": true, "context_injection_role": "assistant",
-                        "suppress_output": false}),
-                        ),
-                    ),
-                    (
-                        "c",
-                        2,
-                        answer(json!({"action": "inject_context", "context_injection": "c"})),
-                    ),
-                ],
-                defaults: json!({}),
-                data: json!({}),
-                calls: vec!["a", "b", "c"],
-                result: json!({"action": "inject_context", "context_injection": "a\n\nb\n\nc",
-                    "ephemeral": true, "append_to_last_tool_result": true, "suppress_output": true,
-                    "context_injections": [
-                        {"content": "a", "hook_name": "a", "event": "e"},
-                        {"content": "b", "role": "assistant", "ephemeral": true, "append_to_last_tool_result": true,
-                         "hook_name": "b", "event": "e"},
-                        {"content": "c", "hook_name": "c", "event": "e"}]}),
-            },
-            Case {
-                what: "suppress_output comes from the first injecting answer only",
-                handlers: vec![
-                    (
-                        "a",
-                        0,
-                        answer(json!({"action": "inject_context", "context_injection": "a"})),
-                    ),
-                    (
-                        "b",
-                        1,
-                        answer(
-                            json!({"action": "inject_context", "context_injection": "b", "suppress_output": true}),
-                        ),
-                    ),
-                ],
-                defaults: json!({}),
-                data: json!({}),
-                calls: vec!["a", "b"],
-                result: json!({"action": "inject_context", "context_injection": "a\n\nb",
-                    "context_injections": [{"content": "a", "hook_name": "a", "event": "e"},
-                                           {"content": "b", "hook_name": "b", "event": "e"}]}),
-            },
-            Case {
-                what: "first ask_user wins, beats injections, keeps its own data only",
-                handlers: vec![
-                    ("m", 0, answer(json!({"action": "modify", "data": {"m": 1}}))),
-                    (
-                        "i",
-                        1,
-                        answer(json!({"action": "inject_context", "context_injection": "c"})),
-                    ),
-                    (
-                        "a1",
-                        2,
-                        answer(json!({"action": "ask_user", "approval_prompt": "p1",
-                        "context_injections": [{"content": "z"}]})),
-                    ),
-                    (
-                        "a2",
-                        3,
-                        answer(json!({"action": "ask_user", "approval_prompt": "p2", "data": {"q": 1}})),
-                    ),
-                ],
-                defaults: json!({}),
-                data: json!({}),
-                calls: vec!["m", "i", "a1", "a2"],
-                result: json!({"action": "ask_user", "approval_prompt": "p1",
-                    "context_injections": [{"content": "z"}]}),
-            },
-            Case {
-                what: "ask_user data is kept as the handler gave it",
-                handlers: vec![("a", 0, answer(json!({"action": "ask_user", "data": {"c": 1}})))],
-                defaults: json!({}),
-                data: json!({}),
-                calls: vec!["a"],
-                result: json!({"action": "ask_user", "data": {"c": 1}}),
-            },
-            Case {
-                what: "a failing handler is skipped",
-                handlers: vec![
-                    ("f", 0, Script::Fail),
-                    ("m", 1, answer(json!({"action": "modify", "data": {"z": 1}}))),
-                ],
-                defaults: json!({}),
-                data: json!({"k": 1}),
-                calls: vec!["f", "m"],
-                result: json!({"action": "continue", "data": {"z": 1}}),
-            },
-            Case {
-                what: "an invalid answer fails closed, even after an ask_user and an injection",
-                handlers: vec![
-                    (
-                        "i",
-                        0,
-                        answer(json!({"action": "inject_context", "context_injection": "T"})),
-                    ),
-                    ("a", 1, answer(json!({"action": "ask_user"}))),
-                    ("bad", 2, Script::Invalid),
-                    ("z", 3, cont()),
-                ],
-                defaults: json!({}),
-                data: json!({}),
-                calls: vec!["i", "a", "bad"],
-                result: json!({"action": "deny", "reason": INVALID_RESPONSE_REASON}),
-            },
-            Case {
-                what: "non-object data passed through without defaults or timestamp; comes back as {}",
-                handlers: vec![("c", 0, answer(json!({"data": {"q": 1}})))],
-                defaults: json!({"s": 1}),
-                data: json!(null),
-                calls: vec!["c"],
-                result: json!({"action": "continue", "data": {}}),
-            },
-            Case {
-                what: "modify turns non-object data into an object",
-                handlers: vec![
-                    ("m", 0, answer(json!({"action": "modify", "data": {"a": 1}}))),
-                    ("c", 1, cont()),
-                ],
-                defaults: json!({}),
-                data: json!([1]),
-                calls: vec!["m", "c"],
-                result: json!({"action": "continue", "data": {"a": 1}}),
-            },
-        ];
-        for case in cases {
-            let (result, calls) = emit(&case.handlers, case.defaults, case.data);
-            assert_eq!(called(&calls), case.calls, "{}: calls", case.what);
-            let mut expected = HookResult::default().to_value();
-            for (key, value) in case.result.as_object().unwrap() {
-                expected[key] = value.clone();
-            }
-            // Fill ContextInjection defaults in the expectation.
-            if let Some(items) = expected["context_injections"].as_array_mut() {
-                for item in items {
-                    let full = serde_json::to_value(ContextInjection::new("")).unwrap();
-                    let mut full = full.as_object().unwrap().clone();
-                    full.extend(item.as_object().unwrap().clone());
-                    *item = Value::Object(full);
-                }
-            }
-            assert_eq!(result.to_value(), expected, "{}", case.what);
-        }
+                ),
+            ],
+            defaults: json!({}),
+            data: json!({}),
+            calls: vec!["a", "b"],
+            result: json!({"action": "inject_context", "context_injection": "a\n\nb",
+                "context_injections": [{"content": "a", "hook_name": "a", "event": "e"},
+                                       {"content": "b", "hook_name": "b", "event": "e"}]}),
+        },
+        first_ask_user_wins_beats_injections_keeps_its_own_data_only: Case {
+            what: "first ask_user wins, beats injections, keeps its own data only",
+            handlers: vec![
+                ("m", 0, answer(json!({"action": "modify", "data": {"m": 1}}))),
+                (
+                    "i",
+                    1,
+                    answer(json!({"action": "inject_context", "context_injection": "c"})),
+                ),
+                (
+                    "a1",
+                    2,
+                    answer(json!({"action": "ask_user", "approval_prompt": "p1",
+                    "context_injections": [{"content": "z"}]})),
+                ),
+                (
+                    "a2",
+                    3,
+                    answer(json!({"action": "ask_user", "approval_prompt": "p2", "data": {"q": 1}})),
+                ),
+            ],
+            defaults: json!({}),
+            data: json!({}),
+            calls: vec!["m", "i", "a1", "a2"],
+            result: json!({"action": "ask_user", "approval_prompt": "p1",
+                "context_injections": [{"content": "z"}]}),
+        },
+        ask_user_data_is_kept_as_the_handler_gave_it: Case {
+            what: "ask_user data is kept as the handler gave it",
+            handlers: vec![("a", 0, answer(json!({"action": "ask_user", "data": {"c": 1}})))],
+            defaults: json!({}),
+            data: json!({}),
+            calls: vec!["a"],
+            result: json!({"action": "ask_user", "data": {"c": 1}}),
+        },
+        a_failing_handler_is_skipped: Case {
+            what: "a failing handler is skipped",
+            handlers: vec![
+                ("f", 0, Script::Fail),
+                ("m", 1, answer(json!({"action": "modify", "data": {"z": 1}}))),
+            ],
+            defaults: json!({}),
+            data: json!({"k": 1}),
+            calls: vec!["f", "m"],
+            result: json!({"action": "continue", "data": {"z": 1}}),
+        },
+        an_invalid_answer_fails_closed_even_after_ask_user_and_injection: Case {
+            what: "an invalid answer fails closed, even after an ask_user and an injection",
+            handlers: vec![
+                (
+                    "i",
+                    0,
+                    answer(json!({"action": "inject_context", "context_injection": "T"})),
+                ),
+                ("a", 1, answer(json!({"action": "ask_user"}))),
+                ("bad", 2, Script::Invalid),
+                ("z", 3, cont()),
+            ],
+            defaults: json!({}),
+            data: json!({}),
+            calls: vec!["i", "a", "bad"],
+            result: json!({"action": "deny", "reason": INVALID_RESPONSE_REASON}),
+        },
+        non_object_data_passed_through_without_defaults_or_timestamp: Case {
+            what: "non-object data passed through without defaults or timestamp; comes back as {}",
+            handlers: vec![("c", 0, answer(json!({"data": {"q": 1}})))],
+            defaults: json!({"s": 1}),
+            data: json!(null),
+            calls: vec!["c"],
+            result: json!({"action": "continue", "data": {}}),
+        },
+        modify_turns_non_object_data_into_an_object: Case {
+            what: "modify turns non-object data into an object",
+            handlers: vec![
+                ("m", 0, answer(json!({"action": "modify", "data": {"a": 1}}))),
+                ("c", 1, cont()),
+            ],
+            defaults: json!({}),
+            data: json!([1]),
+            calls: vec!["m", "c"],
+            result: json!({"action": "continue", "data": {"a": 1}}),
+        },
     }
 
     #[test]
