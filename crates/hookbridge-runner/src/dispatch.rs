@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use hookbridge_core::config::{HookId, HookKind, HookSet, HookSpec, HttpPolicy, Selection, SkipReason};
 use hookbridge_core::decision::{
-    interpret_hook, merge, users_own_hook_must_succeed, AnsweredHook, EventDecision, HookAnswer,
-    HookExecution, HookOutput, RunStatus, WarmRun,
+    interpret_hook, merge, users_own_hook_must_succeed, AnsweredHook, CancelReason, EventDecision,
+    HookAnswer, HookExecution, HookOutput, RunStatus, WarmRun,
 };
 use hookbridge_core::event::{EventName, EventPayload};
 
@@ -332,7 +332,7 @@ fn run_selection(selection: Selection<'_>, payload: &EventPayload, options: &Dis
     let mut executions: Vec<Option<HookExecution>> = vec![None; selection.hooks.len()];
     let mut timeouts = Vec::with_capacity(selection.hooks.len());
     let mut finished = 0usize;
-    let mut stopped_by: Option<&'static str> = None;
+    let mut stopped_by: Option<CancelReason> = None;
     // The seed dialect's stdin, per event name as written (usually one).
     let mut seed_stdins: Vec<(&str, Arc<[u8]>)> = Vec::new();
     for (index, hook) in selection.hooks.iter().enumerate() {
@@ -452,10 +452,10 @@ fn run_selection(selection: Selection<'_>, payload: &EventPayload, options: &Dis
     });
     // The process groups of hooks that did not finish were killed when the run stopped: by an
     // early decision, or by the canceller.
-    let why = stopped_by.unwrap_or("cancelled: the run was stopped before this hook finished");
+    let why = stopped_by.unwrap_or(CancelReason::RunStopped);
     for slot in executions.iter_mut().filter(|slot| slot.is_none()) {
         *slot = Some(HookExecution::without_output(
-            RunStatus::Cancelled(why.to_string()),
+            RunStatus::Cancelled(why),
             usize::MAX,
         ));
     }
@@ -510,23 +510,23 @@ fn unusable_in_environment(value: &str) -> Option<String> {
 
 /// Claude Code stops waiting once some answers are in: a UserPromptSubmit block kills the other
 /// hooks (case 134); the first PermissionRequest decision wins (cases 119–120).
-fn decided_early(event: &EventName, hook: &HookSpec, execution: &HookExecution) -> Option<&'static str> {
+fn decided_early(event: &EventName, hook: &HookSpec, execution: &HookExecution) -> Option<CancelReason> {
     if !matches!(event, EventName::UserPromptSubmit | EventName::PermissionRequest) {
         return None; // no need to read the answer twice
     }
     match (event, interpret_hook(event, hook, execution)) {
         (EventName::UserPromptSubmit, HookAnswer::Blocking { .. } | HookAnswer::Rejected { .. }) => {
-            Some("cancelled: another UserPromptSubmit hook blocked the prompt")
+            Some(CancelReason::PromptBlocked)
         }
         (EventName::UserPromptSubmit, HookAnswer::Output(HookOutput::Json(j)))
             if j.decision == Some(hookbridge_core::decision::TopDecision::Block) =>
         {
-            Some("cancelled: another UserPromptSubmit hook blocked the prompt")
+            Some(CancelReason::PromptBlocked)
         }
         (EventName::PermissionRequest, HookAnswer::Output(HookOutput::Json(j)))
             if j.request_decision().is_some() =>
         {
-            Some("cancelled: another PermissionRequest hook already decided")
+            Some(CancelReason::PermissionDecided)
         }
         _ => None,
     }

@@ -37,7 +37,7 @@ pub enum ProblemKind {
     /// The hook cannot run here (its kind, its policy).
     NotRun(String),
     /// Stopped on purpose (another hook decided the event, or the host cancelled the run).
-    Cancelled(String),
+    Cancelled(hookbridge_core::decision::CancelReason),
     /// An http hook's endpoint answered with this non-2xx status.
     HttpStatus(u16),
     /// A model or endpoint failure of an in-process hook.
@@ -107,7 +107,7 @@ impl fmt::Display for Problem {
             )?,
             ProblemKind::SpawnFailed(why) => write!(f, "could not start: {why}")?,
             ProblemKind::NotRun(why) => write!(f, "was not run: {why}")?,
-            ProblemKind::Cancelled(why) => f.write_str(why)?,
+            ProblemKind::Cancelled(why) => f.write_str(why.as_str())?,
             ProblemKind::HttpStatus(status) => write!(f, "answered HTTP {status}")?,
             ProblemKind::Failed(why) => write!(f, "failed: {why}")?,
             ProblemKind::Leaked => f.write_str(
@@ -162,7 +162,7 @@ pub fn problems(report: &EventReport) -> Vec<Problem> {
             RunStatus::TimedOut => Some(ProblemKind::TimedOut(h.timeout)),
             RunStatus::SpawnFailed(why) => Some(ProblemKind::SpawnFailed(why.clone())),
             RunStatus::NotRun(why) => Some(ProblemKind::NotRun(why.clone())),
-            RunStatus::Cancelled(why) => Some(ProblemKind::Cancelled(why.clone())),
+            RunStatus::Cancelled(why) => Some(ProblemKind::Cancelled(*why)),
             RunStatus::Responded(200..=299) | RunStatus::Judged(_) | RunStatus::Answered => None,
             RunStatus::Responded(status) => Some(ProblemKind::HttpStatus(*status)),
             RunStatus::Failed(why) => Some(ProblemKind::Failed(why.clone())),

@@ -429,8 +429,11 @@ pub fn interpret(event: &EventName, execution: &HookExecution) -> HookAnswer {
         RunStatus::Detached => HookAnswer::NoVerdict {
             why: NoVerdictReason::InBackground,
         },
-        RunStatus::NotRun(why) | RunStatus::Cancelled(why) => HookAnswer::NoVerdict {
+        RunStatus::NotRun(why) => HookAnswer::NoVerdict {
             why: NoVerdictReason::NotRun(why.clone()),
+        },
+        RunStatus::Cancelled(why) => HookAnswer::NoVerdict {
+            why: NoVerdictReason::NotRun(why.to_string()),
         },
         // An http hook's body is read like a command's stdout on success.
         RunStatus::Responded(200..=299) => HookAnswer::Output(parse_stdout(event, &text(&execution.stdout))),

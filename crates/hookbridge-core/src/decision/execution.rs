@@ -19,10 +19,8 @@ pub enum RunStatus {
     Detached,
     /// hookbridge did not run it; the reason says why (e.g. a hook type this build cannot run).
     NotRun(String),
-    /// It was stopped before it answered because the event was already decided (Claude Code
-    /// kills the other UserPromptSubmit hooks once one blocks, case 134, and stops waiting for
-    /// PermissionRequest hooks once one decides, cases 119–120).
-    Cancelled(String),
+    /// It was stopped before it answered: the event was already decided, or the run was stopped.
+    Cancelled(CancelReason),
     /// An `http` hook's endpoint answered with this HTTP status; its body is `stdout`.
     Responded(u16),
     /// A `prompt`, `agent` or `llm` hook's model gave this verdict.
@@ -34,6 +32,36 @@ pub enum RunStatus {
     /// A hook that is not a process could not answer: the endpoint, model or MCP server was
     /// unreachable, refused, or answered with something that cannot be read.
     Failed(String),
+}
+
+/// Why a hook was stopped before it answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CancelReason {
+    /// Another UserPromptSubmit hook blocked the prompt: Claude Code kills the others (case 134).
+    PromptBlocked,
+    /// Another PermissionRequest hook already decided: Claude Code stops waiting for the others
+    /// (cases 119–120).
+    PermissionDecided,
+    /// The run itself was stopped (the host cancelled it, or hookbridge was signalled) before
+    /// this hook finished.
+    RunStopped,
+}
+
+impl CancelReason {
+    /// The reason as reports, the log and the audit log word it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CancelReason::PromptBlocked => "cancelled: another UserPromptSubmit hook blocked the prompt",
+            CancelReason::PermissionDecided => "cancelled: another PermissionRequest hook already decided",
+            CancelReason::RunStopped => "cancelled: the run was stopped before this hook finished",
+        }
+    }
+}
+
+impl std::fmt::Display for CancelReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl RunStatus {
@@ -67,10 +95,8 @@ impl RunStatus {
     /// What it says of itself: why it failed or was not run, a verdict's reason.
     pub fn detail(&self) -> Option<&str> {
         match self {
-            RunStatus::SpawnFailed(m)
-            | RunStatus::NotRun(m)
-            | RunStatus::Cancelled(m)
-            | RunStatus::Failed(m) => Some(m),
+            RunStatus::SpawnFailed(m) | RunStatus::NotRun(m) | RunStatus::Failed(m) => Some(m),
+            RunStatus::Cancelled(why) => Some(why.as_str()),
             RunStatus::Judged(v) => v.reason.as_deref(),
             _ => None,
         }

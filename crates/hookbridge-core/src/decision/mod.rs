@@ -24,7 +24,7 @@ pub use answer::{
     NoVerdictReason, RequestDecision, SpecificOutput, TopDecision,
 };
 pub use claude::{context_label, render_claude, success_label, ClaudeAnswer};
-pub use execution::{HookExecution, RunStatus, WarmRun};
+pub use execution::{CancelReason, HookExecution, RunStatus, WarmRun};
 pub use in_words::{in_words, outcome, InWords, Outcome};
 pub use merge::{
     merge, users_own_hook_must_succeed, AnsweredHook, Blocking, BlockingSource, Context, ContextKind,

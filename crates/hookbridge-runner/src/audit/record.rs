@@ -248,7 +248,7 @@ fn decision_of<'a>(
         return (word, Some(block.message()));
     }
     match &hook.execution.status {
-        RunStatus::Cancelled(why) => return ("cancelled", Some(why)),
+        RunStatus::Cancelled(why) => return ("cancelled", Some(why.as_str())),
         RunStatus::Detached => return ("none", None),
         _ => {}
     }
