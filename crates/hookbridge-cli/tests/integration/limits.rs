@@ -9,20 +9,11 @@ use crate::common;
 
 use std::fs;
 
-use common::project::{on, Project};
+use common::project::{hook, on, Project};
 use common::require_program;
 use serde_json::{json, Value};
 
 const MIB: usize = 1024 * 1024;
-
-fn hook<'a>(report: &'a Value, needle: &str) -> &'a Value {
-    report["hooks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|h| h["hook"]["label"].as_str().unwrap_or("").contains(needle))
-        .unwrap_or_else(|| panic!("no hook labelled like {needle:?} in {report:#}"))
-}
 
 /// `HOOKBRIDGE_MAX_TIMEOUT` and `--max-timeout` cap a hook's own `timeout` and the default one
 /// (also a default raised by `HOOKBRIDGE_DEFAULT_TIMEOUT`), and leave a shorter timeout alone. The

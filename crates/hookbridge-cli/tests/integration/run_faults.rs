@@ -12,7 +12,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::project::{Project, WATCHDOG};
+use common::project::{hook, Project, WATCHDOG};
 use common::{pid_alive, require_program, run_with_deadline, wait_until, Finished};
 use serde_json::{json, Value};
 
@@ -22,15 +22,6 @@ const PROMPT: Duration = Duration::from_secs(15);
 /// `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": HOOKS}]}}`.
 fn pre_hooks(hooks: Value) -> Value {
     json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}})
-}
-
-fn hook<'a>(report: &'a Value, needle: &str) -> &'a Value {
-    report["hooks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|h| h["hook"]["label"].as_str().unwrap_or("").contains(needle))
-        .unwrap_or_else(|| panic!("no hook labelled like {needle:?} in {report:#}"))
 }
 
 fn read_pids(path: &Path) -> Vec<u32> {

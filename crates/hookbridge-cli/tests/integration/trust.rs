@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use common::{hookbridge_bin, run_with_deadline, trust_project, untrusted_run, Finished, HOSTILE_ENV};
+use common::{hookbridge_bin, run_with_deadline, trust_project, untrusted_run, Finished};
 use serde_json::{json, Value};
 
 const WATCHDOG: Duration = Duration::from_secs(60);
@@ -74,14 +74,8 @@ impl Repo {
     }
 
     fn hookbridge(&self, args: &[&str]) -> Finished {
-        let mut cmd = Command::new(hookbridge_bin());
+        let mut cmd = common::hookbridge_in(&self.dir, &self.home, &self.log);
         cmd.args(args);
-        for var in HOSTILE_ENV {
-            cmd.env_remove(var);
-        }
-        cmd.env("HOME", &self.home)
-            .env("HOOKBRIDGE_LOG", &self.log)
-            .current_dir(&self.dir);
         let done = run_with_deadline(cmd, b"", WATCHDOG);
         assert!(!done.timed_out, "hookbridge {args:?} hung");
         done

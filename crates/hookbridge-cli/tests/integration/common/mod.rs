@@ -236,17 +236,22 @@ pub fn trust_project(project: &Path, home: &Path) {
 
 /// [`hookbridge_run`] without trusting the project first: its hooks are held unless trusted.
 pub fn untrusted_run(event: &str, project: &Path, home: &Path, log: &Path, format: &str) -> Command {
-    let mut cmd = Command::new(hookbridge_bin());
+    let mut cmd = hookbridge_in(project, home, log);
     cmd.args(["run", "--event", event, "--project-dir"])
         .arg(project)
-        .args(["--format", format]);
+        .args(["--format", format])
+        .env("HOOKBRIDGE_WARM", "0");
+    cmd
+}
+
+/// `hookbridge` (no arguments yet) in `dir`, with `home` as HOME, its diagnostics log at `log`,
+/// and every variable of [`HOSTILE_ENV`] removed; trusts nothing.
+pub fn hookbridge_in(dir: &Path, home: &Path, log: &Path) -> Command {
+    let mut cmd = Command::new(hookbridge_bin());
     for var in HOSTILE_ENV {
         cmd.env_remove(var);
     }
-    cmd.env("HOME", home)
-        .env("HOOKBRIDGE_LOG", log)
-        .env("HOOKBRIDGE_WARM", "0")
-        .current_dir(project);
+    cmd.env("HOME", home).env("HOOKBRIDGE_LOG", log).current_dir(dir);
     cmd
 }
 

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::{hookbridge_bin, hookbridge_run, run_with_deadline, Finished, HOSTILE_ENV};
+use super::{hookbridge_run, run_with_deadline, Finished};
 
 /// Longest any one `hookbridge run` of these tests may take before it counts as hung.
 pub const WATCHDOG: Duration = Duration::from_secs(90);
@@ -117,14 +117,8 @@ impl Project {
         S: AsRef<OsStr>,
     {
         super::trust_project(&self.dir, &self.home);
-        let mut cmd = Command::new(hookbridge_bin());
+        let mut cmd = super::hookbridge_in(&self.dir, &self.home, &self.log);
         cmd.args(args);
-        for var in HOSTILE_ENV {
-            cmd.env_remove(var);
-        }
-        cmd.env("HOME", &self.home)
-            .env("HOOKBRIDGE_LOG", &self.log)
-            .current_dir(&self.dir);
         cmd
     }
 
@@ -211,6 +205,16 @@ impl Project {
         }
         payload
     }
+}
+
+/// The hook of a `--format report` whose label contains `needle`.
+pub fn hook<'a>(report: &'a Value, needle: &str) -> &'a Value {
+    report["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["hook"]["label"].as_str().unwrap_or("").contains(needle))
+        .unwrap_or_else(|| panic!("no hook labelled like {needle:?} in {report:#}"))
 }
 
 /// `{"hooks": {EVENT: [{"hooks": HOOKS}]}}`: one group without a matcher.
