@@ -22,6 +22,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, RwLock, RwLockReadGuard};
 use std::time::Duration;
 
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use hookbridge_core::config::{discover, DiscoveryOptions, HookSet};
@@ -413,9 +414,8 @@ impl Engine {
             let outcome = translate::translate_outcome(event, data, &payload, &report.decision);
             notes.extend(outcome.notes);
             stop_turn = stop_turn.or(outcome.stop_turn);
-            let mut json_report = report.to_json();
-            json_report["hook_result"] = outcome.result.to_value();
-            reports.push(json_report);
+            let hook_result = outcome.result.to_value();
+            reports.push((report, hook_result));
             results.push(outcome.result);
         }
         let result = match results.len() {
@@ -423,16 +423,45 @@ impl Engine {
             1 => results.pop().expect("one result"),
             _ => translate::combine(results),
         };
-        json!({
-            "result": result.to_value(),
-            "claude_events": fired,
-            "reports": reports,
-            "notes": notes,
-            "warnings": warnings,
-            "stop_turn": stop_turn,
-            "cancelled": cancelled(),
-        })
+        let answer = EngineAnswer {
+            result: &result,
+            claude_events: &fired,
+            reports: reports
+                .iter()
+                .map(|(report, hook_result)| FiredEvent {
+                    report: report.view(),
+                    hook_result,
+                })
+                .collect(),
+            notes: &notes,
+            warnings: &warnings,
+            stop_turn: stop_turn.as_deref(),
+            cancelled: cancelled(),
+        };
+        serde_json::to_value(answer).expect("an engine answer serializes: its keys are strings")
     }
+}
+
+/// What [`Engine`] answers for one Amplifier event, as the Python binding receives it.
+#[derive(Serialize)]
+struct EngineAnswer<'a> {
+    /// The one `HookResult` for the handler to return.
+    result: &'a HookResult,
+    /// The Claude Code events that had hooks and fired, in order.
+    claude_events: &'a [String],
+    reports: Vec<FiredEvent<'a>>,
+    notes: &'a [String],
+    warnings: &'a [String],
+    stop_turn: Option<&'a str>,
+    cancelled: bool,
+}
+
+/// One fired Claude Code event: its report and the `HookResult` its decision became.
+#[derive(Serialize)]
+struct FiredEvent<'a> {
+    #[serde(flatten)]
+    report: hookbridge_runner::report::ReportView<'a>,
+    hook_result: &'a Value,
 }
 
 /// One line for each problem the user should see (hooks that failed and were passed by, output

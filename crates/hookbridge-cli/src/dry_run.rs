@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::Args;
 use hookbridge_core::config::Verdict;
-use hookbridge_core::decision::{in_words, render_claude, RunStatus, WarmRun};
+use hookbridge_core::decision::{in_words, render_claude, ClaudeAnswer, RunStatus, WarmRun};
 use hookbridge_core::event::{EventName, EventPayload};
 use hookbridge_runner::report::HookRunView;
 use hookbridge_runner::{dispatch_selection, AsyncHooks, DispatchOptions};
@@ -138,11 +138,7 @@ pub fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
         hooks,
         warnings: &report.warnings,
         diagnostics,
-        answer: AnswerView {
-            exit_code: answer.exit_code,
-            stdout: &answer.stdout,
-            stderr: &answer.stderr,
-        },
+        answer: &answer,
         decision: DecisionView {
             outcome: words.outcome.as_str(),
             agent: &words.agent,
@@ -277,7 +273,8 @@ struct Trace<'a> {
     hooks: Vec<TracedHook<'a>>,
     warnings: &'a [String],
     diagnostics: Vec<String>,
-    answer: AnswerView<'a>,
+    /// The answer `hookbridge run` would give Claude Code.
+    answer: &'a ClaudeAnswer,
     decision: DecisionView<'a>,
 }
 
@@ -301,14 +298,6 @@ struct TracedHook<'a> {
     said: Option<String>,
     sandbox: Option<Value>,
     sandbox_denials: Vec<String>,
-}
-
-/// The answer `hookbridge run` would give Claude Code.
-#[derive(Serialize)]
-struct AnswerView<'a> {
-    exit_code: i32,
-    stdout: &'a str,
-    stderr: &'a str,
 }
 
 /// The decision in words.
@@ -367,7 +356,7 @@ fn human(trace: &Trace<'_>) -> String {
         s += &format!(
             "          {status} after {:.0} ms{warm}{}\n",
             run.duration_ms,
-            run.detail.map(|d| format!(": {d}")).unwrap_or_default()
+            run.detail.as_ref().map(|d| format!(": {d}")).unwrap_or_default()
         );
         for (stream, text) in [("stdout", &run.stdout), ("stderr", &run.stderr)] {
             if !text.trim().is_empty() {
@@ -406,7 +395,7 @@ fn human(trace: &Trace<'_>) -> String {
         "\nanswer to Claude Code (as `hookbridge run` gives it): exit {}\n",
         answer.exit_code
     );
-    for (stream, text) in [("stdout", answer.stdout), ("stderr", answer.stderr)] {
+    for (stream, text) in [("stdout", &answer.stdout), ("stderr", &answer.stderr)] {
         if !text.is_empty() {
             s += &format!("  {stream}: {}\n", one_line(text, 400));
         }

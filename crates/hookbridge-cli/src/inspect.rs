@@ -219,7 +219,7 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
                     "disabled": hook.disabled.as_ref().map(ToString::to_string),
                     "held": hook.held.as_ref().map(ToString::to_string),
                     "runnable": readiness(hook, &set.http_policy).is_ok(),
-                    "not_runnable_because": readiness(hook, &set.http_policy).err(),
+                    "not_runnable_because": readiness(hook, &set.http_policy).err().map(|why| why.to_string()),
                     "source": hook.source.path,
                     "scope": hook.source.scope.as_str(),
                     "plugin": hook.source.plugin.as_ref().map(|p| &p.name),

@@ -333,19 +333,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::from(exit_byte(answer.exit_code)))
         }
         Format::Report => {
-            let mut json = report.to_json();
-            json["answer"] = serde_json::json!({
-                "exit_code": answer.exit_code,
-                "stdout": answer.stdout,
-                "stderr": answer.stderr,
-            });
-            json["diagnostics"] = serde_json::json!(set
-                .diagnostics
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>());
-            print_json(&serde_json::to_string_pretty(&json)?)?;
-            Ok(ExitCode::SUCCESS)
+            let diagnostics = set.diagnostics.iter().map(ToString::to_string).collect();
+            print_report(&RunReport {
+                report: report.view(),
+                answer: &answer,
+                diagnostics: Some(diagnostics),
+            })
         }
         Format::Amplifier => {
             // The payload stands in for the Amplifier event data: `run` receives Claude Code's form.
@@ -525,19 +518,32 @@ fn run_host(host: &dyn crate::hosts::Host, args: RunArgs) -> anyhow::Result<Exit
         diagnostics_log::to_terminal(&problems);
     }
     if args.format == Format::Report {
-        let mut json = report.to_json();
-        json["answer"] = serde_json::json!({
-            "exit_code": answer.exit_code,
-            "stdout": answer.stdout,
-            "stderr": answer.stderr,
+        return print_report(&RunReport {
+            report: report.view(),
+            answer: &answer,
+            diagnostics: None,
         });
-        print_json(&serde_json::to_string_pretty(&json)?)?;
-        return Ok(ExitCode::SUCCESS);
     }
     let mut lost = Vec::new();
     print_answer(&answer, &mut lost);
     diagnostics_log::append(&context, &lost);
     Ok(ExitCode::from(exit_byte(answer.exit_code)))
+}
+
+/// `run --format report`'s output: the event's report, the answer given, and (for Claude Code)
+/// the configuration's diagnostics.
+#[derive(serde::Serialize)]
+struct RunReport<'a> {
+    #[serde(flatten)]
+    report: hookbridge_runner::report::ReportView<'a>,
+    answer: &'a ClaudeAnswer,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diagnostics: Option<Vec<String>>,
+}
+
+fn print_report(report: &RunReport<'_>) -> anyhow::Result<ExitCode> {
+    print_json(&serde_json::to_string_pretty(report)?)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The payload's `cwd`, this process's when the agent sent none.

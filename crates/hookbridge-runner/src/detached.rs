@@ -83,7 +83,7 @@ pub(crate) fn run_in_background(
 fn supervise(specs: Vec<ProcessSpec>, delivery: Option<Delivery>) {
     run_all(specs, None, |index, outcome| {
         if let Some(d) = &delivery {
-            let execution = crate::dispatch::execution_of(crate::process::JobOutcome::Process(outcome), 0);
+            let execution = crate::process::JobOutcome::Process(outcome).into_execution(0);
             if let Some(text) = d
                 .hooks
                 .get(index)

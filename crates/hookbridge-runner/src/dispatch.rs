@@ -15,15 +15,15 @@ use std::time::Duration;
 use hookbridge_core::config::{HookId, HookKind, HookSet, HookSpec, HttpPolicy, Selection, SkipReason};
 use hookbridge_core::decision::{
     interpret_hook, merge, users_own_hook_must_succeed, AnsweredHook, CancelReason, EventDecision,
-    HookAnswer, HookExecution, HookOutput, RunStatus, WarmRun,
+    HookAnswer, HookExecution, HookOutput, NotRunReason, RunStatus,
 };
 use hookbridge_core::event::{EventName, EventPayload};
 
 use crate::audit::HookFacts;
 pub use crate::detached::{AsyncAnswers, AsyncHooks};
 use crate::hook_kinds::{self, JobContext};
-use crate::process::warm::{self, NotWarm, WarmMode, WarmPlan, WarmUse};
-use crate::process::{run_jobs, Flow, Job, JobOutcome, ProcessSpec, ProcessStatus};
+use crate::process::warm::{self, NotWarm, WarmMode, WarmPlan};
+use crate::process::{run_jobs, Flow, Job, ProcessSpec};
 
 /// Settings of one dispatch.
 #[derive(Debug, Clone)]
@@ -384,7 +384,7 @@ fn run_selection(selection: Selection<'_>, payload: &EventPayload, options: &Dis
         let judge_not_run =
             matches!(hook.kind, HookKind::Prompt(_) | HookKind::Agent(_)) && !event.traits().runs_judge_hooks;
         let job = if judge_not_run {
-            Err(event.judges_not_run())
+            Err(NotRunReason::NoJudgesOn(event.clone()))
         } else {
             hook_kinds::job_for(hook, event.as_str(), context)
         };
@@ -434,7 +434,7 @@ fn run_selection(selection: Selection<'_>, payload: &EventPayload, options: &Dis
     }
     run_jobs(jobs, options.canceller.as_ref(), |job_index, outcome| {
         let index = job_hooks[job_index];
-        let execution = execution_of(outcome, finished);
+        let execution = outcome.into_execution(finished);
         finished += 1;
         let decided = options
             .stop_once_decided
@@ -593,49 +593,6 @@ pub fn warm_plan(
 /// `async: true` command hooks: started in the background unless the host awaits them.
 fn is_async(hook: &HookSpec) -> bool {
     matches!(&hook.kind, HookKind::Command(c) if c.run_async)
-}
-
-pub(crate) fn execution_of(outcome: JobOutcome, finish_order: usize) -> HookExecution {
-    let outcome = match outcome {
-        JobOutcome::Process(outcome) => outcome,
-        JobOutcome::InProcess(outcome) => {
-            return HookExecution {
-                warm: Default::default(),
-                status: outcome.status,
-                stdout: outcome.stdout,
-                stderr: outcome.stderr,
-                stdout_truncated: outcome.stdout_truncated,
-                stderr_truncated: false,
-                leaked: false,
-                duration: outcome.duration,
-                finish_order,
-            }
-        }
-    };
-    let status = match outcome.status {
-        ProcessStatus::Exited(code) => RunStatus::Exited(code),
-        ProcessStatus::Signaled(sig) => RunStatus::Signaled(sig),
-        ProcessStatus::TimedOut => RunStatus::TimedOut,
-        ProcessStatus::SpawnFailed(f) => RunStatus::SpawnFailed(f.message),
-    };
-    let warm = match outcome.warm {
-        WarmUse::NotTried(_) => WarmRun::NotTried,
-        WarmUse::Ran => WarmRun::Ran,
-        WarmUse::Starting(why) => WarmRun::Starting(why),
-        WarmUse::Declined(why) => WarmRun::Declined(why),
-        WarmUse::Spawned(why) => WarmRun::FellBack(why),
-    };
-    HookExecution {
-        warm,
-        status,
-        stdout_truncated: outcome.stdout.truncated,
-        stderr_truncated: outcome.stderr.truncated,
-        stdout: outcome.stdout.bytes,
-        stderr: outcome.stderr.bytes,
-        leaked: outcome.leaked,
-        duration: outcome.duration,
-        finish_order,
-    }
 }
 
 /// The environment Claude Code gives a hook, plus the Amplifier names of the shell-hooks spec.

@@ -34,8 +34,8 @@ pub enum ProblemKind {
     Signaled(i32),
     TimedOut(Duration),
     SpawnFailed(String),
-    /// The hook cannot run here (its kind, its policy).
-    NotRun(String),
+    /// The hook cannot run here (its kind on this event, the http policy).
+    NotRun(hookbridge_core::decision::NotRunReason),
     /// Stopped on purpose (another hook decided the event, or the host cancelled the run).
     Cancelled(hookbridge_core::decision::CancelReason),
     /// An http hook's endpoint answered with this non-2xx status.

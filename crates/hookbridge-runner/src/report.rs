@@ -34,7 +34,7 @@ pub struct HookRunView<'a> {
     /// The exit code, the signal, or an http status.
     pub code: Option<i32>,
     /// Why it did not run or failed to start, in words.
-    pub detail: Option<&'a str>,
+    pub detail: Option<Cow<'a, str>>,
     pub stdout: Cow<'a, str>,
     pub stderr: Cow<'a, str>,
     pub stdout_truncated: bool,

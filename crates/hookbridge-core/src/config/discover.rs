@@ -97,7 +97,7 @@ pub fn discover(options: &DiscoveryOptions) -> HookSet {
         };
         folder.load(&mut set);
     }
-    super::managed::hold_what_it_forbids(&mut set);
+    crate::trust::hold_what_managed_policy_forbids(&mut set);
     set
 }
 

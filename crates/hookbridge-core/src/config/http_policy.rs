@@ -106,16 +106,16 @@ impl HttpPolicy {
         [&self.managed, &self.user, &self.project]
     }
 
-    /// Why `url` may not be called, if it may not: Claude Code's own words, which it shows the
-    /// model when the hook's `onFailure` is `block` (case 292).
-    pub fn refuses_url(&self, url: &str) -> Option<String> {
-        let refused = self.levels().iter().any(|level| {
+    /// Whether an http hook may call `url`: every level that sets `allowedHttpHookUrls` has a
+    /// pattern that matches it. (A refusal is worded by
+    /// [`NotRunReason::UrlNotAllowed`](crate::decision::NotRunReason::UrlNotAllowed).)
+    pub fn allows_url(&self, url: &str) -> bool {
+        self.levels().iter().all(|level| {
             level
                 .allowed_urls
                 .as_ref()
-                .is_some_and(|patterns| !patterns.iter().any(|p| url_matches(url, p)))
-        });
-        refused.then(|| format!("HTTP hook blocked: {url} does not match any pattern in allowedHttpHookUrls"))
+                .is_none_or(|patterns| patterns.iter().any(|p| url_matches(url, p)))
+        })
     }
 
     /// Whether an http hook may read environment variable `name` into a header.
@@ -425,14 +425,11 @@ mod tests {
     }
 
     #[test]
-    fn a_refusal_is_worded_as_claude_code_words_it_and_an_unset_list_allows() {
+    fn an_unset_list_allows_and_an_empty_one_refuses() {
         let mut policy = HttpPolicy::default();
-        assert_eq!(policy.refuses_url("http://anything"), None);
+        assert!(policy.allows_url("http://anything"));
         policy.absorb(PolicyLevel::User, limits(Some(&[]), None));
-        assert_eq!(
-            policy.refuses_url("http://localhost/x").as_deref(),
-            Some("HTTP hook blocked: http://localhost/x does not match any pattern in allowedHttpHookUrls")
-        );
+        assert!(!policy.allows_url("http://localhost/x"));
     }
 
     fn limits(urls: Option<&[&str]>, vars: Option<&[&str]>) -> HttpLimits {
@@ -452,7 +449,7 @@ mod tests {
             limits(Some(&["http://b/*", "http://a/*"]), Some(&["TOKEN"])),
         );
         assert_eq!(merged.user.allowed_urls.as_deref().map(<[String]>::len), Some(2));
-        assert_eq!(merged.refuses_url("http://b/x"), None);
+        assert!(merged.allows_url("http://b/x"));
         assert!(merged.allows_env_var("TOKEN"));
         assert!(!merged.allows_env_var("HOME"));
         assert!(HttpPolicy::default().allows_env_var("HOME"));
@@ -460,7 +457,7 @@ mod tests {
         let mut one_level = HttpPolicy::default();
         one_level.absorb(PolicyLevel::Project, limits(Some(&[]), None));
         one_level.absorb(PolicyLevel::Project, limits(Some(&["http://a/*"]), None));
-        assert_eq!(one_level.refuses_url("http://a/x"), None);
+        assert!(one_level.allows_url("http://a/x"));
     }
 
     #[test]
@@ -469,7 +466,7 @@ mod tests {
         let mut policy = HttpPolicy::default();
         policy.absorb(PolicyLevel::User, limits(Some(&[]), Some(&[])));
         policy.absorb(PolicyLevel::Project, limits(Some(&["*"]), Some(&["SECRET"])));
-        assert!(policy.refuses_url("http://evil.example/x").is_some());
+        assert!(!policy.allows_url("http://evil.example/x"));
         assert!(!policy.allows_env_var("SECRET"));
         // A project narrows: the user allows a.example, the project only /hooks there.
         let mut policy = HttpPolicy::default();
@@ -481,11 +478,11 @@ mod tests {
             PolicyLevel::Project,
             limits(Some(&["https://a.example/hooks/*"]), Some(&["TOKEN"])),
         );
-        assert_eq!(policy.refuses_url("https://a.example/hooks/check"), None);
-        assert!(policy.refuses_url("https://a.example/other").is_some());
+        assert!(policy.allows_url("https://a.example/hooks/check"));
+        assert!(!policy.allows_url("https://a.example/other"));
         assert!(policy.allows_env_var("TOKEN") && !policy.allows_env_var("OTHER"));
         // Managed policy narrows everything below it.
         policy.absorb(PolicyLevel::Managed, limits(Some(&["https://b.example/*"]), None));
-        assert!(policy.refuses_url("https://a.example/hooks/check").is_some());
+        assert!(!policy.allows_url("https://a.example/hooks/check"));
     }
 }

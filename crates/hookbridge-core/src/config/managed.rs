@@ -265,24 +265,6 @@ pub fn read_rules(path: PathBuf, text: &str) -> (ManagedRules, Option<Diagnostic
     }
 }
 
-/// Holds the hooks `set`'s managed policy forbids; returns how many.
-pub fn hold_what_it_forbids(set: &mut super::HookSet) -> usize {
-    use super::Scope;
-    use crate::trust::{hold, Held};
-    let Some(rules) = set.managed.clone() else {
-        return 0;
-    };
-    let mut held = 0;
-    if rules.allow_managed_hooks_only {
-        for scope in [Scope::Project, Scope::User, Scope::Explicit] {
-            held += hold(set, scope, &Held::ManagedHooksOnly);
-        }
-    } else if !rules.allow_project_hooks {
-        held += hold(set, Scope::Project, &Held::ProjectHooksNotAllowed);
-    }
-    held
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

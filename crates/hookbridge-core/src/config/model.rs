@@ -275,7 +275,7 @@ pub struct HookSpec {
     pub seed_event: Option<Arc<str>>,
     /// Switched off by `hookbridge disable` (its hooks directory's `hookbridge-state.json`):
     /// listed, never run, reported as skipped.
-    pub disabled: Option<super::state::Disabled>,
+    pub disabled: Option<Disabled>,
     /// Held by trust or managed policy (see [`crate::trust`]): listed, never run, reported as
     /// skipped.
     pub held: Option<crate::trust::Held>,
@@ -397,6 +397,27 @@ impl HookSet {
                 }
                 all.push(group);
             }
+        }
+    }
+}
+
+/// Why a hook does not run: the state file (`hookbridge-state.json`) that switched it (or its plugin) off.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Disabled {
+    pub state_file: PathBuf,
+    /// The disabled plugin, when the whole plugin is off; `None`: this hook alone.
+    pub plugin: Option<String>,
+}
+
+impl std::fmt::Display for Disabled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.plugin {
+            Some(plugin) => write!(
+                f,
+                "plugin `{plugin}` is disabled in {}",
+                self.state_file.display()
+            ),
+            None => write!(f, "disabled in {}", self.state_file.display()),
         }
     }
 }

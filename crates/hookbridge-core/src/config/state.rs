@@ -13,13 +13,13 @@
 //! A hook is named by its event and its label (the command, URL, prompt or MCP tool as written),
 //! optionally with the plugin it belongs to (`"plugin": "formatter"`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use crate::diagnostics::{did_you_mean, Diagnostic, Position};
 
-use super::model::HookSet;
+use super::model::{Disabled, HookSet};
 
 /// The file's name inside a hooks directory.
 pub const STATE_FILE_NAME: &str = "hookbridge-state.json";
@@ -53,27 +53,6 @@ impl HookRef {
                 .plugin
                 .as_ref()
                 .is_none_or(|p| hook.source.plugin.as_ref().is_some_and(|own| &own.name == p))
-    }
-}
-
-/// Why a hook does not run: the state file that switched it (or its plugin) off.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Disabled {
-    pub state_file: PathBuf,
-    /// The disabled plugin, when the whole plugin is off; `None`: this hook alone.
-    pub plugin: Option<String>,
-}
-
-impl std::fmt::Display for Disabled {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.plugin {
-            Some(plugin) => write!(
-                f,
-                "plugin `{plugin}` is disabled in {}",
-                self.state_file.display()
-            ),
-            None => write!(f, "disabled in {}", self.state_file.display()),
-        }
     }
 }
 

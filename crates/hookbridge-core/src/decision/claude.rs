@@ -16,10 +16,11 @@ use serde_json::{json, Map, Value};
 
 use crate::event::EventName;
 
-use super::merge::{Blocking, BlockingSource, Context, ContextKind, EventDecision, PermissionDecision};
+use super::answer::PermissionDecision;
+use super::merge::{Blocking, BlockingSource, Context, ContextKind, EventDecision};
 
-/// What `hookbridge run` prints and exits with.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// What `hookbridge run` prints and exits with (and, serialized, the `answer` of its report).
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
 pub struct ClaudeAnswer {
     pub exit_code: i32,
     pub stdout: String,

@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use super::verdict::Verdict;
+use crate::event::EventName;
 
 /// How a hook run ended (a process's exit, an endpoint's response, a model's verdict).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,8 +18,8 @@ pub enum RunStatus {
     SpawnFailed(String),
     /// It was started in the background (`async: true`); its answer cannot affect this event.
     Detached,
-    /// hookbridge did not run it; the reason says why (e.g. a hook type this build cannot run).
-    NotRun(String),
+    /// hookbridge did not run it, for this reason.
+    NotRun(NotRunReason),
     /// It was stopped before it answered: the event was already decided, or the run was stopped.
     Cancelled(CancelReason),
     /// An `http` hook's endpoint answered with this HTTP status; its body is `stdout`.
@@ -32,6 +33,31 @@ pub enum RunStatus {
     /// A hook that is not a process could not answer: the endpoint, model or MCP server was
     /// unreachable, refused, or answered with something that cannot be read.
     Failed(String),
+}
+
+/// Why hookbridge did not run a hook it selected: the one answer to "can this hook run here?".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotRunReason {
+    /// A `prompt` or `agent` hook on an event that runs no judge
+    /// ([`EventTraits::runs_judge_hooks`](crate::event::EventTraits::runs_judge_hooks)).
+    NoJudgesOn(EventName),
+    /// An `http` hook whose URL no pattern in the settings' `allowedHttpHookUrls` allows.
+    UrlNotAllowed { url: String },
+}
+
+impl std::fmt::Display for NotRunReason {
+    /// Claude Code's own words for each (2.1.332; cases 292, 304).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotRunReason::NoJudgesOn(event) => f.write_str(&event.judges_not_run()),
+            NotRunReason::UrlNotAllowed { url } => {
+                write!(
+                    f,
+                    "HTTP hook blocked: {url} does not match any pattern in allowedHttpHookUrls"
+                )
+            }
+        }
+    }
 }
 
 /// Why a hook was stopped before it answered.
@@ -93,11 +119,13 @@ impl RunStatus {
     }
 
     /// What it says of itself: why it failed or was not run, a verdict's reason.
-    pub fn detail(&self) -> Option<&str> {
+    pub fn detail(&self) -> Option<std::borrow::Cow<'_, str>> {
+        use std::borrow::Cow;
         match self {
-            RunStatus::SpawnFailed(m) | RunStatus::NotRun(m) | RunStatus::Failed(m) => Some(m),
-            RunStatus::Cancelled(why) => Some(why.as_str()),
-            RunStatus::Judged(v) => v.reason.as_deref(),
+            RunStatus::SpawnFailed(m) | RunStatus::Failed(m) => Some(Cow::Borrowed(m)),
+            RunStatus::NotRun(why) => Some(Cow::Owned(why.to_string())),
+            RunStatus::Cancelled(why) => Some(Cow::Borrowed(why.as_str())),
+            RunStatus::Judged(v) => v.reason.as_deref().map(Cow::Borrowed),
             _ => None,
         }
     }
@@ -155,5 +183,30 @@ impl HookExecution {
             duration: Duration::ZERO,
             finish_order,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hook_not_run_is_worded_as_claude_code_words_it() {
+        assert_eq!(
+            NotRunReason::UrlNotAllowed {
+                url: "http://localhost/x".into()
+            }
+            .to_string(),
+            "HTTP hook blocked: http://localhost/x does not match any pattern in allowedHttpHookUrls"
+        );
+        assert_eq!(
+            NotRunReason::NoJudgesOn(EventName::PreSkillShellCommand).to_string(),
+            "prompt and agent hooks don't run on PreSkillShellCommand"
+        );
+        let status = RunStatus::NotRun(NotRunReason::NoJudgesOn(EventName::PreSkillShellCommand));
+        assert_eq!(
+            status.detail().as_deref(),
+            Some("prompt and agent hooks don't run on PreSkillShellCommand")
+        );
     }
 }

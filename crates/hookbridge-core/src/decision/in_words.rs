@@ -9,7 +9,8 @@
 
 use crate::event::{ContinueFalse, EventName};
 
-use super::merge::{EventDecision, PermissionDecision};
+use super::answer::PermissionDecision;
+use super::merge::EventDecision;
 
 /// What one event's hooks decided, in one word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,37 +5,7 @@ use serde_json::{Map, Value};
 use crate::config::OnFailure;
 use crate::event::EventName;
 
-use super::answer::{HookAnswer, HookJson, HookOutput, NoVerdictReason, TopDecision};
-
-/// PreToolUse's permission decision, in increasing precedence: deny > defer > ask > allow.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum PermissionDecision {
-    Allow,
-    Ask,
-    Defer,
-    Deny,
-}
-
-impl PermissionDecision {
-    pub fn parse(s: &str) -> Option<PermissionDecision> {
-        match s {
-            "allow" => Some(PermissionDecision::Allow),
-            "ask" => Some(PermissionDecision::Ask),
-            "defer" => Some(PermissionDecision::Defer),
-            "deny" => Some(PermissionDecision::Deny),
-            _ => None,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PermissionDecision::Allow => "allow",
-            PermissionDecision::Ask => "ask",
-            PermissionDecision::Defer => "defer",
-            PermissionDecision::Deny => "deny",
-        }
-    }
-}
+use super::answer::{HookAnswer, HookJson, HookOutput, NoVerdictReason, PermissionDecision, TopDecision};
 
 /// How a block was expressed; Claude Code shows the two differently (`[cmd]: stderr` vs `reason`).
 #[derive(Debug, Clone, PartialEq, Eq)]

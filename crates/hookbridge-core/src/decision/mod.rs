@@ -15,21 +15,23 @@ mod answer;
 pub(crate) mod claude;
 mod execution;
 mod in_words;
+mod judged;
 mod merge;
 pub mod output_schema;
+mod read;
 mod verdict;
 
 pub use answer::{
-    answer_shaped, async_delivery, interpret, interpret_hook, HookAnswer, HookJson, HookOutput,
-    NoVerdictReason, RequestDecision, SpecificOutput, TopDecision,
+    async_delivery, HookAnswer, HookJson, HookOutput, NoVerdictReason, PermissionDecision, RequestDecision,
+    SpecificOutput, TopDecision,
 };
 pub use claude::{context_label, render_claude, success_label, ClaudeAnswer};
-pub use execution::{CancelReason, HookExecution, RunStatus, WarmRun};
+pub use execution::{CancelReason, HookExecution, NotRunReason, RunStatus, WarmRun};
 pub use in_words::{in_words, outcome, InWords, Outcome};
+pub use judged::{verdict_answer, Judge};
 pub use merge::{
     merge, users_own_hook_must_succeed, AnsweredHook, Blocking, BlockingSource, Context, ContextKind,
-    EventDecision, PermissionDecision, Problem, StopRequest,
+    EventDecision, Problem, StopRequest,
 };
-pub use verdict::{
-    judge_prompt, verdict_answer, verdict_schema, Judge, Verdict, VerdictError, JUDGE_SYSTEM_PROMPT,
-};
+pub use read::{answer_shaped, interpret, interpret_hook};
+pub use verdict::{judge_prompt, verdict_schema, Verdict, VerdictError, JUDGE_SYSTEM_PROMPT};

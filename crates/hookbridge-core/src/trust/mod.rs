@@ -331,3 +331,19 @@ pub fn held_count(set: &HookSet, scope: Scope) -> usize {
         .filter(|(_, _, h)| h.source.scope == scope && h.held.is_some())
         .count()
 }
+/// Holds the hooks `set`'s managed policy forbids (`allowManagedHooksOnly`, `allowProjectHooks:
+/// false`); returns how many. Discovery calls it, so no host can forget it.
+pub fn hold_what_managed_policy_forbids(set: &mut HookSet) -> usize {
+    let Some(rules) = set.managed.clone() else {
+        return 0;
+    };
+    let mut held = 0;
+    if rules.allow_managed_hooks_only {
+        for scope in [Scope::Project, Scope::User, Scope::Explicit] {
+            held += hold(set, scope, &Held::ManagedHooksOnly);
+        }
+    } else if !rules.allow_project_hooks {
+        held += hold(set, Scope::Project, &Held::ProjectHooksNotAllowed);
+    }
+    held
+}

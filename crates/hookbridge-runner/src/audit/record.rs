@@ -200,7 +200,7 @@ fn hook_line<'a>(
         status: status.word(),
         code: status.code(),
         decision,
-        reason: reason.or(detail).map(|r| bounded(r.trim(), MAX_TEXT)),
+        reason: reason.or(detail.as_deref()).map(|r| bounded(r.trim(), MAX_TEXT)),
         stdout_bytes: execution.stdout.len(),
         stderr_bytes: execution.stderr.len(),
         truncated: execution.stdout_truncated || execution.stderr_truncated,

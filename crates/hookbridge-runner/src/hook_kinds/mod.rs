@@ -30,12 +30,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hookbridge_core::config::{HookKind, HookSpec, HttpPolicy};
+use hookbridge_core::decision::NotRunReason;
 
 use crate::model_api::ModelJudge;
 use crate::process::Job;
 
 /// Why a configured hook cannot run, if it cannot: the one answer to "can this hook run here?".
-pub fn readiness(hook: &HookSpec, policy: &HttpPolicy) -> Result<(), String> {
+pub fn readiness(hook: &HookSpec, policy: &HttpPolicy) -> Result<(), NotRunReason> {
     match &hook.kind {
         HookKind::Command(_)
         | HookKind::Prompt(_)
@@ -43,10 +44,8 @@ pub fn readiness(hook: &HookSpec, policy: &HttpPolicy) -> Result<(), String> {
         | HookKind::Rule(_)
         | HookKind::Llm(_)
         | HookKind::McpTool(_) => Ok(()),
-        HookKind::Http(h) => match policy.refuses_url(&h.url) {
-            Some(why) => Err(why),
-            None => Ok(()),
-        },
+        HookKind::Http(h) if policy.allows_url(&h.url) => Ok(()),
+        HookKind::Http(h) => Err(NotRunReason::UrlNotAllowed { url: h.url.clone() }),
     }
 }
 
@@ -120,8 +119,8 @@ pub(crate) fn failed_call(e: crate::model_api::ModelCallError) -> crate::process
 }
 
 /// The job that runs `hook` on `event`, or why it cannot run. Rule hooks are not jobs: dispatch
-/// decides them itself ([`rule::evaluate`]).
-pub(crate) fn job_for(hook: &HookSpec, event: &str, ctx: JobContext<'_>) -> Result<Job, String> {
+/// decides them itself ([`rule::evaluate`]) and never asks for one.
+pub(crate) fn job_for(hook: &HookSpec, event: &str, ctx: JobContext<'_>) -> Result<Job, NotRunReason> {
     readiness(hook, ctx.policy)?;
     match &hook.kind {
         HookKind::Command(c) => {
@@ -135,7 +134,7 @@ pub(crate) fn job_for(hook: &HookSpec, event: &str, ctx: JobContext<'_>) -> Resu
             hook.seed_event.as_deref().unwrap_or(event),
             ctx,
         ))),
-        HookKind::Rule(_) => Err("rule hooks are decided by dispatch, not run as jobs".into()),
+        HookKind::Rule(_) => unreachable!("dispatch decides rule hooks itself, without a job"),
         HookKind::McpTool(m) => Ok(Job::InProcess(mcp::job(hook, m, ctx))),
         HookKind::Agent(p) => Ok(Job::InProcess(agent::job(p, ctx))),
     }

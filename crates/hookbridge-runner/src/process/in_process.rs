@@ -101,7 +101,7 @@ impl InProcessJobs {
         this.wake = Some(read);
         for (index, job) in jobs {
             let started = Instant::now();
-            let deadline = super::supervisor::deadline_after(started, job.timeout);
+            let deadline = super::deadline_after(started, job.timeout);
             let tx: Sender<(usize, InProcessOutcome)> = sender.clone();
             let wake = write.clone();
             let spawned = std::thread::Builder::new()

@@ -59,7 +59,9 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use hookbridge_core::decision::{HookExecution, RunStatus, WarmRun};
 
 #[cfg(target_os = "linux")]
 pub use guardian::guard_hooks_against_sigkill;
@@ -412,6 +414,61 @@ pub fn run_all(
         JobOutcome::Process(outcome) => on_finish(index, outcome),
         JobOutcome::InProcess(_) => unreachable!("only processes were given"),
     })
+}
+
+#[cfg(unix)]
+impl JobOutcome {
+    /// The run as the core reads it, `finish_order`th of its event to finish.
+    pub(crate) fn into_execution(self, finish_order: usize) -> HookExecution {
+        let outcome = match self {
+            JobOutcome::Process(outcome) => outcome,
+            JobOutcome::InProcess(outcome) => {
+                return HookExecution {
+                    warm: Default::default(),
+                    status: outcome.status,
+                    stdout: outcome.stdout,
+                    stderr: outcome.stderr,
+                    stdout_truncated: outcome.stdout_truncated,
+                    stderr_truncated: false,
+                    leaked: false,
+                    duration: outcome.duration,
+                    finish_order,
+                }
+            }
+        };
+        let status = match outcome.status {
+            ProcessStatus::Exited(code) => RunStatus::Exited(code),
+            ProcessStatus::Signaled(sig) => RunStatus::Signaled(sig),
+            ProcessStatus::TimedOut => RunStatus::TimedOut,
+            ProcessStatus::SpawnFailed(f) => RunStatus::SpawnFailed(f.message),
+        };
+        let warm = match outcome.warm {
+            warm::WarmUse::NotTried(_) => WarmRun::NotTried,
+            warm::WarmUse::Ran => WarmRun::Ran,
+            warm::WarmUse::Starting(why) => WarmRun::Starting(why),
+            warm::WarmUse::Declined(why) => WarmRun::Declined(why),
+            warm::WarmUse::Spawned(why) => WarmRun::FellBack(why),
+        };
+        HookExecution {
+            warm,
+            status,
+            stdout_truncated: outcome.stdout.truncated,
+            stderr_truncated: outcome.stderr.truncated,
+            stdout: outcome.stdout.bytes,
+            stderr: outcome.stderr.bytes,
+            leaked: outcome.leaked,
+            duration: outcome.duration,
+            finish_order,
+        }
+    }
+}
+
+/// `start + timeout`, or a deadline that never comes when that is past what `Instant` can hold
+/// (a timeout of `1e20` seconds is "never", not a panic).
+fn deadline_after(start: Instant, timeout: Duration) -> Instant {
+    start
+        .checked_add(timeout)
+        .unwrap_or_else(|| start + Duration::from_secs(100 * 365 * 24 * 3600))
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ use nix::fcntl::OFlag;
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
 use super::capture::Collector;
+use super::deadline_after;
 use super::in_process::InProcessJobs;
 use super::spawn::{self, Pid};
 use super::unix::{self as imp, ProcessGroup};
@@ -885,14 +886,6 @@ impl Capture {
     fn into_captured(self) -> CapturedOutput {
         self.collected.finish()
     }
-}
-
-/// `start + timeout`, or a deadline that never comes when that is past what `Instant` can hold
-/// (a timeout of `1e20` seconds is "never", not a panic).
-pub(super) fn deadline_after(start: Instant, timeout: Duration) -> Instant {
-    start
-        .checked_add(timeout)
-        .unwrap_or_else(|| start + Duration::from_secs(100 * 365 * 24 * 3600))
 }
 
 /// `send(2)` with `MSG_NOSIGNAL`: a hook that closed its stdin gives `EPIPE`, never a SIGPIPE, so

@@ -11,7 +11,6 @@
 //! read (a Python console script), unless it names a common program that never is one.
 
 use std::ffi::OsString;
-use std::fmt;
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -19,6 +18,7 @@ use std::path::{Path, PathBuf};
 use hookbridge_core::shell_words::{simple_command, NotSimple};
 
 use super::super::Program;
+use super::NotWarm;
 
 /// A hook command proven to be a plain Python run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,64 +43,6 @@ pub enum Target {
     Script { as_written: String, path: PathBuf },
     /// `-m module`: the module's name.
     Module(String),
-}
-
-/// Why a hook runs spawned rather than warm.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum NotWarm {
-    /// `HOOKBRIDGE_WARM` is off.
-    SwitchedOff,
-    /// The hook says `"warm": false`.
-    OptedOut,
-    /// The hook runs in a sandbox, which a warm service (started with the user's rights) cannot
-    /// give it.
-    Sandboxed,
-    /// Warm runs need Linux (pidfds, `SO_PEERCRED`).
-    Unsupported,
-    /// `/bin/sh` is not dash, whose part between the hook and us (`PWD`, exit status of a signal
-    /// death) warm runs reproduce.
-    UnknownShell,
-    /// Not a shell command (an exec-form program).
-    NotAShellCommand,
-    /// The command uses shell syntax beyond a simple command.
-    ShellSyntax(char),
-    /// The command reads a variable that is unset or would be split or globbed.
-    Variable(String),
-    /// The command is not `python… script …` or a script with a Python `#!` line.
-    NotPython,
-    /// An interpreter option before the script (`-u`, `-m`, `-c`…), which changes how it starts.
-    InterpreterOption(String),
-    /// The interpreter was not found, or is not an executable binary (a shim or wrapper script).
-    Interpreter(String),
-    /// The script is not a readable regular file.
-    Script(String),
-    /// The environment or a path is not UTF-8.
-    NotUtf8,
-}
-
-impl fmt::Display for NotWarm {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            NotWarm::SwitchedOff => f.write_str("warm runs are switched off (HOOKBRIDGE_WARM)"),
-            NotWarm::OptedOut => f.write_str("the hook says \"warm\": false"),
-            NotWarm::Sandboxed => f.write_str("the hook runs sandboxed, so it is spawned"),
-            NotWarm::Unsupported => f.write_str("warm runs need Linux"),
-            NotWarm::UnknownShell => f.write_str("/bin/sh is not dash, the shell warm runs reproduce"),
-            NotWarm::NotAShellCommand => f.write_str("not a shell command"),
-            NotWarm::ShellSyntax(c) => write!(f, "the command uses shell syntax (`{c}`)"),
-            NotWarm::Variable(name) => write!(
-                f,
-                "the command reads ${name}, which is unset or would be split by the shell"
-            ),
-            NotWarm::NotPython => f.write_str("not a Python interpreter running a script"),
-            NotWarm::InterpreterOption(option) => {
-                write!(f, "the interpreter is given an option ({option})")
-            }
-            NotWarm::Interpreter(why) => write!(f, "interpreter: {why}"),
-            NotWarm::Script(why) => write!(f, "script: {why}"),
-            NotWarm::NotUtf8 => f.write_str("a path or environment variable is not UTF-8"),
-        }
-    }
 }
 
 /// Reads `program` as a Python run, with `lookup` giving a variable's value as the hook's shell

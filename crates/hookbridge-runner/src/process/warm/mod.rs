@@ -71,7 +71,7 @@ use nix::fcntl::{fcntl, FcntlArg, OFlag};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::socket::{self as sock, ControlMessage, MsgFlags};
 
-pub use eligibility::{python_run, NotWarm, PythonRun, Target};
+pub use eligibility::{python_run, PythonRun, Target};
 pub use service::{
     ensure_service, service_dir, services, stop_services, InterpreterIdentity, ServiceStatus, Stopping,
     IDLE_EXIT,
@@ -746,5 +746,62 @@ fn pidfd_of(pid: i32) -> Option<OwnedFd> {
     {
         let _ = pid;
         None
+    }
+}
+/// Why a hook runs spawned rather than warm.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotWarm {
+    /// `HOOKBRIDGE_WARM` is off.
+    SwitchedOff,
+    /// The hook says `"warm": false`.
+    OptedOut,
+    /// The hook runs in a sandbox, which a warm service (started with the user's rights) cannot
+    /// give it.
+    Sandboxed,
+    /// Warm runs need Linux (pidfds, `SO_PEERCRED`).
+    Unsupported,
+    /// `/bin/sh` is not dash, whose part between the hook and us (`PWD`, exit status of a signal
+    /// death) warm runs reproduce.
+    UnknownShell,
+    /// Not a shell command (an exec-form program).
+    NotAShellCommand,
+    /// The command uses shell syntax beyond a simple command.
+    ShellSyntax(char),
+    /// The command reads a variable that is unset or would be split or globbed.
+    Variable(String),
+    /// The command is not `python… script …` or a script with a Python `#!` line.
+    NotPython,
+    /// An interpreter option before the script (`-u`, `-m`, `-c`…), which changes how it starts.
+    InterpreterOption(String),
+    /// The interpreter was not found, or is not an executable binary (a shim or wrapper script).
+    Interpreter(String),
+    /// The script is not a readable regular file.
+    Script(String),
+    /// The environment or a path is not UTF-8.
+    NotUtf8,
+}
+
+impl std::fmt::Display for NotWarm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotWarm::SwitchedOff => f.write_str("warm runs are switched off (HOOKBRIDGE_WARM)"),
+            NotWarm::OptedOut => f.write_str("the hook says \"warm\": false"),
+            NotWarm::Sandboxed => f.write_str("the hook runs sandboxed, so it is spawned"),
+            NotWarm::Unsupported => f.write_str("warm runs need Linux"),
+            NotWarm::UnknownShell => f.write_str("/bin/sh is not dash, the shell warm runs reproduce"),
+            NotWarm::NotAShellCommand => f.write_str("not a shell command"),
+            NotWarm::ShellSyntax(c) => write!(f, "the command uses shell syntax (`{c}`)"),
+            NotWarm::Variable(name) => write!(
+                f,
+                "the command reads ${name}, which is unset or would be split by the shell"
+            ),
+            NotWarm::NotPython => f.write_str("not a Python interpreter running a script"),
+            NotWarm::InterpreterOption(option) => {
+                write!(f, "the interpreter is given an option ({option})")
+            }
+            NotWarm::Interpreter(why) => write!(f, "interpreter: {why}"),
+            NotWarm::Script(why) => write!(f, "script: {why}"),
+            NotWarm::NotUtf8 => f.write_str("a path or environment variable is not UTF-8"),
+        }
     }
 }

@@ -19,7 +19,7 @@ use std::process::{Command, Stdio};
 
 use serde::{Deserialize, Serialize};
 
-use super::eligibility::NotWarm;
+use super::NotWarm;
 
 /// What a shim resolved to.
 #[derive(Debug, Clone, PartialEq, Eq)]
