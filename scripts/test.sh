@@ -18,7 +18,8 @@
 #              the publishable crates (debug profile, sharing the build's artifacts); the wheel of
 #              scripts/build-wheel.sh --debug, installed into a fresh venv, gives the module and a
 #              working `hookbridge` command
-#   lint       cargo fmt --all --check; cargo clippy --workspace --all-targets -- -D warnings
+#   lint       cargo fmt --all --check; cargo clippy --workspace --all-targets -- -D warnings;
+#              scripts/shape.py --check (functions over 100 lines, import cycles: only the pinned ones)
 #   docs       the book (docs/, mdBook) built with the pinned mdbook (MDBOOK_VERSION), and every link
 #              and #fragment of the README, the book's sources and the built book checked offline by
 #              the pinned lychee (LYCHEE_VERSION); both `cargo install --locked` into target/doc-tools
@@ -184,6 +185,8 @@ stage_lint() {
     cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
     cargo fmt --all --check
     cargo clippy --workspace --all-targets --locked -- -D warnings
+    # No function over 100 lines and no import cycle between files, beyond the pinned gaps.
+    python3 scripts/shape.py --check
 }
 
 # `cargo install --locked` of crate $1 at version $2 (binary $3) into $DOC_TOOLS, unless it is there.
@@ -594,7 +597,7 @@ declare -A TITLE=(
     [tools]="Tools"
     [pyenv]="Python environment (scripts/python-env.sh)"
     [build]="Build (cargo build -p hookbridge-cli)"
-    [lint]="Formatting and lints (cargo fmt --check, cargo clippy -D warnings)"
+    [lint]="Formatting and lints (cargo fmt --check, cargo clippy -D warnings, scripts/shape.py)"
     [docs]="The book and every link (mdbook build docs, lychee --offline)"
     [install]="Install story (cargo install --path, cargo package, the wheel with the command)"
     [rust]="Rust tests (cargo nextest run --workspace)"
