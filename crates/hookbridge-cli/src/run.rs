@@ -487,7 +487,7 @@ fn run_host(host: &dyn crate::hosts::Host, args: RunArgs) -> anyhow::Result<Exit
     if let Err(why) = host.folder_trust(&project_dir, home.as_deref()) {
         let held =
             hookbridge_core::trust::Held::HostDoesNotTrustFolder(format!("{} ({why})", host.display_name()));
-        let count = hookbridge_core::trust::hold(&mut set, hookbridge_core::config::Scope::Project, &held);
+        let count = set.hold(hookbridge_core::config::Scope::Project, &held);
         options.project_mcp_servers = false;
         if count > 0 {
             let line = format!(
@@ -511,7 +511,13 @@ fn run_host(host: &dyn crate::hosts::Host, args: RunArgs) -> anyhow::Result<Exit
     tell_of_held_hooks(notice, &project_dir, &payload, &mut report.decision);
     tell_of_silent_hooks(&options, &payload, &mut report.decision);
     problems.extend(report_problems(&report));
-    let (answer, notes) = host.answer(&args.event, &report, &set);
+    let own = own_command();
+    let answering = crate::hosts::AnswerContext {
+        host_event: &args.event,
+        set: &set,
+        own_command: &own,
+    };
+    let (answer, notes) = host.answer(&answering, &report);
     problems.extend(notes.into_iter().map(|n| format!("for {}: {n}", host.name())));
     diagnostics_log::append(&context, &problems);
     if args.verbose {

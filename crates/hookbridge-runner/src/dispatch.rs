@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hookbridge_core::config::{HookId, HookKind, HookSet, HookSpec, HttpPolicy, Selection, SkipReason};
+use hookbridge_core::config::{HookKind, HookSet, HookSpec, HttpPolicy, Selection};
 use hookbridge_core::decision::{
     interpret_hook, merge, users_own_hook_must_succeed, AnsweredHook, CancelReason, EventDecision,
     HookAnswer, HookExecution, HookOutput, NotRunReason, RunStatus,
@@ -24,6 +24,7 @@ pub use crate::detached::{AsyncAnswers, AsyncHooks};
 use crate::hook_kinds::{self, JobContext};
 use crate::process::warm::{self, NotWarm, WarmMode, WarmPlan};
 use crate::process::{run_jobs, Flow, Job, ProcessSpec};
+use crate::report::{EventReport, HookReport, HookSummary};
 
 /// Settings of one dispatch.
 #[derive(Debug, Clone)]
@@ -85,9 +86,8 @@ pub struct DispatchOptions {
 }
 
 impl DispatchOptions {
-    /// 4 MiB per stream: above what Claude Code passes to the model unshortened (a 2 MB exit-2
-    /// stderr reaches it whole, conformance case 69), and bounded.
-    pub const DEFAULT_OUTPUT_CAP: usize = 4 * 1024 * 1024;
+    /// Per stream: [`hook_kinds::DEFAULT_OUTPUT_CAP`].
+    pub const DEFAULT_OUTPUT_CAP: usize = hook_kinds::DEFAULT_OUTPUT_CAP;
     /// Output kept for all the hooks of one event together: with many hooks each one's cap shrinks
     /// (never below [`Self::MIN_OUTPUT_CAP`]), so a flood from every hook at once stays bounded.
     pub const EVENT_OUTPUT_BUDGET: usize = 16 * 1024 * 1024;
@@ -161,61 +161,6 @@ impl DispatchOptions {
             None => timeout,
         }
     }
-}
-
-/// Who a hook is, for reports.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct HookSummary {
-    #[serde(skip)]
-    pub id: HookId,
-    #[serde(rename = "type")]
-    pub type_name: &'static str,
-    /// The command, URL, prompt or tool as written.
-    pub label: String,
-    pub source: PathBuf,
-    pub key: String,
-    pub line: usize,
-    pub column: usize,
-    pub plugin: Option<String>,
-}
-
-impl HookSummary {
-    pub fn of(hook: &HookSpec) -> HookSummary {
-        HookSummary {
-            id: hook.id,
-            type_name: hook.kind.type_name(),
-            label: hook.kind.label().to_string(),
-            source: hook.source.path.clone(),
-            key: hook.key.clone(),
-            line: hook.position.line,
-            column: hook.position.column,
-            plugin: hook.source.plugin.as_ref().map(|p| p.name.clone()),
-        }
-    }
-}
-
-/// One hook's run and answer.
-#[derive(Debug, Clone)]
-pub struct HookReport {
-    pub hook: HookSummary,
-    pub execution: HookExecution,
-    pub answer: HookAnswer,
-    pub timeout: Duration,
-}
-
-/// Everything about one dispatched event.
-#[derive(Debug, Clone)]
-pub struct EventReport {
-    pub event: EventName,
-    pub match_query: Option<String>,
-    pub decision: EventDecision,
-    /// Hooks that ran (or were attempted), in declaration order.
-    pub hooks: Vec<HookReport>,
-    /// Hooks passed over, with why.
-    pub skipped: Vec<(HookSummary, SkipReason)>,
-    /// Problems of the dispatch itself, not of one hook (for the log): e.g. a payload value that
-    /// could not be given to hooks as an environment variable.
-    pub warnings: Vec<String>,
 }
 
 /// Dispatch `payload` to the hooks of `set` it reaches. Blocks the calling thread until every hook

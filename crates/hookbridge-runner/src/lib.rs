@@ -16,7 +16,5 @@ pub mod problems;
 pub mod process;
 pub mod report;
 
-pub use dispatch::{
-    dispatch, dispatch_selection, warm_plan, AsyncAnswers, AsyncHooks, DispatchOptions, EventReport,
-    HookReport, HookSummary,
-};
+pub use dispatch::{dispatch, dispatch_selection, warm_plan, AsyncAnswers, AsyncHooks, DispatchOptions};
+pub use report::{EventReport, HookReport, HookSummary};

@@ -11,7 +11,7 @@ use std::time::Duration;
 use hookbridge_core::decision::{HookAnswer, RunStatus, WarmRun};
 use hookbridge_core::event::EventName;
 
-use crate::dispatch::{EventReport, HookSummary};
+use crate::report::{EventReport, HookSummary};
 
 /// One problem of one event.
 #[derive(Debug, Clone, PartialEq)]

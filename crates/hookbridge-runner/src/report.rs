@@ -1,14 +1,72 @@
-//! The report of one dispatched event as data for people and tools: `run --format report`, the
-//! log, the Python binding and `hookbridge test` all read it. Typed on the way out too: each field
-//! is defined once here (a `Serialize` struct), serialized at the edge, and a reader in Rust (the
-//! `test` trace) uses the same structs instead of reading JSON back by key.
+//! The report of one dispatched event ([`EventReport`], what [`dispatch`](crate::dispatch()) returns),
+//! and its views as data for people and tools: `run --format report`, the log, the Python binding
+//! and `hookbridge test` all read it. Typed on the way out too: each field is defined once here
+//! (a `Serialize` struct), serialized at the edge, and a reader in Rust (the `test` trace) uses
+//! the same structs instead of reading JSON back by key.
 
 use std::borrow::Cow;
+use std::path::PathBuf;
+use std::time::Duration;
 
-use hookbridge_core::decision::WarmRun;
+use hookbridge_core::config::{HookId, HookSpec, SkipReason};
+use hookbridge_core::decision::{EventDecision, HookAnswer, HookExecution, WarmRun};
+use hookbridge_core::event::EventName;
 use serde::{Serialize, Serializer};
 
-use crate::dispatch::{EventReport, HookReport, HookSummary};
+/// Who a hook is, for reports.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct HookSummary {
+    #[serde(skip)]
+    pub id: HookId,
+    #[serde(rename = "type")]
+    pub type_name: &'static str,
+    /// The command, URL, prompt or tool as written.
+    pub label: String,
+    pub source: PathBuf,
+    pub key: String,
+    pub line: usize,
+    pub column: usize,
+    pub plugin: Option<String>,
+}
+
+impl HookSummary {
+    pub fn of(hook: &HookSpec) -> HookSummary {
+        HookSummary {
+            id: hook.id,
+            type_name: hook.kind.type_name(),
+            label: hook.kind.label().to_string(),
+            source: hook.source.path.clone(),
+            key: hook.key.clone(),
+            line: hook.position.line,
+            column: hook.position.column,
+            plugin: hook.source.plugin.as_ref().map(|p| p.name.clone()),
+        }
+    }
+}
+
+/// One hook's run and answer.
+#[derive(Debug, Clone)]
+pub struct HookReport {
+    pub hook: HookSummary,
+    pub execution: HookExecution,
+    pub answer: HookAnswer,
+    pub timeout: Duration,
+}
+
+/// Everything about one dispatched event.
+#[derive(Debug, Clone)]
+pub struct EventReport {
+    pub event: EventName,
+    pub match_query: Option<String>,
+    pub decision: EventDecision,
+    /// Hooks that ran (or were attempted), in declaration order.
+    pub hooks: Vec<HookReport>,
+    /// Hooks passed over, with why.
+    pub skipped: Vec<(HookSummary, SkipReason)>,
+    /// Problems of the dispatch itself, not of one hook (for the log): e.g. a payload value that
+    /// could not be given to hooks as an environment variable.
+    pub warnings: Vec<String>,
+}
 
 /// An [`EventReport`] as `--format report` gives it.
 #[derive(Debug, Serialize)]

@@ -391,23 +391,12 @@ impl super::Host for Codex {
         "Codex CLI"
     }
 
-    fn hooks_file_name(&self) -> &'static str {
-        ".codex/hooks.json"
-    }
-
-    /// Each event it shares with Claude Code, in Claude Code's shape and units.
-    fn registrations(
-        &self,
-        program: &str,
-        set: &hookbridge_core::config::HookSet,
-    ) -> Vec<crate::install_into::claude_settings::Registration> {
-        super::registrations_for(
-            self.name(),
-            program,
-            set,
-            EVENTS.iter().map(|e| (e.as_str(), e)),
-            1,
-        )
+    fn hooks_file(&self) -> super::HooksFile {
+        super::HooksFile {
+            name: ".codex/hooks.json",
+            events: EVENTS.iter().map(|e| (e.as_str(), e.clone())).collect(),
+            per_second: 1,
+        }
     }
 
     fn summary(&self) -> &'static str {
@@ -460,10 +449,10 @@ impl super::Host for Codex {
 
     fn answer(
         &self,
-        _host_event: &str,
+        ctx: &super::AnswerContext<'_>,
         report: &hookbridge_runner::EventReport,
-        set: &hookbridge_core::config::HookSet,
     ) -> (ClaudeAnswer, Vec<String>) {
+        let set = ctx.set;
         let mut answered: Vec<AnsweredHook> = report
             .hooks
             .iter()
@@ -488,7 +477,7 @@ impl super::Host for Codex {
             &report.event,
             report.match_query.as_deref(),
             &decision,
-            &crate::run::own_command(),
+            ctx.own_command,
         );
         notes.extend(more);
         (answer, notes)

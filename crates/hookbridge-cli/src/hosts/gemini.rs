@@ -224,25 +224,15 @@ impl super::Host for Gemini {
         "Gemini CLI"
     }
 
-    fn hooks_file_name(&self) -> &'static str {
-        ".gemini/settings.json"
-    }
-
-    /// Each of its events that has a Claude Code counterpart, with its timeouts in milliseconds.
-    /// Gemini CLI has no async hooks of its own: `async` ones run in the background behind the one
-    /// registration, their answers not delivered.
-    fn registrations(
-        &self,
-        program: &str,
-        set: &hookbridge_core::config::HookSet,
-    ) -> Vec<crate::install_into::claude_settings::Registration> {
-        super::registrations_for(
-            self.name(),
-            program,
-            set,
-            EVENTS.iter().map(|(gemini, claude, _)| (*gemini, claude)),
-            1000,
-        )
+    fn hooks_file(&self) -> super::HooksFile {
+        super::HooksFile {
+            name: ".gemini/settings.json",
+            events: EVENTS
+                .iter()
+                .map(|(gemini, claude, _)| (*gemini, claude.clone()))
+                .collect(),
+            per_second: 1000,
+        }
     }
 
     fn summary(&self) -> &'static str {
@@ -266,11 +256,10 @@ impl super::Host for Gemini {
 
     fn answer(
         &self,
-        host_event: &str,
+        ctx: &super::AnswerContext<'_>,
         report: &hookbridge_runner::EventReport,
-        _set: &hookbridge_core::config::HookSet,
     ) -> (hookbridge_core::decision::ClaudeAnswer, Vec<String>) {
-        let stdout = answer(host_event, &report.decision)
+        let stdout = answer(ctx.host_event, &report.decision)
             .map(|answer| format!("{answer}\n"))
             .unwrap_or_default();
         let answer = hookbridge_core::decision::ClaudeAnswer {

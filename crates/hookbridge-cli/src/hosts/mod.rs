@@ -1,6 +1,7 @@
 //! Agents other than Claude Code whose hooks `hookbridge run --host <agent>` answers. Each is one
-//! module implementing [`Host`] (how its events and payloads become Claude Code's, and how the
-//! outcome is answered in its terms) and one line in [`HOSTS`]; `run` does the rest (discovery,
+//! module implementing [`Host`] (how its events and payloads become Claude Code's, how the
+//! outcome is answered in its terms, and the facts of its hooks file as a [`HooksFile`], which
+//! `install_into` turns into registrations) and one line in [`HOSTS`]; `run` does the rest (discovery,
 //! selection, dispatch) as for Claude Code, in one path for every host (`run::run_host`).
 //! Amplifier, a host that loads hookbridge as a library, has a crate of its own
 //! (hookbridge-amplifier) and its own `run --host amplifier` path through that crate's engine.
@@ -8,15 +9,13 @@
 pub mod codex;
 pub mod gemini;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use hookbridge_core::config::HookSet;
 use hookbridge_core::decision::ClaudeAnswer;
 use hookbridge_core::event::EventName;
 use hookbridge_runner::{DispatchOptions, EventReport};
 use serde_json::{Map, Value};
-
-use crate::install_into::claude_settings::Registration;
 
 /// An agent's event → Claude Code's event, and the matcher the event implies (Cursor's
 /// `beforeShellExecution` is PreToolUse on `Bash`).
@@ -30,21 +29,18 @@ pub trait Host: Sync {
     fn display_name(&self) -> &'static str;
     /// One line for `--help`.
     fn summary(&self) -> &'static str;
-    /// Where its hooks are registered, relative to a project or a home directory
-    /// (`.gemini/settings.json`): what `install-into <agent> --scope project|user` edits.
-    fn hooks_file_name(&self) -> &'static str;
-    /// What `install-into <agent>` registers: `<program> run --host <name> --event <its event>`
-    /// for each event it fires that has a Claude Code counterpart, with its timeouts (in its units).
-    fn registrations(&self, program: &str, set: &HookSet) -> Vec<Registration>;
+    /// Where and what `install-into <agent>` registers: facts only; the registrations and the
+    /// file's editing are `install_into`'s.
+    fn hooks_file(&self) -> HooksFile;
     /// The Claude Code event the agent's `event` is: `Ok(None)` for an event of the agent's that
     /// no Claude Code event corresponds to (nothing runs), `Err` (a message naming its events)
     /// for a name that is not one of its events.
     fn claude_event(&self, event: &str) -> Result<Option<EventName>, String>;
     /// The agent's payload for `event` as Claude Code's (its names for tools and fields).
     fn claude_payload(&self, event: &EventName, fields: Map<String, Value>) -> Map<String, Value>;
-    /// The answer to the agent for `host_event`, from the hooks' report: exit code, stdout and
-    /// stderr, and notes for the log on what was changed on the way.
-    fn answer(&self, host_event: &str, report: &EventReport, set: &HookSet) -> (ClaudeAnswer, Vec<String>);
+    /// The answer to the agent for the event in `ctx`, from the hooks' report: exit code, stdout
+    /// and stderr, and notes for the log on what was changed on the way.
+    fn answer(&self, ctx: &AnswerContext<'_>, report: &EventReport) -> (ClaudeAnswer, Vec<String>);
     /// How its hooks are dispatched where that differs from Claude Code (which stops the other
     /// hooks once one decides some events): by default, as Claude Code.
     fn dispatch_options(&self, _options: &mut DispatchOptions) {}
@@ -54,41 +50,33 @@ pub trait Host: Sync {
     fn folder_trust(&self, _project: &Path, _home: Option<&Path>) -> Result<(), String> {
         Ok(())
     }
+}
 
-    /// Its hooks file under `dir` (a project or a home directory).
-    fn hooks_file(&self, dir: &Path) -> PathBuf {
-        dir.join(self.hooks_file_name())
-    }
+/// An agent's hooks file, as `install-into <agent>` needs to know it.
+pub struct HooksFile {
+    /// Relative to a project or a home directory (`.gemini/settings.json`): what `install-into
+    /// <agent> --scope project|user` edits.
+    pub name: &'static str,
+    /// Each event the agent fires that has a Claude Code counterpart: its name, and Claude
+    /// Code's event. `<program> run --host <name> --event <its name>` is registered for each.
+    pub events: Vec<(&'static str, EventName)>,
+    /// Its timeouts count this many per second (1 for seconds, 1000 for milliseconds).
+    pub per_second: u64,
+}
+
+/// What a host's answer is made from besides the report: given, so that a host module reads no
+/// process state of the command that drives it.
+pub struct AnswerContext<'a> {
+    /// The agent's own name for the event (`BeforeTool`).
+    pub host_event: &'a str,
+    /// The hooks that ran (their `onFailure`, their labels).
+    pub set: &'a HookSet,
+    /// The command line that started hookbridge, as the agent names the hook by it.
+    pub own_command: &'a str,
 }
 
 /// Every agent `--host` knows besides Claude Code and Amplifier: adding one is a module and a line.
 pub const HOSTS: &[&dyn Host] = &[&gemini::Gemini, &codex::Codex];
-
-/// `<program> run --host <host> --event <its event>` for each `(its event, Claude Code's event)`,
-/// with the outer timeout of the hooks behind it (see `install_into::OuterTimeouts`), in seconds
-/// times `per_second` (1000 for an agent that counts in milliseconds).
-pub fn registrations_for<'a>(
-    host: &str,
-    program: &str,
-    set: &HookSet,
-    events: impl IntoIterator<Item = (&'a str, &'a EventName)>,
-    per_second: u64,
-) -> Vec<Registration> {
-    events
-        .into_iter()
-        .map(|(own, event)| {
-            let timeouts = crate::install_into::OuterTimeouts::of(set, event);
-            let secs = timeouts.outer(|_| true).unwrap_or(timeouts.floor);
-            Registration {
-                command: format!("{program} run --host {host} --event {own}"),
-                timeout: secs.saturating_mul(per_second),
-                async_timeout: None,
-                rewake_timeout: None,
-                event: own.to_string(),
-            }
-        })
-        .collect()
-}
 
 /// The host called `name`.
 pub fn named(name: &str) -> Option<&'static dyn Host> {

@@ -75,7 +75,7 @@ fn agent_names() -> clap::builder::PossibleValuesParser {
         let help = format!(
             "{} (`{}`; `--scope user|project`)",
             h.display_name(),
-            h.hooks_file_name()
+            h.hooks_file().name
         );
         PossibleValue::new(h.name()).help(help)
     }));
@@ -111,8 +111,8 @@ impl Scope {
         let no_home = || UsageError("--scope user: HOME is not set".into());
         match (agent, self) {
             (None, scope) => scope.settings_file(project, home).ok_or_else(no_home),
-            (Some(agent), Scope::User) => home.map(|h| agent.hooks_file(h)).ok_or_else(no_home),
-            (Some(agent), Scope::Project) => Ok(agent.hooks_file(project)),
+            (Some(agent), Scope::User) => home.map(|h| h.join(agent.hooks_file().name)).ok_or_else(no_home),
+            (Some(agent), Scope::Project) => Ok(project.join(agent.hooks_file().name)),
             (Some(agent), Scope::Local) => Err(UsageError(format!(
                 "{} has no local settings file: use --scope project or --scope user",
                 agent.display_name()
@@ -155,7 +155,7 @@ pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
         };
         Some(match agent {
             None => registrations(&program, &set),
-            Some(agent) => agent.registrations(&program, &set),
+            Some(agent) => host_registrations(agent, &program, &set),
         })
     };
 
@@ -311,18 +311,39 @@ pub fn registrations(program: &str, set: &HookSet) -> Vec<Registration> {
         .collect()
 }
 
+/// What `install-into <agent>` registers for a host: `<program> run --host <name> --event <its
+/// event>` for each event of its hooks file, with the outer timeout of the hooks behind it in the
+/// agent's unit.
+fn host_registrations(host: &dyn crate::hosts::Host, program: &str, set: &HookSet) -> Vec<Registration> {
+    let file = host.hooks_file();
+    file.events
+        .iter()
+        .map(|(own, event)| {
+            let timeouts = OuterTimeouts::of(set, event);
+            let secs = timeouts.outer(|_| true).unwrap_or(timeouts.floor);
+            Registration {
+                command: format!("{program} run --host {} --event {own}", host.name()),
+                timeout: secs.saturating_mul(file.per_second),
+                async_timeout: None,
+                rewake_timeout: None,
+                event: own.to_string(),
+            }
+        })
+        .collect()
+}
+
 /// The outer timeouts of one event's registrations, in seconds: the slowest of the hooks a
 /// registration runs (never less than the event's default), plus [`TIMEOUT_MARGIN_SECS`].
-pub(crate) struct OuterTimeouts<'a> {
+struct OuterTimeouts<'a> {
     hooks: Vec<&'a hookbridge_core::config::HookSpec>,
     event: &'a EventName,
     options: DispatchOptions,
     /// The outer timeout with no hook, or only faster ones.
-    pub(crate) floor: u64,
+    floor: u64,
 }
 
 impl<'a> OuterTimeouts<'a> {
-    pub(crate) fn of(set: &'a HookSet, event: &'a EventName) -> OuterTimeouts<'a> {
+    fn of(set: &'a HookSet, event: &'a EventName) -> OuterTimeouts<'a> {
         let hooks = set
             .events
             .get(event)
@@ -344,7 +365,7 @@ impl<'a> OuterTimeouts<'a> {
 
     /// The outer timeout for the hooks `keep` picks (every hook, for `|_| true`), `None` when it
     /// picks none (and, for `|_| true`, when the event has no hook).
-    pub(crate) fn outer(&self, keep: impl Fn(&hookbridge_core::config::HookSpec) -> bool) -> Option<u64> {
+    fn outer(&self, keep: impl Fn(&hookbridge_core::config::HookSpec) -> bool) -> Option<u64> {
         let slowest = self
             .hooks
             .iter()

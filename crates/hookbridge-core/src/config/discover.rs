@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use crate::diagnostics::Diagnostic;
 
+use super::bounded_read::{read_bounded, read_checked, ReadError, MAX_CONFIG_BYTES};
 use super::model::{ConfigSource, HookSet, Plugin, Scope};
 use super::parse::{is_yaml_path, parse_hooks_file, parse_hooks_yaml};
 use super::state::{HooksDirState, STATE_FILE_NAME};
@@ -97,7 +98,7 @@ pub fn discover(options: &DiscoveryOptions) -> HookSet {
         };
         folder.load(&mut set);
     }
-    crate::trust::hold_what_managed_policy_forbids(&mut set);
+    super::managed::hold_what_it_forbids(&mut set);
     set
 }
 
@@ -461,103 +462,6 @@ fn relative_name(folder_name: &OsStr, relative: &str) -> std::ffi::OsString {
     name.push("/");
     name.push(relative);
     name
-}
-
-/// The largest config file hookbridge reads (16 MiB): far above any real hooks file (a thousand
-/// hooks take about 200 KiB), far below what would exhaust memory. An endless file (`/dev/zero`
-/// behind a symlink is stopped earlier, as a device) is read no further than this.
-pub const MAX_CONFIG_BYTES: u64 = 16 << 20;
-
-/// Why a config file that is there was not read.
-#[derive(Debug, thiserror::Error)]
-pub enum ReadError {
-    /// A directory, FIFO, socket or device: never read (a FIFO would block, a device may not end).
-    #[error("not a regular file ({0}); ignored")]
-    NotAFile(&'static str),
-    #[error("larger than {} MiB, the most hookbridge reads from a config file; ignored", MAX_CONFIG_BYTES >> 20)]
-    TooLarge,
-    #[error("not valid UTF-8; ignored")]
-    NotUtf8,
-    #[error(transparent)]
-    Io(#[from] std::io::Error),
-}
-
-/// What a file that is not a regular file is, for messages.
-fn file_kind(meta: &fs::Metadata) -> Option<&'static str> {
-    let t = meta.file_type();
-    if t.is_file() {
-        return None;
-    }
-    if t.is_dir() {
-        return Some("a directory");
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return Some("a FIFO");
-        }
-        if t.is_socket() {
-            return Some("a socket");
-        }
-        if t.is_char_device() || t.is_block_device() {
-            return Some("a device");
-        }
-    }
-    Some("not a file")
-}
-
-/// Read an opened config file into `buffer`: one `fstat` to see that it is a regular file of a
-/// sane size, then at most [`MAX_CONFIG_BYTES`] + 1 bytes (a file may grow while it is read).
-fn read_checked(file: fs::File, buffer: &mut Vec<u8>) -> Result<(), ReadError> {
-    let meta = file.metadata()?;
-    if let Some(kind) = file_kind(&meta) {
-        return Err(ReadError::NotAFile(kind));
-    }
-    if meta.len() > MAX_CONFIG_BYTES {
-        return Err(ReadError::TooLarge);
-    }
-    /// `File` without its size query (made above already): reads straight into the buffer.
-    struct Plain(fs::File);
-    impl std::io::Read for Plain {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            self.0.read(buf)
-        }
-    }
-    buffer.reserve(meta.len() as usize + 1);
-    std::io::Read::read_to_end(
-        &mut std::io::Read::take(Plain(file), MAX_CONFIG_BYTES + 1),
-        buffer,
-    )?;
-    if buffer.len() as u64 > MAX_CONFIG_BYTES {
-        return Err(ReadError::TooLarge);
-    }
-    Ok(())
-}
-
-/// The text of the file at `path`, read as a config file is (a regular file only, at most `max`
-/// bytes, UTF-8): for the other files a hook's run depends on (a project's `.mcp.json`), so that
-/// no file a project controls can exhaust memory or block on a FIFO.
-pub fn read_bounded(path: &Path, max: u64) -> Result<String, ReadError> {
-    let mut options = fs::OpenOptions::new();
-    options.read(true);
-    // Non-blocking: opening a FIFO returns at once (it is then refused as not a regular file).
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, rustix::fs::OFlags::NONBLOCK.bits() as i32);
-    let file = options.open(path)?;
-    let meta = file.metadata()?;
-    if let Some(kind) = file_kind(&meta) {
-        return Err(ReadError::NotAFile(kind));
-    }
-    if meta.len() > max {
-        return Err(ReadError::TooLarge);
-    }
-    let mut buffer = Vec::with_capacity(meta.len() as usize);
-    std::io::Read::read_to_end(&mut std::io::Read::take(file, max + 1), &mut buffer)?;
-    if buffer.len() as u64 > max {
-        return Err(ReadError::TooLarge);
-    }
-    String::from_utf8(buffer).map_err(|_| ReadError::NotUtf8)
 }
 
 /// Reading the files of a hooks directory's plugin folders. Where the directory can be held

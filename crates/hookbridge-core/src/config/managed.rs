@@ -265,6 +265,24 @@ pub fn read_rules(path: PathBuf, text: &str) -> (ManagedRules, Option<Diagnostic
     }
 }
 
+/// Holds the hooks `set`'s managed policy forbids (`allowManagedHooksOnly`, `allowProjectHooks:
+/// false`); returns how many. Discovery calls it, so no host can forget it.
+pub fn hold_what_it_forbids(set: &mut super::HookSet) -> usize {
+    use super::{Held, Scope};
+    let Some(rules) = set.managed.clone() else {
+        return 0;
+    };
+    let mut held = 0;
+    if rules.allow_managed_hooks_only {
+        for scope in [Scope::Project, Scope::User, Scope::Explicit] {
+            held += set.hold(scope, &Held::ManagedHooksOnly);
+        }
+    } else if !rules.allow_project_hooks {
+        held += set.hold(Scope::Project, &Held::ProjectHooksNotAllowed);
+    }
+    held
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

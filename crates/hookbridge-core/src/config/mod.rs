@@ -6,6 +6,7 @@
 //! one is dropped with a [`Diagnostic`](crate::diagnostics::Diagnostic) naming file, line, column and
 //! key, and its neighbours still load. Nothing is dropped silently.
 
+mod bounded_read;
 mod condition;
 mod discover;
 mod explain;
@@ -17,14 +18,13 @@ mod schema;
 mod select;
 mod state;
 
+pub use bounded_read::{read_bounded, ReadError, MAX_CONFIG_BYTES};
 pub use condition::{Condition, ConditionError};
-pub use discover::{
-    discover, read_bounded, DiscoveryOptions, ReadError, HOOKS_DIR_FILES, HOOKS_DIR_NAME, MAX_CONFIG_BYTES,
-};
+pub use discover::{discover, DiscoveryOptions, HOOKS_DIR_FILES, HOOKS_DIR_NAME};
 pub use explain::{Explained, Verdict};
 pub use http_policy::{claude_code_settings_files, limits_of_settings_file, url_matches};
 pub use model::{
-    CommandHook, ConfigSource, DeclaredPath, Disabled, HookId, HookKind, HookSet, HookSpec, HttpHook,
+    CommandHook, ConfigSource, DeclaredPath, Disabled, Held, HookId, HookKind, HookSet, HookSpec, HttpHook,
     HttpLimits, HttpPolicy, LlmHook, MatcherGroup, McpToolHook, OnFailure, Plugin, PolicyLevel, PromptHook,
     RuleHook, Sandbox, Scope, Shell,
 };

@@ -278,7 +278,7 @@ pub struct HookSpec {
     pub disabled: Option<Disabled>,
     /// Held by trust or managed policy (see [`crate::trust`]): listed, never run, reported as
     /// skipped.
-    pub held: Option<crate::trust::Held>,
+    pub held: Option<Held>,
 }
 
 /// One matcher group of one event.
@@ -337,6 +337,23 @@ pub(crate) struct Candidate {
 }
 
 impl HookSet {
+    /// Marks every hook of `scope` held for `why` (see [`crate::trust`]); returns how many were
+    /// not held before.
+    pub fn hold(&mut self, scope: Scope, why: &Held) -> usize {
+        let mut count = 0;
+        for groups in self.events.values_mut() {
+            for group in groups {
+                for hook in &mut group.hooks {
+                    if hook.source.scope == scope && hook.held.is_none() {
+                        hook.held = Some(why.clone());
+                        count += 1;
+                    }
+                }
+            }
+        }
+        count
+    }
+
     /// Every hook, in declaration order.
     pub fn hooks(&self) -> impl Iterator<Item = (&EventName, &MatcherGroup, &HookSpec)> {
         self.events.iter().flat_map(|(e, groups)| {
@@ -418,6 +435,36 @@ impl std::fmt::Display for Disabled {
                 self.state_file.display()
             ),
             None => write!(f, "disabled in {}", self.state_file.display()),
+        }
+    }
+}
+
+/// Why a hook is held: loaded and listed, never run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Held {
+    /// The project has not been trusted (`hookbridge trust`).
+    NotTrusted,
+    /// The project was trusted, and what would run has changed since.
+    ChangedSinceTrusted,
+    /// Managed policy: `allowProjectHooks: false`.
+    ProjectHooksNotAllowed,
+    /// Managed policy: `allowManagedHooksOnly: true`.
+    ManagedHooksOnly,
+    /// The host agent does not trust this folder (Gemini CLI's trusted folders, Codex's trusted
+    /// projects): hookbridge is never looser than the host.
+    HostDoesNotTrustFolder(String),
+}
+
+impl std::fmt::Display for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Held::NotTrusted => f.write_str("held: the project is not trusted (review it with `hookbridge trust`)"),
+            Held::ChangedSinceTrusted => f.write_str(
+                "held: the project's hooks changed since it was trusted (review the change with `hookbridge trust`)",
+            ),
+            Held::ProjectHooksNotAllowed => f.write_str("held: managed policy does not allow project hooks (allowProjectHooks: false)"),
+            Held::ManagedHooksOnly => f.write_str("held: managed policy allows managed hooks only (allowManagedHooksOnly: true)"),
+            Held::HostDoesNotTrustFolder(host) => write!(f, "held: {host} does not trust this folder, so neither does hookbridge"),
         }
     }
 }

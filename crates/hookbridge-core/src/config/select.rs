@@ -32,7 +32,7 @@ pub enum SkipReason {
     /// An `http` hook on an event Claude Code runs none on (SessionStart, Setup).
     HttpNotOnThisEvent,
     /// Held by trust or managed policy.
-    Held(crate::trust::Held),
+    Held(super::Held),
 }
 
 impl std::fmt::Display for SkipReason {

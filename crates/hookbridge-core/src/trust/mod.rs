@@ -20,6 +20,7 @@ pub mod store;
 pub use pins::{current_pins, PinnedFile, PinnedHook, PinnedServer, ProjectPins};
 pub use store::{state_dir, state_dir_for, StoreError, TrustRecord, TrustStore};
 
+pub use crate::config::Held;
 use crate::config::{HookSet, Scope};
 
 /// Whether a project's hooks may run, and why not.
@@ -161,36 +162,6 @@ pub fn diff(trusted: &ProjectPins, now: &ProjectPins, config_only: bool) -> Diff
     d
 }
 
-/// Why a hook is held: loaded and listed, never run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Held {
-    /// The project has not been trusted (`hookbridge trust`).
-    NotTrusted,
-    /// The project was trusted, and what would run has changed since.
-    ChangedSinceTrusted,
-    /// Managed policy: `allowProjectHooks: false`.
-    ProjectHooksNotAllowed,
-    /// Managed policy: `allowManagedHooksOnly: true`.
-    ManagedHooksOnly,
-    /// The host agent does not trust this folder (Gemini CLI's trusted folders, Codex's trusted
-    /// projects): hookbridge is never looser than the host.
-    HostDoesNotTrustFolder(String),
-}
-
-impl std::fmt::Display for Held {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Held::NotTrusted => f.write_str("held: the project is not trusted (review it with `hookbridge trust`)"),
-            Held::ChangedSinceTrusted => f.write_str(
-                "held: the project's hooks changed since it was trusted (review the change with `hookbridge trust`)",
-            ),
-            Held::ProjectHooksNotAllowed => f.write_str("held: managed policy does not allow project hooks (allowProjectHooks: false)"),
-            Held::ManagedHooksOnly => f.write_str("held: managed policy allows managed hooks only (allowManagedHooksOnly: true)"),
-            Held::HostDoesNotTrustFolder(host) => write!(f, "held: {host} does not trust this folder, so neither does hookbridge"),
-        }
-    }
-}
-
 /// What applying trust to a loaded set did.
 #[derive(Debug)]
 pub struct Applied {
@@ -253,8 +224,8 @@ pub fn apply(
     let pins = current_pins(set, project, record.as_ref().map(|r| &r.pins));
     let state = check(record.as_ref(), &pins);
     let held = match &state {
-        TrustState::Untrusted => hold(set, Scope::Project, &Held::NotTrusted),
-        TrustState::Changed(_) => hold(set, Scope::Project, &Held::ChangedSinceTrusted),
+        TrustState::Untrusted => set.hold(Scope::Project, &Held::NotTrusted),
+        TrustState::Changed(_) => set.hold(Scope::Project, &Held::ChangedSinceTrusted),
         TrustState::NothingToTrust | TrustState::Trusted => 0,
     };
     Applied {
@@ -309,41 +280,9 @@ fn shell_quote(text: &str) -> String {
     }
 }
 
-/// Marks every hook of `scope` in `set` held for `why`; returns how many were not held before.
-pub fn hold(set: &mut HookSet, scope: Scope, why: &Held) -> usize {
-    let mut count = 0;
-    for groups in set.events.values_mut() {
-        for group in groups {
-            for hook in &mut group.hooks {
-                if hook.source.scope == scope && hook.held.is_none() {
-                    hook.held = Some(why.clone());
-                    count += 1;
-                }
-            }
-        }
-    }
-    count
-}
-
 /// How many project hooks `set` holds.
 pub fn held_count(set: &HookSet, scope: Scope) -> usize {
     set.hooks()
         .filter(|(_, _, h)| h.source.scope == scope && h.held.is_some())
         .count()
-}
-/// Holds the hooks `set`'s managed policy forbids (`allowManagedHooksOnly`, `allowProjectHooks:
-/// false`); returns how many. Discovery calls it, so no host can forget it.
-pub fn hold_what_managed_policy_forbids(set: &mut HookSet) -> usize {
-    let Some(rules) = set.managed.clone() else {
-        return 0;
-    };
-    let mut held = 0;
-    if rules.allow_managed_hooks_only {
-        for scope in [Scope::Project, Scope::User, Scope::Explicit] {
-            held += hold(set, scope, &Held::ManagedHooksOnly);
-        }
-    } else if !rules.allow_project_hooks {
-        held += hold(set, Scope::Project, &Held::ProjectHooksNotAllowed);
-    }
-    held
 }

@@ -12,7 +12,7 @@ use hookbridge_core::config::{HookSpec, Scope, SkipReason};
 use hookbridge_core::decision::{outcome, HookAnswer, HookJson, HookOutput, RunStatus, WarmRun};
 use serde::Serialize;
 
-use crate::dispatch::{EventReport, HookReport};
+use crate::report::{EventReport, HookReport};
 
 /// Characters kept of a label, reason or detail.
 pub const MAX_TEXT: usize = 512;

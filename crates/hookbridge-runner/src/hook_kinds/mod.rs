@@ -35,6 +35,11 @@ use hookbridge_core::decision::NotRunReason;
 use crate::model_api::ModelJudge;
 use crate::process::Job;
 
+/// What a hook's output may be, per stream, unless the host sets another cap: 4 MiB, above what
+/// Claude Code passes to the model unshortened (a 2 MB exit-2 stderr reaches it whole,
+/// conformance case 69), and bounded.
+pub const DEFAULT_OUTPUT_CAP: usize = 4 * 1024 * 1024;
+
 /// Why a configured hook cannot run, if it cannot: the one answer to "can this hook run here?".
 pub fn readiness(hook: &HookSpec, policy: &HttpPolicy) -> Result<(), NotRunReason> {
     match &hook.kind {

@@ -11,7 +11,7 @@
 //! What a file may cost is bounded while it is read, not after: aliases expand text, so nested
 //! ones ("billion laughs": 480 bytes that would expand to gigabytes) could exhaust memory and take
 //! every other hook down with the process. The JSON written may not grow past
-//! [`MAX_CONFIG_BYTES`](crate::config::discover::MAX_CONFIG_BYTES), the bound on a JSON hooks file
+//! [`MAX_CONFIG_BYTES`](crate::config::bounded_read::MAX_CONFIG_BYTES), the bound on a JSON hooks file
 //! itself, nor hold more than [`MAX_VALUES`] values; a file past either is refused whole, with the
 //! position where it crossed the bound, and the other files load. An anchor is kept as the range
 //! of the JSON already written, never as a copy, so nested anchors cost nothing more.
@@ -57,7 +57,7 @@ pub(crate) const MAX_VALUES: usize = 1_000_000;
 pub(crate) fn to_json(text: &str) -> Result<(String, PositionMap), YamlError> {
     to_json_within(
         text,
-        crate::config::discover::MAX_CONFIG_BYTES as usize,
+        crate::config::bounded_read::MAX_CONFIG_BYTES as usize,
         MAX_VALUES,
     )
 }

@@ -35,8 +35,8 @@ const CLEANUP_MARGIN: Duration = Duration::from_millis(150);
 /// The largest message read from a server: room for a tool answer as large as a command hook's
 /// stdout may be (the cap and the spill, [`ProcessSpec`]), with JSON's escaping; a larger one
 /// fails the call instead of exhausting memory.
-pub(super) const MAX_MESSAGE_BYTES: u64 = 2
-    * (crate::dispatch::DispatchOptions::DEFAULT_OUTPUT_CAP as u64 + ProcessSpec::DEFAULT_STDOUT_SPILL_LIMIT);
+pub(super) const MAX_MESSAGE_BYTES: u64 =
+    2 * (super::DEFAULT_OUTPUT_CAP as u64 + ProcessSpec::DEFAULT_STDOUT_SPILL_LIMIT);
 
 /// The most of `~/.claude.json` read (Claude Code keeps its history there: it grows large).
 const CLAUDE_JSON_MAX_BYTES: u64 = 256 << 20;
