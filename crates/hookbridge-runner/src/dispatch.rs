@@ -249,12 +249,26 @@ fn run_selection(selection: Selection<'_>, payload: &EventPayload, options: &Dis
             warnings: Vec::new(),
         };
     }
-    // The stdin bytes and the working directory (a stat) are made when the first hook that runs
-    // outside this thread needs them: an event only rule hooks reach needs neither.
-    let mut stdin: Option<Arc<[u8]>> = None;
-    let mut cwd: Option<Option<PathBuf>> = None;
     let mut warnings = Vec::new();
-    let session_id = payload
+    let session_id = session_id_for_env(payload, &mut warnings);
+    let mut runs = Runs::plan(&selection, payload, options, session_id.as_deref());
+    runs.start_background(&event, &selection, options);
+    runs.run_jobs(&event, &selection, options);
+    let (hooks, decision) = answer_all(&event, &selection, runs.executions(), options);
+    EventReport {
+        event,
+        match_query,
+        decision,
+        hooks,
+        skipped,
+        warnings,
+    }
+}
+
+/// The payload's session id, where hooks may get it as an environment variable; a warning says
+/// why not when they may not.
+fn session_id_for_env(payload: &EventPayload, warnings: &mut Vec<String>) -> Option<String> {
+    payload
         .session_id()
         .filter(|id| match unusable_in_environment(id) {
             Some(why) => {
@@ -265,156 +279,213 @@ fn run_selection(selection: Selection<'_>, payload: &EventPayload, options: &Dis
             }
             None => true,
         })
-        .map(str::to_string);
+        .map(str::to_string)
+}
 
-    let output_cap = options.output_cap_for(selection.hooks.len());
-    // Jobs to run, each with the index of its hook in the selection.
-    let mut jobs: Vec<Job> = Vec::new();
-    let mut job_hooks: Vec<usize> = Vec::new();
-    // Async hooks run in the background, each with the index of its hook.
-    let mut background: Vec<ProcessSpec> = Vec::new();
-    let mut background_hooks: Vec<usize> = Vec::new();
-    let mut executions: Vec<Option<HookExecution>> = vec![None; selection.hooks.len()];
-    let mut timeouts = Vec::with_capacity(selection.hooks.len());
-    let mut finished = 0usize;
-    let mut stopped_by: Option<CancelReason> = None;
-    // The seed dialect's stdin, per event name as written (usually one).
-    let mut seed_stdins: Vec<(&str, Arc<[u8]>)> = Vec::new();
-    for (index, hook) in selection.hooks.iter().enumerate() {
-        let timeout = options.timeout_for(&event, hook);
-        timeouts.push(timeout);
-        if let HookKind::Rule(rule) = &hook.kind {
-            let execution = hook_kinds::rule::evaluate(rule, payload, finished);
-            finished += 1;
-            if stopped_by.is_none() && options.stop_once_decided {
-                stopped_by = decided_early(&event, hook, &execution);
-            }
-            executions[index] = Some(execution);
-            continue;
-        }
-        let stdin = match hook.seed_event.as_deref() {
-            None => stdin
-                .get_or_insert_with(|| Arc::from(payload.to_stdin_bytes()))
-                .clone(),
-            Some(written) => match seed_stdins.iter().find(|(w, _)| *w == written) {
-                Some((_, bytes)) => bytes.clone(),
-                None => {
-                    let bytes = seed_stdin(payload, written);
-                    seed_stdins.push((written, bytes.clone()));
-                    bytes
+/// One event's selected hooks on their way: which run as jobs here, which in the background, and
+/// the executions of those that have ended, in the order they ended.
+struct Runs {
+    /// Jobs to run, each with the index of its hook in the selection.
+    jobs: Vec<Job>,
+    job_hooks: Vec<usize>,
+    /// Async hooks run in the background, each with the index of its hook.
+    background: Vec<ProcessSpec>,
+    background_hooks: Vec<usize>,
+    executions: Vec<Option<HookExecution>>,
+    timeouts: Vec<Duration>,
+    /// How many have ended: the next one's finish order.
+    finished: usize,
+    /// Why the hooks still running were stopped, once an answer decided the event.
+    stopped_by: Option<CancelReason>,
+}
+
+impl Runs {
+    /// Each selected hook as a job, or its execution when it ends without one (a rule hook,
+    /// decided here; a hook that cannot run).
+    fn plan(
+        selection: &Selection<'_>,
+        payload: &EventPayload,
+        options: &DispatchOptions,
+        session_id: Option<&str>,
+    ) -> Runs {
+        let event = payload.event();
+        let count = selection.hooks.len();
+        let mut runs = Runs {
+            jobs: Vec::new(),
+            job_hooks: Vec::new(),
+            background: Vec::new(),
+            background_hooks: Vec::new(),
+            executions: vec![None; count],
+            timeouts: Vec::with_capacity(count),
+            finished: 0,
+            stopped_by: None,
+        };
+        let output_cap = options.output_cap_for(count);
+        // The stdin bytes and the working directory (a stat) are made when the first hook that
+        // runs outside this thread needs them: an event only rule hooks reach needs neither.
+        let mut stdin: Option<Arc<[u8]>> = None;
+        let mut cwd: Option<Option<PathBuf>> = None;
+        // The seed dialect's stdin, per event name as written (usually one).
+        let mut seed_stdins: Vec<(&str, Arc<[u8]>)> = Vec::new();
+        for (index, hook) in selection.hooks.iter().enumerate() {
+            let timeout = options.timeout_for(event, hook);
+            runs.timeouts.push(timeout);
+            if let HookKind::Rule(rule) = &hook.kind {
+                let execution = hook_kinds::rule::evaluate(rule, payload, runs.finished);
+                if runs.stopped_by.is_none() && options.stop_once_decided {
+                    runs.stopped_by = decided_early(event, hook, &execution);
                 }
-            },
-        };
-        let context = JobContext {
-            stdin,
-            cwd: cwd
-                .get_or_insert_with(|| {
-                    options
-                        .cwd
-                        .clone()
-                        .or_else(|| payload.cwd().map(PathBuf::from).filter(|p| p.is_dir()))
-                })
-                .clone(),
-            env: hook_env(hook, &event, options, session_id.as_deref()),
-            timeout,
-            output_cap,
-            policy: selection.http_policy.unwrap_or(&HttpPolicy::NONE),
-            model: options.model.clone(),
-            first_line: (!is_async(hook)).then(|| options.first_line.clone()).flatten(),
-            project_mcp_servers: options.project_mcp_servers,
-            warm_allowed: options.warm_allowed,
-            sandbox_floor: options.sandbox_floor,
-        };
-        // (The core reads a judge not run there as the block Claude Code answers.)
-        let judge_not_run =
-            matches!(hook.kind, HookKind::Prompt(_) | HookKind::Agent(_)) && !event.traits().runs_judge_hooks;
-        let job = if judge_not_run {
-            Err(NotRunReason::NoJudgesOn(event.clone()))
-        } else {
-            hook_kinds::job_for(hook, event.as_str(), context)
-        };
-        let job = match job {
-            Ok(job) => job,
-            Err(why) => {
-                executions[index] = Some(HookExecution::without_output(RunStatus::NotRun(why), finished));
-                finished += 1;
+                runs.ended(index, execution);
                 continue;
             }
-        };
-        match job {
-            Job::Process(spec) if is_async(hook) && options.async_hooks != AsyncHooks::Await => {
-                background.push(spec);
-                background_hooks.push(index);
-            }
-            job => {
-                jobs.push(job);
-                job_hooks.push(index);
+            let stdin = match hook.seed_event.as_deref() {
+                None => stdin
+                    .get_or_insert_with(|| Arc::from(payload.to_stdin_bytes()))
+                    .clone(),
+                Some(written) => match seed_stdins.iter().find(|(w, _)| *w == written) {
+                    Some((_, bytes)) => bytes.clone(),
+                    None => {
+                        let bytes = seed_stdin(payload, written);
+                        seed_stdins.push((written, bytes.clone()));
+                        bytes
+                    }
+                },
+            };
+            let context = JobContext {
+                stdin,
+                cwd: cwd
+                    .get_or_insert_with(|| {
+                        options
+                            .cwd
+                            .clone()
+                            .or_else(|| payload.cwd().map(PathBuf::from).filter(|p| p.is_dir()))
+                    })
+                    .clone(),
+                env: hook_env(hook, event, options, session_id),
+                timeout,
+                output_cap,
+                policy: selection.http_policy.unwrap_or(&HttpPolicy::NONE),
+                model: options.model.clone(),
+                first_line: (!is_async(hook)).then(|| options.first_line.clone()).flatten(),
+                project_mcp_servers: options.project_mcp_servers,
+                warm_allowed: options.warm_allowed,
+                sandbox_floor: options.sandbox_floor,
+            };
+            // (The core reads a judge not run there as the block Claude Code answers.)
+            let judge_not_run = matches!(hook.kind, HookKind::Prompt(_) | HookKind::Agent(_))
+                && !event.traits().runs_judge_hooks;
+            let job = if judge_not_run {
+                Err(NotRunReason::NoJudgesOn(event.clone()))
+            } else {
+                hook_kinds::job_for(hook, event.as_str(), context)
+            };
+            match job {
+                Err(why) => {
+                    let execution = HookExecution::without_output(RunStatus::NotRun(why), runs.finished);
+                    runs.ended(index, execution);
+                }
+                Ok(Job::Process(spec)) if is_async(hook) && options.async_hooks != AsyncHooks::Await => {
+                    runs.background.push(spec);
+                    runs.background_hooks.push(index);
+                }
+                Ok(job) => {
+                    runs.jobs.push(job);
+                    runs.job_hooks.push(index);
+                }
             }
         }
+        runs
     }
-    if !background.is_empty() {
+
+    /// Hook `index` ended with `execution` (whose finish order is [`Runs::finished`]).
+    fn ended(&mut self, index: usize, execution: HookExecution) {
+        self.executions[index] = Some(execution);
+        self.finished += 1;
+    }
+
+    /// Starts the async hooks in the background; each counts as ended, detached.
+    fn start_background(&mut self, event: &EventName, selection: &Selection<'_>, options: &DispatchOptions) {
+        if self.background.is_empty() {
+            return;
+        }
+        let hooks = std::mem::take(&mut self.background_hooks);
         let delivery = options
             .async_answers
             .as_ref()
             .map(|answers| crate::detached::Delivery {
                 event: event.clone(),
-                hooks: background_hooks
-                    .iter()
-                    .map(|&i| selection.hooks[i].clone())
-                    .collect(),
+                hooks: hooks.iter().map(|&i| selection.hooks[i].clone()).collect(),
                 answers: answers.clone(),
             });
+        let background = std::mem::take(&mut self.background);
         let status = match crate::detached::run_in_background(background, options.async_hooks, delivery) {
             Ok(()) => RunStatus::Detached,
             Err(e) => RunStatus::SpawnFailed(format!("could not start the async hooks' supervisor: {e}")),
         };
-        for index in background_hooks {
-            executions[index] = Some(HookExecution::without_output(status.clone(), finished));
-            finished += 1;
+        for index in hooks {
+            let execution = HookExecution::without_output(status.clone(), self.finished);
+            self.ended(index, execution);
         }
     }
-    if stopped_by.is_some() {
-        // A rule hook already decided the event (a blocked prompt): nothing else starts.
-        jobs.clear();
-    }
-    run_jobs(jobs, options.canceller.as_ref(), |job_index, outcome| {
-        let index = job_hooks[job_index];
-        let execution = outcome.into_execution(finished);
-        finished += 1;
-        let decided = options
-            .stop_once_decided
-            .then(|| decided_early(&event, selection.hooks[index], &execution))
-            .flatten();
-        let flow = match decided {
-            Some(why) => {
-                stopped_by = Some(why);
-                Flow::StopTheRest
+
+    /// Runs the jobs until all have ended, or an answer decided the event and the rest were
+    /// stopped, or the run was cancelled.
+    fn run_jobs(&mut self, event: &EventName, selection: &Selection<'_>, options: &DispatchOptions) {
+        let mut jobs = std::mem::take(&mut self.jobs);
+        if self.stopped_by.is_some() {
+            // A rule hook already decided the event (a blocked prompt): nothing else starts.
+            jobs.clear();
+        }
+        let job_hooks = std::mem::take(&mut self.job_hooks);
+        run_jobs(jobs, options.canceller.as_ref(), |job_index, outcome| {
+            let index = job_hooks[job_index];
+            let execution = outcome.into_execution(self.finished);
+            let decided = options
+                .stop_once_decided
+                .then(|| decided_early(event, selection.hooks[index], &execution))
+                .flatten();
+            self.ended(index, execution);
+            match decided {
+                Some(why) => {
+                    self.stopped_by = Some(why);
+                    Flow::StopTheRest
+                }
+                None => Flow::Continue,
             }
-            None => Flow::Continue,
-        };
-        executions[index] = Some(execution);
-        flow
-    });
-    // The process groups of hooks that did not finish were killed when the run stopped: by an
-    // early decision, or by the canceller.
-    let why = stopped_by.unwrap_or(CancelReason::RunStopped);
-    for slot in executions.iter_mut().filter(|slot| slot.is_none()) {
-        *slot = Some(HookExecution::without_output(
-            RunStatus::Cancelled(why),
-            usize::MAX,
-        ));
+        });
     }
-    let mut hooks = Vec::with_capacity(executions.len());
-    let mut answered = Vec::with_capacity(executions.len());
-    for ((hook, execution), timeout) in selection.hooks.iter().zip(executions).zip(timeouts) {
-        let execution = execution.expect("every selected hook has an execution");
-        let answer = interpret_hook(&event, hook, &execution);
+
+    /// Every hook's execution with its timeout, in selection order. The process groups of hooks
+    /// that did not finish were killed when the run stopped (by an early decision, or by the
+    /// canceller): they are cancelled.
+    fn executions(self) -> impl Iterator<Item = (HookExecution, Duration)> {
+        let why = self.stopped_by.unwrap_or(CancelReason::RunStopped);
+        self.executions
+            .into_iter()
+            .map(move |slot| {
+                slot.unwrap_or_else(|| HookExecution::without_output(RunStatus::Cancelled(why), usize::MAX))
+            })
+            .zip(self.timeouts)
+    }
+}
+
+/// Each hook's answer, read from its execution, and the event's decision merged from them.
+fn answer_all(
+    event: &EventName,
+    selection: &Selection<'_>,
+    executions: impl Iterator<Item = (HookExecution, Duration)>,
+    options: &DispatchOptions,
+) -> (Vec<HookReport>, EventDecision) {
+    let mut hooks = Vec::with_capacity(selection.hooks.len());
+    let mut answered = Vec::with_capacity(selection.hooks.len());
+    for (hook, (execution, timeout)) in selection.hooks.iter().zip(executions) {
+        let answer = interpret_hook(event, hook, &execution);
         answered.push(AnsweredHook {
             answer: answer.clone(),
             finish_order: execution.finish_order,
             on_failure: hook.on_failure,
             label: hook.kind.label().to_string(),
-            must_succeed: users_own_hook_must_succeed(&event, hook, options.restrict_personal_config),
+            must_succeed: users_own_hook_must_succeed(event, hook, options.restrict_personal_config),
         });
         hooks.push(HookReport {
             hook: HookSummary::of(hook),
@@ -423,15 +494,8 @@ fn run_selection(selection: Selection<'_>, payload: &EventPayload, options: &Dis
             timeout,
         });
     }
-    let decision = merge(&event, &answered);
-    EventReport {
-        event,
-        match_query,
-        decision,
-        hooks,
-        skipped,
-        warnings,
-    }
+    let decision = merge(event, &answered);
+    (hooks, decision)
 }
 
 /// Longest value given to a hook as an environment variable taken from the payload. The kernel

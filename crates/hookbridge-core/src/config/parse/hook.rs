@@ -359,7 +359,44 @@ impl Reader<'_> {
         position: Position,
         id: HookId,
     ) -> Option<HookSpec> {
-        let (type_name, type_at) = match f.type_name.take() {
+        let typed = self.hook_type(&mut f, at)?;
+        self.warn_of_foreign_keys(&f, &typed);
+        // Every field this type uses is checked, and every wrong one reported, before the hook is
+        // dropped for any of them.
+        let mut usable = true;
+        let common = self.common_fields(&mut f, at, &mut usable);
+        let kind = match typed.family {
+            Family::Command => self.command_kind(&mut f, at, &mut usable),
+            Family::Prompt => self.prompt_kind(&mut f, at, &mut usable, event, &typed),
+            Family::Http => self.http_kind(&mut f, at, &mut usable),
+            Family::Rule => self.rule_kind(&mut f, at, &mut usable),
+            Family::Llm => self.llm_kind(&mut f, at, &mut usable, event, &typed),
+            Family::Mcp => self.mcp_kind(&mut f, at, &mut usable),
+        }?;
+        if !usable {
+            return None;
+        }
+        let condition = self.condition(common.condition, event)?;
+        Some(HookSpec {
+            id,
+            kind,
+            timeout: common.timeout,
+            condition,
+            status_message: common.status_message,
+            once: common.once,
+            on_failure: common.on_failure,
+            source: self.source.clone(),
+            key: self.key.0.clone(),
+            position,
+            seed_event: self.seed_event.clone(),
+            disabled: None,
+            held: None,
+        })
+    }
+
+    /// The hook's `type` and the family of fields it has; `None` (reported) without a known one.
+    fn hook_type(&mut self, f: &mut HookFields, at: usize) -> Option<TypeOf> {
+        let (name, type_at) = match f.type_name.take() {
             None => {
                 self.report_here(
                     Diagnostic::error(format!(
@@ -380,7 +417,7 @@ impl Reader<'_> {
                 return None;
             }
         };
-        let family = match type_name.as_str() {
+        let family = match name.as_str() {
             "command" => Family::Command,
             "prompt" | "agent" => Family::Prompt,
             "http" => Family::Http,
@@ -397,6 +434,16 @@ impl Reader<'_> {
                 return None;
             }
         };
+        Some(TypeOf {
+            name,
+            at: type_at,
+            family,
+        })
+    }
+
+    /// A warning for each key another type of hook has, or no type has.
+    fn warn_of_foreign_keys(&mut self, f: &HookFields, typed: &TypeOf) {
+        let family = typed.family;
         let foreign = HookKey::ALL.iter().filter_map(|(name, key)| {
             let at = f.seen_at[*key as usize]?;
             (!key.used_by(family)).then_some((*name, at))
@@ -409,25 +456,27 @@ impl Reader<'_> {
                 .map(|(name, _)| *name);
             let hint = crate::diagnostics::did_you_mean(name, own_keys);
             let d = Diagnostic::warning(format!(
-                "unknown key `{name}` for a {type_name} hook; ignored{hint}"
+                "unknown key `{name}` for a {} hook; ignored{hint}",
+                typed.name
             ));
             self.report_field(d, key_at, name);
         }
-        // Every field this type uses is checked, and every wrong one reported, before the hook is
-        // dropped for any of them.
-        let mut usable = true;
+    }
+
+    /// The fields every type of hook has.
+    fn common_fields(&mut self, f: &mut HookFields, at: usize, usable: &mut bool) -> CommonFields {
         let timeout_at = f.timeout.as_ref().map(|slot| slot.at);
         let timeout_ms_at = f.timeout_ms.as_ref().map(|slot| slot.at);
-        let timeout = self.take(&mut usable, "timeout", f.timeout);
-        let timeout_ms = self.take(&mut usable, "timeout_ms", f.timeout_ms);
+        let timeout = self.take(usable, "timeout", f.timeout.take());
+        let timeout_ms = self.take(usable, "timeout_ms", f.timeout_ms.take());
         let timeout = self.timeout_in_its_unit(timeout, timeout_at, timeout_ms, timeout_ms_at);
         let condition_at = f.condition.as_ref().map_or(at, |slot| slot.at);
-        let condition_text = self.take(&mut usable, "if", f.condition);
-        let status_message = self.take(&mut usable, "statusMessage", f.status_message);
-        let once = self.take(&mut usable, "once", f.once).unwrap_or(false);
+        let condition_text = self.take(usable, "if", f.condition.take());
+        let status_message = self.take(usable, "statusMessage", f.status_message.take());
+        let once = self.take(usable, "once", f.once.take()).unwrap_or(false);
         let on_failure_at = f.on_failure.as_ref().map(|slot| slot.at);
-        let claude_word = self.take(&mut usable, "onFailure", f.on_failure);
-        let seed_word = self.take(&mut usable, "on_failure", f.on_failure_seed);
+        let claude_word = self.take(usable, "onFailure", f.on_failure.take());
+        let seed_word = self.take(usable, "on_failure", f.on_failure_seed.take());
         if let (Some(_), Some(_), Some(at)) = (claude_word, seed_word, on_failure_at) {
             let d = Diagnostic::warning("both `onFailure` and `on_failure` are set; `on_failure` is used");
             self.report_field(d, at, "onFailure");
@@ -437,162 +486,178 @@ impl Reader<'_> {
             Some("ignore") => OnFailure::Ignore,
             _ => OnFailure::Continue,
         };
-        let kind = match family {
-            Family::Command => {
-                let command = self.take_required(&mut usable, "command", f.command, at);
-                let args = self.take(&mut usable, "args", f.args);
-                let shell = match self.take(&mut usable, "shell", f.shell) {
-                    Some("powershell") => Shell::PowerShell,
-                    _ => Shell::Default,
-                };
-                let run_async = self.take(&mut usable, "async", f.run_async).unwrap_or(false);
-                let async_rewake = self
-                    .take(&mut usable, "asyncRewake", f.async_rewake)
-                    .unwrap_or(false);
-                let warm = self.take(&mut usable, "warm", f.warm).unwrap_or(true);
-                let sandbox = self.take(&mut usable, "sandbox", f.sandbox).flatten();
-                let (Some((command, command_at)), true) = (command, usable) else {
-                    return None;
-                };
-                HookKind::Command(self.command_hook(CommandFields {
-                    command,
-                    command_at,
-                    args,
-                    shell,
-                    run_async,
-                    async_rewake,
-                    warm,
-                    sandbox,
-                })?)
-            }
-            Family::Prompt => {
-                let prompt = self.take_required(&mut usable, "prompt", f.prompt, at);
-                let model = self.take(&mut usable, "model", f.model);
-                let continue_on_block = self
-                    .take(&mut usable, "continueOnBlock", f.continue_on_block)
-                    .unwrap_or(false);
-                let (Some((prompt, _)), true) = (prompt, usable) else {
-                    return None;
-                };
-                if !event.traits().runs_judge_hooks {
-                    let d = Diagnostic::warning(format!(
-                        "a {type_name} hook never runs on {event}: Claude Code blocks every command it would judge (\"{}\"), and so does hookbridge",
-                        event.judges_not_run()
-                    ));
-                    self.report_field(d, type_at, "type");
-                }
-                let hook = PromptHook {
-                    prompt,
-                    model,
-                    continue_on_block,
-                };
-                if type_name == "prompt" {
-                    HookKind::Prompt(hook)
-                } else {
-                    HookKind::Agent(hook)
-                }
-            }
-            Family::Http => {
-                let url = self.take_required(&mut usable, "url", f.url, at);
-                let headers = self.take(&mut usable, "headers", f.headers).unwrap_or_default();
-                let allowed_env_vars = self
-                    .take(&mut usable, "allowedEnvVars", f.allowed_env_vars)
-                    .unwrap_or_default();
-                let (Some((url, _)), true) = (url, usable) else {
-                    return None;
-                };
-                HookKind::Http(HttpHook {
-                    url,
-                    headers,
-                    allowed_env_vars,
-                })
-            }
-            Family::Rule => {
-                let matched = self.take(&mut usable, "match", f.match_);
-                let match_at = f.seen_at[HookKey::Match as usize].unwrap_or(at);
-                let action = self.take_required(&mut usable, "action", f.action, at);
-                let message = self.take(&mut usable, "message", f.message);
-                let rule = self.rule(matched, match_at, &mut usable);
-                let (Some(rule), Some((action, _)), true) = (rule, action, usable) else {
-                    return None;
-                };
-                let action = crate::seed::RuleAction::parse(action).expect("read as one of its words");
-                HookKind::Rule(RuleHook {
-                    label: format!("{} → {}", rule.describe(), action.as_str()),
-                    rule,
-                    action,
-                    message,
-                })
-            }
-            Family::Llm => {
-                let prompt = self.take_required(&mut usable, "prompt", f.prompt, at);
-                let model = self.take(&mut usable, "model", f.model);
-                let max_tokens = self.take(&mut usable, "max_tokens", f.max_tokens);
-                let cache = self.take(&mut usable, "cache", f.cache).unwrap_or(false);
-                let (Some((prompt, _)), true) = (prompt, usable) else {
-                    return None;
-                };
-                if !event.traits().runs_judge_hooks {
-                    let d = Diagnostic::warning(format!(
-                        "a {type_name} hook never runs on {event}: Claude Code blocks every command it would judge (\"{}\"), and so does hookbridge",
-                        event.judges_not_run()
-                    ));
-                    self.report_field(d, type_at, "type");
-                }
-                HookKind::Llm(LlmHook {
-                    prompt,
-                    model,
-                    max_tokens,
-                    cache,
-                })
-            }
-            Family::Mcp => {
-                let server = self.take_required(&mut usable, "server", f.server, at);
-                let tool = self.take_required(&mut usable, "tool", f.tool, at);
-                let input = self.take(&mut usable, "input", f.input);
-                let (Some((server, _)), Some((tool, _)), true) = (server, tool, usable) else {
-                    return None;
-                };
-                HookKind::McpTool(McpToolHook { server, tool, input })
-            }
-        };
-        if !usable {
-            return None;
-        }
-        let condition = match condition_text {
-            None => None,
-            Some(text) => match Condition::parse(&text) {
-                Ok(c) => {
-                    if !event.traits().is_tool_event {
-                        let d = Diagnostic::warning(format!(
-                            "`if` applies only to tool events; on {event} Claude Code never runs this hook, and neither does hookbridge"
-                        ));
-                        self.report_field(d, condition_at, "if");
-                    }
-                    Some(c)
-                }
-                Err(e) => {
-                    let d = Diagnostic::error(format!("{e}; this hook is skipped"));
-                    self.report_field(d, condition_at, "if");
-                    return None;
-                }
-            },
-        };
-        Some(HookSpec {
-            id,
-            kind,
+        CommonFields {
             timeout,
-            condition,
+            condition: condition_text.map(|text| (text, condition_at)),
             status_message,
             once,
             on_failure,
-            source: self.source.clone(),
-            key: self.key.0.clone(),
-            position,
-            seed_event: self.seed_event.clone(),
-            disabled: None,
-            held: None,
+        }
+    }
+
+    fn command_kind(&mut self, f: &mut HookFields, at: usize, usable: &mut bool) -> Option<HookKind> {
+        let command = self.take_required(usable, "command", f.command.take(), at);
+        let args = self.take(usable, "args", f.args.take());
+        let shell = match self.take(usable, "shell", f.shell.take()) {
+            Some("powershell") => Shell::PowerShell,
+            _ => Shell::Default,
+        };
+        let run_async = self.take(usable, "async", f.run_async.take()).unwrap_or(false);
+        let async_rewake = self
+            .take(usable, "asyncRewake", f.async_rewake.take())
+            .unwrap_or(false);
+        let warm = self.take(usable, "warm", f.warm.take()).unwrap_or(true);
+        let sandbox = self.take(usable, "sandbox", f.sandbox.take()).flatten();
+        let (Some((command, command_at)), true) = (command, *usable) else {
+            return None;
+        };
+        Some(HookKind::Command(self.command_hook(CommandFields {
+            command,
+            command_at,
+            args,
+            shell,
+            run_async,
+            async_rewake,
+            warm,
+            sandbox,
+        })?))
+    }
+
+    fn prompt_kind(
+        &mut self,
+        f: &mut HookFields,
+        at: usize,
+        usable: &mut bool,
+        event: &EventName,
+        typed: &TypeOf,
+    ) -> Option<HookKind> {
+        let prompt = self.take_required(usable, "prompt", f.prompt.take(), at);
+        let model = self.take(usable, "model", f.model.take());
+        let continue_on_block = self
+            .take(usable, "continueOnBlock", f.continue_on_block.take())
+            .unwrap_or(false);
+        let (Some((prompt, _)), true) = (prompt, *usable) else {
+            return None;
+        };
+        self.warn_if_judges_never_run(event, typed);
+        let hook = PromptHook {
+            prompt,
+            model,
+            continue_on_block,
+        };
+        Some(if typed.name == "prompt" {
+            HookKind::Prompt(hook)
+        } else {
+            HookKind::Agent(hook)
         })
+    }
+
+    fn http_kind(&mut self, f: &mut HookFields, at: usize, usable: &mut bool) -> Option<HookKind> {
+        let url = self.take_required(usable, "url", f.url.take(), at);
+        let headers = self.take(usable, "headers", f.headers.take()).unwrap_or_default();
+        let allowed_env_vars = self
+            .take(usable, "allowedEnvVars", f.allowed_env_vars.take())
+            .unwrap_or_default();
+        let (Some((url, _)), true) = (url, *usable) else {
+            return None;
+        };
+        Some(HookKind::Http(HttpHook {
+            url,
+            headers,
+            allowed_env_vars,
+        }))
+    }
+
+    fn rule_kind(&mut self, f: &mut HookFields, at: usize, usable: &mut bool) -> Option<HookKind> {
+        let matched = self.take(usable, "match", f.match_.take());
+        let match_at = f.seen_at[HookKey::Match as usize].unwrap_or(at);
+        let action = self.take_required(usable, "action", f.action.take(), at);
+        let message = self.take(usable, "message", f.message.take());
+        let rule = self.rule(matched, match_at, usable);
+        let (Some(rule), Some((action, _)), true) = (rule, action, *usable) else {
+            return None;
+        };
+        let action = crate::seed::RuleAction::parse(action).expect("read as one of its words");
+        Some(HookKind::Rule(RuleHook {
+            label: format!("{} → {}", rule.describe(), action.as_str()),
+            rule,
+            action,
+            message,
+        }))
+    }
+
+    fn llm_kind(
+        &mut self,
+        f: &mut HookFields,
+        at: usize,
+        usable: &mut bool,
+        event: &EventName,
+        typed: &TypeOf,
+    ) -> Option<HookKind> {
+        let prompt = self.take_required(usable, "prompt", f.prompt.take(), at);
+        let model = self.take(usable, "model", f.model.take());
+        let max_tokens = self.take(usable, "max_tokens", f.max_tokens.take());
+        let cache = self.take(usable, "cache", f.cache.take()).unwrap_or(false);
+        let (Some((prompt, _)), true) = (prompt, *usable) else {
+            return None;
+        };
+        self.warn_if_judges_never_run(event, typed);
+        Some(HookKind::Llm(LlmHook {
+            prompt,
+            model,
+            max_tokens,
+            cache,
+        }))
+    }
+
+    fn mcp_kind(&mut self, f: &mut HookFields, at: usize, usable: &mut bool) -> Option<HookKind> {
+        let server = self.take_required(usable, "server", f.server.take(), at);
+        let tool = self.take_required(usable, "tool", f.tool.take(), at);
+        let input = self.take(usable, "input", f.input.take());
+        let (Some((server, _)), Some((tool, _)), true) = (server, tool, *usable) else {
+            return None;
+        };
+        Some(HookKind::McpTool(McpToolHook { server, tool, input }))
+    }
+
+    /// A model-judged hook on an event that runs none: Claude Code blocks instead, and so does
+    /// hookbridge; the user is told when the file is read.
+    fn warn_if_judges_never_run(&mut self, event: &EventName, typed: &TypeOf) {
+        if !event.traits().runs_judge_hooks {
+            let d = Diagnostic::warning(format!(
+                "a {} hook never runs on {event}: Claude Code blocks every command it would judge (\"{}\"), and so does hookbridge",
+                typed.name,
+                event.judges_not_run()
+            ));
+            self.report_field(d, typed.at, "type");
+        }
+    }
+
+    /// The hook's `if`, parsed: `Some(None)` without one, `None` (reported) when it cannot be.
+    fn condition(
+        &mut self,
+        written: Option<(String, usize)>,
+        event: &EventName,
+    ) -> Option<Option<Condition>> {
+        let Some((text, condition_at)) = written else {
+            return Some(None);
+        };
+        match Condition::parse(&text) {
+            Ok(c) => {
+                if !event.traits().is_tool_event {
+                    let d = Diagnostic::warning(format!(
+                        "`if` applies only to tool events; on {event} Claude Code never runs this hook, and neither does hookbridge"
+                    ));
+                    self.report_field(d, condition_at, "if");
+                }
+                Some(Some(c))
+            }
+            Err(e) => {
+                let d = Diagnostic::error(format!("{e}; this hook is skipped"));
+                self.report_field(d, condition_at, "if");
+                None
+            }
+        }
     }
 
     /// The timeout from `timeout` (seconds) or `timeout_ms`, with a warning where the number looks
@@ -802,6 +867,23 @@ struct CommandFields {
 pub(super) struct Slot<T> {
     pub(super) value: Result<Option<T>, String>,
     pub(super) at: usize,
+}
+
+/// A hook's `type`, where it is written, and the family of fields it has.
+struct TypeOf {
+    name: String,
+    at: usize,
+    family: Family,
+}
+
+/// The fields every type of hook has, read.
+struct CommonFields {
+    timeout: Option<Duration>,
+    /// `if` as written, and where.
+    condition: Option<(String, usize)>,
+    status_message: Option<String>,
+    once: bool,
+    on_failure: OnFailure,
 }
 
 /// Every field a hook object can have, read before its `type` is known (it may come last).
