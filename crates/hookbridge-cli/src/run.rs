@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
+use hookbridge_core::config::{HookSet, HookSpec};
 use hookbridge_core::decision::{render_claude, ClaudeAnswer};
 use hookbridge_core::event::{EventName, EventPayload};
 use hookbridge_core::timeout::parse_timeout;
@@ -178,13 +179,18 @@ enum Format {
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     match args.host.as_str() {
-        CLAUDE => {}
-        AMPLIFIER => return run_amplifier(args),
+        CLAUDE => run_claude(args),
+        AMPLIFIER => run_amplifier(args),
         other => {
             let host = crate::hosts::named(other).expect("clap accepts only the hosts there are");
-            return run_host(host, args);
+            run_host(host, args)
         }
     }
+}
+
+/// `run` for Claude Code: the event's hooks, this registration's share of them, answered on
+/// Claude Code's channels (its exit code and streams, and its async channel).
+fn run_claude(args: RunArgs) -> anyhow::Result<ExitCode> {
     if args.async_hooks == Background::Only && args.async_rewake_hooks == Background::Only {
         return Err(UsageError(
             "--async-hooks only and --async-rewake-hooks only are two registrations; give one".into(),
@@ -215,59 +221,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let context = format!("run {}", payload.event());
     fill_cwd(&mut payload);
     let (set, mut options, trust) = load_hooks(&args, CLAUDE, &project_dir, &mut problems);
-
-    // Claude Code backgrounds a hook whose first stdout line is `{"async": true}` and hands its later
-    // JSON to the model on a later request (measured, cases 81 and 190–191). When every hook this
-    // event reaches is `async: true`, hookbridge answers the same way, so their output arrives as it
-    // would have directly; a mix of sync and async hooks answers for the sync ones and starts the
-    // async ones detached.
-    // Each registration takes its share of the hooks the event reaches (selected, and deduplicated,
-    // the same way in every one of them).
     let mut selection = set.select(&payload);
-    let (async_mode, rewake_mode) = (args.async_hooks, args.async_rewake_hooks);
-    let rewake_only = rewake_mode == Background::Only;
-    let async_only = async_mode == Background::Only;
-    selection.hooks.retain(|h| match background_kind(h) {
-        None => !rewake_only && !async_only,
-        Some(BackgroundKind::Async) => !rewake_only && async_mode != Background::Skip,
-        Some(BackgroundKind::Rewake) => !async_only && rewake_mode != Background::Skip,
-    });
-    // Claude Code's async channel (a first line `{"async": true}`) is Claude Code's own.
-    let claude_channel = args.format == Format::Claude;
-    let all_async = claude_channel
-        && !rewake_only
-        && !async_only
-        && !selection.hooks.is_empty()
-        && selection
-            .hooks
-            .iter()
-            .all(|h| matches!(&h.kind, hookbridge_core::config::HookKind::Command(c) if c.run_async));
-    // A mix runs the async ones in a forked copy of this (single-threaded) process, which outlives
-    // the answer; an all-async event awaits them and answers through Claude Code's async channel.
-    options.async_hooks = AsyncHooks::ForkedSupervisor;
-    if all_async || rewake_only || async_only {
-        options.async_hooks = AsyncHooks::Await;
-    }
-    if all_async {
-        write_channel(std::io::stdout(), b"{\"async\": true}\n", "stdout", &mut problems);
-    }
-    // A lone command hook may switch itself to async mid-run (first line `{"async": true}`, case
-    // 191): answered the same way at that moment, its later answer follows as an async one.
-    let switched = Arc::new(AtomicBool::new(false));
-    let lone_command = !rewake_only
-        && !async_only
-        && selection.hooks.len() == 1
-        && matches!(&selection.hooks[0].kind, hookbridge_core::config::HookKind::Command(c) if !c.run_async);
-    if claude_channel && !all_async && lone_command {
-        let flag = switched.clone();
-        options.first_line = Some(FirstLineWatch(Arc::new(move |line: &[u8]| {
-            if is_async_switch(line) {
-                flag.store(true, Ordering::SeqCst);
-                let mut out = std::io::stdout();
-                let _ = out.write_all(b"{\"async\": true}\n").and_then(|()| out.flush());
-            }
-        })));
-    }
+    let registration = Registration::of(&args);
+    registration.take_its_share(&mut selection.hooks);
+    let channel = registration.channel(&selection.hooks, &mut options, &mut problems);
     if !selection.hooks.is_empty() {
         options.canceller = prepare_to_run_hooks();
     }
@@ -292,33 +249,150 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if args.verbose {
         diagnostics_log::to_terminal(&problems);
     }
+    if let Some(code) = answer_on_async_channel(&registration, &channel, &args, &report, &set, &context) {
+        return Ok(code);
+    }
+    answer_claude(&args, &report, &set, &payload, &context)
+}
 
-    if switched.load(Ordering::SeqCst) {
-        let report = read_after_switch(report, &set);
-        let answer = async_answer(&report);
-        let mut lines = problems_after_async(&report);
-        print_answer(&answer, &mut lines);
-        diagnostics_log::append(&context, &lines);
-        return Ok(ExitCode::SUCCESS);
+/// Which of an event's hooks this registration runs: Claude Code delivers an async hook's answer
+/// only for a hook registered `async: true`, and wakes the model only for one registered
+/// `asyncRewake: true`, so `install-into` registers up to three commands per event and each takes
+/// its share of the hooks the event reaches (selected, and deduplicated, the same way in every one).
+struct Registration {
+    async_mode: Background,
+    rewake_mode: Background,
+    /// This is the `asyncRewake: true` registration: its hooks alone.
+    rewake_only: bool,
+    /// This is the `async: true` registration: its hooks alone.
+    async_only: bool,
+    /// The answer goes on Claude Code's own channels (not a report).
+    claude_channel: bool,
+}
+
+/// How the answer is given, decided before the hooks run.
+struct Channel {
+    /// Every hook the event reaches is `async: true`: `{"async": true}` was printed first, and the
+    /// answer follows as an async one.
+    all_async: bool,
+    /// Set when a lone command hook switched itself to async with its first line.
+    switched: Arc<AtomicBool>,
+}
+
+impl Registration {
+    fn of(args: &RunArgs) -> Registration {
+        Registration {
+            async_mode: args.async_hooks,
+            rewake_mode: args.async_rewake_hooks,
+            rewake_only: args.async_rewake_hooks == Background::Only,
+            async_only: args.async_hooks == Background::Only,
+            claude_channel: args.format == Format::Claude,
+        }
     }
-    if rewake_only && args.format == Format::Claude {
-        let answer = rewake_answer(&report);
+
+    fn take_its_share(&self, hooks: &mut Vec<&HookSpec>) {
+        hooks.retain(|h| match background_kind(h) {
+            None => !self.rewake_only && !self.async_only,
+            Some(BackgroundKind::Async) => !self.rewake_only && self.async_mode != Background::Skip,
+            Some(BackgroundKind::Rewake) => !self.async_only && self.rewake_mode != Background::Skip,
+        });
+    }
+
+    /// Claude Code backgrounds a hook whose first stdout line is `{"async": true}` and hands its
+    /// later JSON to the model on a later request (measured, cases 81 and 190–191). When every
+    /// hook this event reaches is `async: true`, hookbridge answers the same way, so their output
+    /// arrives as it would have directly; a mix of sync and async hooks answers for the sync ones
+    /// and starts the async ones detached. Sets `options` to match.
+    fn channel(
+        &self,
+        hooks: &[&HookSpec],
+        options: &mut DispatchOptions,
+        problems: &mut Vec<String>,
+    ) -> Channel {
+        use hookbridge_core::config::HookKind;
+        let all_async = self.claude_channel
+            && !self.rewake_only
+            && !self.async_only
+            && !hooks.is_empty()
+            && hooks
+                .iter()
+                .all(|h| matches!(&h.kind, HookKind::Command(c) if c.run_async));
+        // A mix runs the async ones in a forked copy of this (single-threaded) process, which
+        // outlives the answer; an all-async event awaits them and answers through Claude Code's
+        // async channel.
+        options.async_hooks = AsyncHooks::ForkedSupervisor;
+        if all_async || self.rewake_only || self.async_only {
+            options.async_hooks = AsyncHooks::Await;
+        }
+        if all_async {
+            write_channel(std::io::stdout(), b"{\"async\": true}\n", "stdout", problems);
+        }
+        // A lone command hook may switch itself to async mid-run (first line `{"async": true}`,
+        // case 191): answered the same way at that moment, its later answer follows as an async one.
+        let switched = Arc::new(AtomicBool::new(false));
+        let lone_command = !self.rewake_only
+            && !self.async_only
+            && hooks.len() == 1
+            && matches!(&hooks[0].kind, HookKind::Command(c) if !c.run_async);
+        if self.claude_channel && !all_async && lone_command {
+            let flag = switched.clone();
+            options.first_line = Some(FirstLineWatch(Arc::new(move |line: &[u8]| {
+                if is_async_switch(line) {
+                    flag.store(true, Ordering::SeqCst);
+                    let mut out = std::io::stdout();
+                    let _ = out.write_all(b"{\"async\": true}\n").and_then(|()| out.flush());
+                }
+            })));
+        }
+        Channel { all_async, switched }
+    }
+}
+
+/// The answer of a registration whose hooks answer on Claude Code's async channel (or wake the
+/// model), if this is one: its exit code, the answer printed.
+fn answer_on_async_channel(
+    registration: &Registration,
+    channel: &Channel,
+    args: &RunArgs,
+    report: &EventReport,
+    set: &HookSet,
+    context: &str,
+) -> Option<ExitCode> {
+    let (answer, mut lines, code) = if channel.switched.load(Ordering::SeqCst) {
+        let report = read_after_switch(report.clone(), set);
+        let answer = async_answer(&report);
+        (answer, problems_after_async(&report), ExitCode::SUCCESS)
+    } else if registration.rewake_only && args.format == Format::Claude {
+        let answer = rewake_answer(report);
         // An exit 2 is this registration's way to wake the model, not a decision that was ignored.
-        let mut lines = match answer.exit_code {
+        let lines = match answer.exit_code {
             2 => Vec::new(),
-            _ => problems_after_async(&report),
+            _ => problems_after_async(report),
         };
-        print_answer(&answer, &mut lines);
-        diagnostics_log::append(&context, &lines);
-        return Ok(ExitCode::from(exit_byte(answer.exit_code)));
-    }
-    if all_async || (async_only && args.format == Format::Claude) {
-        let answer = async_answer(&report);
-        let mut lines = problems_after_async(&report);
-        print_answer(&answer, &mut lines);
-        diagnostics_log::append(&context, &lines);
-        return Ok(ExitCode::SUCCESS);
-    }
+        let code = ExitCode::from(exit_byte(answer.exit_code));
+        (answer, lines, code)
+    } else if channel.all_async || (registration.async_only && args.format == Format::Claude) {
+        (
+            async_answer(report),
+            problems_after_async(report),
+            ExitCode::SUCCESS,
+        )
+    } else {
+        return None;
+    };
+    print_answer(&answer, &mut lines);
+    diagnostics_log::append(context, &lines);
+    Some(code)
+}
+
+/// The answer in the format asked for: Claude Code's, the report, or an Amplifier `HookResult`.
+fn answer_claude(
+    args: &RunArgs,
+    report: &EventReport,
+    set: &HookSet,
+    payload: &EventPayload,
+    context: &str,
+) -> anyhow::Result<ExitCode> {
     let answer = render_claude(
         &report.event,
         report.match_query.as_deref(),
@@ -329,7 +403,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         Format::Claude => {
             let mut lost = Vec::new();
             print_answer(&answer, &mut lost);
-            diagnostics_log::append(&context, &lost);
+            diagnostics_log::append(context, &lost);
             Ok(ExitCode::from(exit_byte(answer.exit_code)))
         }
         Format::Report => {
@@ -348,7 +422,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             let result = hookbridge_amplifier::translate::to_hook_result(
                 amplifier_event,
                 &data,
-                &payload,
+                payload,
                 &report.decision,
             );
             print_json(&serde_json::to_string(&result)?)?;
