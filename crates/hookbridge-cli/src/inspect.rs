@@ -5,14 +5,17 @@
 //! turns into a quiet exit instead of a panic.
 
 use std::io::{BufWriter, Write};
+use std::path::Path;
 use std::process::ExitCode;
 
 use clap::Args;
 use hookbridge_core::config::managed::{effective_sandbox, SandboxFloor};
-use hookbridge_core::config::{HookKind, OnFailure};
+use hookbridge_core::config::{HookKind, HookSet, HookSpec, MatcherGroup, OnFailure};
 use hookbridge_core::diagnostics::{Diagnostic, Position, Severity};
+use hookbridge_core::event::EventName;
 use hookbridge_runner::hook_kinds::readiness;
 use hookbridge_runner::process::warm::WarmMode;
+use serde::Serialize;
 
 use crate::{say, ProjectArgs};
 
@@ -186,55 +189,20 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
         Some(rules) if !rules.warm => WarmMode::Off,
         _ => WarmMode::from_env(),
     };
+    let listing = Listing {
+        set: &set,
+        project: &project,
+        floor,
+        warm_mode,
+    };
     let mut out = BufWriter::new(std::io::stdout().lock());
     if args.json {
-        let hooks: Vec<_> = set
-            .hooks()
-            .map(|(event, group, hook)| {
-                serde_json::json!({
-                    "event": event.as_str(),
-                    "matcher": group.matcher_text,
-                    "matcher_error": group.matcher.as_ref().err().map(ToString::to_string),
-                    "type": hook.kind.type_name(),
-                    "label": hook.kind.label(),
-                    "if": hook.condition.as_ref().map(|c| c.text.clone()),
-                    "args": match &hook.kind {
-                        HookKind::Command(c) => c.args.clone(),
-                        _ => None,
-                    },
-                    "resolved_command": match &hook.kind {
-                        HookKind::Command(c) if c.resolved_command != c.command => Some(c.resolved_command.clone()),
-                        _ => None,
-                    },
-                    "timeout_s": hook.timeout.map(|t| t.as_secs_f64()),
-                    "async": matches!(&hook.kind, HookKind::Command(c) if c.run_async),
-                    "warm": warm_of(hook, floor, event, &project, warm_mode).map(|w| match w {
-                        Ok(interpreter) => serde_json::json!({"runs_warm": true, "interpreter": interpreter}),
-                        Err(why) => serde_json::json!({"runs_warm": false, "why_not": why}),
-                    }),
-                    "on_failure": on_failure_word(hook.on_failure),
-                    "sandbox": effective_sandbox(hook, &floor).as_deref().map(sandbox_json),
-                    "written_as": hook.seed_event.as_deref(),
-                    "dialect": if hook.seed_event.is_some() { "seed" } else { "claude-code" },
-                    "disabled": hook.disabled.as_ref().map(ToString::to_string),
-                    "held": hook.held.as_ref().map(ToString::to_string),
-                    "runnable": readiness(hook, &set.http_policy).is_ok(),
-                    "not_runnable_because": readiness(hook, &set.http_policy).err().map(|why| why.to_string()),
-                    "source": hook.source.path,
-                    "scope": hook.source.scope.as_str(),
-                    "plugin": hook.source.plugin.as_ref().map(|p| &p.name),
-                    "line": hook.position.line,
-                    "column": hook.position.column,
-                })
-            })
-            .collect();
-        let diagnostics: Vec<_> = set.diagnostics.iter().map(ToString::to_string).collect();
-        let json = serde_json::json!({
-            "hooks": hooks,
-            "disabled_by": set.disabled_by,
-            "held": held,
-            "diagnostics": diagnostics,
-        });
+        let json = ListJson {
+            hooks: set.hooks().map(|(e, g, h)| listing.hook_json(e, g, h)).collect(),
+            disabled_by: set.disabled_by.as_deref(),
+            held: &held,
+            diagnostics: set.diagnostics.iter().map(ToString::to_string).collect(),
+        };
         writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
@@ -263,49 +231,7 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
             .as_deref()
             .filter(|m| !m.is_empty())
             .unwrap_or("*");
-        let mut notes = Vec::new();
-        if let Some(held) = &hook.held {
-            let text = held.to_string();
-            notes.push(format!("HELD{}", text.strip_prefix("held").unwrap_or(&text)));
-        }
-        if let Some(disabled) = &hook.disabled {
-            notes.push(format!("DISABLED: {disabled}"));
-        }
-        if let Err(e) = &group.matcher {
-            notes.push(format!("NEVER RUNS: {e}"));
-        }
-        if let Err(why) = readiness(hook, &set.http_policy) {
-            notes.push(format!("SKIPPED: {why}"));
-        }
-        if let HookKind::Command(c) = &hook.kind {
-            if c.run_async {
-                notes.push("async".into());
-            }
-        }
-        // Why a hook does not run warm is said only of commands that name Python: every shell
-        // hook would say so otherwise (`list --json` has it for all).
-        if warm_mode != WarmMode::Off {
-            match warm_of(hook, floor, event, &project, warm_mode) {
-                Some(Ok(interpreter)) => notes.push(format!("warm ({interpreter})")),
-                Some(Err(why)) if names_python(hook) => notes.push(format!("not warm: {why}")),
-                _ => {}
-            }
-        }
-        if let Some(sandbox) = effective_sandbox(hook, &floor) {
-            notes.push(sandbox.to_string());
-        }
-        if let Some(t) = hook.timeout.map(|t| t.as_secs_f64()) {
-            notes.push(format!("timeout {t}s"));
-        }
-        if hook.on_failure != OnFailure::Continue {
-            notes.push(format!("on_failure {}", on_failure_word(hook.on_failure)));
-        }
-        if let Some(written) = hook.seed_event.as_deref().filter(|w| *w != event.as_str()) {
-            notes.push(format!("written as {written}"));
-        }
-        if let Some(p) = &hook.source.plugin {
-            notes.push(format!("plugin {}", p.name));
-        }
+        let notes = listing.notes(event, group, hook);
         let notes = if notes.is_empty() {
             String::new()
         } else {
@@ -335,6 +261,174 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `list` says of each hook, in words and as JSON.
+struct Listing<'a> {
+    set: &'a HookSet,
+    project: &'a Path,
+    floor: SandboxFloor,
+    warm_mode: WarmMode,
+}
+
+/// `list --json`.
+#[derive(Serialize)]
+struct ListJson<'a> {
+    hooks: Vec<ListedHook<'a>>,
+    disabled_by: Option<&'a Path>,
+    held: &'a [String],
+    diagnostics: Vec<String>,
+}
+
+/// One hook in `list --json`.
+#[derive(Serialize)]
+struct ListedHook<'a> {
+    event: &'a str,
+    matcher: Option<&'a str>,
+    matcher_error: Option<String>,
+    #[serde(rename = "type")]
+    type_name: &'static str,
+    label: &'a str,
+    #[serde(rename = "if")]
+    condition: Option<&'a str>,
+    args: Option<&'a [String]>,
+    resolved_command: Option<&'a str>,
+    timeout_s: Option<f64>,
+    #[serde(rename = "async")]
+    run_async: bool,
+    warm: Option<WarmListing>,
+    on_failure: &'static str,
+    sandbox: Option<serde_json::Value>,
+    written_as: Option<&'a str>,
+    dialect: &'static str,
+    disabled: Option<String>,
+    held: Option<String>,
+    runnable: bool,
+    not_runnable_because: Option<String>,
+    source: &'a Path,
+    scope: &'static str,
+    plugin: Option<&'a str>,
+    line: usize,
+    column: usize,
+}
+
+/// Whether a hook runs warm: `{"runs_warm": true, "interpreter": …}` or `{"runs_warm": false,
+/// "why_not": …}`.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum WarmListing {
+    Warm { runs_warm: bool, interpreter: String },
+    NotWarm { runs_warm: bool, why_not: String },
+}
+
+impl Listing<'_> {
+    fn warm(&self, hook: &HookSpec, event: &EventName) -> Option<Result<String, String>> {
+        warm_of(hook, self.floor, event, self.project, self.warm_mode)
+    }
+
+    fn hook_json<'h>(
+        &self,
+        event: &'h EventName,
+        group: &'h MatcherGroup,
+        hook: &'h HookSpec,
+    ) -> ListedHook<'h> {
+        let command = match &hook.kind {
+            HookKind::Command(c) => Some(c),
+            _ => None,
+        };
+        let not_runnable_because = readiness(hook, &self.set.http_policy)
+            .err()
+            .map(|why| why.to_string());
+        ListedHook {
+            event: event.as_str(),
+            matcher: group.matcher_text.as_deref(),
+            matcher_error: group.matcher.as_ref().err().map(ToString::to_string),
+            type_name: hook.kind.type_name(),
+            label: hook.kind.label(),
+            condition: hook.condition.as_ref().map(|c| c.text.as_str()),
+            args: command.and_then(|c| c.args.as_deref()),
+            resolved_command: command
+                .filter(|c| c.resolved_command != c.command)
+                .map(|c| c.resolved_command.as_str()),
+            timeout_s: hook.timeout.map(|t| t.as_secs_f64()),
+            run_async: command.is_some_and(|c| c.run_async),
+            warm: self.warm(hook, event).map(|w| match w {
+                Ok(interpreter) => WarmListing::Warm {
+                    runs_warm: true,
+                    interpreter,
+                },
+                Err(why_not) => WarmListing::NotWarm {
+                    runs_warm: false,
+                    why_not,
+                },
+            }),
+            on_failure: on_failure_word(hook.on_failure),
+            sandbox: effective_sandbox(hook, &self.floor).as_deref().map(sandbox_json),
+            written_as: hook.seed_event.as_deref(),
+            dialect: if hook.seed_event.is_some() {
+                "seed"
+            } else {
+                "claude-code"
+            },
+            disabled: hook.disabled.as_ref().map(ToString::to_string),
+            held: hook.held.as_ref().map(ToString::to_string),
+            runnable: not_runnable_because.is_none(),
+            not_runnable_because,
+            source: &hook.source.path,
+            scope: hook.source.scope.as_str(),
+            plugin: hook.source.plugin.as_ref().map(|p| p.name.as_str()),
+            line: hook.position.line,
+            column: hook.position.column,
+        }
+    }
+
+    /// The notes after a hook's line in `list`: why it does not run, how it runs.
+    fn notes(&self, event: &EventName, group: &MatcherGroup, hook: &HookSpec) -> Vec<String> {
+        let mut notes = Vec::new();
+        if let Some(held) = &hook.held {
+            let text = held.to_string();
+            notes.push(format!("HELD{}", text.strip_prefix("held").unwrap_or(&text)));
+        }
+        if let Some(disabled) = &hook.disabled {
+            notes.push(format!("DISABLED: {disabled}"));
+        }
+        if let Err(e) = &group.matcher {
+            notes.push(format!("NEVER RUNS: {e}"));
+        }
+        if let Err(why) = readiness(hook, &self.set.http_policy) {
+            notes.push(format!("SKIPPED: {why}"));
+        }
+        if let HookKind::Command(c) = &hook.kind {
+            if c.run_async {
+                notes.push("async".into());
+            }
+        }
+        // Why a hook does not run warm is said only of commands that name Python: every shell
+        // hook would say so otherwise (`list --json` has it for all).
+        if self.warm_mode != WarmMode::Off {
+            match self.warm(hook, event) {
+                Some(Ok(interpreter)) => notes.push(format!("warm ({interpreter})")),
+                Some(Err(why)) if names_python(hook) => notes.push(format!("not warm: {why}")),
+                _ => {}
+            }
+        }
+        if let Some(sandbox) = effective_sandbox(hook, &self.floor) {
+            notes.push(sandbox.to_string());
+        }
+        if let Some(t) = hook.timeout.map(|t| t.as_secs_f64()) {
+            notes.push(format!("timeout {t}s"));
+        }
+        if hook.on_failure != OnFailure::Continue {
+            notes.push(format!("on_failure {}", on_failure_word(hook.on_failure)));
+        }
+        if let Some(written) = hook.seed_event.as_deref().filter(|w| *w != event.as_str()) {
+            notes.push(format!("written as {written}"));
+        }
+        if let Some(p) = &hook.source.plugin {
+            notes.push(format!("plugin {}", p.name));
+        }
+        notes
+    }
 }
 
 pub fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
@@ -593,6 +687,26 @@ fn quoted_length(text: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn list_json_says_whether_a_hook_runs_warm_in_both_shapes() {
+        let warm = WarmListing::Warm {
+            runs_warm: true,
+            interpreter: "/usr/bin/python3".into(),
+        };
+        let not_warm = WarmListing::NotWarm {
+            runs_warm: false,
+            why_not: "switched off".into(),
+        };
+        assert_eq!(
+            serde_json::to_value(warm).unwrap(),
+            serde_json::json!({"runs_warm": true, "interpreter": "/usr/bin/python3"})
+        );
+        assert_eq!(
+            serde_json::to_value(not_warm).unwrap(),
+            serde_json::json!({"runs_warm": false, "why_not": "switched off"})
+        );
+    }
 
     #[test]
     fn a_did_you_mean_becomes_a_help_line() {

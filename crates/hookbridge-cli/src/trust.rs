@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use hookbridge_core::config::Scope;
+use hookbridge_core::config::{HookSet, Scope};
 use hookbridge_core::trust::{self, PinnedHook, ProjectPins, TrustRecord, TrustState, TrustStore};
 
 use crate::{ProjectArgs, UsageError};
@@ -50,17 +50,7 @@ pub fn trust(args: TrustArgs) -> anyhow::Result<ExitCode> {
     if args.list {
         return list(&store);
     }
-    let dir = match &args.dir {
-        Some(dir) => {
-            let abs = std::path::absolute(dir).with_context(|| format!("{}", dir.display()))?;
-            if !abs.is_dir() {
-                return Err(UsageError(format!("{} is not a directory", dir.display())).into());
-            }
-            abs
-        }
-        None => args.project.resolve_for_people()?.dir,
-    };
-    let project = std::fs::canonicalize(&dir).unwrap_or(dir);
+    let project = project_of(&args)?;
     if args.revoke {
         return revoke(&store, &project);
     }
@@ -74,11 +64,16 @@ pub fn trust(args: TrustArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let pins = trust::current_pins(&set, &project, None);
-    let state = trust::check(record.as_ref(), &pins);
-    // Sandboxed once, sandboxed on every trust after (a review after a `git pull` keeps it);
-    // lifting it is a revoke and a new trust.
-    let was_sandboxed = record.as_ref().is_some_and(|r| r.sandboxed);
-    let sandboxed = args.sandboxed || was_sandboxed;
+    let review = Review {
+        project: &project,
+        state: trust::check(record.as_ref(), &pins),
+        // Sandboxed once, sandboxed on every trust after (a review after a `git pull` keeps it);
+        // lifting it is a revoke and a new trust.
+        was_sandboxed: record.as_ref().is_some_and(|r| r.sandboxed),
+        record: record.as_ref(),
+        pins: &pins,
+    };
+    let sandboxed = args.sandboxed || review.was_sandboxed;
     let mut out = std::io::stdout().lock();
     for d in set
         .diagnostics
@@ -87,93 +82,13 @@ pub fn trust(args: TrustArgs) -> anyhow::Result<ExitCode> {
     {
         writeln!(out, "problem: {d}")?;
     }
-    match &state {
-        TrustState::NothingToTrust => {
-            writeln!(
-                out,
-                "{} has no hooks of its own (.amplifier/hooks/): nothing to trust.",
-                project.display()
-            )?;
-            return Ok(ExitCode::SUCCESS);
-        }
-        TrustState::Trusted if sandboxed && !was_sandboxed => {
-            writeln!(
-                out,
-                "{} is trusted; trusting it with its hooks sandboxed now:",
-                project.display()
-            )?;
-            show_all(&mut out, &pins)?;
-        }
-        TrustState::Trusted if !args.config_only && record.as_ref().is_some_and(|r| r.config_only) => {
-            writeln!(
-                out,
-                "{} is trusted for its configuration only; trusting its scripts too:",
-                project.display()
-            )?;
-            show_all(&mut out, &pins)?;
-        }
-        TrustState::Trusted => {
-            let when = record.as_ref().map(|r| when(r.trusted_at)).unwrap_or_default();
-            writeln!(
-                out,
-                "{} is trusted ({when}), and nothing its hooks run has changed since: {} hook(s){}{}.",
-                project.display(),
-                pins.hooks.len(),
-                if record.as_ref().is_some_and(|r| r.config_only) {
-                    ", configuration only"
-                } else {
-                    ""
-                },
-                if was_sandboxed {
-                    ", its hooks sandboxed"
-                } else {
-                    ""
-                }
-            )?;
-            return Ok(ExitCode::SUCCESS);
-        }
-        TrustState::Untrusted => {
-            writeln!(
-                out,
-                "{} is not trusted. Once trusted, these hooks of the project run:",
-                project.display()
-            )?;
-            show_all(&mut out, &pins)?;
-        }
-        TrustState::Changed(diff) => {
-            let when = record.as_ref().map(|r| when(r.trusted_at)).unwrap_or_default();
-            writeln!(
-                out,
-                "{} was trusted ({when}); since then what its hooks run has changed, so they are held:",
-                project.display()
-            )?;
-            show_diff(&mut out, diff)?;
-        }
+    if review.show(&mut out, &args, sandboxed)? == Shown::NothingToDo {
+        return Ok(ExitCode::SUCCESS);
     }
-    let user_hooks = set
-        .hooks()
-        .filter(|(_, _, h)| h.source.scope != Scope::Project)
-        .count();
-    if user_hooks > 0 {
-        writeln!(
-            out,
-            "({user_hooks} hook(s) of your own, from ~/.amplifier/hooks, run whatever you decide.)"
-        )?;
-    }
-    if args.config_only {
-        writeln!(
-            out,
-            "--config-only: the scripts above are not pinned; editing them will not hold the project again."
-        )?;
-    } else if !pins.scripts.is_empty() || !pins.hooks.is_empty() {
-        writeln!(
-            out,
-            "Not pinned: what these scripts import or read (other modules, node_modules, data files)."
-        )?;
-    }
+    review.show_notes(&mut out, &set, &args)?;
     out.flush()?;
     drop(out);
-    if was_sandboxed && !args.sandboxed {
+    if review.was_sandboxed && !args.sandboxed {
         println!(
             "Its hooks stay sandboxed, as you trusted it before (to lift that: hookbridge trust --revoke, then trust it again)."
         );
@@ -205,6 +120,127 @@ pub fn trust(args: TrustArgs) -> anyhow::Result<ExitCode> {
         path.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The project `trust` is about: `DIR`, or the project of the current directory; canonical.
+fn project_of(args: &TrustArgs) -> anyhow::Result<PathBuf> {
+    let dir = match &args.dir {
+        Some(dir) => {
+            let abs = std::path::absolute(dir).with_context(|| format!("{}", dir.display()))?;
+            if !abs.is_dir() {
+                return Err(UsageError(format!("{} is not a directory", dir.display())).into());
+            }
+            abs
+        }
+        None => args.project.resolve_for_people()?.dir,
+    };
+    Ok(std::fs::canonicalize(&dir).unwrap_or(dir))
+}
+
+/// What the user is shown before the trust question: the project's state against its record.
+struct Review<'a> {
+    project: &'a Path,
+    state: TrustState,
+    record: Option<&'a TrustRecord>,
+    pins: &'a ProjectPins,
+    was_sandboxed: bool,
+}
+
+/// Whether there is a question to ask after the review.
+#[derive(PartialEq, Eq)]
+enum Shown {
+    /// Nothing to trust, or trusted as asked and unchanged: said so, nothing asked.
+    NothingToDo,
+    AskToTrust,
+}
+
+impl Review<'_> {
+    /// The project's state and what would run once trusted (or what changed).
+    fn show(&self, out: &mut impl Write, args: &TrustArgs, sandboxed: bool) -> std::io::Result<Shown> {
+        let project = self.project.display();
+        let config_only = self.record.is_some_and(|r| r.config_only);
+        let trusted_when = || self.record.map(|r| when(r.trusted_at)).unwrap_or_default();
+        match &self.state {
+            TrustState::NothingToTrust => {
+                writeln!(
+                    out,
+                    "{project} has no hooks of its own (.amplifier/hooks/): nothing to trust."
+                )?;
+                return Ok(Shown::NothingToDo);
+            }
+            TrustState::Trusted if sandboxed && !self.was_sandboxed => {
+                writeln!(
+                    out,
+                    "{project} is trusted; trusting it with its hooks sandboxed now:"
+                )?;
+                show_all(out, self.pins)?;
+            }
+            TrustState::Trusted if !args.config_only && config_only => {
+                writeln!(
+                    out,
+                    "{project} is trusted for its configuration only; trusting its scripts too:"
+                )?;
+                show_all(out, self.pins)?;
+            }
+            TrustState::Trusted => {
+                writeln!(
+                    out,
+                    "{project} is trusted ({}), and nothing its hooks run has changed since: {} hook(s){}{}.",
+                    trusted_when(),
+                    self.pins.hooks.len(),
+                    if config_only { ", configuration only" } else { "" },
+                    if self.was_sandboxed {
+                        ", its hooks sandboxed"
+                    } else {
+                        ""
+                    }
+                )?;
+                return Ok(Shown::NothingToDo);
+            }
+            TrustState::Untrusted => {
+                writeln!(
+                    out,
+                    "{project} is not trusted. Once trusted, these hooks of the project run:"
+                )?;
+                show_all(out, self.pins)?;
+            }
+            TrustState::Changed(diff) => {
+                writeln!(
+                    out,
+                    "{project} was trusted ({}); since then what its hooks run has changed, so they are held:",
+                    trusted_when()
+                )?;
+                show_diff(out, diff)?;
+            }
+        }
+        Ok(Shown::AskToTrust)
+    }
+
+    /// What the decision does not cover: the user's own hooks, and what is not pinned.
+    fn show_notes(&self, out: &mut impl Write, set: &HookSet, args: &TrustArgs) -> std::io::Result<()> {
+        let user_hooks = set
+            .hooks()
+            .filter(|(_, _, h)| h.source.scope != Scope::Project)
+            .count();
+        if user_hooks > 0 {
+            writeln!(
+                out,
+                "({user_hooks} hook(s) of your own, from ~/.amplifier/hooks, run whatever you decide.)"
+            )?;
+        }
+        if args.config_only {
+            writeln!(
+                out,
+                "--config-only: the scripts above are not pinned; editing them will not hold the project again."
+            )?;
+        } else if !self.pins.scripts.is_empty() || !self.pins.hooks.is_empty() {
+            writeln!(
+                out,
+                "Not pinned: what these scripts import or read (other modules, node_modules, data files)."
+            )?;
+        }
+        Ok(())
+    }
 }
 
 /// The answer to the trust question.
