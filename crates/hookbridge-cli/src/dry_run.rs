@@ -13,7 +13,8 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Args;
-use hookbridge_core::config::Verdict;
+use hookbridge_core::config::managed::SandboxFloor;
+use hookbridge_core::config::{Explained, Verdict};
 use hookbridge_core::decision::{in_words, render_claude, ClaudeAnswer, RunStatus, WarmRun};
 use hookbridge_core::event::{EventName, EventPayload};
 use hookbridge_runner::report::HookRunView;
@@ -85,51 +86,8 @@ pub fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
         "hookbridge run",
     );
     let words = in_words(&report.event, report.match_query.as_deref(), &report.decision);
-    let mut runs: Vec<Option<HookRunView<'_>>> = report.view().hooks.into_iter().map(Some).collect();
-    let home = std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from);
     let diagnostics: Vec<String> = set.diagnostics.iter().map(ToString::to_string).collect();
-    let hooks: Vec<TracedHook<'_>> = explained
-        .iter()
-        .map(|e| {
-            let (label, line, column) = (e.hook.kind.label(), e.hook.position.line, e.hook.position.column);
-            let run = runs
-                .iter_mut()
-                .find(|r| {
-                    r.as_ref().is_some_and(|r| {
-                        r.hook.label == label && r.hook.line == line && r.hook.column == column
-                    })
-                })
-                .and_then(Option::take);
-            let sandbox = hookbridge_core::config::managed::effective_sandbox(e.hook, &floor);
-            // What the sandbox denied the hook, in words, from its stderr.
-            let denials: Vec<String> = match (sandbox.as_deref(), run.as_ref()) {
-                (Some(sandbox), Some(run)) => hookbridge_runner::process::explain_denials(
-                    sandbox,
-                    &project.dir,
-                    home.as_deref(),
-                    &run.stderr,
-                ),
-                _ => Vec::new(),
-            };
-            TracedHook {
-                type_name: e.hook.kind.type_name(),
-                label,
-                source: &e.hook.source.path,
-                line,
-                column,
-                matcher: e.group.matcher_text.as_deref(),
-                condition: e.hook.condition.as_ref().map(|c| c.text.as_str()),
-                runs: e.verdict == Verdict::Runs,
-                verdict: e.verdict.to_string(),
-                run,
-                said: sandbox.as_deref().map(ToString::to_string),
-                sandbox: sandbox.as_deref().map(crate::inspect::sandbox_json),
-                sandbox_denials: denials,
-            }
-        })
-        .collect();
+    let hooks = traced_hooks(&explained, report.view().hooks, floor, &project.dir);
     let trace = Trace {
         event: event.as_str(),
         project_dir: &project.dir,
@@ -156,6 +114,60 @@ pub fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
         other => other.context("writing the trace").map(|()| ExitCode::SUCCESS),
     }
+}
+
+/// Each hook registered for the event, with its run when it ran (matched by its place in its
+/// file) and what its sandbox denied it.
+fn traced_hooks<'a>(
+    explained: &'a [Explained<'a>],
+    runs: Vec<HookRunView<'a>>,
+    floor: SandboxFloor,
+    project_dir: &Path,
+) -> Vec<TracedHook<'a>> {
+    let mut runs: Vec<Option<HookRunView<'_>>> = runs.into_iter().map(Some).collect();
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    explained
+        .iter()
+        .map(|e| {
+            let (label, line, column) = (e.hook.kind.label(), e.hook.position.line, e.hook.position.column);
+            let run = runs
+                .iter_mut()
+                .find(|r| {
+                    r.as_ref().is_some_and(|r| {
+                        r.hook.label == label && r.hook.line == line && r.hook.column == column
+                    })
+                })
+                .and_then(Option::take);
+            let sandbox = hookbridge_core::config::managed::effective_sandbox(e.hook, &floor);
+            // What the sandbox denied the hook, in words, from its stderr.
+            let denials: Vec<String> = match (sandbox.as_deref(), run.as_ref()) {
+                (Some(sandbox), Some(run)) => hookbridge_runner::process::explain_denials(
+                    sandbox,
+                    project_dir,
+                    home.as_deref(),
+                    &run.stderr,
+                ),
+                _ => Vec::new(),
+            };
+            TracedHook {
+                type_name: e.hook.kind.type_name(),
+                label,
+                source: &e.hook.source.path,
+                line,
+                column,
+                matcher: e.group.matcher_text.as_deref(),
+                condition: e.hook.condition.as_ref().map(|c| c.text.as_str()),
+                runs: e.verdict == Verdict::Runs,
+                verdict: e.verdict.to_string(),
+                run,
+                said: sandbox.as_deref().map(ToString::to_string),
+                sandbox: sandbox.as_deref().map(crate::inspect::sandbox_json),
+                sandbox_denials: denials,
+            }
+        })
+        .collect()
 }
 
 /// `test --dry-run`: which hooks the event reaches, and why the others do not; nothing runs.
@@ -323,73 +335,9 @@ fn human(trace: &Trace<'_>) -> String {
         trace.hooks.len()
     );
     for h in &trace.hooks {
-        let mark = if h.runs { "runs   " } else { "no     " };
-        s += &format!(
-            "  {mark} {} `{}`  {}:{}:{}\n",
-            h.type_name,
-            h.label,
-            h.source.display(),
-            h.line,
-            h.column
-        );
-        if let Some(said) = &h.said {
-            s += &format!("          {said}\n");
-        }
-        if !h.runs {
-            s += &format!("          why: {}\n", h.verdict);
-            continue;
-        }
-        let Some(run) = &h.run else {
-            s += "          no run recorded after 0 ms\n";
-            continue;
-        };
-        let status = match run.report.execution.status {
-            RunStatus::Exited(code) => format!("exit {code}"),
-            RunStatus::Signaled(signal) => format!("killed by signal {signal}"),
-            ref other => other.word().replace('_', " "),
-        };
-        let warm = match (run.report.execution.warm == WarmRun::Ran, run.warm.fell_back()) {
-            (true, _) => " (warm)".to_string(),
-            (false, Some(why)) => format!(" (spawned, not warm: {why})"),
-            (false, None) => String::new(),
-        };
-        s += &format!(
-            "          {status} after {:.0} ms{warm}{}\n",
-            run.duration_ms,
-            run.detail.as_ref().map(|d| format!(": {d}")).unwrap_or_default()
-        );
-        for (stream, text) in [("stdout", &run.stdout), ("stderr", &run.stderr)] {
-            if !text.trim().is_empty() {
-                s += &format!("          {stream}: {}\n", one_line(text, 100));
-            }
-        }
-        for denial in &h.sandbox_denials {
-            s += &format!("          sandbox: {denial}\n");
-        }
+        human_hook(&mut s, h);
     }
-    let ran: Vec<(&str, f64)> = trace
-        .hooks
-        .iter()
-        .filter_map(|h| h.run.as_ref().map(|run| (h.label, run.duration_ms)))
-        .collect();
-    let longest = ran.iter().map(|(_, ms)| *ms).fold(0.0_f64, f64::max);
-    if !ran.is_empty() {
-        s += &format!("\ntimeline (all start together; 0 – {longest:.0} ms)\n");
-        for (label, ms) in ran {
-            let filled = if longest > 0.0 {
-                ((ms / longest) * BAR as f64).round() as usize
-            } else {
-                0
-            }
-            .clamp(1, BAR);
-            s += &format!(
-                "  {:<28} |{}{}| {ms:>6.0} ms\n",
-                one_line(label, 28),
-                "█".repeat(filled),
-                " ".repeat(BAR - filled)
-            );
-        }
-    }
+    human_timeline(&mut s, trace);
     let answer = &trace.answer;
     s += &format!(
         "\nanswer to Claude Code (as `hookbridge run` gives it): exit {}\n",
@@ -421,6 +369,80 @@ fn human(trace: &Trace<'_>) -> String {
         }
     }
     s
+}
+
+/// One hook's lines in `test`'s trace: whether it runs, and how its run ended.
+fn human_hook(s: &mut String, h: &TracedHook<'_>) {
+    let mark = if h.runs { "runs   " } else { "no     " };
+    *s += &format!(
+        "  {mark} {} `{}`  {}:{}:{}\n",
+        h.type_name,
+        h.label,
+        h.source.display(),
+        h.line,
+        h.column
+    );
+    if let Some(said) = &h.said {
+        *s += &format!("          {said}\n");
+    }
+    if !h.runs {
+        *s += &format!("          why: {}\n", h.verdict);
+        return;
+    }
+    let Some(run) = &h.run else {
+        *s += "          no run recorded after 0 ms\n";
+        return;
+    };
+    let status = match run.report.execution.status {
+        RunStatus::Exited(code) => format!("exit {code}"),
+        RunStatus::Signaled(signal) => format!("killed by signal {signal}"),
+        ref other => other.word().replace('_', " "),
+    };
+    let warm = match (run.report.execution.warm == WarmRun::Ran, run.warm.fell_back()) {
+        (true, _) => " (warm)".to_string(),
+        (false, Some(why)) => format!(" (spawned, not warm: {why})"),
+        (false, None) => String::new(),
+    };
+    *s += &format!(
+        "          {status} after {:.0} ms{warm}{}\n",
+        run.duration_ms,
+        run.detail.as_ref().map(|d| format!(": {d}")).unwrap_or_default()
+    );
+    for (stream, text) in [("stdout", &run.stdout), ("stderr", &run.stderr)] {
+        if !text.trim().is_empty() {
+            *s += &format!("          {stream}: {}\n", one_line(text, 100));
+        }
+    }
+    for denial in &h.sandbox_denials {
+        *s += &format!("          sandbox: {denial}\n");
+    }
+}
+
+/// The timeline of `test`'s trace: a bar per hook that ran, scaled to the slowest.
+fn human_timeline(s: &mut String, trace: &Trace<'_>) {
+    let ran: Vec<(&str, f64)> = trace
+        .hooks
+        .iter()
+        .filter_map(|h| h.run.as_ref().map(|run| (h.label, run.duration_ms)))
+        .collect();
+    let longest = ran.iter().map(|(_, ms)| *ms).fold(0.0_f64, f64::max);
+    if !ran.is_empty() {
+        *s += &format!("\ntimeline (all start together; 0 – {longest:.0} ms)\n");
+        for (label, ms) in ran {
+            let filled = if longest > 0.0 {
+                ((ms / longest) * BAR as f64).round() as usize
+            } else {
+                0
+            }
+            .clamp(1, BAR);
+            *s += &format!(
+                "  {:<28} |{}{}| {ms:>6.0} ms\n",
+                one_line(label, 28),
+                "█".repeat(filled),
+                " ".repeat(BAR - filled)
+            );
+        }
+    }
 }
 
 /// `text` on one line, at most `max` characters.
