@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use crate::event::{EventName, EventPayload};
+use crate::event::{EventName, EventPayload, EventTraits, ToolCall};
 
 use super::model::{HookId, HookKind, HookSet, HookSpec, Scope};
 
@@ -71,6 +71,31 @@ pub struct Selection<'a> {
     pub http_policy: Option<&'a super::HttpPolicy>,
 }
 
+impl<'a> Selection<'a> {
+    /// Adds a hook that runs. Identical handlers run once, at the first one's place, with the
+    /// options (timeout, async, …) of the one Claude Code reads last: project settings over user
+    /// settings, and within a scope the later declaration (cases 181, 184, 190).
+    fn add(&mut self, hook: &'a HookSpec) {
+        let Some(slot) = self.hooks.iter_mut().find(|h| same_handler(h, hook)) else {
+            self.hooks.push(hook);
+            return;
+        };
+        if scope_rank(hook) >= scope_rank(slot) {
+            let earlier = std::mem::replace(slot, hook);
+            self.skipped.push(SkippedHook {
+                hook: earlier,
+                reason: SkipReason::Duplicate { of: hook.id },
+            });
+        } else {
+            let kept = slot.id;
+            self.skipped.push(SkippedHook {
+                hook,
+                reason: SkipReason::Duplicate { of: kept },
+            });
+        }
+    }
+}
+
 impl HookSet {
     /// Select the hooks `payload`'s event reaches.
     pub fn select<'a>(&'a self, payload: &EventPayload) -> Selection<'a> {
@@ -116,78 +141,51 @@ impl HookSet {
                 continue;
             }
             for hook in &group.hooks {
-                if let (Some(by), Scope::Project) = (&self.project_hooks_disabled_by, hook.source.scope) {
-                    selection.skipped.push(SkippedHook {
-                        hook,
-                        reason: SkipReason::AllHooksDisabled { by: by.clone() },
-                    });
-                    continue;
+                match self.gate(hook, &traits, tool.as_ref(), payload) {
+                    Ok(()) => selection.add(hook),
+                    Err(Some(reason)) => selection.skipped.push(SkippedHook { hook, reason }),
+                    Err(None) => {}
                 }
-                if let Some(held) = &hook.held {
-                    selection.skipped.push(SkippedHook {
-                        hook,
-                        reason: SkipReason::Held(held.clone()),
-                    });
-                    continue;
-                }
-                if let Some(disabled) = &hook.disabled {
-                    selection.skipped.push(SkippedHook {
-                        hook,
-                        reason: SkipReason::Disabled(disabled.clone()),
-                    });
-                    continue;
-                }
-                if matches!(hook.kind, HookKind::Http(_)) && !traits.runs_http_hooks {
-                    selection.skipped.push(SkippedHook {
-                        hook,
-                        reason: SkipReason::HttpNotOnThisEvent,
-                    });
-                    continue;
-                }
-                if matches!(&hook.kind, HookKind::Command(c) if c.plugin_variable_outside_plugin) {
-                    selection.skipped.push(SkippedHook {
-                        hook,
-                        reason: SkipReason::PluginVariableOutsidePlugin,
-                    });
-                    continue;
-                }
-                if let Some(cond) = &hook.condition {
-                    if !traits.is_tool_event {
-                        selection.skipped.push(SkippedHook {
-                            hook,
-                            reason: SkipReason::ConditionOnNonToolEvent,
-                        });
-                        continue;
-                    }
-                    if let Some(call) = &tool {
-                        if !cond.matches(call.tool_name, call.tool_input, payload.cwd()) {
-                            continue;
-                        }
-                    }
-                }
-                // Identical handlers run once, at the first one's place, with the options (timeout,
-                // async, …) of the one Claude Code reads last: project settings over user settings,
-                // and within a scope the later declaration (cases 181, 184, 190).
-                if let Some(slot) = selection.hooks.iter_mut().find(|h| same_handler(h, hook)) {
-                    if scope_rank(hook) >= scope_rank(slot) {
-                        let earlier = std::mem::replace(slot, hook);
-                        selection.skipped.push(SkippedHook {
-                            hook: earlier,
-                            reason: SkipReason::Duplicate { of: hook.id },
-                        });
-                    } else {
-                        let kept = slot.id;
-                        selection.skipped.push(SkippedHook {
-                            hook,
-                            reason: SkipReason::Duplicate { of: kept },
-                        });
-                    }
-                    continue;
-                }
-                selection.hooks.push(hook);
             }
         }
         selection
+    }
+
+    /// Whether `hook`, in a group whose matcher matched, runs: `Ok`, or passed over with the
+    /// reason reported (`Err(Some)`), or silently (`Err(None)`: its `if` does not match the call).
+    fn gate(
+        &self,
+        hook: &HookSpec,
+        traits: &EventTraits,
+        tool: Option<&ToolCall<'_>>,
+        payload: &EventPayload,
+    ) -> Result<(), Option<SkipReason>> {
+        if let (Some(by), Scope::Project) = (&self.project_hooks_disabled_by, hook.source.scope) {
+            return Err(Some(SkipReason::AllHooksDisabled { by: by.clone() }));
+        }
+        if let Some(held) = &hook.held {
+            return Err(Some(SkipReason::Held(held.clone())));
+        }
+        if let Some(disabled) = &hook.disabled {
+            return Err(Some(SkipReason::Disabled(disabled.clone())));
+        }
+        if matches!(hook.kind, HookKind::Http(_)) && !traits.runs_http_hooks {
+            return Err(Some(SkipReason::HttpNotOnThisEvent));
+        }
+        if matches!(&hook.kind, HookKind::Command(c) if c.plugin_variable_outside_plugin) {
+            return Err(Some(SkipReason::PluginVariableOutsidePlugin));
+        }
+        if let Some(cond) = &hook.condition {
+            if !traits.is_tool_event {
+                return Err(Some(SkipReason::ConditionOnNonToolEvent));
+            }
+            if let Some(call) = tool {
+                if !cond.matches(call.tool_name, call.tool_input, payload.cwd()) {
+                    return Err(None);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Whether [`select`](Self::select) can return anything (a hook to run or one passed over)

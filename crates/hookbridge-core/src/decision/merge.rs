@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use crate::config::OnFailure;
-use crate::event::EventName;
+use crate::event::{EventName, EventTraits};
 
 use super::answer::{HookAnswer, HookJson, HookOutput, NoVerdictReason, PermissionDecision, TopDecision};
 
@@ -218,58 +218,51 @@ pub fn merge(event: &EventName, answers: &[AnsweredHook]) -> EventDecision {
     };
     for &i in &order {
         let a = &answers[i];
-        let fo = a.finish_order;
         if a.on_failure == OnFailure::Ignore && !a.must_succeed && a.answer.is_failure() {
             // `on_failure: ignore`: the failure stays in the hook's report and the log only.
             continue;
         }
+        m.take(i, a, &traits);
+    }
+    let mut d = m.d;
+    if let Some((p, reason, _)) = m.permission {
+        d.permission = Some(p);
+        if p != PermissionDecision::Deny {
+            d.permission_reason = reason;
+        }
+    }
+    d
+}
+
+impl Merger<'_> {
+    /// Hook `i`'s answer, taken in completion order.
+    fn take(&mut self, i: usize, a: &AnsweredHook, traits: &EventTraits) {
+        let fo = a.finish_order;
+        // Where the hook's `onFailure: block` turns its failure into a block, why.
+        let failure_blocks = || a.failure_blocks().filter(|_| traits.exit2_blocks);
         match &a.answer {
-            HookAnswer::Blocking { stderr, json } => {
-                if !traits.exit2_blocks {
-                    m.d.notices.push(Problem {
-                        hook: i,
-                        message: stderr.clone(),
-                    });
-                    continue;
-                }
-                let reason = json.as_deref().and_then(|j| m.block_reason(j));
-                let source = match reason {
-                    Some(reason) => BlockingSource::Decision { reason: Some(reason) },
-                    None => BlockingSource::ExitCode {
-                        stderr: stderr.clone(),
-                    },
-                };
-                m.block(source, i, fo);
-                if let Some(json) = json {
-                    m.contexts_of(json, i, fo);
-                }
-            }
-            HookAnswer::NonBlockingError { code, stderr } => {
-                if let Some(because) = a.failure_blocks().filter(|_| traits.exit2_blocks) {
+            HookAnswer::Blocking { stderr, json } => self.exit_two(i, fo, stderr, json.as_deref(), traits),
+            HookAnswer::NonBlockingError { code, stderr } => match failure_blocks() {
+                Some(because) => {
                     let message = failure_block_message(&a.label, false, because, stderr);
-                    m.block(BlockingSource::Failure { message }, i, fo);
-                } else {
-                    m.d.last_error_code = Some(code.unwrap_or(1));
+                    self.block(BlockingSource::Failure { message }, i, fo);
+                }
+                None => {
+                    self.d.last_error_code = Some(code.unwrap_or(1));
                     let what =
                         code.map_or_else(|| "was killed".to_string(), |c| format!("exited with code {c}"));
-                    m.d.problems.push(Problem {
-                        hook: i,
-                        message: format!("{what}: {}", stderr.trim_end()),
-                    });
+                    self.problem(i, format!("{what}: {}", stderr.trim_end()));
                 }
-            }
+            },
             HookAnswer::NoVerdict { why } => {
-                let because = a.failure_blocks().filter(|_| traits.exit2_blocks);
-                if let Some(because) = because.filter(|_| *why != NoVerdictReason::InBackground) {
-                    let timed_out = *why == NoVerdictReason::TimedOut;
-                    let detail = if timed_out { String::new() } else { why.to_string() };
-                    let message = failure_block_message(&a.label, timed_out, because, &detail);
-                    m.block(BlockingSource::Failure { message }, i, fo);
-                } else {
-                    m.d.problems.push(Problem {
-                        hook: i,
-                        message: why.to_string(),
-                    });
+                match failure_blocks().filter(|_| *why != NoVerdictReason::InBackground) {
+                    Some(because) => {
+                        let timed_out = *why == NoVerdictReason::TimedOut;
+                        let detail = if timed_out { String::new() } else { why.to_string() };
+                        let message = failure_block_message(&a.label, timed_out, because, &detail);
+                        self.block(BlockingSource::Failure { message }, i, fo);
+                    }
+                    None => self.problem(i, why.to_string()),
                 }
             }
             HookAnswer::Rejected {
@@ -281,40 +274,33 @@ pub fn merge(event: &EventName, answers: &[AnsweredHook]) -> EventDecision {
                     label: label.clone(),
                     reason: reason.clone(),
                 };
-                m.block(source, i, fo);
+                self.block(source, i, fo);
                 if *stops_turn {
-                    m.d.stop = Some(StopRequest::because(reason));
+                    self.d.stop = Some(StopRequest::because(reason));
                 }
             }
             HookAnswer::Denied { reason } => {
                 let source = BlockingSource::Decision {
                     reason: Some(reason.clone()),
                 };
-                m.block(source, i, fo);
+                self.block(source, i, fo);
             }
-            HookAnswer::Stopped { reason } => m.d.stop = Some(StopRequest::because(reason)),
-            HookAnswer::Failed { message } => {
-                if let Some(because) = a.failure_blocks().filter(|_| traits.exit2_blocks) {
+            HookAnswer::Stopped { reason } => self.d.stop = Some(StopRequest::because(reason)),
+            HookAnswer::Failed { message } => match failure_blocks() {
+                Some(because) => {
                     let message = failure_block_message(&a.label, false, because, message);
-                    m.block(BlockingSource::Failure { message }, i, fo);
-                } else {
-                    m.d.last_error_code = Some(1);
-                    m.d.problems.push(Problem {
-                        hook: i,
-                        message: message.clone(),
-                    });
+                    self.block(BlockingSource::Failure { message }, i, fo);
                 }
-            }
+                None => {
+                    self.d.last_error_code = Some(1);
+                    self.problem(i, message.clone());
+                }
+            },
             HookAnswer::Output(HookOutput::Empty) => {}
-            HookAnswer::Output(HookOutput::Dropped(why)) => {
-                m.d.problems.push(Problem {
-                    hook: i,
-                    message: why.clone(),
-                });
-            }
+            HookAnswer::Output(HookOutput::Dropped(why)) => self.problem(i, why.clone()),
             HookAnswer::Output(HookOutput::Plain(text)) => {
                 if traits.plain_stdout_is_context {
-                    m.d.contexts.push(Context {
+                    self.d.contexts.push(Context {
                         kind: ContextKind::PlainStdout,
                         text: text.clone(),
                         hook: i,
@@ -322,17 +308,36 @@ pub fn merge(event: &EventName, answers: &[AnsweredHook]) -> EventDecision {
                     });
                 }
             }
-            HookAnswer::Output(HookOutput::Json(json)) => m.json(json, i, fo),
+            HookAnswer::Output(HookOutput::Json(json)) => self.json(json, i, fo),
         }
     }
-    let mut d = m.d;
-    if let Some((p, reason, _)) = m.permission {
-        d.permission = Some(p);
-        if p != PermissionDecision::Deny {
-            d.permission_reason = reason;
+
+    /// An exit 2: a block where the event can be blocked (its reason the JSON's, if stdout has
+    /// one, else stderr), a notice where it cannot.
+    fn exit_two(&mut self, i: usize, fo: usize, stderr: &str, json: Option<&HookJson>, traits: &EventTraits) {
+        if !traits.exit2_blocks {
+            self.d.notices.push(Problem {
+                hook: i,
+                message: stderr.to_string(),
+            });
+            return;
+        }
+        let source = match json.and_then(|j| self.block_reason(j)) {
+            Some(reason) => BlockingSource::Decision { reason: Some(reason) },
+            None => BlockingSource::ExitCode {
+                stderr: stderr.to_string(),
+            },
+        };
+        self.block(source, i, fo);
+        if let Some(json) = json {
+            self.contexts_of(json, i, fo);
         }
     }
-    d
+
+    /// A non-blocking problem of hook `i`, for the user.
+    fn problem(&mut self, i: usize, message: String) {
+        self.d.problems.push(Problem { hook: i, message });
+    }
 }
 
 struct Merger<'e> {
