@@ -57,7 +57,7 @@ pub fn to_claude_answer(
         )));
     };
     let modified = answer.remove("modified_args");
-    let message = match answer.remove("message") {
+    let mut message = match answer.remove("message") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s),
         Some(other) => {
@@ -71,92 +71,22 @@ pub fn to_claude_answer(
             "`action` must be \"allow\", \"block\", \"modify\" or \"continue\", found {action}"
         )));
     };
-    let specific = |fields: Value| -> Value {
-        let mut object = json!({"hookEventName": event.as_str()});
-        if let (Some(o), Value::Object(f)) = (object.as_object_mut(), fields) {
-            o.extend(f);
-        }
-        object
-    };
-    let mut put = |key: &str, value: Value| {
-        answer.entry(key.to_string()).or_insert(value);
-    };
-    match action {
-        "allow" | "continue" => {
-            if let Some(m) = message {
-                put("systemMessage", Value::String(m));
-            }
-        }
-        "block" => {
-            let reason = message.unwrap_or_else(|| "Blocked by a hook".to_string());
-            match event {
-                EventName::PreToolUse => put(
-                    "hookSpecificOutput",
-                    specific(json!({"permissionDecision": "deny", "permissionDecisionReason": reason})),
-                ),
-                EventName::PermissionRequest => put(
-                    "hookSpecificOutput",
-                    specific(json!({"decision": {"behavior": "deny", "message": reason}})),
-                ),
-                _ if event.traits().exit2_blocks => {
-                    put("decision", json!("block"));
-                    put("reason", Value::String(reason));
-                }
-                _ => {
-                    return Err(SeedAnswerError(format!(
-                        "`block` has no effect on {event}: it cannot be blocked"
-                    )))
-                }
-            }
-        }
+    // The seed's answer fills in only what the hook's JSON does not say itself.
+    let fields = match action {
+        "allow" | "continue" => Vec::new(),
+        "block" => blocked(event, message.take())?,
         "ask" if *event == EventName::PreToolUse => {
             let mut fields = json!({"permissionDecision": "ask"});
-            if let Some(m) = message {
+            if let Some(m) = message.take() {
                 fields["permissionDecisionReason"] = Value::String(m);
             }
-            put("hookSpecificOutput", specific(fields));
+            vec![("hookSpecificOutput", specific(event, fields))]
         }
         "modify" => {
             let Some(modified) = modified.filter(|m| !m.is_null()) else {
                 return Err(SeedAnswerError("`modify` needs `modified_args`".into()));
             };
-            match event {
-                EventName::PreToolUse => {
-                    if !modified.is_object() {
-                        return Err(SeedAnswerError(format!(
-                            "`modified_args` must be an object of the tool's arguments, found {modified}"
-                        )));
-                    }
-                    put("hookSpecificOutput", specific(json!({"updatedInput": modified})));
-                }
-                EventName::UserPromptSubmit => {
-                    let prompt = match &modified {
-                        Value::String(s) => s.clone(),
-                        Value::Object(o) => match o.get("prompt").and_then(Value::as_str) {
-                            Some(p) => p.to_string(),
-                            None => {
-                                return Err(SeedAnswerError(
-                                    "`modified_args` for a prompt must be the new prompt or {\"prompt\": …}".into(),
-                                ))
-                            }
-                        },
-                        other => {
-                            return Err(SeedAnswerError(format!(
-                                "`modified_args` for a prompt must be the new prompt, found {other}"
-                            )))
-                        }
-                    };
-                    put("newContent", Value::String(prompt));
-                }
-                _ => {
-                    return Err(SeedAnswerError(format!(
-                        "`modify` applies to PreToolUse (the tool's arguments) and PromptSubmit (the prompt), not to {event}"
-                    )))
-                }
-            }
-            if let Some(m) = message {
-                put("systemMessage", Value::String(m));
-            }
+            vec![modified_input(event, modified)?]
         }
         "ask" => {
             return Err(SeedAnswerError(format!(
@@ -168,8 +98,90 @@ pub fn to_claude_answer(
                 "`action` must be \"allow\", \"block\", \"modify\" or \"continue\", found \"{other}\""
             )))
         }
+    };
+    // A message that is not the block's or the question's reason is shown to the user.
+    let shown = message.map(|m| ("systemMessage", Value::String(m)));
+    for (key, value) in fields.into_iter().chain(shown) {
+        answer.entry(key.to_string()).or_insert(value);
     }
     Ok(answer)
+}
+
+/// `hookSpecificOutput` for `event` with `fields`.
+fn specific(event: &EventName, fields: Value) -> Value {
+    let mut object = json!({"hookEventName": event.as_str()});
+    if let (Some(o), Value::Object(f)) = (object.as_object_mut(), fields) {
+        o.extend(f);
+    }
+    object
+}
+
+/// What `block` says on `event`, with the hook's message as the reason.
+fn blocked(
+    event: &EventName,
+    message: Option<String>,
+) -> Result<Vec<(&'static str, Value)>, SeedAnswerError> {
+    let reason = message.unwrap_or_else(|| "Blocked by a hook".to_string());
+    Ok(match event {
+        EventName::PreToolUse => vec![(
+            "hookSpecificOutput",
+            specific(
+                event,
+                json!({"permissionDecision": "deny", "permissionDecisionReason": reason}),
+            ),
+        )],
+        EventName::PermissionRequest => vec![(
+            "hookSpecificOutput",
+            specific(
+                event,
+                json!({"decision": {"behavior": "deny", "message": reason}}),
+            ),
+        )],
+        _ if event.traits().exit2_blocks => {
+            vec![("decision", json!("block")), ("reason", Value::String(reason))]
+        }
+        _ => {
+            return Err(SeedAnswerError(format!(
+                "`block` has no effect on {event}: it cannot be blocked"
+            )))
+        }
+    })
+}
+
+/// What `modify` says on `event`: the tool's new arguments, or the new prompt.
+fn modified_input(event: &EventName, modified: Value) -> Result<(&'static str, Value), SeedAnswerError> {
+    match event {
+        EventName::PreToolUse => {
+            if !modified.is_object() {
+                return Err(SeedAnswerError(format!(
+                    "`modified_args` must be an object of the tool's arguments, found {modified}"
+                )));
+            }
+            Ok(("hookSpecificOutput", specific(event, json!({"updatedInput": modified}))))
+        }
+        EventName::UserPromptSubmit => {
+            let prompt = match &modified {
+                Value::String(s) => s.clone(),
+                Value::Object(o) => match o.get("prompt").and_then(Value::as_str) {
+                    Some(p) => p.to_string(),
+                    None => {
+                        return Err(SeedAnswerError(
+                            "`modified_args` for a prompt must be the new prompt or {\"prompt\": …}".into(),
+                        ))
+                    }
+                },
+                other => {
+                    return Err(SeedAnswerError(format!(
+                        "`modified_args` for a prompt must be the new prompt, found {other}"
+                    )))
+                }
+            };
+            Ok(("newContent", Value::String(prompt)))
+        }
+        _ => Err(SeedAnswerError(format!(
+            "`modify` applies to PreToolUse (the tool's arguments) and PromptSubmit (the prompt), not to {event}"
+        ))),
+    }
 }
 
 #[cfg(test)]

@@ -180,107 +180,10 @@ fn verify(
 
 /// Run one of the read-only tools; the text for the model, or the error it reads.
 pub fn run_tool(call: &ToolCall, root: &Path) -> Result<String, String> {
-    let arg = |name: &str| call.input.get(name).and_then(Value::as_str);
     let mut text = match call.name.as_str() {
-        "Read" => {
-            let path = inside(root, arg("file_path").ok_or("Read needs `file_path`")?)?;
-            let number = |name: &str| call.input.get(name).and_then(Value::as_u64).map(|n| n as usize);
-            let offset = number("offset").unwrap_or(1).max(1);
-            let limit = number("limit").unwrap_or(DEFAULT_READ_LINES);
-            let (content, whole) = read_prefix(&path, MAX_READ_BYTES)?;
-            let mut out = String::new();
-            let mut shown = 0;
-            for (i, line) in content.lines().enumerate().skip(offset - 1) {
-                if shown == limit || out.len() > MAX_TOOL_OUTPUT {
-                    break;
-                }
-                let _ = writeln!(out, "{:>6}\t{line}", i + 1);
-                shown += 1;
-            }
-            if !whole && shown < limit && out.len() <= MAX_TOOL_OUTPUT {
-                let _ = writeln!(
-                    out,
-                    "[only the first {} MiB of this file can be read]",
-                    MAX_READ_BYTES >> 20
-                );
-            }
-            out
-        }
-        "Grep" => {
-            let pattern = arg("pattern").ok_or("Grep needs `pattern`")?;
-            let regex = regress::Regex::new(pattern).map_err(|e| format!("bad pattern: {e}"))?;
-            let start = inside(root, arg("path").unwrap_or("."))?;
-            let only = arg("glob")
-                .map(glob::Pattern::new)
-                .transpose()
-                .map_err(|e| format!("bad glob: {e}"))?;
-            let mut out = String::new();
-            let mut budget = MAX_GREP_BYTES;
-            for file in files_under(&start) {
-                if only
-                    .as_ref()
-                    .is_some_and(|g| !g.matches(&file.file_name().unwrap_or_default().to_string_lossy()))
-                {
-                    continue;
-                }
-                if budget == 0 {
-                    let _ = writeln!(
-                        out,
-                        "[searched the first {} MiB of files only]",
-                        MAX_GREP_BYTES >> 20
-                    );
-                    break;
-                }
-                let Ok((content, _)) = read_prefix(&file, budget.min(MAX_READ_BYTES)) else {
-                    continue;
-                };
-                budget = budget.saturating_sub(content.len().max(1));
-                let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
-                for (i, line) in content.lines().enumerate() {
-                    if regex.find(line).is_some() {
-                        let _ = writeln!(out, "{shown}:{}:{line}", i + 1);
-                    }
-                }
-                if out.len() > MAX_TOOL_OUTPUT {
-                    break;
-                }
-            }
-            if out.is_empty() {
-                "no matches".to_string()
-            } else {
-                out
-            }
-        }
-        "Glob" => {
-            let base = inside(root, arg("path").unwrap_or("."))?;
-            let pattern = arg("pattern").ok_or("Glob needs `pattern`")?;
-            let escapes = Path::new(pattern)
-                .components()
-                .any(|c| !matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
-            if escapes {
-                return Err(format!(
-                    "{pattern} leaves the folder it is searched from; the tools read the project only"
-                ));
-            }
-            let full = base.join(pattern);
-            let paths = glob::glob(&full.to_string_lossy()).map_err(|e| format!("bad pattern: {e}"))?;
-            let mut out = String::new();
-            for path in paths.filter_map(Result::ok).take(MAX_GLOB_RESULTS) {
-                // Matched through a symlink to a folder outside the project: not the project's.
-                if !path.canonicalize().is_ok_and(|real| real.starts_with(root)) {
-                    continue;
-                }
-                let _ = writeln!(out, "{}", path.strip_prefix(root).unwrap_or(&path).display());
-                if out.len() > MAX_TOOL_OUTPUT {
-                    break;
-                }
-            }
-            if out.is_empty() {
-                "no files match".to_string()
-            } else {
-                out
-            }
-        }
+        "Read" => read_tool(call, root)?,
+        "Grep" => grep_tool(call, root)?,
+        "Glob" => glob_tool(call, root)?,
         other => {
             return Err(format!(
                 "unknown tool `{other}`: the tools are Read, Grep, Glob and {STRUCTURED_OUTPUT}"
@@ -296,6 +199,114 @@ pub fn run_tool(call: &ToolCall, root: &Path) -> Result<String, String> {
         text.push_str("\n[output cut]");
     }
     Ok(text)
+}
+
+/// `Read`: numbered lines of a project file, from `offset`, at most `limit`.
+fn read_tool(call: &ToolCall, root: &Path) -> Result<String, String> {
+    let arg = |name: &str| call.input.get(name).and_then(Value::as_str);
+    let path = inside(root, arg("file_path").ok_or("Read needs `file_path`")?)?;
+    let number = |name: &str| call.input.get(name).and_then(Value::as_u64).map(|n| n as usize);
+    let offset = number("offset").unwrap_or(1).max(1);
+    let limit = number("limit").unwrap_or(DEFAULT_READ_LINES);
+    let (content, whole) = read_prefix(&path, MAX_READ_BYTES)?;
+    let mut out = String::new();
+    let mut shown = 0;
+    for (i, line) in content.lines().enumerate().skip(offset - 1) {
+        if shown == limit || out.len() > MAX_TOOL_OUTPUT {
+            break;
+        }
+        let _ = writeln!(out, "{:>6}\t{line}", i + 1);
+        shown += 1;
+    }
+    if !whole && shown < limit && out.len() <= MAX_TOOL_OUTPUT {
+        let _ = writeln!(
+            out,
+            "[only the first {} MiB of this file can be read]",
+            MAX_READ_BYTES >> 20
+        );
+    }
+    Ok(out)
+}
+
+/// `Grep`: the lines of the project's files (under `path`, named like `glob`) that match `pattern`.
+fn grep_tool(call: &ToolCall, root: &Path) -> Result<String, String> {
+    let arg = |name: &str| call.input.get(name).and_then(Value::as_str);
+    let pattern = arg("pattern").ok_or("Grep needs `pattern`")?;
+    let regex = regress::Regex::new(pattern).map_err(|e| format!("bad pattern: {e}"))?;
+    let start = inside(root, arg("path").unwrap_or("."))?;
+    let only = arg("glob")
+        .map(glob::Pattern::new)
+        .transpose()
+        .map_err(|e| format!("bad glob: {e}"))?;
+    let mut out = String::new();
+    let mut budget = MAX_GREP_BYTES;
+    for file in files_under(&start) {
+        if only
+            .as_ref()
+            .is_some_and(|g| !g.matches(&file.file_name().unwrap_or_default().to_string_lossy()))
+        {
+            continue;
+        }
+        if budget == 0 {
+            let _ = writeln!(
+                out,
+                "[searched the first {} MiB of files only]",
+                MAX_GREP_BYTES >> 20
+            );
+            break;
+        }
+        let Ok((content, _)) = read_prefix(&file, budget.min(MAX_READ_BYTES)) else {
+            continue;
+        };
+        budget = budget.saturating_sub(content.len().max(1));
+        let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+        for (i, line) in content.lines().enumerate() {
+            if regex.find(line).is_some() {
+                let _ = writeln!(out, "{shown}:{}:{line}", i + 1);
+            }
+        }
+        if out.len() > MAX_TOOL_OUTPUT {
+            break;
+        }
+    }
+    Ok(if out.is_empty() {
+        "no matches".to_string()
+    } else {
+        out
+    })
+}
+
+/// `Glob`: the project's paths that match `pattern`, under `path`.
+fn glob_tool(call: &ToolCall, root: &Path) -> Result<String, String> {
+    let arg = |name: &str| call.input.get(name).and_then(Value::as_str);
+    let base = inside(root, arg("path").unwrap_or("."))?;
+    let pattern = arg("pattern").ok_or("Glob needs `pattern`")?;
+    let escapes = Path::new(pattern)
+        .components()
+        .any(|c| !matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
+    if escapes {
+        return Err(format!(
+            "{pattern} leaves the folder it is searched from; the tools read the project only"
+        ));
+    }
+    let full = base.join(pattern);
+    let paths = glob::glob(&full.to_string_lossy()).map_err(|e| format!("bad pattern: {e}"))?;
+    let mut out = String::new();
+    for path in paths.filter_map(Result::ok).take(MAX_GLOB_RESULTS) {
+        // Matched through a symlink to a folder outside the project: not the project's.
+        if !path.canonicalize().is_ok_and(|real| real.starts_with(root)) {
+            continue;
+        }
+        let _ = writeln!(out, "{}", path.strip_prefix(root).unwrap_or(&path).display());
+        if out.len() > MAX_TOOL_OUTPUT {
+            break;
+        }
+    }
+    Ok(if out.is_empty() {
+        "no files match".to_string()
+    } else {
+        out
+    })
 }
 
 /// The text of the first `max` bytes of the regular file at `path` (invalid UTF-8 replaced), and
