@@ -14,7 +14,9 @@ module file of the crate. Comments, strings and char literals are blanked first.
                                         # that is fixed (so the baseline stays exact)
     python3 scripts/shape.py --write    # rewrite the baseline from the code
 
-The baseline pins the known gaps: lines `fn <lines> <path> <name>` and `cycle <crate>: <a> <-> <b>`.
+The baseline pins the known gaps: lines `fn <lines> <path> <name>` and `cycle <crate>: <a> <-> <b>`;
+and it names the functions that are tables (`table <path> <name>`: one arm per event, say), which
+the line limit does not apply to, as the issue says.
 """
 import os, re, sys, collections
 
@@ -167,10 +169,15 @@ for crate in sorted(os.listdir(os.path.join(ROOT, "crates"))):
 
 found_fns = {(path, name): lines for lines, path, line, name in long_fns}
 if MODE == "--write":
+    kept_tables = [row.strip() for row in open(BASELINE) if row.startswith("table ")] if os.path.exists(BASELINE) else []
+    table_keys = {tuple(row.split()[1:]) for row in kept_tables}
     with open(BASELINE, "w") as out:
         out.write("# Known gaps of scripts/shape.py (functions over 100 lines, import cycles); see the script's docstring.\n")
+        for row in kept_tables:
+            out.write(row + "\n")
         for (path, name), lines in sorted(found_fns.items()):
-            out.write(f"fn {lines} {path} {name}\n")
+            if (path, name) not in table_keys:
+                out.write(f"fn {lines} {path} {name}\n")
         for cycle in sorted(cycles):
             out.write(cycle + "\n")
     sys.exit(0)
@@ -182,17 +189,24 @@ if MODE != "--check":
     for cycle in cycles:
         print("  " + cycle)
     sys.exit(0)
-pinned_fns, pinned_cycles = {}, set()
+pinned_fns, pinned_cycles, tables = {}, set(), set()
 for row in open(BASELINE):
     row = row.strip()
     if not row or row.startswith("#"):
         continue
-    if row.startswith("fn "):
+    if row.startswith("table "):
+        _, path, name = row.split()
+        tables.add((path, name))
+    elif row.startswith("fn "):
         _, lines, path, name = row.split()
         pinned_fns[(path, name)] = int(lines)
     else:
         pinned_cycles.add(row)
 problems = []
+for key in sorted(tables):
+    if key not in found_fns:
+        problems.append(f"{key[0]}: fn {key[1]} is listed as a table but is not over {LIMIT} lines (or gone); remove it")
+    found_fns.pop(key, None)
 for key, lines in sorted(found_fns.items()):
     if key not in pinned_fns:
         problems.append(f"{key[0]}: fn {key[1]} is {lines} lines (over {LIMIT}); split it")
@@ -209,5 +223,5 @@ for cycle in sorted(pinned_cycles - set(cycles)):
     problems.append(f"import {cycle} is gone; remove it from the baseline")
 for p in problems:
     print("shape: " + p)
-print(f"shape: {len(found_fns)} functions over {LIMIT} lines and {len(cycles)} import cycles, all pinned" if not problems else f"shape: {len(problems)} problem(s)")
+print(f"shape: {len(found_fns)} functions over {LIMIT} lines besides {len(tables)} tables, and {len(cycles)} import cycles, all pinned" if not problems else f"shape: {len(problems)} problem(s)")
 sys.exit(1 if problems else 0)

@@ -157,29 +157,96 @@ fn squeeze(text: &str) -> String {
 /// A small POSIX-shell lexer, enough to find simple commands. `None` when the line does not parse
 /// (unbalanced quotes or parentheses).
 fn lex(line: &str) -> Option<Lexed> {
-    let chars: Vec<char> = line.chars().collect();
-    let mut out = Lexed::default();
-    let mut words: Vec<String> = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut skip_next_word = false; // the target of a redirection
-    let mut i = 0;
-
-    fn end_word(word: &mut String, in_word: &mut bool, words: &mut Vec<String>, skip: &mut bool) {
-        if *in_word {
-            if *skip {
-                *skip = false;
-            } else {
-                words.push(std::mem::take(word));
+    let mut lexer = Lexer {
+        chars: line.chars().collect(),
+        i: 0,
+        out: Lexed::default(),
+        words: Vec::new(),
+        word: String::new(),
+        in_word: false,
+        skip_next_word: false,
+    };
+    while let Some(&c) = lexer.chars.get(lexer.i) {
+        match c {
+            ' ' | '\t' => {
+                lexer.end_word();
+                lexer.i += 1;
             }
-            word.clear();
-            *in_word = false;
+            '#' if !lexer.in_word => {
+                lexer.out.has_comment = true;
+                while lexer.chars.get(lexer.i).is_some_and(|&c| c != '\n') {
+                    lexer.i += 1;
+                }
+            }
+            '\n' | ';' | '&' | '|' | '(' | ')' => lexer.separator(c),
+            '>' | '<' => lexer.redirection(),
+            '\'' => {
+                let close = lexer.closing(lexer.i + 1, '\'')?;
+                lexer.word.extend(&lexer.chars[lexer.i + 1..close]);
+                lexer.in_word = true;
+                lexer.i = close + 1;
+            }
+            '"' => lexer.double_quoted()?,
+            '\\' => {
+                if let Some(&n) = lexer.chars.get(lexer.i + 1) {
+                    if n != '\n' {
+                        lexer.word.push(n);
+                        lexer.in_word = true;
+                    }
+                }
+                lexer.i += 2;
+            }
+            '$' if lexer.chars.get(lexer.i + 1) == Some(&'(') => {
+                lexer.i = lexer.dollar_paren(lexer.i)?;
+                lexer.in_word = true;
+            }
+            '`' => {
+                lexer.i = lexer.backticks(lexer.i)?;
+                lexer.in_word = true;
+            }
+            other => {
+                lexer.word.push(other);
+                lexer.in_word = true;
+                lexer.i += 1;
+            }
         }
     }
-    fn end_command(words: &mut Vec<String>, out: &mut Lexed) {
+    lexer.end_word();
+    lexer.end_command();
+    Some(lexer.out)
+}
+
+/// The lexer's state: where it is in the line, the word and the command being read.
+struct Lexer {
+    chars: Vec<char>,
+    i: usize,
+    out: Lexed,
+    /// The words of the command being read.
+    words: Vec<String>,
+    word: String,
+    in_word: bool,
+    /// The next word is the target of a redirection, not a word of the command.
+    skip_next_word: bool,
+}
+
+impl Lexer {
+    fn end_word(&mut self) {
+        if self.in_word {
+            if self.skip_next_word {
+                self.skip_next_word = false;
+            } else {
+                self.words.push(std::mem::take(&mut self.word));
+            }
+            self.word.clear();
+            self.in_word = false;
+        }
+    }
+
+    /// The command read so far, without the keywords and assignments before it.
+    fn end_command(&mut self) {
         let mut start = 0;
-        while start < words.len() {
-            let w = &words[start];
+        while start < self.words.len() {
+            let w = &self.words[start];
             let assignment = w
                 .find('=')
                 .is_some_and(|eq| eq > 0 && w[..eq].chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
@@ -189,152 +256,126 @@ fn lex(line: &str) -> Option<Lexed> {
                 break;
             }
         }
-        if start < words.len() {
-            out.commands.push(words[start..].join(" "));
+        if start < self.words.len() {
+            self.out.commands.push(self.words[start..].join(" "));
         }
-        words.clear();
-    }
-    /// The index just past the `)` that closes a `$(` whose body starts at `from`.
-    fn close_paren(chars: &[char], from: usize) -> Option<usize> {
-        let mut depth = 1;
-        let mut j = from;
-        while j < chars.len() {
-            match chars[j] {
-                '(' => depth += 1,
-                ')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Some(j + 1);
-                    }
-                }
-                '\'' => j = j + 1 + chars[j + 1..].iter().position(|&c| c == '\'')?,
-                _ => {}
-            }
-            j += 1;
-        }
-        None
+        self.words.clear();
     }
 
-    while i < chars.len() {
-        let c = chars[i];
-        match c {
-            ' ' | '\t' => {
-                end_word(&mut word, &mut in_word, &mut words, &mut skip_next_word);
-                i += 1;
+    /// `c` ends a command (`;`, `&&`, `|`, a newline, a parenthesis), except `&>`, a redirection.
+    fn separator(&mut self, c: char) {
+        self.end_word();
+        if c == '&' && self.chars.get(self.i + 1) == Some(&'>') {
+            self.out.has_redirect = true;
+            self.skip_next_word = true;
+            self.i += 2;
+            if self.chars.get(self.i) == Some(&'>') {
+                self.i += 1;
             }
-            '#' if !in_word => {
-                out.has_comment = true;
-                while i < chars.len() && chars[i] != '\n' {
-                    i += 1;
-                }
+            return;
+        }
+        self.end_command();
+        self.i += 1;
+    }
+
+    /// `2>`, `>&2`, `2>&1`, `>>`, `<`: a redirection; its target is not a command word.
+    fn redirection(&mut self) {
+        if self.in_word && self.word.chars().all(|d| d.is_ascii_digit()) {
+            self.word.clear();
+            self.in_word = false;
+        } else {
+            self.end_word();
+        }
+        self.out.has_redirect = true;
+        self.i += 1;
+        while self.chars.get(self.i).is_some_and(|c| matches!(c, '>' | '<')) {
+            self.i += 1;
+        }
+        if self.chars.get(self.i) == Some(&'&') {
+            self.i += 1;
+            while self
+                .chars
+                .get(self.i)
+                .is_some_and(|c| c.is_ascii_digit() || *c == '-')
+            {
+                self.i += 1;
             }
-            '\n' | ';' | '&' | '|' | '(' | ')' => {
-                end_word(&mut word, &mut in_word, &mut words, &mut skip_next_word);
-                if c == '&' && chars.get(i + 1) == Some(&'>') {
-                    out.has_redirect = true;
-                    skip_next_word = true;
-                    i += 2;
-                    if chars.get(i) == Some(&'>') {
-                        i += 1;
-                    }
-                    continue;
-                }
-                end_command(&mut words, &mut out);
-                i += 1;
-            }
-            '>' | '<' => {
-                // `2>`, `>&2`, `2>&1`, `>>`, `<`: a redirection; its target is not a command word.
-                if in_word && word.chars().all(|d| d.is_ascii_digit()) {
-                    word.clear();
-                    in_word = false;
-                } else {
-                    end_word(&mut word, &mut in_word, &mut words, &mut skip_next_word);
-                }
-                out.has_redirect = true;
-                i += 1;
-                while i < chars.len() && matches!(chars[i], '>' | '<') {
-                    i += 1;
-                }
-                if chars.get(i) == Some(&'&') {
-                    i += 1;
-                    while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '-') {
-                        i += 1;
-                    }
-                } else {
-                    skip_next_word = true;
-                }
-            }
-            '\'' => {
-                let close = i + 1 + chars[i + 1..].iter().position(|&q| q == '\'')?;
-                word.extend(&chars[i + 1..close]);
-                in_word = true;
-                i = close + 1;
-            }
-            '"' => {
-                let mut j = i + 1;
-                loop {
-                    match chars.get(j)? {
-                        '\\' => {
-                            if let Some(&n) = chars.get(j + 1) {
-                                word.push(n);
-                            }
-                            j += 2;
-                        }
-                        '"' => break,
-                        '$' if chars.get(j + 1) == Some(&'(') => {
-                            let end = close_paren(&chars, j + 2)?;
-                            out.substitutions.push(chars[j + 2..end - 1].iter().collect());
-                            word.extend(&chars[j..end]);
-                            j = end;
-                        }
-                        '`' => {
-                            let end = j + 1 + chars[j + 1..].iter().position(|&q| q == '`')?;
-                            out.substitutions.push(chars[j + 1..end].iter().collect());
-                            word.extend(&chars[j..=end]);
-                            j = end + 1;
-                        }
-                        &other => {
-                            word.push(other);
-                            j += 1;
-                        }
-                    }
-                }
-                in_word = true;
-                i = j + 1;
-            }
-            '\\' => {
-                if let Some(&n) = chars.get(i + 1) {
-                    if n != '\n' {
-                        word.push(n);
-                        in_word = true;
-                    }
-                }
-                i += 2;
-            }
-            '$' if chars.get(i + 1) == Some(&'(') => {
-                let end = close_paren(&chars, i + 2)?;
-                out.substitutions.push(chars[i + 2..end - 1].iter().collect());
-                word.extend(&chars[i..end]);
-                in_word = true;
-                i = end;
-            }
-            '`' => {
-                let end = i + 1 + chars[i + 1..].iter().position(|&q| q == '`')?;
-                out.substitutions.push(chars[i + 1..end].iter().collect());
-                word.extend(&chars[i..=end]);
-                in_word = true;
-                i = end + 1;
-            }
-            other => {
-                word.push(other);
-                in_word = true;
-                i += 1;
-            }
+        } else {
+            self.skip_next_word = true;
         }
     }
-    end_word(&mut word, &mut in_word, &mut words, &mut skip_next_word);
-    end_command(&mut words, &mut out);
-    Some(out)
+
+    /// The index of the first `quote` at or after `from`.
+    fn closing(&self, from: usize, quote: char) -> Option<usize> {
+        Some(from + self.chars.get(from..)?.iter().position(|&q| q == quote)?)
+    }
+
+    /// A `"…"` string: its text joins the word; the substitutions in it are recorded.
+    fn double_quoted(&mut self) -> Option<()> {
+        let mut j = self.i + 1;
+        loop {
+            match *self.chars.get(j)? {
+                '\\' => {
+                    if let Some(&n) = self.chars.get(j + 1) {
+                        self.word.push(n);
+                    }
+                    j += 2;
+                }
+                '"' => break,
+                '$' if self.chars.get(j + 1) == Some(&'(') => j = self.dollar_paren(j)?,
+                '`' => j = self.backticks(j)?,
+                other => {
+                    self.word.push(other);
+                    j += 1;
+                }
+            }
+        }
+        self.in_word = true;
+        self.i = j + 1;
+        Some(())
+    }
+
+    /// A `$(…)` at `at`: recorded as a substitution, and kept in the word. Returns the index past it.
+    fn dollar_paren(&mut self, at: usize) -> Option<usize> {
+        let end = close_paren(&self.chars, at + 2)?;
+        self.out
+            .substitutions
+            .push(self.chars[at + 2..end - 1].iter().collect());
+        self.word.extend(&self.chars[at..end]);
+        Some(end)
+    }
+
+    /// A `` `…` `` at `at`: recorded as a substitution, and kept in the word. Returns the index
+    /// past it.
+    fn backticks(&mut self, at: usize) -> Option<usize> {
+        let end = self.closing(at + 1, '`')?;
+        self.out
+            .substitutions
+            .push(self.chars[at + 1..end].iter().collect());
+        self.word.extend(&self.chars[at..=end]);
+        Some(end + 1)
+    }
+}
+
+/// The index just past the `)` that closes a `$(` whose body starts at `from`.
+fn close_paren(chars: &[char], from: usize) -> Option<usize> {
+    let mut depth = 1;
+    let mut j = from;
+    while j < chars.len() {
+        match chars[j] {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(j + 1);
+                }
+            }
+            '\'' => j = j + 1 + chars[j + 1..].iter().position(|&c| c == '\'')?,
+            _ => {}
+        }
+        j += 1;
+    }
+    None
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -119,29 +119,7 @@ pub(super) fn run_all(
                 break;
             }
         }
-        // Start what the slots allow. A spawn that fails for want of descriptors while others run
-        // waits for one of them to finish: a hook waiting for a slot is not a failed hook.
-        while !stop && children.len() < slots {
-            let Some((index, spec)) = waiting.pop_front() else {
-                break;
-            };
-            let started = Instant::now();
-            let more_follow = !waiting.is_empty() && children.len() + 1 < slots;
-            match Supervised::spawn(index, spec, started, more_follow) {
-                Ok(child) => {
-                    guard.started(&child);
-                    children.push(child);
-                }
-                Err(failed) if out_of_descriptors(&failed.err) && !children.is_empty() => {
-                    waiting.push_front((index, failed.spec));
-                    break;
-                }
-                Err(failed) => {
-                    let outcome = spawn_failed(*failed, started);
-                    stop |= on_finish(index, JobOutcome::Process(outcome)) == Flow::StopTheRest;
-                }
-            }
-        }
+        stop = stop || start_waiting(&mut waiting, &mut children, &mut guard, slots, &mut on_finish);
         if stop || (children.is_empty() && waiting.is_empty() && tasks.is_empty()) {
             break;
         }
@@ -155,24 +133,8 @@ pub(super) fn run_all(
                 guard.regrouped(old, child);
             }
         }
-        // Finished children leave in completion order (in spawn order when several finish on the
-        // same wake-up).
-        let mut finished_any = false;
-        let mut i = 0;
-        while i < children.len() {
-            if children[i].phase == Phase::Done {
-                let child = children.remove(i);
-                guard.finished(&child);
-                let (index, outcome) = child.into_outcome();
-                finished_any = true;
-                stop |= on_finish(index, JobOutcome::Process(outcome)) == Flow::StopTheRest;
-                if stop {
-                    break;
-                }
-            } else {
-                i += 1;
-            }
-        }
+        let (finished_any, stopped) = hand_over_finished(&mut children, &mut guard, &mut on_finish);
+        stop |= stopped;
         if stop {
             break;
         }
@@ -192,6 +154,66 @@ pub(super) fn run_all(
     drop(children);
     // Then the guardian, if the run got one, is told the run is over.
     drop(guard);
+}
+
+/// Starts waiting jobs while there are free slots. A spawn that fails for want of descriptors
+/// while others run waits for one of them to finish: a hook waiting for a slot is not a failed
+/// hook; one that fails otherwise is handed to `on_finish`. Returns whether the rest should stop.
+fn start_waiting(
+    waiting: &mut VecDeque<(usize, ProcessSpec)>,
+    children: &mut Vec<Supervised>,
+    guard: &mut Guard,
+    slots: usize,
+    on_finish: &mut impl FnMut(usize, JobOutcome) -> Flow,
+) -> bool {
+    let mut stop = false;
+    while !stop && children.len() < slots {
+        let Some((index, spec)) = waiting.pop_front() else {
+            break;
+        };
+        let started = Instant::now();
+        let more_follow = !waiting.is_empty() && children.len() + 1 < slots;
+        match Supervised::spawn(index, spec, started, more_follow) {
+            Ok(child) => {
+                guard.started(&child);
+                children.push(child);
+            }
+            Err(failed) if out_of_descriptors(&failed.err) && !children.is_empty() => {
+                waiting.push_front((index, failed.spec));
+                break;
+            }
+            Err(failed) => {
+                let outcome = spawn_failed(*failed, started);
+                stop |= on_finish(index, JobOutcome::Process(outcome)) == Flow::StopTheRest;
+            }
+        }
+    }
+    stop
+}
+
+/// Hands the finished children to `on_finish`, in completion order (in spawn order when several
+/// finish on the same wake-up). Returns whether any finished, and whether the rest should stop.
+fn hand_over_finished(
+    children: &mut Vec<Supervised>,
+    guard: &mut Guard,
+    on_finish: &mut impl FnMut(usize, JobOutcome) -> Flow,
+) -> (bool, bool) {
+    let mut finished_any = false;
+    let mut i = 0;
+    while i < children.len() {
+        if children[i].phase == Phase::Done {
+            let child = children.remove(i);
+            guard.finished(&child);
+            let (index, outcome) = child.into_outcome();
+            finished_any = true;
+            if on_finish(index, JobOutcome::Process(outcome)) == Flow::StopTheRest {
+                return (finished_any, true);
+            }
+        } else {
+            i += 1;
+        }
+    }
+    (finished_any, false)
 }
 
 /// The guardian of a run (see `guardian`): due once the run has lasted `GUARDIAN_DELAY`, where
