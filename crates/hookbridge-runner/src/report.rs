@@ -185,11 +185,6 @@ impl EventReport {
             warnings: &self.warnings,
         }
     }
-
-    /// The report as JSON, for `--format report`, logs and the Python binding.
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::to_value(self.view()).expect("a report serializes: its keys are strings")
-    }
 }
 
 #[cfg(test)]
