@@ -19,6 +19,7 @@
 #              scripts/build-wheel.sh --debug, installed into a fresh venv, gives the module and a
 #              working `hookbridge` command
 #   lint       cargo fmt --all --check; cargo clippy --workspace --all-targets -- -D warnings;
+#              cargo doc --no-deps --workspace with RUSTDOCFLAGS=-D warnings (no broken doc link);
 #              scripts/shape.py --check (functions over 100 lines, import cycles: only the pinned ones)
 #   docs       the book (docs/, mdBook) built with the pinned mdbook (MDBOOK_VERSION), and every link
 #              and #fragment of the README, the book's sources and the built book checked offline by
@@ -185,6 +186,8 @@ stage_lint() {
     cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
     cargo fmt --all --check
     cargo clippy --workspace --all-targets --locked -- -D warnings
+    # Every intra-doc link resolves and every doc comment is well formed.
+    RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --locked --quiet
     # No function over 100 lines and no import cycle between files, beyond the pinned gaps.
     python3 scripts/shape.py --check
 }
@@ -597,7 +600,7 @@ declare -A TITLE=(
     [tools]="Tools"
     [pyenv]="Python environment (scripts/python-env.sh)"
     [build]="Build (cargo build -p hookbridge-cli)"
-    [lint]="Formatting and lints (cargo fmt --check, cargo clippy -D warnings, scripts/shape.py)"
+    [lint]="Formatting and lints (cargo fmt --check, cargo clippy -D warnings, cargo doc -D warnings, scripts/shape.py)"
     [docs]="The book and every link (mdbook build docs, lychee --offline)"
     [install]="Install story (cargo install --path, cargo package, the wheel with the command)"
     [rust]="Rust tests (cargo nextest run --workspace)"

@@ -5,7 +5,7 @@
 //!
 //! One dispatch: the Amplifier event and its data fire zero or more Claude Code events
 //! ([`claude_events_for`]); each one that has hooks gets its payload ([`translate::claude_payload`]),
-//! is run by [`hookbridge_runner::dispatch`], and its merged decision becomes a `HookResult`
+//! is run by [`hookbridge_runner::dispatch()`], and its merged decision becomes a `HookResult`
 //! ([`translate::translate_outcome`]). When one Amplifier event fires two Claude Code events
 //! (`tool:post` of a finished sub-agent: PostToolUse, then SubagentStop), both see the event data as
 //! received, run one after the other in firing order, and their results are joined by

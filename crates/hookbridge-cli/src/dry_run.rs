@@ -343,7 +343,8 @@ fn human(trace: &Trace<'_>) -> String {
         "\nanswer to Claude Code (as `hookbridge run` gives it): exit {}\n",
         answer.exit_code
     );
-    for (stream, text) in [("stdout", &answer.stdout), ("stderr", &answer.stderr)] {
+    let stdout = answer.stdout.text();
+    for (stream, text) in [("stdout", stdout.as_ref()), ("stderr", answer.stderr.as_str())] {
         if !text.is_empty() {
             s += &format!("  {stream}: {}\n", one_line(text, 400));
         }

@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use hookbridge_core::config::{HookSet, HookSpec};
-use hookbridge_core::decision::{render_claude, ClaudeAnswer};
+use hookbridge_core::decision::{render_claude, ClaudeAnswer, HookJson, Stdout};
 use hookbridge_core::event::{EventName, EventPayload};
 use hookbridge_core::timeout::parse_timeout;
 use hookbridge_runner::process::FirstLineWatch;
@@ -854,7 +854,7 @@ fn did_you_mean(name: &str) -> Option<&'static str> {
 /// channel the host closed or that cannot take it (`2>/dev/full`) loses what was meant for it, and
 /// `lost` gets a line saying so for the log.
 fn print_answer(answer: &ClaudeAnswer, lost: &mut Vec<String>) {
-    write_channel(std::io::stdout(), answer.stdout.as_bytes(), "stdout", lost);
+    write_channel(std::io::stdout(), answer.stdout.text().as_bytes(), "stdout", lost);
     write_channel(std::io::stderr(), answer.stderr.as_bytes(), "stderr", lost);
     if !lost.is_empty() {
         lost.push(format!(
@@ -968,12 +968,9 @@ fn read_after_switch(mut report: EventReport, set: &hookbridge_core::config::Hoo
 /// `systemMessage` and `additionalContext` — gathered from every hook, in completion order.
 fn async_answer(report: &EventReport) -> ClaudeAnswer {
     let d = &report.decision;
-    let mut out = serde_json::Map::new();
+    let mut out = HookJson::default();
     if !d.system_messages.is_empty() {
-        out.insert(
-            "systemMessage".into(),
-            serde_json::json!(d.system_messages.join("\n")),
-        );
+        out.system_message = Some(d.system_messages.join("\n"));
     }
     let contexts: Vec<&str> = d
         .contexts
@@ -982,17 +979,11 @@ fn async_answer(report: &EventReport) -> ClaudeAnswer {
         .map(|c| c.text.as_str())
         .collect();
     if !contexts.is_empty() {
-        out.insert(
-            "hookSpecificOutput".into(),
-            serde_json::json!({"hookEventName": report.event.as_str(), "additionalContext": contexts.join("\n\n")}),
-        );
-    }
-    if out.is_empty() {
-        return ClaudeAnswer::default();
+        out.specific_for(&report.event).additional_context = Some(contexts.join("\n\n"));
     }
     ClaudeAnswer {
         exit_code: 0,
-        stdout: format!("{}\n", serde_json::Value::Object(out)),
+        stdout: Stdout::from(out).into_line(),
         stderr: String::new(),
     }
 }
@@ -1036,7 +1027,7 @@ fn rewake_answer(report: &EventReport) -> ClaudeAnswer {
     }
     ClaudeAnswer {
         exit_code: 2,
-        stdout: String::new(),
+        stdout: Stdout::default(),
         stderr: woken.concat(),
     }
 }

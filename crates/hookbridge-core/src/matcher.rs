@@ -17,7 +17,7 @@
 //! regress parses and compiles recursively, one stack frame per alternative of an alternation and per
 //! group level: 100,000 alternatives (`A.|B.|…`, which Node compiles) overflowed the stack and took
 //! every other hook with it. Before regress sees a pattern, long alternations are regrouped into
-//! nested non-capturing groups of at most [`MAX_ALTERNATIVES`] (`(?:A|…)|(?:…)`: the same language,
+//! nested non-capturing groups of at most `MAX_ALTERNATIVES` (`(?:A|…)|(?:…)`: the same language,
 //! the same order of trying, the same capture numbers), and a pattern whose nesting would still be
 //! too deep is refused like an invalid one: reported, and its group never matches.
 

@@ -79,7 +79,7 @@ pub struct DispatchOptions {
     pub telemetry: Option<Arc<crate::otel::Telemetry>>,
     /// The session restricts personal configuration: a failure of one of the user's own hooks
     /// blocks where Claude Code blocks it
-    /// ([`users_own_hook_must_succeed`](hookbridge_core::decision::users_own_hook_must_succeed)).
+    /// ([`hookbridge_core::decision::users_own_hook_must_succeed`]).
     /// [`DispatchOptions::new`] reads Claude Code's `CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG` from
     /// this process's environment, which the agent passes on to its hooks.
     pub restrict_personal_config: bool,

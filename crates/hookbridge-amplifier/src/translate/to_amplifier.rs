@@ -21,7 +21,7 @@
 //! | 4 | PermissionRequest `decision.behavior: "deny"` | `deny`, reason = `decision.message` (or a default); `"allow"` → rows 6–9 (+ `updatedInput`, row 7). `interrupt` has no Amplifier equivalent (noted) |
 //! | 5 | PreToolUse `permissionDecision: "ask"` | `ask_user`: `approval_prompt` = `permissionDecisionReason` (or "A hook asks for approval before `<tool>` runs."), then the row-9 messages (ask_user's own `user_message` is never shown); `approval_options = ["Allow", "Deny"]` (the only answers `process_hook_result` grants besides "Allow once/always", which imply a cache the kernel does not keep); `approval_default = deny`; `data` = row 7's change if any. `"allow"`, legacy `decision: "approve"` and `"defer"` (no Amplifier equivalent, noted) → rows 6–9 |
 //! | 6 | context: `hookSpecificOutput.additionalContext` (on the events where Claude Code reads it: SessionStart, SubagentStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, Stop, SubagentStop; elsewhere noted and dropped), plain stdout (SessionStart, UserPromptSubmit — the events where Claude Code uses it), the seed's `contextInjection` (any event), row-2 feedback | `inject_context`, role `system`, pieces in completion order joined by a blank line. Claude Code's own fields carry Claude Code's labels (`PostToolUse:Bash hook additional context: …`, `SessionStart hook additional context: …`, `SessionStart:startup hook success: …`, `Stop hook additional context: …` — measured, golden case 53 — from the one definition in `decision/claude.rs`) so the model reads what it would read there; `contextInjection` is injected verbatim. On `tool:post`: `ephemeral` + `append_to_last_tool_result` — the orchestrators queue exactly such injections and append them to the tool result on the next model call, which keeps tool call/result pairs intact (a persisted system message would land between them); the price is that the feedback is not kept in history. Elsewhere persisted (`process_hook_result` adds it to the context) |
-//! | 7 | a data change: `updatedInput` (PreToolUse; PermissionRequest `decision.updatedInput`), PostToolUse `updatedToolOutput`, the seed's `newContent` | `modify` of one field, never a wholesale replacement: `data` = the event data as received (defaults, `timestamp`, `parallel_group_id` kept, because the registry chains `data` wholesale) with **`tool_input`** = the input mapped back to the Amplifier tool's fields ([`super::tools::to_amplifier_input`]), or **`result`** = `updatedToolOutput`/`newContent` on `tool:post` (what loop-basic/loop-streaming read back), or **`prompt`** = a string `newContent` on `prompt:submit`; `newContent` on `tool:pre` is the new input when an object, the new `content` of `write_file` / `new_string` of `edit_file` when a string. `updatedInput` wins over `newContent`, `updatedToolOutput` over `newContent`. With something to show (rows 6, 8, 9) the change rides on that `inject_context` (the registry returns a lone injection with its `data`; merged with other handlers' injections the change is lost). Note: loop-basic and loop-streaming ignore a modified `tool_input` |
+//! | 7 | a data change: `updatedInput` (PreToolUse; PermissionRequest `decision.updatedInput`), PostToolUse `updatedToolOutput`, the seed's `newContent` | `modify` of one field, never a wholesale replacement: `data` = the event data as received (defaults, `timestamp`, `parallel_group_id` kept, because the registry chains `data` wholesale) with **`tool_input`** = the input mapped back to the Amplifier tool's fields ([`crate::tools::to_amplifier_input`]), or **`result`** = `updatedToolOutput`/`newContent` on `tool:post` (what loop-basic/loop-streaming read back), or **`prompt`** = a string `newContent` on `prompt:submit`; `newContent` on `tool:pre` is the new input when an object, the new `content` of `write_file` / `new_string` of `edit_file` when a string. `updatedInput` wins over `newContent`, `updatedToolOutput` over `newContent`. With something to show (rows 6, 8, 9) the change rides on that `inject_context` (the registry returns a lone injection with its `data`; merged with other handlers' injections the change is lost). Note: loop-basic and loop-streaming ignore a modified `tool_input` |
 //! | 8 | `suppressOutput: true` | `suppress_output: true` (kept by the registry on `deny`/`ask_user`/`inject_context` only) |
 //! | 9 | `systemMessage`s (completion order), exit-2 notices on non-blocking events (`"<Event> hook error: <stderr>"`, which Claude Code shows the user) | message, one per line; level `warning` with rows 1–3 or a notice, else `info`. Alone (nothing else to do), it rides on `inject_context` with empty text: the registry keeps a lone injection intact and `process_hook_result` injects nothing for empty text but shows the message — a `continue` would lose it. With a plain `modify` (no row 6) it rides the same way, carrying the `data` |
 //! | — | nothing of the above (exit 0 without output, `decision: "approve"` outside PreToolUse, non-blocking errors, timeouts) | `continue`, no data. Non-blocking errors and hooks without a verdict are returned as notes for the host to log |
@@ -66,7 +66,7 @@ pub struct Outcome {
 
 /// The [`HookResult`] for one Claude Code event's merged decision (see the module table).
 /// `data` is the event data the Amplifier handler received; `payload` is what the hooks were
-/// given ([`claude_payload`]).
+/// given ([`claude_payload`](super::to_claude::claude_payload)).
 pub fn to_hook_result(
     amplifier_event: &str,
     data: &Value,
@@ -262,8 +262,8 @@ impl<'a> Translator<'a> {
         let Some(req) = &d.permission_request else {
             return ControlFlow::Continue(updated_input);
         };
-        match req.get("behavior").and_then(Value::as_str) {
-            Some("deny") => {
+        match req.allow {
+            false => {
                 let reason = req
                     .get("message")
                     .and_then(Value::as_str)
@@ -276,7 +276,7 @@ impl<'a> Translator<'a> {
                 }
                 return ControlFlow::Break(deny(reason, &shown.messages, d.suppress_output));
             }
-            Some("allow") => {
+            true => {
                 if let Some(u) = req.get("updatedInput").filter(|u| u.is_object()) {
                     updated_input = Some(u.clone());
                 }
@@ -285,7 +285,6 @@ impl<'a> Translator<'a> {
                         .push("PermissionRequest `updatedPermissions` has no Amplifier equivalent".into());
                 }
             }
-            _ => {}
         }
         ControlFlow::Continue(updated_input)
     }

@@ -25,10 +25,10 @@
 
 use hookbridge_core::decision::{
     render_claude, AnsweredHook, ClaudeAnswer, Context, ContextKind, EventDecision, HookAnswer, HookJson,
-    HookOutput, PermissionDecision, SpecificOutput, TopDecision,
+    HookOutput, PermissionDecision, SpecificOutput, Stdout, TopDecision,
 };
 use hookbridge_core::event::EventName;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// The events Codex CLI fires that Claude Code fires too (its `HookEventsToml`), by the same names:
 /// what `install-into codex` registers.
@@ -56,31 +56,32 @@ pub fn fit(event: &EventName, mut answer: ClaudeAnswer) -> (ClaudeAnswer, Vec<St
     if answer.exit_code != 0 {
         return (answer, notes);
     }
-    let Ok(Value::Object(mut out)) = serde_json::from_str::<Value>(answer.stdout.trim()) else {
+    let Stdout::Json(out) = &mut answer.stdout else {
         return (answer, notes);
     };
-    let mut leave_out = |out: &mut Map<String, Value>, key: &str, why: &str| {
-        if out.remove(key).is_some() {
-            notes.push(format!("{event}: `{key}` left out: {why}"));
+    let mut left_out = |gone: bool, key: &str| {
+        if gone {
+            notes.push(format!(
+                "{event}: `{key}` left out: Codex does not support it on {event}"
+            ));
         }
     };
-    match event.as_str() {
-        "PreToolUse" => {
-            for key in ["continue", "stopReason", "suppressOutput"] {
-                leave_out(&mut out, key, "Codex does not support it on PreToolUse");
-            }
-            fit_pre_tool_use(&mut out, &mut notes);
+    match event {
+        EventName::PreToolUse | EventName::PermissionRequest => {
+            left_out(out.continue_.take().is_some(), "continue");
+            left_out(out.stop_reason.take().is_some(), "stopReason");
+            left_out(out.suppress_output.take().is_some(), "suppressOutput");
         }
-        "PermissionRequest" => {
-            for key in ["continue", "stopReason", "suppressOutput"] {
-                leave_out(&mut out, key, "Codex does not support it on PermissionRequest");
-            }
-            if let Some(Value::Object(decision)) = out
-                .get_mut("hookSpecificOutput")
-                .and_then(|s| s.get_mut("decision"))
-            {
+        EventName::PostToolUse => left_out(out.suppress_output.take().is_some(), "suppressOutput"),
+        _ => {}
+    }
+    match event {
+        EventName::PreToolUse => fit_pre_tool_use(out, &mut notes),
+        EventName::PermissionRequest => {
+            let decision = out.specific.as_mut().and_then(|s| s.request_decision.as_mut());
+            if let Some(decision) = decision {
                 for key in ["updatedInput", "updatedPermissions", "interrupt"] {
-                    if decision.remove(key).is_some() {
+                    if decision.raw.remove(key).is_some() {
                         notes.push(format!(
                             "PermissionRequest: `decision.{key}` left out: Codex does not support it"
                         ));
@@ -88,18 +89,10 @@ pub fn fit(event: &EventName, mut answer: ClaudeAnswer) -> (ClaudeAnswer, Vec<St
                 }
             }
         }
-        "PostToolUse" => leave_out(
-            &mut out,
-            "suppressOutput",
-            "Codex does not support it on PostToolUse",
-        ),
         _ => {}
     }
-    answer.stdout = if out.is_empty() {
-        String::new()
-    } else {
-        format!("{}\n", Value::Object(out))
-    };
+    let out = std::mem::take(out);
+    answer.stdout = Stdout::from(*out).into_line();
     (answer, notes)
 }
 
@@ -283,20 +276,27 @@ pub fn render(
         .map(|b| b.message().trim())
         .filter(|m| !m.is_empty());
     if let (Some(reason), false) = (block, contexts.is_empty()) {
-        let context = contexts.join("\n\n");
-        let out = match event.as_str() {
-            "PreToolUse" => Some(json!({"hookSpecificOutput": {
-                "hookEventName": "PreToolUse", "permissionDecision": "deny",
-                "permissionDecisionReason": reason, "additionalContext": context}})),
-            "PostToolUse" => Some(json!({"decision": "block", "reason": reason,
-                "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": context}})),
-            _ => None,
-        };
-        if let Some(out) = out {
+        let context = Some(contexts.join("\n\n"));
+        let mut out = HookJson::default();
+        match event {
+            EventName::PreToolUse => {
+                let specific = out.specific_for(event);
+                specific.permission_decision = Some(PermissionDecision::Deny);
+                specific.permission_decision_reason = Some(reason.to_string());
+                specific.additional_context = context;
+            }
+            EventName::PostToolUse => {
+                out.decision = Some(TopDecision::Block);
+                out.reason = Some(reason.to_string());
+                out.specific_for(event).additional_context = context;
+            }
+            _ => {}
+        }
+        if !out.says_nothing() {
             let note = format!("{event}: a block and other hooks' context sent together as one JSON answer");
             let answer = ClaudeAnswer {
                 exit_code: 0,
-                stdout: format!("{out}\n"),
+                stdout: Stdout::from(out).into_line(),
                 stderr: String::new(),
             };
             return (answer, vec![note]);
@@ -322,41 +322,35 @@ pub fn render(
     (answer, notes)
 }
 
-fn fit_pre_tool_use(out: &mut Map<String, Value>, notes: &mut Vec<String>) {
-    let Some(Value::Object(specific)) = out.get_mut("hookSpecificOutput") else {
+fn fit_pre_tool_use(out: &mut HookJson, notes: &mut Vec<String>) {
+    let Some(specific) = out.specific.as_mut() else {
         return;
     };
-    let decision = specific
-        .get("permissionDecision")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let reason = specific
-        .get("permissionDecisionReason")
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|r| !r.is_empty())
-        .map(str::to_string);
-    fn leave_out(specific: &mut Map<String, Value>, notes: &mut Vec<String>, why: &str) {
-        for key in ["permissionDecision", "permissionDecisionReason", "updatedInput"] {
-            specific.remove(key);
-        }
+    let has_reason = specific
+        .permission_decision_reason
+        .as_deref()
+        .is_some_and(|r| !r.trim().is_empty());
+    fn leave_out(specific: &mut SpecificOutput, notes: &mut Vec<String>, why: &str) {
+        specific.permission_decision = None;
+        specific.permission_decision_reason = None;
+        specific.updated_input = None;
         notes.push(format!("PreToolUse: {why}"));
     }
-    match (decision.as_deref(), specific.contains_key("updatedInput")) {
-        (Some("ask"), _) => leave_out(
+    match (specific.permission_decision, specific.updated_input.is_some()) {
+        (Some(PermissionDecision::Ask), _) => leave_out(
             specific,
             notes,
             "`ask` left out: Codex hooks cannot ask (Codex ignores it; its own approval policy decides)",
         ),
-        (Some("deny"), _) => {
-            specific.remove("updatedInput");
-            if reason.is_none() {
+        (Some(PermissionDecision::Deny), _) => {
+            specific.updated_input = None;
+            if !has_reason {
                 notes.push(
                     "PreToolUse: a deny without a reason: Codex ignores such a deny (as it would the hook's own)".into(),
                 );
             }
         }
-        (Some("allow"), true) => {}
+        (Some(PermissionDecision::Allow), true) => {}
         (_, true) => leave_out(
             specific,
             notes,
@@ -365,17 +359,16 @@ fn fit_pre_tool_use(out: &mut Map<String, Value>, notes: &mut Vec<String>) {
         (Some(other), false) => leave_out(
             specific,
             notes,
-            &format!("permissionDecision `{other}` left out: Codex supports it only with updatedInput (allow) or not at all (defer)"),
+            &format!("permissionDecision `{}` left out: Codex supports it only with updatedInput (allow) or not at all (defer)", other.as_str()),
         ),
         (None, false) => {
-            if specific.remove("permissionDecisionReason").is_some() {
+            if specific.permission_decision_reason.take().is_some() {
                 notes.push("PreToolUse: a reason without a decision left out".into());
             }
         }
     }
-    let only_event_name = specific.keys().all(|k| k == "hookEventName");
-    if only_event_name {
-        out.remove("hookSpecificOutput");
+    if specific.is_empty() {
+        out.specific = None;
     }
 }
 
@@ -488,20 +481,21 @@ impl super::Host for Codex {
 mod tests {
     use super::*;
 
-    fn answer(stdout: Value) -> ClaudeAnswer {
-        ClaudeAnswer {
-            exit_code: 0,
-            stdout: format!("{stdout}\n"),
-            stderr: String::new(),
-        }
-    }
+    use serde_json::json;
 
     fn fitted(event: &str, stdout: Value) -> (Value, Vec<String>) {
-        let (out, notes) = fit(&EventName::parse(event).unwrap(), answer(stdout));
+        let event = EventName::parse(event).unwrap();
+        let json = HookJson::from_object(&event, stdout.as_object().unwrap().clone());
+        let answer = ClaudeAnswer {
+            exit_code: 0,
+            stdout: Stdout::from(json),
+            stderr: String::new(),
+        };
+        let (out, notes) = fit(&event, answer);
         let value = if out.stdout.is_empty() {
             Value::Null
         } else {
-            serde_json::from_str(&out.stdout).unwrap()
+            serde_json::from_str(&out.stdout.text()).unwrap()
         };
         (value, notes)
     }
@@ -585,7 +579,7 @@ mod tests {
         );
         let silent = ClaudeAnswer {
             exit_code: 2,
-            stdout: String::new(),
+            stdout: Stdout::default(),
             stderr: String::new(),
         };
         let (blocked, notes) = fit(&EventName::parse("PreToolUse").unwrap(), silent.clone());

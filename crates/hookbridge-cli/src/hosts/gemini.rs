@@ -101,30 +101,73 @@ pub fn claude_payload(claude: &EventName, mut fields: Map<String, Value>) -> Map
     fields
 }
 
+/// Gemini CLI's answer to a hook (its `HookOutput`), in the order its fields are printed; unset
+/// ones are left out.
+#[derive(Debug, Default, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GeminiAnswer {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decision: Option<GeminiDecision>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system_message: Option<String>,
+    #[serde(rename = "continue", skip_serializing_if = "Option::is_none")]
+    continue_: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stop_reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    suppress_output: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hook_specific_output: Option<GeminiSpecific>,
+}
+
+/// Gemini CLI's `decision` words.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+enum GeminiDecision {
+    Deny,
+    Allow,
+    Ask,
+}
+
+/// Gemini CLI's `hookSpecificOutput`.
+#[derive(Debug, Default, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct GeminiSpecific {
+    /// The tool input to use instead (Claude Code's `updatedInput`).
+    #[serde(rename = "tool_input", skip_serializing_if = "Option::is_none")]
+    tool_input: Option<Map<String, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    additional_context: Option<String>,
+    hook_event_name: String,
+}
+
 /// The answer Gemini CLI reads for `gemini_event` from `decision`, if there is anything to say.
-pub fn answer(gemini_event: &str, decision: &EventDecision) -> Option<Value> {
-    let mut out = Map::new();
-    let mut specific = Map::new();
+pub fn answer(gemini_event: &str, decision: &EventDecision) -> Option<GeminiAnswer> {
+    let mut out = GeminiAnswer::default();
     if let Some(block) = &decision.blocking {
-        out.insert("decision".into(), json!("deny"));
-        out.insert("reason".into(), json!(block.message().trim_end()));
+        out.decision = Some(GeminiDecision::Deny);
+        out.reason = Some(block.message().trim_end().to_string());
     } else if let Some(permission) = decision.permission {
-        let word = match permission {
-            PermissionDecision::Allow => Some("allow"),
-            PermissionDecision::Ask => Some("ask"),
+        out.decision = match permission {
+            PermissionDecision::Allow => Some(GeminiDecision::Allow),
+            PermissionDecision::Ask => Some(GeminiDecision::Ask),
             // Deny comes with a block (above); defer is Claude Code's "no opinion".
             PermissionDecision::Deny | PermissionDecision::Defer => None,
         };
-        if let Some(word) = word {
-            out.insert("decision".into(), json!(word));
-            if let Some(reason) = &decision.permission_reason {
-                out.insert("reason".into(), json!(reason));
-            }
+        if out.decision.is_some() {
+            out.reason = decision.permission_reason.clone();
         }
     }
-    if let Some(Value::Object(input)) = &decision.updated_input {
-        specific.insert("tool_input".into(), Value::Object(input.clone()));
-    }
+    let mut specific = GeminiSpecific {
+        tool_input: decision
+            .updated_input
+            .as_ref()
+            .and_then(Value::as_object)
+            .cloned(),
+        ..GeminiSpecific::default()
+    };
     // Gemini CLI joins the contexts of several hooks with a newline, in the order the hooks are
     // configured (measured: tests/hosts/gemini/cases/after_tool_two_contexts).
     let mut contexts: Vec<&hookbridge_core::decision::Context> =
@@ -132,25 +175,23 @@ pub fn answer(gemini_event: &str, decision: &EventDecision) -> Option<Value> {
     contexts.sort_by_key(|c| c.hook);
     if !contexts.is_empty() {
         let texts: Vec<&str> = contexts.iter().map(|c| c.text.as_str()).collect();
-        specific.insert("additionalContext".into(), json!(texts.join("\n")));
+        specific.additional_context = Some(texts.join("\n"));
     }
     if !decision.system_messages.is_empty() {
-        out.insert("systemMessage".into(), json!(decision.system_messages.join("\n")));
+        out.system_message = Some(decision.system_messages.join("\n"));
     }
     if let Some(stop) = &decision.stop {
-        out.insert("continue".into(), json!(false));
-        if let Some(reason) = &stop.reason {
-            out.insert("stopReason".into(), json!(reason));
-        }
+        out.continue_ = Some(false);
+        out.stop_reason = stop.reason.clone();
     }
     if decision.suppress_output {
-        out.insert("suppressOutput".into(), json!(true));
+        out.suppress_output = Some(true);
     }
-    if !specific.is_empty() {
-        specific.insert("hookEventName".into(), json!(gemini_event));
-        out.insert("hookSpecificOutput".into(), Value::Object(specific));
+    if specific.tool_input.is_some() || specific.additional_context.is_some() {
+        specific.hook_event_name = gemini_event.to_string();
+        out.hook_specific_output = Some(specific);
     }
-    (!out.is_empty()).then_some(Value::Object(out))
+    (out != GeminiAnswer::default()).then_some(out)
 }
 
 /// Gemini CLI as a [`Host`](super::Host).
@@ -260,11 +301,16 @@ impl super::Host for Gemini {
         report: &hookbridge_runner::EventReport,
     ) -> (hookbridge_core::decision::ClaudeAnswer, Vec<String>) {
         let stdout = answer(ctx.host_event, &report.decision)
-            .map(|answer| format!("{answer}\n"))
+            .map(|answer| {
+                format!(
+                    "{}\n",
+                    serde_json::to_string(&answer).expect("an answer serializes")
+                )
+            })
             .unwrap_or_default();
         let answer = hookbridge_core::decision::ClaudeAnswer {
             exit_code: 0,
-            stdout,
+            stdout: hookbridge_core::decision::Stdout::Text(stdout),
             stderr: String::new(),
         };
         (answer, Vec::new())

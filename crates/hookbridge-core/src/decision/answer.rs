@@ -1,6 +1,12 @@
 //! One hook's answer, as types: its JSON (`HookJson`, `SpecificOutput`), what its output says
 //! (`HookOutput`), and the [`HookAnswer`] the merge reads. How a run becomes one is [`super::read`].
+//!
+//! `HookJson` is Claude Code's answer on the wire both ways: read from each hook once, and built
+//! by every renderer of hookbridge's own answer (Claude Code's, each host's fit, the async
+//! channels, the seed dialect's rewrite), then serialized at the edge. Its field names are
+//! defined here, by serde, and in the output schema's table, which a test holds to these fields.
 
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 use crate::event::EventName;
@@ -8,7 +14,8 @@ use crate::event::EventName;
 use super::execution::{CancelReason, NotRunReason};
 
 /// PreToolUse's permission decision, in increasing precedence: deny > defer > ask > allow.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum PermissionDecision {
     Allow,
     Ask,
@@ -37,31 +44,77 @@ impl PermissionDecision {
     }
 }
 
-/// A hook's JSON answer (stdout that starts with `{` and parses as an object).
-#[derive(Debug, Clone, PartialEq, Default)]
+/// A hook's JSON answer (stdout that starts with `{` and parses as an object), and hookbridge's
+/// own answer to Claude Code as it is built and serialized (fields in the order they are printed;
+/// unset ones are left out; the seed's fields and `raw` are read-side only). Read leniently: a
+/// field of the wrong type reads as absent, as Claude Code reads it (the output schema drops such
+/// an answer whole before it is read; an answer built by hand may still have one).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct HookJson {
     /// `continue` (default true).
+    #[serde(
+        rename = "continue",
+        skip_serializing_if = "Option::is_none",
+        default,
+        deserialize_with = "lenient"
+    )]
     pub continue_: Option<bool>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        default,
+        deserialize_with = "lenient"
+    )]
     pub stop_reason: Option<String>,
-    pub suppress_output: Option<bool>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        default,
+        deserialize_with = "lenient"
+    )]
     pub system_message: Option<String>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        default,
+        deserialize_with = "lenient"
+    )]
+    pub suppress_output: Option<bool>,
     /// Top-level `decision`: `"block"` (and, on PreToolUse, the legacy `"approve"`).
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        default,
+        deserialize_with = "lenient"
+    )]
     pub decision: Option<TopDecision>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        default,
+        deserialize_with = "lenient"
+    )]
     pub reason: Option<String>,
     /// `hookSpecificOutput`, only when its `hookEventName` names this event, or one whose answer
     /// this event reads ([`EventTraits::answers_also_as`](crate::event::EventTraits)); otherwise
     /// Claude Code ignores the whole object (conformance case 50).
+    #[serde(
+        rename = "hookSpecificOutput",
+        skip_serializing_if = "Option::is_none",
+        default,
+        deserialize_with = "lenient"
+    )]
     pub specific: Option<SpecificOutput>,
     /// The Amplifier shell-hooks seed's own fields: `contextInjection` and `newContent`.
+    #[serde(skip_serializing, default, deserialize_with = "lenient")]
     pub context_injection: Option<String>,
+    #[serde(skip_serializing, default, deserialize_with = "present")]
     pub new_content: Option<Value>,
-    /// The object as the hook printed it.
+    /// The object as the hook printed it (empty in an answer hookbridge builds).
+    #[serde(skip)]
     pub raw: Map<String, Value>,
 }
 
 /// The top-level `decision`, with the only values Claude Code's output schema accepts (any
 /// other makes the whole answer fail the schema).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum TopDecision {
     /// The legacy PreToolUse `allow`.
     Approve,
@@ -83,103 +136,191 @@ impl TopDecision {
 /// as printed. The output schema ([`output_schema::HOOK_SPECIFIC`](super::output_schema::HOOK_SPECIFIC))
 /// has checked the types of the typed ones before an answer is read (a wrong one drops the answer
 /// whole); a field of another type read here anyway (an answer built by hand) counts as absent.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SpecificOutput {
+    /// `hookEventName`: the event the object names (this event, or one whose answer it reads).
+    #[serde(default, deserialize_with = "lenient_or_empty")]
+    pub hook_event_name: String,
+    /// PreToolUse: `updatedInput`, the tool input to use instead.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        default,
+        deserialize_with = "lenient"
+    )]
+    pub updated_input: Option<Map<String, Value>>,
+    /// Every field not typed here, as printed:
+    /// `updatedMCPToolOutput`, `watchPaths`, … are passed on as they are.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
     /// `additionalContext`: context for the model, on every event that takes one.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        default,
+        deserialize_with = "lenient"
+    )]
     pub additional_context: Option<String>,
     /// PreToolUse: `permissionDecision`.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        default,
+        deserialize_with = "lenient"
+    )]
     pub permission_decision: Option<PermissionDecision>,
     /// PreToolUse: `permissionDecisionReason` (kept even when empty).
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        default,
+        deserialize_with = "lenient"
+    )]
     pub permission_decision_reason: Option<String>,
-    /// PreToolUse: `updatedInput`, the tool input to use instead.
-    pub updated_input: Option<Map<String, Value>>,
-    /// PermissionRequest: `decision`, when its `behavior` decides (`allow` or `deny`).
+    /// PermissionRequest: `decision`, when its `behavior` decides (`allow` or `deny`); one that
+    /// decides nothing is read as absent (and is not among `other`).
+    #[serde(
+        rename = "decision",
+        skip_serializing_if = "Option::is_none",
+        default,
+        deserialize_with = "deciding"
+    )]
     pub request_decision: Option<RequestDecision>,
-    /// Every field not above (nor `hookEventName`, nor a `decision` that decides nothing), as
-    /// printed: `updatedMCPToolOutput`, `watchPaths`, … are passed on as they are.
-    pub other: Map<String, Value>,
 }
 
 /// A PermissionRequest hook's `decision`: its `behavior`, and the object as printed (Claude Code
-/// reads `updatedInput`, `updatedPermissions`, `message` and `interrupt` from it).
-#[derive(Debug, Clone, PartialEq)]
+/// reads `updatedInput`, `updatedPermissions`, `message` and `interrupt` from it). Serialized as
+/// printed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RequestDecision {
+    #[serde(skip)]
     pub allow: bool,
+    #[serde(flatten)]
     pub raw: Map<String, Value>,
 }
 
+impl RequestDecision {
+    /// `raw` when its `behavior` decides: `allow` or `deny`.
+    pub fn from_raw(raw: Map<String, Value>) -> Option<RequestDecision> {
+        let allow = match raw.get("behavior").and_then(Value::as_str) {
+            Some("allow") => true,
+            Some("deny") => false,
+            _ => return None,
+        };
+        Some(RequestDecision { allow, raw })
+    }
+
+    /// A field of the decision as printed (`message`, `updatedInput`, `interrupt`, …).
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.raw.get(key)
+    }
+}
+
+/// A field as its type reads it, or absent when it holds another type.
+fn lenient<'de, D: Deserializer<'de>, T: serde::de::DeserializeOwned>(d: D) -> Result<Option<T>, D::Error> {
+    Ok(serde_json::from_value(Value::deserialize(d)?).ok())
+}
+
+/// A string field, empty when it holds something else.
+fn lenient_or_empty<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(lenient(d)?.unwrap_or_default())
+}
+
+/// A field of any value, `null` included: present is `Some`.
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// PermissionRequest's `decision` object when its `behavior` decides.
+fn deciding<'de, D: Deserializer<'de>>(d: D) -> Result<Option<RequestDecision>, D::Error> {
+    Ok(match Value::deserialize(d)? {
+        Value::Object(raw) => RequestDecision::from_raw(raw),
+        _ => None,
+    })
+}
+
 impl SpecificOutput {
-    /// The names of the fields read into typed fields (besides `hookEventName`).
-    pub const TYPED: &'static [&'static str] = &[
-        "additionalContext",
-        "permissionDecision",
-        "permissionDecisionReason",
-        "updatedInput",
-        "decision",
-    ];
+    /// An object for `event` with nothing in it yet.
+    pub fn for_event(event: &EventName) -> SpecificOutput {
+        SpecificOutput {
+            hook_event_name: event.as_str().to_string(),
+            ..SpecificOutput::default()
+        }
+    }
+
+    /// Whether it says nothing besides the event's name.
+    pub fn is_empty(&self) -> bool {
+        let SpecificOutput {
+            hook_event_name: _,
+            updated_input,
+            other,
+            additional_context,
+            permission_decision,
+            permission_decision_reason,
+            request_decision,
+        } = self;
+        updated_input.is_none()
+            && other.is_empty()
+            && additional_context.is_none()
+            && permission_decision.is_none()
+            && permission_decision_reason.is_none()
+            && request_decision.is_none()
+    }
 
     /// Read `object` (a `hookSpecificOutput` that names the event).
     pub fn from_object(object: &Map<String, Value>) -> SpecificOutput {
-        let string = |k: &str| object.get(k).and_then(Value::as_str).map(str::to_string);
-        SpecificOutput {
-            additional_context: string("additionalContext"),
-            permission_decision: object
-                .get("permissionDecision")
-                .and_then(Value::as_str)
-                .and_then(PermissionDecision::parse),
-            permission_decision_reason: string("permissionDecisionReason"),
-            updated_input: object.get("updatedInput").and_then(Value::as_object).cloned(),
-            request_decision: object.get("decision").and_then(Value::as_object).and_then(|raw| {
-                let allow = match raw.get("behavior").and_then(Value::as_str) {
-                    Some("allow") => true,
-                    Some("deny") => false,
-                    _ => return None,
-                };
-                Some(RequestDecision {
-                    allow,
-                    raw: raw.clone(),
-                })
-            }),
-            other: object
-                .iter()
-                .filter(|(k, _)| *k != "hookEventName" && !Self::TYPED.contains(&k.as_str()))
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-        }
+        SpecificOutput::deserialize(&Value::Object(object.clone())).unwrap_or_default()
     }
 }
 
 impl HookJson {
+    /// The seed's field for context (read as `additionalContext` is).
+    pub const CONTEXT_INJECTION: &'static str = "contextInjection";
+    /// The seed's field for a rewritten prompt.
+    pub const NEW_CONTENT: &'static str = "newContent";
+    /// The seed's own fields, read beside Claude Code's.
+    pub const SEED_FIELDS: [&'static str; 2] = [Self::CONTEXT_INJECTION, Self::NEW_CONTENT];
+
+    /// Whether it says nothing Claude Code reads: an answer hookbridge builds prints nothing then.
+    pub fn says_nothing(&self) -> bool {
+        let HookJson {
+            continue_,
+            stop_reason,
+            system_message,
+            suppress_output,
+            decision,
+            reason,
+            specific,
+            context_injection: _,
+            new_content: _,
+            raw: _,
+        } = self;
+        continue_.is_none()
+            && stop_reason.is_none()
+            && system_message.is_none()
+            && suppress_output.is_none()
+            && decision.is_none()
+            && reason.is_none()
+            && specific.is_none()
+    }
+
+    /// `hookSpecificOutput` for `event`, made when first needed.
+    pub fn specific_for(&mut self, event: &EventName) -> &mut SpecificOutput {
+        self.specific
+            .get_or_insert_with(|| SpecificOutput::for_event(event))
+    }
+
     /// Read the fields Claude Code knows; a field of the wrong type is ignored, as Claude Code does.
     pub fn from_object(event: &EventName, raw: Map<String, Value>) -> HookJson {
-        let string = |k: &str| raw.get(k).and_then(Value::as_str).map(str::to_string);
-        let boolean = |k: &str| raw.get(k).and_then(Value::as_bool);
-        let specific = raw
-            .get("hookSpecificOutput")
-            .and_then(Value::as_object)
-            .filter(|o| {
-                o.get("hookEventName")
-                    .and_then(Value::as_str)
-                    .is_some_and(|name| {
-                        name == event.as_str() || event.traits().answers_also_as.contains(&name)
-                    })
-            })
-            .map(SpecificOutput::from_object);
-        HookJson {
-            continue_: boolean("continue"),
-            stop_reason: string("stopReason"),
-            suppress_output: boolean("suppressOutput"),
-            system_message: string("systemMessage"),
-            decision: raw
-                .get("decision")
-                .and_then(Value::as_str)
-                .and_then(TopDecision::parse),
-            reason: string("reason"),
-            specific,
-            context_injection: string("contextInjection"),
-            new_content: raw.get("newContent").cloned(),
-            raw,
-        }
+        let raw = Value::Object(raw);
+        // Every field reads leniently, so an object always reads.
+        let mut json = HookJson::deserialize(&raw).unwrap_or_default();
+        json.specific = json.specific.filter(|s| {
+            let name = s.hook_event_name.as_str();
+            name == event.as_str() || event.traits().answers_also_as.contains(&name)
+        });
+        let Value::Object(raw) = raw else {
+            unreachable!("made an object above")
+        };
+        json.raw = raw;
+        json
     }
 
     /// `hookSpecificOutput.additionalContext`.

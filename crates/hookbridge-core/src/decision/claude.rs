@@ -12,19 +12,95 @@
 //! - plain stdout stays plain when it comes first and nothing else needs JSON, so it keeps its
 //!   `hook success:` label.
 
-use serde_json::{json, Map, Value};
+use std::borrow::Cow;
 
 use crate::event::EventName;
 
-use super::answer::PermissionDecision;
+use super::answer::{HookJson, PermissionDecision, SpecificOutput, TopDecision};
 use super::merge::{Blocking, BlockingSource, Context, ContextKind, EventDecision};
 
 /// What `hookbridge run` prints and exits with (and, serialized, the `answer` of its report).
-#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
 pub struct ClaudeAnswer {
     pub exit_code: i32,
-    pub stdout: String,
+    pub stdout: Stdout,
     pub stderr: String,
+}
+
+/// What an answer prints on stdout: text as it is (plain context, another agent's own answer), or
+/// Claude Code's JSON answer as a value, which a host may still fit and which is serialized only
+/// here, at the edge ([`Stdout::text`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stdout {
+    Text(String),
+    Json(Box<HookJson>),
+}
+
+impl Default for Stdout {
+    fn default() -> Stdout {
+        Stdout::Text(String::new())
+    }
+}
+
+impl From<String> for Stdout {
+    fn from(text: String) -> Stdout {
+        Stdout::Text(text)
+    }
+}
+
+impl From<HookJson> for Stdout {
+    /// The JSON answer, or nothing when it says nothing.
+    fn from(json: HookJson) -> Stdout {
+        if json.says_nothing() {
+            Stdout::default()
+        } else {
+            Stdout::Json(Box::new(json))
+        }
+    }
+}
+
+impl Stdout {
+    /// The bytes printed, as text.
+    pub fn text(&self) -> Cow<'_, str> {
+        match self {
+            Stdout::Text(text) => Cow::Borrowed(text),
+            Stdout::Json(json) => Cow::Owned(serde_json::to_string(json).expect("a JSON answer serializes")),
+        }
+    }
+
+    /// The JSON answer, if it is one.
+    pub fn json(&self) -> Option<&HookJson> {
+        match self {
+            Stdout::Json(json) => Some(json),
+            Stdout::Text(_) => None,
+        }
+    }
+
+    /// Serialized now, a JSON answer as one line ending in a newline (as the async channel and
+    /// the Codex host print it); text as it is.
+    pub fn into_line(self) -> Stdout {
+        match self {
+            Stdout::Json(_) => Stdout::Text(format!("{}\n", self.text())),
+            text => text,
+        }
+    }
+
+    /// Whether nothing is printed.
+    pub fn is_empty(&self) -> bool {
+        matches!(self, Stdout::Text(text) if text.is_empty())
+    }
+}
+
+impl std::fmt::Display for Stdout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text())
+    }
+}
+
+impl serde::Serialize for Stdout {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.text())
+    }
 }
 
 /// Claude Code's label for a hook's plain-stdout context: `SessionStart:startup hook success: `.
@@ -79,13 +155,13 @@ struct Renderer<'a> {
     decision: &'a EventDecision,
     /// The command Claude Code ran to start hookbridge, used where it names a further hook.
     own_command: &'a str,
-    out: Map<String, Value>,
-    specific: Map<String, Value>,
+    out: HookJson,
+    specific: SpecificOutput,
 }
 
 /// Render `decision` for Claude Code. `match_query` is the event's match value (tool name, session
 /// source, …) that Claude Code puts in its labels; `own_command` is the command line Claude Code
-/// ran to start hookbridge (it names hooks in some messages: see [`Renderer::feedback_items`]).
+/// ran to start hookbridge (it names hooks in some messages: see `Renderer::feedback_event`).
 pub fn render_claude(
     event: &EventName,
     match_query: Option<&str>,
@@ -97,8 +173,8 @@ pub fn render_claude(
         query: match_query,
         decision,
         own_command,
-        out: Map::new(),
-        specific: Map::new(),
+        out: HookJson::default(),
+        specific: SpecificOutput::for_event(event),
     };
     r.common_fields();
     match event {
@@ -107,9 +183,7 @@ pub fn render_claude(
         EventName::UserPromptSubmit | EventName::UserPromptExpansion => r.prompt_event(),
         EventName::SessionStart => r.session_start(),
         EventName::PermissionRequest => {
-            if let Some(req) = &decision.permission_request {
-                r.specific.insert("decision".into(), req.clone());
-            }
+            r.specific.request_decision = decision.permission_request.clone();
             r.finish(None)
         }
         _ => r.generic_event(),
@@ -147,41 +221,26 @@ impl Renderer<'_> {
     fn common_fields(&mut self) {
         let d = self.decision;
         if let Some(stop) = &d.stop {
-            self.out.insert("continue".into(), json!(false));
-            if let Some(r) = &stop.reason {
-                self.out.insert("stopReason".into(), json!(r));
-            }
+            self.out.continue_ = Some(false);
+            self.out.stop_reason = stop.reason.clone();
         }
         if !d.system_messages.is_empty() {
-            self.out
-                .insert("systemMessage".into(), json!(d.system_messages.join("\n")));
+            self.out.system_message = Some(d.system_messages.join("\n"));
         }
         if d.suppress_output {
-            self.out.insert("suppressOutput".into(), json!(true));
+            self.out.suppress_output = Some(true);
         }
-        if let Some(u) = &d.updated_input {
-            self.specific.insert("updatedInput".into(), u.clone());
-        }
-        for (k, v) in &d.other_specific {
-            self.specific.insert(k.clone(), v.clone());
-        }
+        self.specific.updated_input = d.updated_input.as_ref().and_then(|u| u.as_object()).cloned();
+        self.specific.other = d.other_specific.clone();
     }
 
     /// The answer: JSON if anything needs JSON, else `exit 2` for a notice, the last error code, or
     /// silence. `exit2_stderr` forwards an exit-2 block (JSON may ride along on stdout).
     fn finish(mut self, exit2_stderr: Option<&str>) -> ClaudeAnswer {
         if !self.specific.is_empty() {
-            let mut with_name = Map::new();
-            with_name.insert("hookEventName".into(), json!(self.event.as_str()));
-            with_name.extend(std::mem::take(&mut self.specific));
-            self.out
-                .insert("hookSpecificOutput".into(), Value::Object(with_name));
+            self.out.specific = Some(std::mem::take(&mut self.specific));
         }
-        let stdout = if self.out.is_empty() {
-            String::new()
-        } else {
-            serde_json::to_string(&Value::Object(std::mem::take(&mut self.out))).expect("JSON map serializes")
-        };
+        let stdout = Stdout::from(std::mem::take(&mut self.out));
         if let Some(stderr) = exit2_stderr {
             return ClaudeAnswer {
                 exit_code: 2,
@@ -200,7 +259,7 @@ impl Renderer<'_> {
             // Exit 2 where it is only a notice (SessionStart, SessionEnd, …): pass the notice on.
             return ClaudeAnswer {
                 exit_code: 2,
-                stdout: String::new(),
+                stdout: Stdout::default(),
                 stderr: notice.message.clone(),
             };
         }
@@ -214,7 +273,7 @@ impl Renderer<'_> {
             let exit_code = if code == 0 || code == 2 { 1 } else { code };
             return ClaudeAnswer {
                 exit_code,
-                stdout: String::new(),
+                stdout: Stdout::default(),
                 stderr,
             };
         }
@@ -225,8 +284,7 @@ impl Renderer<'_> {
     fn contexts_as_json(&mut self) {
         let contexts = self.contexts();
         if !contexts.is_empty() {
-            let text = self.joined_contexts(&contexts);
-            self.specific.insert("additionalContext".into(), json!(text));
+            self.specific.additional_context = Some(self.joined_contexts(&contexts));
         }
     }
 
@@ -264,15 +322,11 @@ impl Renderer<'_> {
 
     fn json_block(&mut self, permission_event: bool, reason: Option<&str>) {
         if permission_event {
-            self.specific.insert("permissionDecision".into(), json!("deny"));
-            if let Some(r) = reason {
-                self.specific.insert("permissionDecisionReason".into(), json!(r));
-            }
+            self.specific.permission_decision = Some(PermissionDecision::Deny);
+            self.specific.permission_decision_reason = reason.map(str::to_string);
         } else {
-            self.out.insert("decision".into(), json!("block"));
-            if let Some(r) = reason {
-                self.out.insert("reason".into(), json!(r));
-            }
+            self.out.decision = Some(TopDecision::Block);
+            self.out.reason = reason.map(str::to_string);
         }
     }
 
@@ -288,11 +342,8 @@ impl Renderer<'_> {
             .permission
             .filter(|p| *p != PermissionDecision::Deny)
         {
-            self.specific
-                .insert("permissionDecision".into(), json!(p.as_str()));
-            if let Some(r) = &self.decision.permission_reason {
-                self.specific.insert("permissionDecisionReason".into(), json!(r));
-            }
+            self.specific.permission_decision = Some(p);
+            self.specific.permission_decision_reason = self.decision.permission_reason.clone();
         }
         self.finish(None)
     }
@@ -367,7 +418,7 @@ impl Renderer<'_> {
                 self.finish(None)
             }
             First::Context => {
-                self.specific.insert("additionalContext".into(), json!(text));
+                self.specific.additional_context = Some(text);
                 self.finish(None)
             }
         }
@@ -388,7 +439,7 @@ impl Renderer<'_> {
             let text = self.joined_contexts(&contexts);
             return ClaudeAnswer {
                 exit_code: 0,
-                stdout: text,
+                stdout: Stdout::Text(text),
                 stderr: String::new(),
             };
         }
@@ -399,11 +450,20 @@ impl Renderer<'_> {
     /// True when the JSON fields collected so far only matter to the user (systemMessage,
     /// suppressOutput) — plain text can then carry the model-visible part unchanged.
     fn only_user_facing_json(&self) -> bool {
+        let HookJson {
+            continue_,
+            stop_reason,
+            decision,
+            reason,
+            specific,
+            ..
+        } = &self.out;
         self.specific.is_empty()
-            && self
-                .out
-                .keys()
-                .all(|k| k == "systemMessage" || k == "suppressOutput")
+            && continue_.is_none()
+            && stop_reason.is_none()
+            && decision.is_none()
+            && reason.is_none()
+            && specific.is_none()
     }
 
     /// SessionStart: plain paragraphs first, in completion order, then ONE paragraph
@@ -430,7 +490,7 @@ impl Renderer<'_> {
             }
             return ClaudeAnswer {
                 exit_code: 0,
-                stdout: text,
+                stdout: Stdout::Text(text),
                 stderr: String::new(),
             };
         }
@@ -446,7 +506,7 @@ impl Renderer<'_> {
                 }
                 t
             };
-            self.specific.insert("additionalContext".into(), json!(text));
+            self.specific.additional_context = Some(text);
         }
         self.finish(None)
     }
@@ -467,6 +527,7 @@ impl Renderer<'_> {
 mod tests {
     use super::*;
     use crate::decision::merge::Problem;
+    use serde_json::{json, Value};
 
     const HB: &str = "hookbridge run --event X";
 
@@ -492,7 +553,7 @@ mod tests {
     }
 
     fn json_of(a: &ClaudeAnswer) -> Value {
-        serde_json::from_str(&a.stdout).unwrap()
+        serde_json::from_str(&a.stdout.text()).unwrap()
     }
 
     #[test]
@@ -513,7 +574,7 @@ mod tests {
             a,
             ClaudeAnswer {
                 exit_code: 2,
-                stdout: String::new(),
+                stdout: Stdout::default(),
                 stderr: "nope\n".into()
             }
         );
@@ -613,7 +674,7 @@ mod tests {
         };
         let a = render(EventName::UserPromptSubmit, None, &d);
         assert_eq!(
-            a.stdout,
+            a.stdout.text(),
             "UPS-B\n\nUserPromptSubmit hook additional context: UPS-A"
         );
         let d = EventDecision {
@@ -644,7 +705,7 @@ mod tests {
         };
         let a = render(EventName::SessionStart, Some("startup"), &d);
         assert_eq!(
-            a.stdout,
+            a.stdout.text(),
             "P1\n\nSessionStart:startup hook success: P2\n\nSessionStart hook additional context: C1\nC2"
         );
         let only_json = EventDecision {

@@ -71,16 +71,11 @@ pub fn outcome(event: &EventName, decision: &EventDecision) -> Outcome {
             PermissionDecision::Allow => Outcome::Allowed,
         };
     }
-    if let Some(behavior) = decision
-        .permission_request
-        .as_ref()
-        .and_then(|r| r.get("behavior"))
-        .and_then(|b| b.as_str())
-    {
-        return match behavior {
-            "deny" => Outcome::Denied,
-            "allow" => Outcome::Allowed,
-            _ => Outcome::Continued,
+    if let Some(request) = &decision.permission_request {
+        return if request.allow {
+            Outcome::Allowed
+        } else {
+            Outcome::Denied
         };
     }
     Outcome::Continued
@@ -321,7 +316,12 @@ mod tests {
     #[test]
     fn a_permission_request_answer_is_read() {
         let deny = EventDecision {
-            permission_request: Some(serde_json::json!({"behavior": "deny"})),
+            permission_request: super::super::RequestDecision::from_raw(
+                serde_json::json!({"behavior": "deny"})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            ),
             ..EventDecision::default()
         };
         assert_eq!(outcome(&EventName::PermissionRequest, &deny), Outcome::Denied);

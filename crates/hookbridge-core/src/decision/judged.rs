@@ -37,7 +37,7 @@ impl Judge {
 /// - PreToolUse, PostToolUse: a block that also ends the turn (cases 83, 198, 202), unless
 ///   `continueOnBlock` (cases 196, 201);
 /// - UserPromptSubmit, UserPromptExpansion, PostToolBatch: the turn ends, as with `continue: false`
-///   and the reason as `stopReason` (case 197: "Operation stopped by hook: <reason>");
+///   and the reason as `stopReason` (case 197: `"Operation stopped by hook: <reason>"`);
 /// - TeammateIdle: the teammate stops, unless `continueOnBlock` (then the reason is fed back);
 /// - PostToolUseFailure, TaskCreated, TaskCompleted and the rest: a block;
 /// - PermissionRequest, PermissionDenied: nothing.

@@ -5,7 +5,9 @@ use serde_json::{Map, Value};
 use crate::config::OnFailure;
 use crate::event::{EventName, EventTraits};
 
-use super::answer::{HookAnswer, HookJson, HookOutput, NoVerdictReason, PermissionDecision, TopDecision};
+use super::answer::{
+    HookAnswer, HookJson, HookOutput, NoVerdictReason, PermissionDecision, RequestDecision, TopDecision,
+};
 
 /// How a block was expressed; Claude Code shows the two differently (`[cmd]: stderr` vs `reason`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,7 +98,7 @@ pub struct EventDecision {
     /// The reason that goes with `permission` (for ask/allow/defer; deny's is in `blocking`).
     pub permission_reason: Option<String>,
     /// PermissionRequest: the `decision` object (`{behavior, …}`) of the first hook to decide.
-    pub permission_request: Option<Value>,
+    pub permission_request: Option<RequestDecision>,
     /// `updatedInput` of the last hook to finish that gave one (cases 121, 122).
     pub updated_input: Option<Value>,
     /// Every context, in completion order.
@@ -463,7 +465,7 @@ impl Merger<'_> {
             // The first hook to decide wins, allow or deny (cases 119, 120).
             if self.d.permission_request.is_none() {
                 if let Some(decision) = json.request_decision() {
-                    self.d.permission_request = Some(Value::Object(decision.raw.clone()));
+                    self.d.permission_request = Some(decision.clone());
                 }
             }
         } else if json.decision == Some(TopDecision::Block) && traits.exit2_blocks {
@@ -685,13 +687,11 @@ mod tests {
             )
         };
         let d = merge(&e, &[req("deny", 0), req("allow", 1)]);
-        assert_eq!(
-            d.permission_request,
-            Some(json!({"behavior": "deny", "message": "deny"}))
-        );
+        let raw = |d: EventDecision| d.permission_request.map(|r| Value::Object(r.raw));
+        assert_eq!(raw(d), Some(json!({"behavior": "deny", "message": "deny"})));
         let d = merge(&e, &[req("deny", 1), req("allow", 0)]);
         assert_eq!(
-            d.permission_request,
+            raw(d),
             Some(json!({"behavior": "allow", "message": "allow"})),
             "first to decide wins"
         );

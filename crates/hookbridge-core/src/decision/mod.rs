@@ -25,7 +25,7 @@ pub use answer::{
     async_delivery, HookAnswer, HookJson, HookOutput, NoVerdictReason, PermissionDecision, RequestDecision,
     SpecificOutput, TopDecision,
 };
-pub use claude::{context_label, render_claude, success_label, ClaudeAnswer};
+pub use claude::{context_label, render_claude, success_label, ClaudeAnswer, Stdout};
 pub use execution::{CancelReason, HookExecution, NotRunReason, RunStatus, WarmRun};
 pub use in_words::{in_words, outcome, InWords, Outcome};
 pub use judged::{verdict_answer, Judge};

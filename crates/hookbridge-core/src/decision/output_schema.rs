@@ -189,4 +189,66 @@ mod tests {
             json!(PERMISSION_DECISIONS)
         );
     }
+
+    /// The tables name exactly the fields the typed answer reads and prints: a field renamed,
+    /// added or dropped on one side only fails here. Its words too: each serializes as itself.
+    #[test]
+    fn the_tables_are_the_typed_answers_fields() {
+        use crate::decision::{HookJson, RequestDecision, SpecificOutput};
+        let every = HookJson {
+            continue_: Some(false),
+            stop_reason: Some("s".into()),
+            system_message: Some("m".into()),
+            suppress_output: Some(true),
+            decision: Some(TopDecision::Block),
+            reason: Some("r".into()),
+            specific: Some(SpecificOutput {
+                hook_event_name: "PermissionRequest".into(),
+                updated_input: Some(Map::new()),
+                other: Map::new(),
+                additional_context: Some("c".into()),
+                permission_decision: Some(PermissionDecision::Ask),
+                permission_decision_reason: Some("why".into()),
+                request_decision: RequestDecision::from_raw(
+                    json!({"behavior": "allow"}).as_object().unwrap().clone(),
+                ),
+            }),
+            ..HookJson::default()
+        };
+        let printed = serde_json::to_value(&every).unwrap();
+        let keys = |v: &Value| -> Vec<String> {
+            let mut keys: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+            keys.sort();
+            keys
+        };
+        let names = |fields: &[OutputField]| -> Vec<String> {
+            let mut names: Vec<String> = fields.iter().map(|f| f.name.to_string()).collect();
+            names.sort();
+            names
+        };
+        assert_eq!(keys(&printed), names(TOP_LEVEL));
+        // hookSpecificOutput.decision (PermissionRequest's) is not checked by Claude Code's schema.
+        let specific = &printed["hookSpecificOutput"];
+        let mut checked = names(HOOK_SPECIFIC);
+        checked.push("decision".into());
+        checked.sort();
+        assert_eq!(keys(specific), checked);
+        for word in TOP_DECISIONS {
+            assert_eq!(json!(TopDecision::parse(word).unwrap()), json!(word));
+        }
+        for word in PERMISSION_DECISIONS {
+            let decision = PermissionDecision::parse(word).unwrap();
+            assert_eq!((json!(decision), decision.as_str()), (json!(word), *word));
+        }
+        // Read back, the printed answer is the answer.
+        let event = crate::event::EventName::PermissionRequest;
+        let read = HookJson::from_object(&event, printed.as_object().unwrap().clone());
+        assert_eq!(
+            HookJson {
+                raw: Map::new(),
+                ..read
+            },
+            every
+        );
+    }
 }

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use crate::config::{HookKind, HookSpec};
 use crate::event::EventName;
 
-use super::answer::{HookAnswer, HookJson, HookOutput, NoVerdictReason};
+use super::answer::{HookAnswer, HookJson, HookOutput, NoVerdictReason, PermissionDecision};
 use super::execution::{HookExecution, RunStatus};
 use super::judged::{verdict_answer, Judge};
 
@@ -19,12 +19,11 @@ pub fn interpret_hook(event: &EventName, hook: &HookSpec, execution: &HookExecut
         // answers for it (cases 304, 305).
         (_, HookKind::Prompt(_) | HookKind::Agent(_)) if !event.traits().runs_judge_hooks => {
             let mut read = HookExecution::without_output(RunStatus::Exited(0), execution.finish_order);
-            let deny = serde_json::json!({"hookSpecificOutput": {
-                "hookEventName": event.as_str(),
-                "permissionDecision": "deny",
-                "permissionDecisionReason": event.judges_not_run(),
-            }});
-            read.stdout = deny.to_string().into_bytes();
+            let mut deny = HookJson::default();
+            let specific = deny.specific_for(event);
+            specific.permission_decision = Some(PermissionDecision::Deny);
+            specific.permission_decision_reason = Some(event.judges_not_run());
+            read.stdout = serde_json::to_vec(&deny).expect("a JSON answer serializes");
             interpret(event, &read)
         }
         (RunStatus::Judged(verdict), HookKind::Prompt(p)) => verdict_answer(
@@ -415,13 +414,13 @@ mod tests {
             .unwrap();
         assert!(!decided.allow);
         assert_eq!(decided.raw.get("message"), Some(&serde_json::json!("no")));
-        for field in super::super::output_schema::HOOK_SPECIFIC {
-            assert!(
-                field.name == "hookEventName" || SpecificOutput::TYPED.contains(&field.name),
-                "{} is checked by the schema but not typed",
-                field.name
-            );
-        }
+        let seeds = serde_json::json!({HookJson::CONTEXT_INJECTION: "c", HookJson::NEW_CONTENT: null});
+        let read = HookJson::from_object(&EventName::Stop, seeds.as_object().unwrap().clone());
+        assert_eq!(
+            (read.context_injection.as_deref(), read.new_content),
+            (Some("c"), Some(serde_json::Value::Null)),
+            "the seed's fields are read by their names"
+        );
     }
 
     #[test]

@@ -12,8 +12,10 @@
 //! A `message` with any action but `block`/`ask` is shown to the user (`systemMessage`). Keys of
 //! Claude Code's own answers beside `action` are kept, and win where both say the same thing.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
+use crate::decision::output_schema::TOP_LEVEL;
+use crate::decision::{HookJson, PermissionDecision, RequestDecision, TopDecision};
 use crate::event::EventName;
 
 /// Why a seed answer cannot be used.
@@ -21,22 +23,13 @@ use crate::event::EventName;
 #[error("{0}")]
 pub struct SeedAnswerError(pub String);
 
-/// The keys of a Claude Code answer: an object with none of them and no `action` is neither dialect.
-const CLAUDE_KEYS: &[&str] = &[
-    "continue",
-    "stopReason",
-    "suppressOutput",
-    "systemMessage",
-    "decision",
-    "reason",
-    "hookSpecificOutput",
-    "contextInjection",
-    "newContent",
-];
-
-/// Whether an object without `action` reads as a Claude Code answer (empty, or with one of its keys).
+/// Whether an object without `action` reads as a Claude Code answer: empty, or with one of its
+/// top-level keys (or the seed's own `contextInjection`/`newContent`, which read as one).
 pub fn is_claude_answer(answer: &Map<String, Value>) -> bool {
-    answer.is_empty() || answer.keys().any(|k| CLAUDE_KEYS.contains(&k.as_str()))
+    answer.is_empty()
+        || answer
+            .keys()
+            .any(|k| TOP_LEVEL.iter().any(|f| f.name == k) || HookJson::SEED_FIELDS.contains(&k.as_str()))
 }
 
 /// Rewrite a seed-dialect hook's JSON answer for `event` as Claude Code's. An object without
@@ -72,21 +65,21 @@ pub fn to_claude_answer(
         )));
     };
     // The seed's answer fills in only what the hook's JSON does not say itself.
-    let fields = match action {
-        "allow" | "continue" => Vec::new(),
-        "block" => blocked(event, message.take())?,
+    let mut said = HookJson::default();
+    let mut new_prompt = None;
+    match action {
+        "allow" | "continue" => {}
+        "block" => blocked(event, message.take(), &mut said)?,
         "ask" if *event == EventName::PreToolUse => {
-            let mut fields = json!({"permissionDecision": "ask"});
-            if let Some(m) = message.take() {
-                fields["permissionDecisionReason"] = Value::String(m);
-            }
-            vec![("hookSpecificOutput", specific(event, fields))]
+            let specific = said.specific_for(event);
+            specific.permission_decision = Some(PermissionDecision::Ask);
+            specific.permission_decision_reason = message.take();
         }
         "modify" => {
             let Some(modified) = modified.filter(|m| !m.is_null()) else {
                 return Err(SeedAnswerError("`modify` needs `modified_args`".into()));
             };
-            vec![modified_input(event, modified)?]
+            new_prompt = modified_input(event, modified, &mut said)?;
         }
         "ask" => {
             return Err(SeedAnswerError(format!(
@@ -98,66 +91,64 @@ pub fn to_claude_answer(
                 "`action` must be \"allow\", \"block\", \"modify\" or \"continue\", found \"{other}\""
             )))
         }
-    };
+    }
     // A message that is not the block's or the question's reason is shown to the user.
-    let shown = message.map(|m| ("systemMessage", Value::String(m)));
-    for (key, value) in fields.into_iter().chain(shown) {
-        answer.entry(key.to_string()).or_insert(value);
+    said.system_message = message;
+    let Ok(Value::Object(fields)) = serde_json::to_value(&said) else {
+        unreachable!("an answer serializes to an object")
+    };
+    let seeds_own = new_prompt.map(|prompt| (HookJson::NEW_CONTENT.to_string(), Value::String(prompt)));
+    for (key, value) in fields.into_iter().chain(seeds_own) {
+        answer.entry(key).or_insert(value);
     }
     Ok(answer)
 }
 
-/// `hookSpecificOutput` for `event` with `fields`.
-fn specific(event: &EventName, fields: Value) -> Value {
-    let mut object = json!({"hookEventName": event.as_str()});
-    if let (Some(o), Value::Object(f)) = (object.as_object_mut(), fields) {
-        o.extend(f);
-    }
-    object
-}
-
 /// What `block` says on `event`, with the hook's message as the reason.
-fn blocked(
-    event: &EventName,
-    message: Option<String>,
-) -> Result<Vec<(&'static str, Value)>, SeedAnswerError> {
+fn blocked(event: &EventName, message: Option<String>, said: &mut HookJson) -> Result<(), SeedAnswerError> {
     let reason = message.unwrap_or_else(|| "Blocked by a hook".to_string());
-    Ok(match event {
-        EventName::PreToolUse => vec![(
-            "hookSpecificOutput",
-            specific(
-                event,
-                json!({"permissionDecision": "deny", "permissionDecisionReason": reason}),
-            ),
-        )],
-        EventName::PermissionRequest => vec![(
-            "hookSpecificOutput",
-            specific(
-                event,
-                json!({"decision": {"behavior": "deny", "message": reason}}),
-            ),
-        )],
+    match event {
+        EventName::PreToolUse => {
+            let specific = said.specific_for(event);
+            specific.permission_decision = Some(PermissionDecision::Deny);
+            specific.permission_decision_reason = Some(reason);
+        }
+        EventName::PermissionRequest => {
+            let raw = Map::from_iter([
+                ("behavior".to_string(), Value::String("deny".into())),
+                ("message".to_string(), Value::String(reason)),
+            ]);
+            said.specific_for(event).request_decision = RequestDecision::from_raw(raw);
+        }
         _ if event.traits().exit2_blocks => {
-            vec![("decision", json!("block")), ("reason", Value::String(reason))]
+            said.decision = Some(TopDecision::Block);
+            said.reason = Some(reason);
         }
         _ => {
             return Err(SeedAnswerError(format!(
                 "`block` has no effect on {event}: it cannot be blocked"
             )))
         }
-    })
+    }
+    Ok(())
 }
 
-/// What `modify` says on `event`: the tool's new arguments, or the new prompt.
-fn modified_input(event: &EventName, modified: Value) -> Result<(&'static str, Value), SeedAnswerError> {
+/// What `modify` says on `event`: the tool's new arguments (in `said`), or the new prompt
+/// (returned: the seed's `newContent`).
+fn modified_input(
+    event: &EventName,
+    modified: Value,
+    said: &mut HookJson,
+) -> Result<Option<String>, SeedAnswerError> {
     match event {
         EventName::PreToolUse => {
-            if !modified.is_object() {
+            let Value::Object(arguments) = modified else {
                 return Err(SeedAnswerError(format!(
                     "`modified_args` must be an object of the tool's arguments, found {modified}"
                 )));
-            }
-            Ok(("hookSpecificOutput", specific(event, json!({"updatedInput": modified}))))
+            };
+            said.specific_for(event).updated_input = Some(arguments);
+            Ok(None)
         }
         EventName::UserPromptSubmit => {
             let prompt = match &modified {
@@ -176,7 +167,7 @@ fn modified_input(event: &EventName, modified: Value) -> Result<(&'static str, V
                     )))
                 }
             };
-            Ok(("newContent", Value::String(prompt)))
+            Ok(Some(prompt))
         }
         _ => Err(SeedAnswerError(format!(
             "`modify` applies to PreToolUse (the tool's arguments) and PromptSubmit (the prompt), not to {event}"
@@ -187,6 +178,7 @@ fn modified_input(event: &EventName, modified: Value) -> Result<(&'static str, V
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn answer(event: EventName, v: Value) -> Result<Value, SeedAnswerError> {
         to_claude_answer(&event, v.as_object().unwrap().clone()).map(Value::Object)

@@ -1,5 +1,5 @@
 //! The hook-kind seam: every kind of Claude Code hook becomes a [`Job`] the supervisor runs, and
-//! every job ends as the same [`HookExecution`] that the core reads with
+//! every job ends as the same [`HookExecution`](hookbridge_core::decision::HookExecution) that the core reads with
 //! [`interpret_hook`](hookbridge_core::decision::interpret_hook). Merging, rendering and the
 //! Amplifier translation therefore never depend on the kind.
 //!

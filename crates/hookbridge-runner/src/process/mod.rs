@@ -3,7 +3,7 @@
 //! grandchild left holding its pipes — into a [`ProcessOutcome`], never an `Err`.
 //!
 //! The shaping decision: **one `poll(2)` loop on the calling thread supervises every process of
-//! an event** ([`supervisor`]): per child a small state machine that writes stdin, drains stdout
+//! an event** (`supervisor`): per child a small state machine that writes stdin, drains stdout
 //! and stderr, watches for the exit (a pidfd on Linux) and keeps its deadlines. No async runtime,
 //! no helper threads. `hookbridge run` is a fresh process per agent event, and a runtime's start-up
 //! alone cost about 8 % of a whole one-hook run (the `spawn_floor_tokio` row of

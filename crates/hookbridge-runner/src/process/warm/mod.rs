@@ -48,7 +48,7 @@
 //! answers is this user's (`SO_PEERCRED`): another user who can write to the runtime directory
 //! named in the environment (after `su` without `-`) cannot answer a run.
 //!
-//! What is warm is decided by proof (see [`eligibility`]), and when anything is in doubt — the
+//! What is warm is decided by proof (see `eligibility`), and when anything is in doubt — the
 //! command, the interpreter, a service that is missing, starting, busy or broken — the hook is
 //! spawned as before and [`WarmUse`] says why. `HOOKBRIDGE_WARM` switches it: on by default (the
 //! first run of an interpreter starts its service and spawns), `0` off, `always` on and waiting
