@@ -26,7 +26,8 @@
 #              the pinned lychee (LYCHEE_VERSION); both `cargo install --locked` into target/doc-tools
 #              when missing
 #   rust       cargo nextest run --workspace (.config/nextest.toml: the heavy tests in a test group of
-#              their own, one at a time; the golden conformance tests alone), but the corpus replay
+#              their own, one at a time), but the corpus replay and the conformance cases; then the
+#              conformance cases (one test each, tests/conformance.rs) alone, four at a time
 #   fuzz       the fuzz corpus replayed: every file of fuzz/corpus/<target>/ through the function its
 #              cargo-fuzz target runs (crates/hookbridge-core/tests/fuzz_corpus.rs); real fuzzing
 #              is scripts/fuzz.sh, not run here
@@ -259,9 +260,16 @@ stage_install() {
 # The corpus replay is the fuzz stage's; everything else is the rust stage's.
 FUZZ_REPLAY='package(hookbridge-core) and binary(fuzz_corpus)'
 
+# The conformance cases: one test each, run with nothing beside them (their hooks race by design).
+CONFORMANCE='package(hookbridge-cli) and binary(conformance)'
+
 stage_rust() {
     if cargo nextest --version >/dev/null 2>&1; then
-        cargo nextest run --workspace --no-fail-fast -E "not ($FUZZ_REPLAY)"
+        local status=0
+        cargo nextest run --workspace --no-fail-fast -E "not ($FUZZ_REPLAY) and not ($CONFORMANCE)" || status=$?
+        # --workspace as above: the same feature set, so nothing is built again.
+        cargo nextest run --workspace --no-fail-fast --profile conformance -E "$CONFORMANCE" || status=$?
+        return "$status"
     else
         loud "cargo-nextest is not available: running 'cargo test --workspace' instead"
         cargo test --workspace --no-fail-fast

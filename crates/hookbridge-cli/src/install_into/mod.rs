@@ -47,10 +47,12 @@ pub struct InstallIntoArgs {
     #[arg(value_name = "AGENT", value_parser = agent_names())]
     agent: String,
     /// Which settings file: `user` (~/.claude/settings.json, every project), `project`
-    /// (`<project>`/.claude/settings.json, shared with the repository) or `local`
-    /// (`<project>`/.claude/settings.local.json, this checkout only); for Gemini CLI `user`
-    /// (~/.gemini/settings.json) or `project` (`<project>`/.gemini/settings.json); for Codex CLI
-    /// `user` (~/.codex/hooks.json) or `project` (`<project>`/.codex/hooks.json).
+    /// (<project>/.claude/settings.json, shared with the repository) or `local`
+    /// (<project>/.claude/settings.local.json, this checkout only); for Gemini CLI `user`
+    /// (~/.gemini/settings.json) or `project` (<project>/.gemini/settings.json); for Codex CLI
+    /// `user` (~/.codex/hooks.json) or `project` (<project>/.codex/hooks.json).
+    // This text is `--help`'s: `<project>` is meant as written, not as HTML.
+    #[allow(rustdoc::invalid_html_tags)]
     #[arg(long, value_enum, default_value_t = Scope::Project)]
     scope: Scope,
     /// Remove hookbridge's registrations instead (the file's other content stays).

@@ -389,27 +389,28 @@ pub fn load_cases(dir: &Path, origin: &'static str) -> Result<Vec<Case>, String>
         .filter(|p| p.is_dir())
         .collect();
     names.sort();
-    let mut cases = Vec::new();
-    for path in names {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if !path.join("expected.json").is_file() {
-            return Err(format!(
-                "{origin} {name}: no expected.json (record it with the shared oracle's run_case.py, or remove the folder)"
-            ));
-        }
-        let read = |f: &str| -> Result<Value, String> {
-            let text = fs::read_to_string(path.join(f)).map_err(|e| format!("{name}/{f}: {e}"))?;
-            serde_json::from_str(&text).map_err(|e| format!("{name}/{f}: {e}"))
-        };
-        cases.push(Case {
-            spec: read("case.json")?,
-            expected: read("expected.json")?,
-            name,
-            dir: path,
-            origin,
-        });
+    names.into_iter().map(|path| load_case(path, origin)).collect()
+}
+
+/// The case in folder `path`.
+pub fn load_case(path: PathBuf, origin: &'static str) -> Result<Case, String> {
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    if !path.join("expected.json").is_file() {
+        return Err(format!(
+            "{origin} {name}: no expected.json (record it with the shared oracle's run_case.py, or remove the folder)"
+        ));
     }
-    Ok(cases)
+    let read = |f: &str| -> Result<Value, String> {
+        let text = fs::read_to_string(path.join(f)).map_err(|e| format!("{name}/{f}: {e}"))?;
+        serde_json::from_str(&text).map_err(|e| format!("{name}/{f}: {e}"))
+    };
+    Ok(Case {
+        spec: read("case.json")?,
+        expected: read("expected.json")?,
+        name,
+        dir: path,
+        origin,
+    })
 }
 
 impl Case {
