@@ -12,6 +12,7 @@
 
 #![forbid(unsafe_code)]
 
+mod agents;
 mod audit;
 mod diagnostics_log;
 mod docs;

@@ -147,24 +147,12 @@ impl RunArgs {
     }
 }
 
+/// `--host`'s default: Claude Code.
 const CLAUDE: &str = "claude";
-const AMPLIFIER: &str = "amplifier";
 
-/// `--host`'s values: Claude Code, Amplifier, and every agent in `hosts::HOSTS`.
+/// `--host`'s values: every agent hookbridge runs as the hook of (`agents::AGENTS`).
 fn host_names() -> clap::builder::PossibleValuesParser {
-    use clap::builder::PossibleValue;
-    let mut names = vec![
-        PossibleValue::new(CLAUDE).help("Claude Code: its event payload in; exit code, stdout and stderr out (see `--format`)"),
-        PossibleValue::new(AMPLIFIER).help(
-            "Amplifier: a kernel event's data in (`--event tool:pre`), run exactly as the hook-bridge module runs it; the `HookResult` as JSON out, or with `--format report` everything the module gets",
-        ),
-    ];
-    names.extend(
-        crate::hosts::HOSTS
-            .iter()
-            .map(|h| PossibleValue::new(h.name()).help(h.summary())),
-    );
-    clap::builder::PossibleValuesParser::new(names)
+    crate::agents::values(|a| a.runs.is_some(), |a| Some(a.summary.to_string()))
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -178,13 +166,15 @@ enum Format {
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    match args.host.as_str() {
-        CLAUDE => run_claude(args),
-        AMPLIFIER => run_amplifier(args),
-        other => {
-            let host = crate::hosts::named(other).expect("clap accepts only the hosts there are");
-            run_host(host, args)
-        }
+    use crate::agents::Runs;
+    let agent = crate::agents::named(&args.host).expect("clap accepts only the agents there are");
+    match agent
+        .runs
+        .expect("clap accepts only the agents hookbridge runs for")
+    {
+        Runs::Claude => run_claude(args),
+        Runs::Amplifier => run_amplifier(args),
+        Runs::Host(host) => run_host(agent, host, args),
     }
 }
 
@@ -510,20 +500,24 @@ fn run_amplifier(args: RunArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `run --host <agent>` for an agent in `hosts::HOSTS`: its event and payload as Claude Code's,
-/// dispatched as `run` dispatches (`async` hooks in the background: these agents read no async
-/// answer), answered in its terms.
-fn run_host(host: &dyn crate::hosts::Host, args: RunArgs) -> anyhow::Result<ExitCode> {
+/// `run --host <agent>` for an agent that is a [`Host`](crate::hosts::Host): its event and payload
+/// as Claude Code's, dispatched as `run` dispatches (`async` hooks in the background: these agents
+/// read no async answer), answered in its terms.
+fn run_host(
+    agent: &crate::agents::Agent,
+    host: &dyn crate::hosts::Host,
+    args: RunArgs,
+) -> anyhow::Result<ExitCode> {
     if args.async_hooks != Background::Detach || args.async_rewake_hooks != Background::Detach {
         return Err(UsageError(format!(
             "--async-hooks and --async-rewake-hooks split Claude Code's registrations; {} has one per event",
-            host.name()
+            agent.name
         ))
         .into());
     }
     let claude = host.claude_event(&args.event).map_err(UsageError)?;
     let (project_dir, mut problems, input) = project_and_input(&args)?;
-    let context = format!("run --host {} {}", host.name(), args.event);
+    let context = format!("run --host {} {}", agent.name, args.event);
     let Some(claude) = claude else {
         problems.push(format!(
             "{} has no Claude Code event: no hook runs on it",
@@ -550,7 +544,7 @@ fn run_host(host: &dyn crate::hosts::Host, args: RunArgs) -> anyhow::Result<Exit
         Err(e) => return refuse_payload(&context, problems, e.to_string()),
     };
     fill_cwd(&mut payload);
-    let (mut set, mut options, trust) = load_hooks(&args, host.name(), &project_dir, &mut problems);
+    let (mut set, mut options, trust) = load_hooks(&args, agent.name, &project_dir, &mut problems);
     let mut notice = held_notice(&trust, &project_dir);
     // Never looser than the agent: a folder it does not trust runs none of the project's hooks.
     let home = args
@@ -560,7 +554,7 @@ fn run_host(host: &dyn crate::hosts::Host, args: RunArgs) -> anyhow::Result<Exit
         .and_then(|d| Some(d.parent()?.parent()?.to_path_buf()));
     if let Err(why) = host.folder_trust(&project_dir, home.as_deref()) {
         let held =
-            hookbridge_core::trust::Held::HostDoesNotTrustFolder(format!("{} ({why})", host.display_name()));
+            hookbridge_core::trust::Held::HostDoesNotTrustFolder(format!("{} ({why})", agent.display_name));
         let count = set.hold(hookbridge_core::config::Scope::Project, &held);
         options.project_mcp_servers = false;
         if count > 0 {
@@ -592,7 +586,7 @@ fn run_host(host: &dyn crate::hosts::Host, args: RunArgs) -> anyhow::Result<Exit
         own_command: &own,
     };
     let (answer, notes) = host.answer(&answering, &report);
-    problems.extend(notes.into_iter().map(|n| format!("for {}: {n}", host.name())));
+    problems.extend(notes.into_iter().map(|n| format!("for {}: {n}", agent.name)));
     diagnostics_log::append(&context, &problems);
     if args.verbose {
         diagnostics_log::to_terminal(&problems);

@@ -376,24 +376,12 @@ fn fit_pre_tool_use(out: &mut HookJson, notes: &mut Vec<String>) {
 pub struct Codex;
 
 impl super::Host for Codex {
-    fn name(&self) -> &'static str {
-        "codex"
-    }
-
-    fn display_name(&self) -> &'static str {
-        "Codex CLI"
-    }
-
     fn hooks_file(&self) -> super::HooksFile {
         super::HooksFile {
             name: ".codex/hooks.json",
             events: EVENTS.iter().map(|e| (e.as_str(), e.clone())).collect(),
             per_second: 1,
         }
-    }
-
-    fn summary(&self) -> &'static str {
-        "Codex CLI: Claude Code's events and payloads, each hook's answer read as Codex reads it, the merged answer in the form Codex honours"
     }
 
     /// Codex fires Claude Code's events by their names (a later Codex may fire more of them).

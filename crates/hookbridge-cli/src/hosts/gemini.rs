@@ -198,10 +198,6 @@ pub fn answer(gemini_event: &str, decision: &EventDecision) -> Option<GeminiAnsw
 pub struct Gemini;
 
 impl super::Host for Gemini {
-    fn name(&self) -> &'static str {
-        "gemini"
-    }
-
     /// Gemini CLI's trusted folders, read as it reads them (0.61: `checkPathTrust`):
     /// `GEMINI_RESTRICTED_MODE=true` or `GEMINI_CLI_TRUST_WORKSPACE=false` trust nothing,
     /// `GEMINI_CLI_TRUST_WORKSPACE=true` everything; with `security.folderTrust.enabled` off in
@@ -261,10 +257,6 @@ impl super::Host for Gemini {
         }
     }
 
-    fn display_name(&self) -> &'static str {
-        "Gemini CLI"
-    }
-
     fn hooks_file(&self) -> super::HooksFile {
         super::HooksFile {
             name: ".gemini/settings.json",
@@ -274,10 +266,6 @@ impl super::Host for Gemini {
                 .collect(),
             per_second: 1000,
         }
-    }
-
-    fn summary(&self) -> &'static str {
-        "Gemini CLI: its event (`--event BeforeTool`) and payload in, Claude Code's hooks run, the answer as Gemini CLI reads it"
     }
 
     fn claude_event(&self, name: &str) -> Result<Option<EventName>, String> {

@@ -1,10 +1,11 @@
 //! Agents other than Claude Code whose hooks `hookbridge run --host <agent>` answers. Each is one
 //! module implementing [`Host`] (how its events and payloads become Claude Code's, how the
 //! outcome is answered in its terms, and the facts of its hooks file as a [`HooksFile`], which
-//! `install_into` turns into registrations) and one line in [`HOSTS`]; `run` does the rest (discovery,
-//! selection, dispatch) as for Claude Code, in one path for every host (`run::run_host`).
-//! Amplifier, a host that loads hookbridge as a library, has a crate of its own
-//! (hookbridge-amplifier) and its own `run --host amplifier` path through that crate's engine.
+//! `install_into` turns into registrations) and one line in the agent list
+//! ([`crate::agents::AGENTS`], which holds its name); `run` does the rest (discovery, selection,
+//! dispatch) as for Claude Code, in one path for every host (`run::run_host`). Amplifier, a host
+//! that loads hookbridge as a library, has a crate of its own (hookbridge-amplifier) and its own
+//! `run --host amplifier` path through that crate's engine.
 
 pub mod codex;
 pub mod gemini;
@@ -21,14 +22,9 @@ use serde_json::{Map, Value};
 /// `beforeShellExecution` is PreToolUse on `Bash`).
 pub type EventTable = &'static [(&'static str, EventName, Option<&'static str>)];
 
-/// An agent that starts `hookbridge run --host <name> --event <its event>` as its hook.
+/// An agent that starts `hookbridge run --host <name> --event <its event>` as its hook (its name
+/// and its name for people are its line in [`crate::agents::AGENTS`]).
 pub trait Host: Sync {
-    /// Its name in `--host`, `install-into` and the log.
-    fn name(&self) -> &'static str;
-    /// Its name for people: `Gemini CLI`.
-    fn display_name(&self) -> &'static str;
-    /// One line for `--help`.
-    fn summary(&self) -> &'static str;
     /// Where and what `install-into <agent>` registers: facts only; the registrations and the
     /// file's editing are `install_into`'s.
     fn hooks_file(&self) -> HooksFile;
@@ -73,12 +69,4 @@ pub struct AnswerContext<'a> {
     pub set: &'a HookSet,
     /// The command line that started hookbridge, as the agent names the hook by it.
     pub own_command: &'a str,
-}
-
-/// Every agent `--host` knows besides Claude Code and Amplifier: adding one is a module and a line.
-pub const HOSTS: &[&dyn Host] = &[&gemini::Gemini, &codex::Codex];
-
-/// The host called `name`.
-pub fn named(name: &str) -> Option<&'static dyn Host> {
-    HOSTS.iter().copied().find(|h| h.name() == name)
 }

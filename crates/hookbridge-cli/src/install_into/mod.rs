@@ -69,19 +69,30 @@ pub struct InstallIntoArgs {
     project: ProjectArgs,
 }
 
-/// `install-into`'s agents: Claude Code and every agent in `hosts::HOSTS`.
+/// `install-into`'s agents: those `agents::AGENTS` says it installs into.
 fn agent_names() -> clap::builder::PossibleValuesParser {
-    use clap::builder::PossibleValue;
-    let mut names = vec![PossibleValue::new("claude").help("Claude Code")];
-    names.extend(crate::hosts::HOSTS.iter().map(|h| {
-        let help = format!(
-            "{} (`{}`; `--scope user|project`)",
-            h.display_name(),
-            h.hooks_file().name
-        );
-        PossibleValue::new(h.name()).help(help)
-    }));
-    clap::builder::PossibleValuesParser::new(names)
+    crate::agents::values(
+        |a| a.installs,
+        |a| {
+            Some(match host_of(a) {
+                None => a.display_name.to_string(),
+                Some(host) => format!(
+                    "{} (`{}`; `--scope user|project`)",
+                    a.display_name,
+                    host.hooks_file().name
+                ),
+            })
+        },
+    )
+}
+
+/// The host `agent` is, `None` for Claude Code (whose settings files and registrations are this
+/// module's own).
+fn host_of(agent: &crate::agents::Agent) -> Option<&'static dyn crate::hosts::Host> {
+    match agent.runs {
+        Some(crate::agents::Runs::Host(host)) => Some(host),
+        _ => None,
+    }
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,21 +114,21 @@ impl Scope {
         }
     }
 
-    /// `agent`'s settings file of this scope (`None`: Claude Code).
+    /// `agent`'s settings file of this scope.
     fn agent_settings_file(
         self,
-        agent: Option<&dyn crate::hosts::Host>,
+        agent: &crate::agents::Agent,
         project: &Path,
         home: Option<&Path>,
     ) -> Result<PathBuf, UsageError> {
         let no_home = || UsageError("--scope user: HOME is not set".into());
-        match (agent, self) {
+        match (host_of(agent), self) {
             (None, scope) => scope.settings_file(project, home).ok_or_else(no_home),
-            (Some(agent), Scope::User) => home.map(|h| h.join(agent.hooks_file().name)).ok_or_else(no_home),
-            (Some(agent), Scope::Project) => Ok(project.join(agent.hooks_file().name)),
-            (Some(agent), Scope::Local) => Err(UsageError(format!(
+            (Some(host), Scope::User) => home.map(|h| h.join(host.hooks_file().name)).ok_or_else(no_home),
+            (Some(host), Scope::Project) => Ok(project.join(host.hooks_file().name)),
+            (Some(_), Scope::Local) => Err(UsageError(format!(
                 "{} has no local settings file: use --scope project or --scope user",
-                agent.display_name()
+                agent.display_name
             ))),
         }
     }
@@ -134,8 +145,7 @@ pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
     let home = std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .and_then(|h| std::path::absolute(h).ok());
-    // `None`: Claude Code, whose settings files and registrations are this module's own.
-    let agent = crate::hosts::named(&args.agent);
+    let agent = crate::agents::named(&args.agent).expect("clap accepts only the agents there are");
     let file = args
         .scope
         .agent_settings_file(agent, &project.dir, home.as_deref())?;
@@ -155,14 +165,14 @@ pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
             Some(program) => program.clone(),
             None => default_program()?,
         };
-        Some(match agent {
+        Some(match host_of(agent) {
             None => registrations(&program, &set),
-            Some(agent) => host_registrations(agent, &program, &set),
+            Some(host) => host_registrations(agent.name, host, &program, &set),
         })
     };
 
     edit_settings(&target, &file, wanted.as_deref(), args.dry_run)?;
-    if !args.remove && agent.is_none() {
+    if !args.remove && host_of(agent).is_none() {
         for (event, meant) in misspelt_events(&set) {
             say(format_args!(
                 "warning: hooks for `{event}` are not registered: Claude Code fires no such event; did you mean `{meant}`? (`hookbridge validate` shows where)"
@@ -316,7 +326,12 @@ pub fn registrations(program: &str, set: &HookSet) -> Vec<Registration> {
 /// What `install-into <agent>` registers for a host: `<program> run --host <name> --event <its
 /// event>` for each event of its hooks file, with the outer timeout of the hooks behind it in the
 /// agent's unit.
-fn host_registrations(host: &dyn crate::hosts::Host, program: &str, set: &HookSet) -> Vec<Registration> {
+fn host_registrations(
+    name: &str,
+    host: &dyn crate::hosts::Host,
+    program: &str,
+    set: &HookSet,
+) -> Vec<Registration> {
     let file = host.hooks_file();
     file.events
         .iter()
@@ -324,7 +339,7 @@ fn host_registrations(host: &dyn crate::hosts::Host, program: &str, set: &HookSe
             let timeouts = OuterTimeouts::of(set, event);
             let secs = timeouts.outer(|_| true).unwrap_or(timeouts.floor);
             Registration {
-                command: format!("{program} run --host {} --event {own}", host.name()),
+                command: format!("{program} run --host {name} --event {own}"),
                 timeout: secs.saturating_mul(file.per_second),
                 async_timeout: None,
                 rewake_timeout: None,

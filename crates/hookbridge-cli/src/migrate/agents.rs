@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
-use super::{read_json, Agent, Migrated, Places};
+use super::{read_json, Migrated, Places};
+use crate::agents::{Agent, AgentId};
 use crate::hosts::{gemini, EventTable};
 use crate::install_into::claude_settings::is_hookbridge_run;
 use crate::install_into::shell_quote;
@@ -13,7 +14,7 @@ use hookbridge_core::event::EventName;
 use hookbridge_core::tool_names::GEMINI_TOOL_NAMES;
 
 /// The files an agent's hooks are read from, for `places`.
-pub fn looked_in(agent: Agent, places: &Places) -> Vec<PathBuf> {
+pub fn looked_in(agent: AgentId, places: &Places) -> Vec<PathBuf> {
     let base = |dir: &str| -> Option<PathBuf> {
         if places.user {
             places.home.as_ref().map(|h| h.join(dir))
@@ -22,16 +23,18 @@ pub fn looked_in(agent: Agent, places: &Places) -> Vec<PathBuf> {
         }
     };
     let files: Vec<Option<PathBuf>> = match agent {
-        Agent::Claude if places.user => vec![base(".claude").map(|d| d.join("settings.json"))],
-        Agent::Claude => vec![
+        AgentId::Claude if places.user => vec![base(".claude").map(|d| d.join("settings.json"))],
+        AgentId::Claude => vec![
             base(".claude").map(|d| d.join("settings.json")),
             base(".claude").map(|d| d.join("settings.local.json")),
         ],
-        Agent::Gemini => vec![base(".gemini").map(|d| d.join("settings.json"))],
-        Agent::Codex => vec![base(".codex").map(|d| d.join("hooks.json"))],
-        Agent::Cursor => vec![base(".cursor").map(|d| d.join("hooks.json"))],
-        Agent::Copilot if places.user => Vec::new(),
-        Agent::Copilot => {
+        AgentId::Gemini => vec![base(".gemini").map(|d| d.join("settings.json"))],
+        AgentId::Codex => vec![base(".codex").map(|d| d.join("hooks.json"))],
+        AgentId::Cursor => vec![base(".cursor").map(|d| d.join("hooks.json"))],
+        // Amplifier's hooks are hookbridge's own: nothing to migrate (`--from` does not offer it).
+        AgentId::Amplifier => Vec::new(),
+        AgentId::Copilot if places.user => Vec::new(),
+        AgentId::Copilot => {
             let dir = places.project.join(".github/hooks");
             let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
                 .into_iter()
@@ -50,9 +53,10 @@ pub fn looked_in(agent: Agent, places: &Places) -> Vec<PathBuf> {
     files.into_iter().flatten().collect()
 }
 
-pub fn read(agent: Agent, places: &Places) -> anyhow::Result<Migrated> {
+pub fn read(agent: &Agent, places: &Places) -> anyhow::Result<Migrated> {
+    let (display_name, agent) = (agent.display_name, agent.id);
     let mut migrated = Migrated::default();
-    if agent == Agent::Copilot && places.user {
+    if agent == AgentId::Copilot && places.user {
         migrated
             .note("GitHub Copilot reads hooks from the repository only (.github/hooks/); run without --user");
     }
@@ -60,13 +64,14 @@ pub fn read(agent: Agent, places: &Places) -> anyhow::Result<Migrated> {
         let Some(value) = read_json(&file)? else { continue };
         migrated.read.push(file.clone());
         match agent {
-            Agent::Claude | Agent::Codex => claude_shaped(agent, &file, &value, &mut migrated),
-            Agent::Gemini => gemini(&file, &value, &mut migrated),
-            Agent::Cursor => cursor(&file, &value, &mut migrated),
-            Agent::Copilot => copilot(&file, &value, &mut migrated),
+            AgentId::Claude | AgentId::Codex => claude_shaped(agent, &file, &value, &mut migrated),
+            AgentId::Gemini => gemini(&file, &value, &mut migrated),
+            AgentId::Cursor => cursor(&file, &value, &mut migrated),
+            AgentId::Copilot => copilot(&file, &value, &mut migrated),
+            AgentId::Amplifier => {}
         }
     }
-    if agent == Agent::Codex {
+    if agent == AgentId::Codex {
         let toml = if places.user {
             places.home.as_ref().map(|h| h.join(".codex/config.toml"))
         } else {
@@ -76,15 +81,9 @@ pub fn read(agent: Agent, places: &Places) -> anyhow::Result<Migrated> {
             codex_config_toml(&file, &mut migrated)?;
         }
     }
-    if agent != Agent::Claude && !migrated.read.is_empty() {
+    if agent != AgentId::Claude && !migrated.read.is_empty() {
         migrated.note(format!(
-            "these hooks were written for {}'s payloads and answers; under hookbridge they receive Claude Code's (`tool_name` \"Bash\", `tool_input`, …) and are read with Claude Code's rules: check each script",
-            match agent {
-                Agent::Gemini => "Gemini CLI",
-                Agent::Codex => "Codex",
-                Agent::Cursor => "Cursor",
-                _ => "GitHub Copilot",
-            }
+            "these hooks were written for {display_name}'s payloads and answers; under hookbridge they receive Claude Code's (`tool_name` \"Bash\", `tool_input`, …) and are read with Claude Code's rules: check each script"
         ));
     }
     Ok(migrated)
@@ -92,13 +91,13 @@ pub fn read(agent: Agent, places: &Places) -> anyhow::Result<Migrated> {
 
 /// Claude Code settings and Codex hooks.json: Claude Code's shape, taken verbatim (hookbridge's own
 /// registrations left out).
-fn claude_shaped(agent: Agent, file: &Path, value: &Value, out: &mut Migrated) {
+fn claude_shaped(agent: AgentId, file: &Path, value: &Value, out: &mut Migrated) {
     let Some(hooks) = value.get("hooks") else { return };
     let Some(events) = hooks.as_object() else {
         out.note(format!("{}: `hooks` is not an object", file.display()));
         return;
     };
-    if agent == Agent::Claude && value.get("disableAllHooks") == Some(&Value::Bool(true)) {
+    if agent == AgentId::Claude && value.get("disableAllHooks") == Some(&Value::Bool(true)) {
         out.note(format!(
             "{}: disableAllHooks is true there; the hooks are migrated anyway (hookbridge runs them)",
             file.display()
@@ -173,7 +172,7 @@ fn codex_config_toml(file: &Path, out: &mut Migrated) -> anyhow::Result<()> {
             ));
         }
     }
-    claude_shaped(Agent::Codex, file, &json!({ "hooks": events }), out);
+    claude_shaped(AgentId::Codex, file, &json!({ "hooks": events }), out);
     Ok(())
 }
 

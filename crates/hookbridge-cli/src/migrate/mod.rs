@@ -17,17 +17,18 @@ mod agents;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use serde_json::{Map, Value};
 
+use crate::agents::AgentId;
 use crate::manage::{home, HooksDirArgs};
 use crate::say;
 
 #[derive(Args, Debug)]
 pub struct MigrateArgs {
     /// The agent whose hooks to import.
-    #[arg(long, value_enum)]
-    from: Agent,
+    #[arg(long, value_parser = agent_names())]
+    from: String,
     /// Print the hooks file it would write, and change nothing.
     #[arg(long)]
     dry_run: bool,
@@ -38,25 +39,9 @@ pub struct MigrateArgs {
     dir: HooksDirArgs,
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Agent {
-    Claude,
-    Gemini,
-    Codex,
-    Cursor,
-    Copilot,
-}
-
-impl Agent {
-    fn name(self) -> &'static str {
-        match self {
-            Agent::Claude => "claude",
-            Agent::Gemini => "gemini",
-            Agent::Codex => "codex",
-            Agent::Cursor => "cursor",
-            Agent::Copilot => "copilot",
-        }
-    }
+/// `--from`'s agents: those `agents::AGENTS` says `migrate` reads.
+fn agent_names() -> clap::builder::PossibleValuesParser {
+    crate::agents::values(|a| a.migrates, |_| None)
 }
 
 /// Where an agent's configuration lives for one migration.
@@ -125,12 +110,13 @@ pub fn migrate(args: MigrateArgs) -> anyhow::Result<ExitCode> {
         home: home(),
         user: args.dir.user,
     };
-    let migrated = agents::read(args.from, &places)?;
+    let agent = crate::agents::named(&args.from).expect("clap accepts only the agents there are");
+    let migrated = agents::read(agent, &places)?;
     if migrated.read.is_empty() {
         say(format_args!(
             "no {} hook configuration found ({}); nothing to migrate",
-            args.from.name(),
-            agents::looked_in(args.from, &places)
+            agent.name,
+            agents::looked_in(agent.id, &places)
                 .iter()
                 .map(|p| p.display().to_string())
                 .collect::<Vec<_>>()
@@ -141,14 +127,14 @@ pub fn migrate(args: MigrateArgs) -> anyhow::Result<ExitCode> {
     let file = serde_json::json!({
         "description": format!(
             "migrated from {} by `hookbridge migrate --from {}` ({})",
-            args.from.name(),
-            args.from.name(),
+            agent.name,
+            agent.name,
             migrated.read.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
         ),
         "hooks": migrated.hooks,
     });
     let text = serde_json::to_string_pretty(&file)? + "\n";
-    let folder = dir.dir.join(format!("from-{}", args.from.name()));
+    let folder = dir.dir.join(format!("from-{}", agent.name));
     let target = folder.join("hooks.json");
     // A project's migrated hooks stay in the project: a `from-<agent>` (or hooks directory)
     // symlinked to `~/.amplifier/hooks` would make them the user's, run in every project.
@@ -189,9 +175,9 @@ pub fn migrate(args: MigrateArgs) -> anyhow::Result<ExitCode> {
         "{} hook(s) written to {}; `hookbridge list` shows them, `hookbridge disable from-{}` switches them off",
         migrated.count(),
         target.display(),
-        args.from.name()
+        agent.name
     ));
-    if args.from == Agent::Claude {
+    if agent.id == AgentId::Claude {
         say(format_args!(
             "Claude Code still runs these from its settings: once `hookbridge install-into claude` is in place, remove them there, or they run twice"
         ));
