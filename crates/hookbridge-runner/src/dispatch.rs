@@ -594,7 +594,7 @@ pub fn warm_plan(
     };
     Some(warm::plan_without_running(
         // Not sandboxed: a sandboxed hook was answered above.
-        &hook_kinds::command::process_spec(command, None, context),
+        &hook_kinds::command::process_spec(command, None, None, context),
         mode,
     ))
 }

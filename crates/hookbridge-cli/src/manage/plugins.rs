@@ -236,7 +236,14 @@ pub fn uninstall(args: UninstallArgs) -> anyhow::Result<ExitCode> {
         }
     }
     if let Some(home) = super::home() {
-        let data = home.join(".amplifier/plugin-data").join(&args.name);
+        use hookbridge_core::config::{plugin_data_dir, DiscoveryOptions, Scope};
+        let options = DiscoveryOptions::new(&dir.project_dir, Some(&home));
+        let scope = if args.dir.user {
+            Scope::User
+        } else {
+            Scope::Project
+        };
+        let data = plugin_data_dir(&options, scope, &args.name);
         if data.exists() {
             say(format_args!("its data folder {} is kept", data.display()));
         }

@@ -18,6 +18,8 @@ use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use sha2::{Digest, Sha256};
+
 use crate::diagnostics::Diagnostic;
 
 use super::bounded_read::{read_bounded, read_checked, ReadError, MAX_CONFIG_BYTES};
@@ -90,11 +92,11 @@ pub fn discover(options: &DiscoveryOptions) -> HookSet {
     let project_dir = options.project_dir.to_string_lossy();
     for (dir, scope) in &dirs {
         let folder = HooksFolder {
-            options,
             dir,
             files: FolderFiles::open(dir),
             project_dir: &project_dir,
             scope: *scope,
+            data_root: plugin_data_root(options, *scope),
         };
         folder.load(&mut set);
     }
@@ -131,12 +133,13 @@ fn load_managed(set: &mut HookSet, path: &Path, project_dir: &Path) {
 
 /// One hooks directory being loaded, with what every file in it shares.
 struct HooksFolder<'a> {
-    options: &'a DiscoveryOptions,
     dir: &'a Path,
     files: FolderFiles,
     /// `${CLAUDE_PROJECT_DIR}` as text, converted once.
     project_dir: &'a str,
     scope: Scope,
+    /// Where its plugins' `${CLAUDE_PLUGIN_DATA}` folders are ([`plugin_data_root`]).
+    data_root: PathBuf,
 }
 
 impl HooksFolder<'_> {
@@ -255,7 +258,7 @@ impl HooksFolder<'_> {
             .map(str::to_string)
             .unwrap_or_else(|| folder_name.to_string_lossy().into_owned());
         let plugin = Plugin {
-            data_dir: data_dir(&self.options.plugin_data_root, &name),
+            data_dir: data_dir(&self.data_root, &name),
             name,
             root: plugin_dir.to_path_buf(),
         };
@@ -415,7 +418,28 @@ fn joined(dir: &Path, relative: &str) -> PathBuf {
     path
 }
 
-/// A plugin's `${CLAUDE_PLUGIN_DATA}`: its sanitized name under the plugin-data root.
+/// The folder of the `${CLAUDE_PLUGIN_DATA}` folders of `scope`'s plugins: the plugin-data root
+/// for the user's own, and for a project's, a folder of that project's own under it
+/// (`project-<digest of the project folder's path>`), so that a project's plugin named like one
+/// of the user's, or like another project's, never shares its state (and a sandboxed hook can be
+/// given its own folder to write).
+pub fn plugin_data_root(options: &DiscoveryOptions, scope: Scope) -> PathBuf {
+    match scope {
+        Scope::Project => {
+            let digest = Sha256::digest(options.project_dir.as_os_str().as_encoded_bytes());
+            let short: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+            options.plugin_data_root.join(format!("project-{short}"))
+        }
+        Scope::User | Scope::Explicit | Scope::Managed => options.plugin_data_root.clone(),
+    }
+}
+
+/// `${CLAUDE_PLUGIN_DATA}` of the plugin called `name` whose folder is of `scope`.
+pub fn plugin_data_dir(options: &DiscoveryOptions, scope: Scope, name: &str) -> PathBuf {
+    data_dir(&plugin_data_root(options, scope), name)
+}
+
+/// A plugin's `${CLAUDE_PLUGIN_DATA}`: its sanitized name under `root`.
 fn data_dir(root: &Path, name: &str) -> PathBuf {
     let mut path = PathBuf::with_capacity(root.as_os_str().len() + 1 + name.len());
     path.push(root);
@@ -607,8 +631,48 @@ mod tests {
         assert_eq!(commands, vec!["root", "a-default", "a-extra", &b, "c", "user"]);
         let plugin = set.sources[1].plugin.as_ref().unwrap();
         assert_eq!(plugin.name, "a plugin");
-        assert!(plugin.data_dir.ends_with("plugin-data/a-plugin"));
+        assert!(plugin.data_dir.ends_with("a-plugin"));
         assert!(set.events.contains_key(&EventName::Stop));
+    }
+
+    /// A project's plugin named like one of the user's (or like another project's) gets a data
+    /// folder of its own; the user's keeps `plugin-data/<name>`.
+    #[test]
+    fn a_projects_plugin_never_shares_the_data_folder_of_a_plugin_named_alike() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let data_of = |project: &Path| {
+            let manifest = r#"{"name": "fmt"}"#;
+            write(
+                &project.join(".amplifier/hooks/fmt/.claude-plugin/plugin.json"),
+                manifest,
+            );
+            write(&project.join(".amplifier/hooks/fmt/hooks/hooks.json"), &hook("p"));
+            write(
+                &home.join(".amplifier/hooks/fmt/.claude-plugin/plugin.json"),
+                manifest,
+            );
+            write(&home.join(".amplifier/hooks/fmt/hooks/hooks.json"), &hook("u"));
+            let set = discover(&DiscoveryOptions::new(project, Some(&home)));
+            assert!(set.diagnostics.is_empty(), "{:?}", set.diagnostics);
+            let dir_of = |scope: Scope| {
+                let source = set.sources.iter().find(|s| s.scope == scope).unwrap();
+                source.plugin.as_ref().unwrap().data_dir.clone()
+            };
+            (dir_of(Scope::Project), dir_of(Scope::User))
+        };
+        let (first, user) = data_of(&tmp.path().join("one"));
+        let (second, _) = data_of(&tmp.path().join("two"));
+        assert_eq!(user, home.join(".amplifier/plugin-data/fmt"));
+        assert_ne!(first, user);
+        assert_ne!(first, second, "two projects' plugins named alike");
+        assert!(
+            first.starts_with(home.join(".amplifier/plugin-data")),
+            "{}",
+            first.display()
+        );
+        let options = DiscoveryOptions::new(tmp.path().join("one"), Some(&home));
+        assert_eq!(plugin_data_dir(&options, Scope::Project, "fmt"), first);
     }
 
     #[test]

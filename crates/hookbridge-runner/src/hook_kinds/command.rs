@@ -4,14 +4,16 @@
 use hookbridge_core::config::{CommandHook, Sandbox, Shell};
 
 use super::JobContext;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::process::{ProcessSpec, Program, SandboxPlan};
 
-/// The process that runs `command`, in `sandbox` (its own, raised to the managed policy's floor).
+/// The process that runs `command`, in `sandbox` (its own, raised to the managed policy's floor);
+/// `plugin_data`: its plugin's `${CLAUDE_PLUGIN_DATA}` folder, if it is a plugin's.
 pub(crate) fn process_spec(
     command: &CommandHook,
     sandbox: Option<&Sandbox>,
+    plugin_data: Option<&Path>,
     ctx: JobContext<'_>,
 ) -> ProcessSpec {
     let program = match (&command.args, command.shell) {
@@ -42,12 +44,14 @@ pub(crate) fn process_spec(
         let project =
             given("CLAUDE_PROJECT_DIR").or_else(|| std::env::var_os("CLAUDE_PROJECT_DIR").map(PathBuf::from));
         // What the hook protocol gives the hook to write: the env file, hookbridge's own variable
-        // (dispatch's `hook_env`) or its host's, never a project's. Not a plugin's data folder:
-        // it is named after the plugin (`plugin-data/<name>`), so a project's plugin named like
-        // one of the user's would be given the user's plugin's state.
+        // (dispatch's `hook_env`) or its host's, never a project's; and its plugin's data folder,
+        // taken from where discovery put it, not from a variable (a project's plugins have a
+        // folder of their own, so one named like the user's is never given the user's state).
+        let data = plugin_data.filter(|dir| dir.is_absolute() && std::fs::create_dir_all(dir).is_ok());
         let granted: Vec<PathBuf> = given("CLAUDE_ENV_FILE")
             .filter(|path| path.is_absolute())
             .into_iter()
+            .chain(data.map(Path::to_path_buf))
             .collect();
         // The env file is often not there yet (Claude Code leaves it to the hook to make), and a
         // rule needs it there: it is made, empty, in the folder the host made for it (an empty

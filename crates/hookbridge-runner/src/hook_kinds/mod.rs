@@ -130,7 +130,13 @@ pub(crate) fn job_for(hook: &HookSpec, event: &str, ctx: JobContext<'_>) -> Resu
     match &hook.kind {
         HookKind::Command(c) => {
             let sandbox = hookbridge_core::config::managed::effective_sandbox(hook, &ctx.sandbox_floor);
-            Ok(Job::Process(command::process_spec(c, sandbox.as_deref(), ctx)))
+            let plugin_data = hook.source.plugin.as_ref().map(|p| p.data_dir.as_path());
+            Ok(Job::Process(command::process_spec(
+                c,
+                sandbox.as_deref(),
+                plugin_data,
+                ctx,
+            )))
         }
         HookKind::Http(h) => Ok(Job::InProcess(http::job(h, ctx))),
         HookKind::Prompt(p) => Ok(Job::InProcess(prompt::job(p, ctx))),
