@@ -381,6 +381,8 @@ stage_mux() {
     [ "$rc" -ne 2 ] || return 0
     [ "$rc" -eq 0 ] || return "$rc"
     export CLAUDE_BIN="$claude"
+    # The harness's own check of what it leaves out of both sides (Claude Code's date-change notice).
+    python3 "$ROOT/tests/mux/wall_clock.py"
     local cases=()
     for dir in "$SHARED"/conformance/cases/*/ "$ROOT"/tests/conformance/cases/*/; do
         [ -f "$dir/case.json" ] && cases+=("${dir%/}")

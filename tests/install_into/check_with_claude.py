@@ -37,6 +37,7 @@ sys.path.insert(0, ORACLE_DIR)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mux"))
 import mux_diff  # noqa: E402  (the shared differential's run_oracle, hook_commands and view)
 from direct_runs import checked, direct_run  # noqa: E402  (Claude Code's direct run, kept within a test run)
+from wall_clock import without_date_notice  # noqa: E402  (Claude Code's date-change notice, not the hooks')
 
 MAX_ERRORS_IN_A_ROW = 3  # then the oracle itself is failing: the rest is not run
 
@@ -169,6 +170,7 @@ def main():
             b["texts"] = later_texts(installed, installed_commands)
             if plugin:
                 a, b = without_plugin_note(a), without_plugin_note(b)
+            a, b = without_date_notice(a), without_date_notice(b)
         except Exception as e:  # a failure to run is a difference, not a crash
             print(f"ERROR {name}: {e}", flush=True)
             errors_in_a_row += 1

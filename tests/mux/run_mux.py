@@ -61,6 +61,7 @@ sys.path.insert(0, HERE)
 import claude_oracle  # noqa: E402  (the pinned version and the binary it runs)
 import mux_diff  # noqa: E402
 from direct_runs import checked, direct_run  # noqa: E402  (the direct run, kept for the other checks)
+from wall_clock import DATE_CHANGED, only_the_notice  # noqa: E402  (Claude Code's date-change notice)
 
 KEYS = ("prelude", "shown", "files", "contents", "ending")
 GAPS = os.path.join(HERE, "gaps")
@@ -81,13 +82,14 @@ MACHINE = [(re.compile(r"(?m)^( - OS Version: ).*$"), r"\1$OS_VERSION"),
 
 
 def steady(value):
-    """`value` with what names the machine (MACHINE) replaced, in every string it holds."""
+    """`value` with what names the machine (MACHINE) replaced and the wall clock's notice left out
+    (`wall_clock.py`), in every string it holds."""
     if isinstance(value, str):
         for pattern, replacement in MACHINE:
             value = pattern.sub(replacement, value)
-        return value
+        return DATE_CHANGED.sub("", value)
     if isinstance(value, (list, tuple)):
-        return [steady(item) for item in value]
+        return [steady(item) for item in value if not only_the_notice(item)]
     if isinstance(value, dict):
         return {key: steady(item) for key, item in value.items()}
     return value
