@@ -282,10 +282,11 @@ whole("sandboxed: `hookbridge run`, 1 matching `true` hook with `\"sandbox\": tr
       pl_sandboxed, "the same hook unsandboxed", hb("PreToolUse", p_one), pl_one, 1.1, 1)
 whole("audit log on: `hookbridge run`, nothing to run", hb("PreToolUse", p_none), pl_none,
       "the same, `HOOKBRIDGE_AUDIT_LOG=off`", hb("PreToolUse", p_none), pl_none, 1.02, 0, None, audit_off)
-# OpenTelemetry on: each event's spans are handed to a process of their own (`hookbridge
-# otel-export`), which posts them to a loopback OTLP receiver here while `run` has answered and
-# exited. What `run` pays is the hand-over; the posting runs beside the next rounds, so this row
-# also carries that load (it hits both sides alike). Information: no target is set for it.
+# OpenTelemetry on: each event's spans are written into a spool that one exporter (`hookbridge
+# otel-export`, started by a run that finds none, lingering 2 s after the last request) posts to a
+# loopback OTLP receiver here while `run` has answered and exited. What `run` pays is the hand-over;
+# the posting runs beside the next rounds, so this row also carries that load (it hits both sides
+# alike). Information: no target is set for it.
 import http.server, threading
 
 class OtlpReceiver(http.server.BaseHTTPRequestHandler):
@@ -308,7 +309,7 @@ otel_on = dict(env, OTEL_EXPORTER_OTLP_ENDPOINT=f"http://127.0.0.1:{otlp.server_
 whole("OpenTelemetry on (OTLP endpoint on loopback): `hookbridge run`, 1 matching `true` hook",
       hb("PreToolUse", p_one), pl_one, "the same, no endpoint", hb("PreToolUse", p_one), pl_one, None, 1,
       otel_on, None)
-time.sleep(2)  # the last exporters post before the next row
+time.sleep(3)  # the exporter posts the last requests and leaves before the next row
 otlp.shutdown()
 if OtlpReceiver.received == 0:
     sys.exit("bench.sh: the OTLP receiver got no export: the OpenTelemetry row measured nothing")

@@ -171,8 +171,8 @@ enum Command {
     /// One session of the audit log as one self-contained HTML page: a timeline of its events
     /// and hooks (blocks and failures marked), each hook's latency distribution, the `stats` table.
     Report(audit::report::ReportArgs),
-    /// (Internal) Post one OTLP export request, read from stdin, to the endpoint the `OTEL_*`
-    /// variables name: `run` hands its spans to this process so that it can answer and exit.
+    /// (Internal) Post the OTLP export requests `run` spooled for the endpoint the `OTEL_*`
+    /// variables name, until none has come for a moment: `run` answers and exits without waiting.
     #[command(name = "otel-export", hide = true)]
     OtelExport,
 }

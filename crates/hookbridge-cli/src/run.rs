@@ -1040,12 +1040,13 @@ fn problems_after_async(report: &EventReport) -> Vec<String> {
 }
 
 /// The OpenTelemetry exporter the environment asks for, if any: `run` answers and exits, so it
-/// hands each event's spans to a process of its own (`hookbridge otel-export`), which posts them.
+/// writes each event's spans into the spool of that exporter (in hookbridge's state folder), which
+/// one process of its own (`hookbridge otel-export`) drains (`hookbridge_runner::otel::spool`).
 fn telemetry(
     host: &str,
     problems: &mut Vec<String>,
 ) -> Option<std::sync::Arc<hookbridge_runner::otel::Telemetry>> {
-    use hookbridge_runner::otel::{OtelConfig, Shipping, Telemetry};
+    use hookbridge_runner::otel::{spool, OtelConfig, Shipping, Telemetry};
     let config = match OtelConfig::from_env() {
         Ok(config) => config?,
         Err(problem) => {
@@ -1053,15 +1054,20 @@ fn telemetry(
             return None;
         }
     };
+    let Some(state) = hookbridge_core::trust::state_dir() else {
+        problems.push(
+            "OpenTelemetry: neither XDG_STATE_HOME nor HOME names a folder to hand the spans over in; no spans are exported"
+                .to_string(),
+        );
+        return None;
+    };
     match std::env::current_exe() {
-        Ok(program) => Some(std::sync::Arc::new(Telemetry::new(
-            host,
-            config,
-            Shipping::Process {
-                program,
-                args: vec!["otel-export".into()],
-            },
-        ))),
+        Ok(program) => {
+            let dir = spool::dir_for(&state, &config);
+            let args = vec!["otel-export".into()];
+            let shipping = Shipping::Spool { dir, program, args };
+            Some(std::sync::Arc::new(Telemetry::new(host, config, shipping)))
+        }
         Err(e) => {
             problems.push(format!(
                 "OpenTelemetry: this program's own path is unknown ({e}); no spans are exported"
@@ -1071,23 +1077,40 @@ fn telemetry(
     }
 }
 
-/// `hookbridge otel-export`: one export request from stdin (at most 16 MiB) to the OTLP
-/// endpoint; a failure goes to the diagnostics log, as nobody waits for this process.
+/// `hookbridge otel-export`: the exporter of the spool its `OTEL_*` variables name
+/// (`hookbridge_runner::otel::spool::drain`); each failure goes to the diagnostics log as it
+/// happens, as nobody waits for this process.
 pub fn otel_export() -> ExitCode {
-    use std::io::Read;
-    let mut body = Vec::new();
-    let read = std::io::stdin().lock().take(16 << 20).read_to_end(&mut body);
-    let outcome = match (read, hookbridge_runner::otel::OtelConfig::from_env()) {
-        (Err(e), _) => Err(format!("OpenTelemetry: reading the spans: {e}")),
-        (_, Err(problem)) => Err(problem),
-        (_, Ok(None)) => Err("OpenTelemetry: no OTLP endpoint is set".to_string()),
-        (Ok(_), Ok(Some(config))) => config.post(&body).map_err(|e| format!("OpenTelemetry: {e}")),
-    };
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(problem) => {
-            crate::diagnostics_log::append("otel-export", &[problem]);
-            ExitCode::from(1)
+    use hookbridge_runner::otel::{spool, OtelConfig};
+    let say = |problem: String| crate::diagnostics_log::append("otel-export", &[problem]);
+    let config = match OtelConfig::from_env() {
+        Ok(Some(config)) => config,
+        Ok(None) => {
+            say("OpenTelemetry: no OTLP endpoint is set".to_string());
+            return ExitCode::from(1);
         }
+        Err(problem) => {
+            say(problem);
+            return ExitCode::from(1);
+        }
+    };
+    let Some(state) = hookbridge_core::trust::state_dir() else {
+        say("OpenTelemetry: neither XDG_STATE_HOME nor HOME is set; nothing to export".to_string());
+        return ExitCode::from(1);
+    };
+    let mut failed = false;
+    spool::drain(
+        &spool::dir_for(&state, &config),
+        spool::LINGER,
+        &mut |body| config.post(body),
+        &mut |problem| {
+            failed = true;
+            say(problem);
+        },
+    );
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     }
 }

@@ -241,3 +241,71 @@ fn what_cannot_be_exported_is_said_and_what_is_switched_off_is_not_sent() {
     );
     assert_eq!(server.received().len(), 0, "nothing was sent while switched off");
 }
+
+#[test]
+fn concurrent_runs_share_the_spool_and_every_event_is_exported_once() {
+    // 24 runs at once hand their spans to the spool of one configuration: whichever exporter
+    // holds it posts them all, and a run that wrote while it was letting go is not lost.
+    let server = FakeServer::start(Reply::Raw {
+        status: 200,
+        body: "{}".into(),
+    });
+    let p = Project::new(json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": "true"},
+    ]}]}}));
+    let payload = serde_json::to_vec(&p.payload("PreToolUse")).unwrap();
+    let runs: Vec<_> = (0..24)
+        .map(|_| {
+            let mut cmd = with_otel(p.command("PreToolUse", "claude"), &server.url);
+            cmd.env_remove("TRACEPARENT")
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null());
+            let mut child = cmd.spawn().unwrap();
+            std::io::Write::write_all(&mut child.stdin.take().unwrap(), &payload).unwrap();
+            child
+        })
+        .collect();
+    for mut run in runs {
+        assert!(run.wait().unwrap().success());
+    }
+    let got = wait_for(&server, 24);
+    let traces: std::collections::BTreeSet<String> = got
+        .iter()
+        .map(|r| r.body["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["traceId"].to_string())
+        .collect();
+    assert_eq!((got.len(), traces.len()), (24, 24), "one export per event");
+    // Nothing is sent twice: the folder is empty once they are posted.
+    let spool = p.home.join(".local/state/hookbridge/otel-spool");
+    let folder = std::fs::read_dir(&spool).unwrap().next().unwrap().unwrap().path();
+    let left: Vec<_> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "exporter.lock")
+        .collect();
+    assert_eq!(left, Vec::<String>::new(), "posted requests leave the spool");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(server.received().len(), 24, "no export twice");
+    // The header's secret names the folder (a hash) but is never written.
+    for entry in walk(&p.home) {
+        let text = std::fs::read(&entry).unwrap_or_default();
+        assert!(
+            !String::from_utf8_lossy(&text).contains("otel-sekret-header"),
+            "{} holds the header's secret",
+            entry.display()
+        );
+    }
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}

@@ -5,9 +5,9 @@
 //! - [`Telemetry`]: the exporter the environment configures ([`Telemetry::from_env`]) and how its
 //!   requests are shipped. Shipping never makes the agent wait for the export: a long-lived host
 //!   posts from a background thread ([`Shipping::Thread`]); `hookbridge run`, which exits as soon as
-//!   it has answered, hands the request to a process of its own that outlives it
-//!   ([`Shipping::Process`]) — with no standard output or error, so the host, which waits for the
-//!   hook's streams to close, does not wait for it.
+//!   it has answered, writes the request into a spool that one exporting process of its own drains
+//!   and lingers on ([`Shipping::Spool`], [`spool`]) — with no standard output or error, so the
+//!   host, which waits for the hook's streams to close, does not wait for it.
 //!
 //! Only traces, only OTLP over HTTP, always the JSON encoding (every OTLP/HTTP receiver must accept
 //! it, whichever of `http/json` or `http/protobuf` is asked for); `grpc` is refused with a problem
@@ -16,10 +16,9 @@
 //! `ureq` agent hookbridge already has (docs/audit.md).
 
 pub mod spans;
+pub mod spool;
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -178,10 +177,14 @@ pub enum Shipping {
     /// Posted from a background thread (at most [`Telemetry::MAX_IN_FLIGHT`] at once; past that a
     /// request is dropped and said to be). For a host that outlives its events.
     Thread,
-    /// Written to the standard input of `program args…`, started in a process group of its own
-    /// with no standard output or error, and not waited for; it posts the request (see
-    /// [`OtelConfig::post`]). For a process that exits once it has answered.
-    Process { program: PathBuf, args: Vec<String> },
+    /// Written into the spool folder `dir` ([`spool::hand_over`]); `program args…` is started to
+    /// export it unless an exporter already holds the folder (it runs [`spool::drain`]). For a
+    /// process that exits once it has answered.
+    Spool {
+        dir: PathBuf,
+        program: PathBuf,
+        args: Vec<String>,
+    },
 }
 
 /// An exporter: its configuration and its way of shipping.
@@ -247,24 +250,7 @@ impl Telemetry {
                     .map(drop)
                     .map_err(|e| format!("OpenTelemetry: no thread to export with: {e}"))
             }
-            Shipping::Process { program, args } => {
-                use std::os::unix::process::CommandExt;
-                let mut child = Command::new(program)
-                    .args(args)
-                    .stdin(Stdio::piped())
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null())
-                    .process_group(0)
-                    .spawn()
-                    .map_err(|e| format!("OpenTelemetry: could not start {}: {e}", program.display()))?;
-                let written = child.stdin.take().map(|mut stdin| stdin.write_all(&body));
-                // Not waited for: it outlives this process, and init reaps it.
-                drop(child);
-                match written {
-                    Some(Err(e)) => Err(format!("OpenTelemetry: could not hand the spans over: {e}")),
-                    _ => Ok(()),
-                }
-            }
+            Shipping::Spool { dir, program, args } => spool::hand_over(dir, &body, program, args),
         }
     }
 }

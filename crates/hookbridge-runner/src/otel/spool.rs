@@ -1,0 +1,362 @@
+//! The spool between the processes that answer events (`hookbridge run`, one per event) and the
+//! one process that exports their spans (`hookbridge otel-export`), so that answering an event
+//! costs a file write instead of the start of a process.
+//!
+//! One folder per exporter configuration ([`dir_for`]: a hash of the endpoint, its headers and its
+//! timeout, so that a run never hands its spans to an exporter started with other credentials —
+//! the headers themselves are never written). A run writes its event's export request as a file
+//! (written aside, then renamed in, so the exporter never reads half of one) and starts an
+//! exporter only when none holds the folder's lock ([`hand_over`]). The exporter ([`drain`])
+//! takes the lock, posts and removes what it finds, and lingers for [`LINGER`] after the last
+//! request before it lets go, so that a burst of events (a tool call's PreToolUse and
+//! PostToolUse, a session's start) shares one exporter and one connection.
+//!
+//! Nothing is lost between them: a run writes its file *before* it looks at the lock, and the
+//! exporter looks at the folder once more *after* it lets go of the lock. So either the exporter
+//! still held the lock when the run looked, and sees the file in that last look at the latest, or
+//! the lock was free and the run starts an exporter itself. Two runs that both find it free start
+//! two exporters; the one that does not get the lock leaves at once.
+//!
+//! Bounded: at most [`MAX_WAITING`] requests wait (past that the oldest are dropped and said to
+//! be), each at most [`MAX_REQUEST`] bytes; a file left half-written by a run that died is removed
+//! after a minute.
+
+use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use rustix::fs::FlockOperation;
+
+use super::OtelConfig;
+
+/// How long an exporter waits for more requests after its last one before it exits.
+pub const LINGER: Duration = Duration::from_secs(2);
+/// How often a lingering exporter looks for new requests.
+const POLL: Duration = Duration::from_millis(25);
+/// Requests waiting at once; past that the oldest are dropped.
+pub const MAX_WAITING: usize = 256;
+/// The largest request an exporter reads.
+pub const MAX_REQUEST: u64 = 16 << 20;
+/// A file still being written after this long belongs to a run that died.
+const STALE: Duration = Duration::from_secs(60);
+const LOCK: &str = "exporter.lock";
+const SUFFIX: &str = ".json";
+
+/// The spool folder, under hookbridge's state folder `state`, for the exporter `config` describes.
+pub fn dir_for(state: &Path, config: &OtelConfig) -> PathBuf {
+    let mut key = Vec::new();
+    for part in [config.endpoint.as_str(), &config.timeout.as_millis().to_string()] {
+        key.extend_from_slice(part.as_bytes());
+        key.push(0);
+    }
+    for (name, value) in &config.headers {
+        key.extend_from_slice(name.as_bytes());
+        key.push(b'=');
+        key.extend_from_slice(value.as_bytes());
+        key.push(0);
+    }
+    let hash = hookbridge_core::trust::pins::sha256_hex(&key);
+    state.join("otel-spool").join(&hash[..16])
+}
+
+/// Writes one export request into `dir` and, unless an exporter holds `dir`'s lock, starts
+/// `program args…` (in a process group of its own, with no standard streams, in `/`, not waited
+/// for) to export it.
+pub fn hand_over(dir: &Path, body: &[u8], program: &Path, args: &[String]) -> Result<(), String> {
+    let said = |what: &str, e: io::Error| format!("OpenTelemetry: {what} {}: {e}", dir.display());
+    DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| said("could not make the spool folder", e))?;
+    let name = entry_name();
+    let aside = dir.join(format!(".{name}.tmp"));
+    let written = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&aside)
+        .and_then(|mut f| f.write_all(body))
+        .and_then(|()| fs::rename(&aside, dir.join(format!("{name}{SUFFIX}"))));
+    if let Err(e) = written {
+        let _ = fs::remove_file(&aside);
+        return Err(said("could not write the spans into", e));
+    }
+    if exporter_holds(dir).map_err(|e| said("could not look at the exporter's lock in", e))? {
+        return Ok(());
+    }
+    Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .current_dir("/")
+        .process_group(0)
+        .spawn()
+        // Not waited for: it outlives this process, and init reaps it.
+        .map(drop)
+        .map_err(|e| format!("OpenTelemetry: could not start {}: {e}", program.display()))
+}
+
+/// Names that sort in the order they were made, and differ between processes and calls.
+fn entry_name() -> String {
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_nanos();
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("{nanos:020}-{}-{n}", std::process::id())
+}
+
+fn open_lock(dir: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(dir.join(LOCK))
+}
+
+/// Whether an exporter holds `dir`'s lock now (when free, it is taken for a moment and let go).
+fn exporter_holds(dir: &Path) -> io::Result<bool> {
+    take_lock(dir).map(|lock| lock.is_none())
+}
+
+/// `dir`'s lock, if no other exporter holds it.
+fn take_lock(dir: &Path) -> io::Result<Option<File>> {
+    let lock = open_lock(dir)?;
+    match rustix::fs::flock(&lock, FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(Some(lock)),
+        Err(e) if e == rustix::io::Errno::WOULDBLOCK => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The requests waiting in `dir`, oldest first, at most [`MAX_WAITING`] of them (the older ones
+/// past that are removed and said to be, through `report`); stale half-written files are removed.
+fn waiting(dir: &Path, report: &mut dyn FnMut(String)) -> io::Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.ends_with(SUFFIX) {
+            found.push(entry.path());
+        } else if name.ends_with(".tmp") {
+            let old = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > STALE));
+            if old {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+    }
+    found.sort();
+    if found.len() > MAX_WAITING {
+        let dropped = found.len() - MAX_WAITING;
+        for path in found.drain(..dropped) {
+            let _ = fs::remove_file(path);
+        }
+        report(format!(
+            "OpenTelemetry: more than {MAX_WAITING} exports were waiting for {}; the {dropped} oldest were dropped",
+            dir.display()
+        ));
+    }
+    Ok(found)
+}
+
+/// Reads and removes one request: removed first, so that one the endpoint chokes on is never
+/// posted twice, and none is posted by two exporters.
+fn take(path: &Path) -> io::Result<Vec<u8>> {
+    let mut body = Vec::new();
+    File::open(path)?.take(MAX_REQUEST).read_to_end(&mut body)?;
+    fs::remove_file(path)?;
+    Ok(body)
+}
+
+/// The exporter: unless another holds `dir`'s lock, posts every request in `dir` with `post`,
+/// until none has come for `linger`. Each problem goes to `report` as it happens.
+pub fn drain(
+    dir: &Path,
+    linger: Duration,
+    post: &mut dyn FnMut(&[u8]) -> Result<(), String>,
+    report: &mut dyn FnMut(String),
+) {
+    let said = |e: io::Error| format!("OpenTelemetry: the spool folder {}: {e}", dir.display());
+    loop {
+        let lock = match take_lock(dir) {
+            Ok(Some(lock)) => lock,
+            Ok(None) => return,
+            Err(e) => return report(said(e)),
+        };
+        let mut idle_since = Instant::now();
+        loop {
+            let found = match waiting(dir, report) {
+                Ok(found) => found,
+                Err(e) => return report(said(e)),
+            };
+            if found.is_empty() {
+                if idle_since.elapsed() >= linger {
+                    break;
+                }
+                std::thread::sleep(POLL);
+                continue;
+            }
+            for path in found {
+                match take(&path) {
+                    Ok(body) => {
+                        if let Err(problem) = post(&body) {
+                            report(format!("OpenTelemetry: {problem}"));
+                        }
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                    Err(e) => report(said(e)),
+                }
+            }
+            idle_since = Instant::now();
+        }
+        drop(lock);
+        // A run that wrote while the lock was held started no exporter: look once more.
+        match waiting(dir, report) {
+            Ok(found) if found.is_empty() => return,
+            Ok(_) => {}
+            Err(e) => return report(said(e)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ignore(_: String) {}
+
+    #[test]
+    fn a_request_written_while_an_exporter_holds_the_lock_is_posted_by_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = take_lock(dir.path()).unwrap().expect("the lock was free");
+        assert!(exporter_holds(dir.path()).unwrap());
+        // No program is started while the lock is held: this one does not exist.
+        hand_over(dir.path(), b"{\"a\":1}", Path::new("/nonexistent/exporter"), &[]).unwrap();
+        drop(held);
+        assert!(!exporter_holds(dir.path()).unwrap());
+        let mut posted = Vec::new();
+        drain(
+            dir.path(),
+            Duration::ZERO,
+            &mut |b| {
+                posted.push(b.to_vec());
+                Ok(())
+            },
+            &mut ignore,
+        );
+        assert_eq!(posted, [b"{\"a\":1}".to_vec()]);
+        assert_eq!(
+            waiting(dir.path(), &mut ignore).unwrap().len(),
+            0,
+            "posted requests are removed"
+        );
+    }
+
+    #[test]
+    fn with_no_exporter_a_run_starts_one_and_says_when_it_cannot() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = hand_over(dir.path(), b"{}", Path::new("/nonexistent/exporter"), &[]).unwrap_err();
+        assert!(err.contains("could not start /nonexistent/exporter"), "{err}");
+        assert_eq!(
+            waiting(dir.path(), &mut ignore).unwrap().len(),
+            1,
+            "the request stays for the next exporter"
+        );
+    }
+
+    #[test]
+    fn requests_are_posted_oldest_first_and_past_the_bound_the_oldest_are_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = take_lock(dir.path()).unwrap().unwrap();
+        for i in 0..MAX_WAITING + 3 {
+            hand_over(
+                dir.path(),
+                i.to_string().as_bytes(),
+                Path::new("/nonexistent"),
+                &[],
+            )
+            .unwrap();
+        }
+        drop(held);
+        let (mut posted, mut problems) = (Vec::new(), Vec::new());
+        drain(
+            dir.path(),
+            Duration::ZERO,
+            &mut |b| {
+                posted.push(String::from_utf8(b.to_vec()).unwrap());
+                Ok(())
+            },
+            &mut |p| problems.push(p),
+        );
+        let expected: Vec<String> = (3..MAX_WAITING + 3).map(|i| i.to_string()).collect();
+        assert_eq!(posted, expected);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].contains("the 3 oldest were dropped"), "{problems:?}");
+    }
+
+    #[test]
+    fn a_second_exporter_leaves_at_once_and_a_failed_post_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = take_lock(dir.path()).unwrap().unwrap();
+        hand_over(dir.path(), b"x", Path::new("/nonexistent"), &[]).unwrap();
+        let mut posted = 0;
+        drain(
+            dir.path(),
+            Duration::ZERO,
+            &mut |_| {
+                posted += 1;
+                Ok(())
+            },
+            &mut ignore,
+        );
+        assert_eq!(posted, 0, "the lock's holder exports, nobody else");
+        drop(held);
+        let mut problems = Vec::new();
+        drain(
+            dir.path(),
+            Duration::ZERO,
+            &mut |_| Err("the OTLP endpoint answered HTTP 500".into()),
+            &mut |p| problems.push(p),
+        );
+        assert_eq!(problems, ["OpenTelemetry: the OTLP endpoint answered HTTP 500"]);
+        assert!(
+            waiting(dir.path(), &mut ignore).unwrap().is_empty(),
+            "a refused request is not retried"
+        );
+    }
+
+    #[test]
+    fn the_folder_depends_on_the_credentials_but_never_holds_them() {
+        let config = |headers: &[(&str, &str)]| OtelConfig {
+            endpoint: "http://127.0.0.1:4318/v1/traces".into(),
+            headers: headers
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            timeout: Duration::from_secs(10),
+            resource: super::super::spans::Resource { attributes: vec![] },
+            parent: None,
+        };
+        let state = Path::new("/state");
+        let a = dir_for(state, &config(&[("api-key", "secret-one")]));
+        let b = dir_for(state, &config(&[("api-key", "secret-two")]));
+        assert_ne!(a, b);
+        assert!(a.starts_with("/state/otel-spool"));
+        assert!(!a.to_string_lossy().contains("secret"));
+        assert_eq!(a, dir_for(state, &config(&[("api-key", "secret-one")])));
+    }
+}
