@@ -30,7 +30,8 @@ pub fn answer(
     let payload = EventPayload::parse(event.clone(), input).map_err(|e| e.to_string())?;
     // 1. Every hooks file of the project, the user and the managed policy, parsed once.
     let mut set = discover(&DiscoveryOptions::new(project, home));
-    // 2. The project's own hooks are held until `hookbridge trust` recorded what its user saw.
+    // 2. The project's own hooks, held by `discover`, run once `hookbridge trust` recorded what its
+    //    user saw (skip this and none of them runs).
     let applied = trust::apply(&mut set, project, TrustStore::for_home(home).as_ref());
     // 3. What the settings and the trust decide for every hook: limits, the sandbox floor.
     let mut options = DispatchOptions::new(project);

@@ -101,6 +101,9 @@ pub fn discover(options: &DiscoveryOptions) -> HookSet {
         folder.load(&mut set);
     }
     super::managed::hold_what_it_forbids(&mut set);
+    // Fail closed: a repository's hooks wait for `trust::apply`, which every host calls; one
+    // that forgets it runs none of them.
+    set.hold(Scope::Project, &super::Held::AwaitingTrust);
     set
 }
 

@@ -118,7 +118,9 @@ mod tests {
         std::fs::write(hooks_dir.join("hooks.json"), json).unwrap();
         let mut options = crate::config::DiscoveryOptions::new(dir.path(), None);
         options.include_user = false;
-        crate::config::discover(&options)
+        let mut set = crate::config::discover(&options);
+        crate::trust::vouch_for_project_hooks(&mut set);
+        set
     }
 
     #[test]

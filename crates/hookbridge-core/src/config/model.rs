@@ -338,20 +338,35 @@ pub(crate) struct Candidate {
 
 impl HookSet {
     /// Marks every hook of `scope` held for `why` (see [`crate::trust`]); returns how many were
-    /// not held before.
+    /// not held before. A hook held only [`Held::AwaitingTrust`] counts as not held: any other
+    /// reason replaces that one.
     pub fn hold(&mut self, scope: Scope, why: &Held) -> usize {
         let mut count = 0;
-        for groups in self.events.values_mut() {
-            for group in groups {
-                for hook in &mut group.hooks {
-                    if hook.source.scope == scope && hook.held.is_none() {
-                        hook.held = Some(why.clone());
-                        count += 1;
-                    }
-                }
+        for hook in self.hooks_mut().filter(|h| h.source.scope == scope) {
+            if matches!(hook.held, None | Some(Held::AwaitingTrust)) {
+                hook.held = Some(why.clone());
+                count += 1;
             }
         }
         count
+    }
+
+    /// Lets the hooks of `scope` held for `why`, and for nothing else, run again; returns how many.
+    pub fn release(&mut self, scope: Scope, why: &Held) -> usize {
+        let mut count = 0;
+        for hook in self.hooks_mut().filter(|h| h.source.scope == scope) {
+            if hook.held.as_ref() == Some(why) {
+                hook.held = None;
+                count += 1;
+            }
+        }
+        count
+    }
+
+    fn hooks_mut(&mut self) -> impl Iterator<Item = &mut HookSpec> {
+        self.events
+            .values_mut()
+            .flat_map(|groups| groups.iter_mut().flat_map(|g| g.hooks.iter_mut()))
     }
 
     /// Every hook, in declaration order.
@@ -442,6 +457,9 @@ impl std::fmt::Display for Disabled {
 /// Why a hook is held: loaded and listed, never run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Held {
+    /// Discovery holds every project hook this way until [`crate::trust::apply`] decides: a host
+    /// that never applies trust runs none of a repository's hooks, rather than all of them.
+    AwaitingTrust,
     /// The project has not been trusted (`hookbridge trust`).
     NotTrusted,
     /// The project was trusted, and what would run has changed since.
@@ -458,6 +476,9 @@ pub enum Held {
 impl std::fmt::Display for Held {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            Held::AwaitingTrust => f.write_str(
+                "held: the host running hookbridge did not check the project's trust (it never called `trust::apply`)",
+            ),
             Held::NotTrusted => f.write_str("held: the project is not trusted (review it with `hookbridge trust`)"),
             Held::ChangedSinceTrusted => f.write_str(
                 "held: the project's hooks changed since it was trusted (review the change with `hookbridge trust`)",

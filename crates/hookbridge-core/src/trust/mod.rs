@@ -207,6 +207,7 @@ pub fn apply(
         .hooks()
         .any(|(_, _, h)| matches!(h.kind, crate::config::HookKind::McpTool(_)));
     if !(has_project_hooks || (calls_mcp && project.join(".mcp.json").exists())) {
+        set.release(Scope::Project, &Held::AwaitingTrust);
         return Applied {
             state: TrustState::NothingToTrust,
             held: 0,
@@ -226,7 +227,10 @@ pub fn apply(
     let held = match &state {
         TrustState::Untrusted => set.hold(Scope::Project, &Held::NotTrusted),
         TrustState::Changed(_) => set.hold(Scope::Project, &Held::ChangedSinceTrusted),
-        TrustState::NothingToTrust | TrustState::Trusted => 0,
+        TrustState::NothingToTrust | TrustState::Trusted => {
+            set.release(Scope::Project, &Held::AwaitingTrust);
+            0
+        }
     };
     Applied {
         sandboxed: record.as_ref().is_some_and(|r| r.sandboxed),
@@ -234,6 +238,14 @@ pub fn apply(
         held,
         problem,
     }
+}
+
+/// Runs the project hooks of `set` without a trust record: the caller vouches for them (its own
+/// tests and benchmarks, a project it wrote itself), never for a repository it did not write.
+/// Hooks held for any other reason (managed policy, the host's own folder trust) stay held.
+/// Returns how many it released.
+pub fn vouch_for_project_hooks(set: &mut HookSet) -> usize {
+    set.release(Scope::Project, &Held::AwaitingTrust)
 }
 
 /// Trusts `project` as its loaded hooks `set` are now (`set` as discovered, nothing held):
@@ -285,4 +297,79 @@ pub fn held_count(set: &HookSet, scope: Scope) -> usize {
     set.hooks()
         .filter(|(_, _, h)| h.source.scope == scope && h.held.is_some())
         .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{discover, DiscoveryOptions};
+    use crate::event::{EventName, EventPayload};
+
+    /// A project with one PreToolUse hook, as discovery finds it (no user hooks).
+    fn discovered(project: &std::path::Path) -> HookSet {
+        let hooks = project.join(".amplifier/hooks");
+        std::fs::create_dir_all(&hooks).unwrap();
+        std::fs::write(
+            hooks.join("hooks.json"),
+            r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "./guard.sh"}]}]}}"#,
+        )
+        .unwrap();
+        discover(&DiscoveryOptions::new(project, None))
+    }
+
+    fn reasons(set: &HookSet) -> Vec<Option<Held>> {
+        set.hooks().map(|(_, _, h)| h.held.clone()).collect()
+    }
+
+    #[test]
+    fn a_host_that_never_applies_trust_runs_none_of_the_projects_hooks() {
+        let project = tempfile::tempdir().unwrap();
+        let set = discovered(project.path());
+        assert_eq!(reasons(&set), [Some(Held::AwaitingTrust)]);
+        let payload = EventPayload::parse(
+            EventName::PreToolUse,
+            br#"{"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}}"#,
+        )
+        .unwrap();
+        assert!(
+            set.select(&payload).hooks.is_empty(),
+            "a held hook is never selected to run"
+        );
+    }
+
+    #[test]
+    fn apply_decides_every_awaiting_hook_and_keeps_every_other_reason() {
+        let project = tempfile::tempdir().unwrap();
+        let state = tempfile::tempdir().unwrap();
+        let store = TrustStore::at(state.path().join("trust"));
+
+        let mut set = discovered(project.path());
+        let applied = apply(&mut set, project.path(), Ok(&store));
+        assert_eq!((applied.held, reasons(&set)), (1, vec![Some(Held::NotTrusted)]));
+
+        trust_now(&discovered(project.path()), project.path(), &store, false).unwrap();
+        let mut set = discovered(project.path());
+        let applied = apply(&mut set, project.path(), Ok(&store));
+        assert_eq!((applied.held, reasons(&set)), (0, vec![None]));
+
+        // Another reason (here the host's own folder trust) replaces the wait, and trust does not
+        // lift it.
+        let mut set = discovered(project.path());
+        let host = Held::HostDoesNotTrustFolder("Gemini CLI".into());
+        assert_eq!(set.hold(Scope::Project, &host), 1);
+        apply(&mut set, project.path(), Ok(&store));
+        assert_eq!(reasons(&set), [Some(host)]);
+    }
+
+    #[test]
+    fn vouching_releases_the_wait_and_nothing_else() {
+        let project = tempfile::tempdir().unwrap();
+        let mut set = discovered(project.path());
+        assert_eq!(vouch_for_project_hooks(&mut set), 1);
+        assert_eq!(reasons(&set), [None]);
+        let mut set = discovered(project.path());
+        set.hold(Scope::Project, &Held::ProjectHooksNotAllowed);
+        assert_eq!(vouch_for_project_hooks(&mut set), 0);
+        assert_eq!(reasons(&set), [Some(Held::ProjectHooksNotAllowed)]);
+    }
 }
