@@ -47,16 +47,17 @@ pub struct DiscoveryOptions {
     pub managed_file: Option<PathBuf>,
 }
 
+/// Beneath the home folder: the parent of the user's plugins' `${CLAUDE_PLUGIN_DATA}` folders (and,
+/// in `project-<digest>/`, of each project's plugins').
+pub const PLUGIN_DATA_DIR: &str = ".amplifier/plugin-data";
+
 impl DiscoveryOptions {
     /// The defaults for a project: project and user hooks, user paths under `home`.
     pub fn new(project_dir: impl Into<PathBuf>, home: Option<&Path>) -> DiscoveryOptions {
         let project_dir = project_dir.into();
-        let amplifier_home = home.map(|h| h.join(".amplifier"));
         DiscoveryOptions {
-            user_hooks_dir: amplifier_home.as_ref().map(|a| a.join("hooks")),
-            plugin_data_root: amplifier_home
-                .map(|a| a.join("plugin-data"))
-                .unwrap_or_else(|| project_dir.join(".amplifier").join("plugin-data")),
+            user_hooks_dir: home.map(|h| h.join(".amplifier").join("hooks")),
+            plugin_data_root: home.unwrap_or(&project_dir).join(PLUGIN_DATA_DIR),
             project_dir,
             include_project: true,
             include_user: true,

@@ -20,7 +20,9 @@ mod state;
 
 pub use bounded_read::{read_bounded, ReadError, MAX_CONFIG_BYTES};
 pub use condition::{Condition, ConditionError};
-pub use discover::{discover, plugin_data_dir, DiscoveryOptions, HOOKS_DIR_FILES, HOOKS_DIR_NAME};
+pub use discover::{
+    discover, plugin_data_dir, DiscoveryOptions, HOOKS_DIR_FILES, HOOKS_DIR_NAME, PLUGIN_DATA_DIR,
+};
 pub use explain::{Explained, Verdict};
 pub use http_policy::{claude_code_settings_files, limits_of_settings_file, url_matches};
 pub use model::{

@@ -51,7 +51,6 @@ pub(crate) fn process_spec(
         let granted: Vec<PathBuf> = given("CLAUDE_ENV_FILE")
             .filter(|path| path.is_absolute())
             .into_iter()
-            .chain(data.map(Path::to_path_buf))
             .collect();
         // The env file is often not there yet (Claude Code leaves it to the hook to make), and a
         // rule needs it there: it is made, empty, in the folder the host made for it (an empty
@@ -59,7 +58,13 @@ pub(crate) fn process_spec(
         if let Some(file) = given("CLAUDE_ENV_FILE").filter(|f| f.is_absolute()) {
             let _ = std::fs::OpenOptions::new().append(true).create(true).open(file);
         }
-        let plan = SandboxPlan::new(sandbox, project.as_deref(), given("HOME").as_deref(), &granted);
+        let plan = SandboxPlan::new(
+            sandbox,
+            project.as_deref(),
+            given("HOME").as_deref(),
+            &granted,
+            data,
+        );
         if let Some(temp) = plan.temp_dir() {
             env.push(("TMPDIR".into(), temp.into()));
         }

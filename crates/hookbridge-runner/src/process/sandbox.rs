@@ -12,7 +12,8 @@
 //!   home folder the hook could mean: the engine's `HOME`, the account's, the hook's own; by name
 //!   and where symlinks really lead; those there when the hook starts). Landlock only allows, so
 //!   "everything but" is the folders beside each credential folder, on every level from `/` down:
-//!   a folder that holds a credential is itself not listable (its other entries are);
+//!   a folder that holds a credential is itself not listable (its other entries are); nor the
+//!   plugins' data folders there (other plugins' state), but for the hook's own plugin's;
 //! - **writing** beneath the project, the hook's own temporary folder (its `TMPDIR`, removed after
 //!   the run) and the paths the hook declares — never beneath a credential, even where one of
 //!   those holds it (a project that is the home folder): write rules grant no reading, and are
@@ -61,6 +62,8 @@ pub const CREDENTIALS: &[&str] = &[
     ".local/share/keyrings",
 ];
 
+use hookbridge_core::config::PLUGIN_DATA_DIR;
+
 /// How the name of a hook's own temporary folder begins.
 const TEMP_PREFIX: &str = "hookbridge-hook-";
 
@@ -73,9 +76,16 @@ pub struct SandboxPlan {
     /// Where the hook may write (folders, with everything beneath, or files).
     pub write: Vec<WriteRoot>,
     /// Never readable or writable, with everything beneath: the credentials beneath every home
-    /// folder the hook could mean, both as named and where their symlinks really lead. Empty
-    /// only when no home folder is known, and then the hook is not run.
+    /// folder the hook could mean, both as named and where their symlinks really lead, and the
+    /// plugins' data folders there ([`SandboxPlan::plugin_data_roots`]). Empty only when no home
+    /// folder is known, and then the hook is not run.
     pub denied: Vec<PathBuf>,
+    /// Those of `denied` that hold the plugins' `${CLAUDE_PLUGIN_DATA}` folders
+    /// ([`PLUGIN_DATA_DIR`] beneath each home): other plugins' state, which may hold their tokens.
+    pub plugin_data_roots: Vec<PathBuf>,
+    /// The hook's own plugin's data folder, which it may read and write, though it lies beneath
+    /// one of `plugin_data_roots`.
+    pub plugin_data: Option<PathBuf>,
     /// Those of `denied` that are there when the plan is made: only these split the read rules
     /// (what is not there cannot be read; the hook cannot make it, for `denied` splits its write
     /// rules whether there or not). Most homes hold few of them, so `/` is split along one or two
@@ -109,7 +119,8 @@ impl WriteRoot {
 impl SandboxPlan {
     /// The plan for `sandbox` in `project`; `hook_home` is the `HOME` the hook is given, when the
     /// host sets one of its own; `given` are the files the hook protocol gives the hook to write
-    /// (its env file, `CLAUDE_ENV_FILE`), named by hookbridge or its host, never by a project.
+    /// (its env file, `CLAUDE_ENV_FILE`), named by hookbridge or its host, never by a project;
+    /// `plugin_data` is its plugin's data folder, where discovery put it (never a variable's).
     /// Makes the hook's temporary folder (without one, when it cannot be made, the hook has no
     /// `TMPDIR` of its own and can write no temporary file: still sandboxed, never less).
     ///
@@ -121,6 +132,7 @@ impl SandboxPlan {
         project: Option<&Path>,
         hook_home: Option<&Path>,
         given: &[PathBuf],
+        plugin_data: Option<&Path>,
     ) -> SandboxPlan {
         let engine_home = std::env::var_os("HOME")
             .filter(|h| !h.is_empty())
@@ -157,15 +169,25 @@ impl SandboxPlan {
                 homes.push(home);
             }
         }
-        let credentials = credentials(&homes);
+        let mut kept = beneath_homes(&homes, CREDENTIALS);
+        let plugin_data_roots: Vec<PathBuf> = if kept.is_empty() {
+            Vec::new()
+        } else {
+            let roots = beneath_homes(&homes, &[PLUGIN_DATA_DIR]);
+            let paths = roots.iter().map(|(path, _)| path.clone()).collect();
+            kept.extend(roots);
+            paths
+        };
         SandboxPlan {
             write,
-            present: credentials
+            present: kept
                 .iter()
                 .filter(|(_, there)| *there)
                 .map(|(path, _)| path.clone())
                 .collect(),
-            denied: credentials.into_iter().map(|(path, _)| path).collect(),
+            denied: kept.into_iter().map(|(path, _)| path).collect(),
+            plugin_data_roots,
+            plugin_data: plugin_data.map(|dir| dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf())),
             network: sandbox.network,
             temp: temp.map(Arc::new),
         }
@@ -190,12 +212,12 @@ fn account_home() -> Option<&'static Path> {
     .as_deref()
 }
 
-/// [`CREDENTIALS`] beneath each of `homes`, as named and, where a home or a credential is (or
-/// lies behind) a symlink, where it really is: Landlock's rules follow the real folders, so a
-/// credential kept only by its symlinked name would stay readable by its real one. Each with
-/// whether it is there now.
-fn credentials(homes: &[&Path]) -> Vec<(PathBuf, bool)> {
-    let mut denied: Vec<(PathBuf, bool)> = Vec::with_capacity(homes.len() * CREDENTIALS.len() * 2);
+/// Each of `names` (such as [`CREDENTIALS`]) beneath each of `homes`, as named and, where a home
+/// or a name is (or lies behind) a symlink, where it really is: Landlock's rules follow the real
+/// folders, so a credential kept only by its symlinked name would stay readable by its real one.
+/// Each with whether it is there now.
+fn beneath_homes(homes: &[&Path], names: &[&str]) -> Vec<(PathBuf, bool)> {
+    let mut denied: Vec<(PathBuf, bool)> = Vec::with_capacity(homes.len() * names.len() * 2);
     let add = |path: PathBuf, there: bool, denied: &mut Vec<(PathBuf, bool)>| match denied
         .iter_mut()
         .find(|(known, _)| *known == path)
@@ -205,7 +227,7 @@ fn credentials(homes: &[&Path]) -> Vec<(PathBuf, bool)> {
     };
     for home in homes {
         let real_home = home.canonicalize().ok().filter(|real| real != home);
-        for credential in CREDENTIALS {
+        for credential in names {
             let named = home.join(credential);
             // Most are not there: one `lstat` says so, and only what is there is resolved.
             let there = named.symlink_metadata().is_ok();
@@ -266,6 +288,7 @@ pub fn explain_denials(
     let credentials: Vec<PathBuf> = home
         .map(|home| CREDENTIALS.iter().map(|c| home.join(c)).collect())
         .unwrap_or_default();
+    let plugin_data = home.map(|home| home.join(PLUGIN_DATA_DIR));
     let mut writable: Vec<PathBuf> = vec![project.to_path_buf()];
     for path in &sandbox.write {
         match DeclaredPath::of(path) {
@@ -287,6 +310,11 @@ pub fn explain_denials(
             .rfind(|word| word.starts_with('/'))
             .map(PathBuf::from);
         let words = match path {
+            Some(path) if plugin_data.as_ref().is_some_and(|d| path.starts_with(d)) => format!(
+                "{} {} denied by the sandbox: another plugin's data folder is out of a sandboxed hook's reach (its own is `$CLAUDE_PLUGIN_DATA`)",
+                if says_a_write(line) { "write to" } else { "read of" },
+                shown(&path)
+            ),
             Some(path) if credentials.iter().any(|c| path.starts_with(c)) => format!(
                 "{} {} denied by the sandbox: the user's credentials are out of a sandboxed hook's reach",
                 if says_a_write(line) { "write to" } else { "read of" },
@@ -439,6 +467,7 @@ pub(super) fn enter(plan: &SandboxPlan) -> io::Result<()> {
             _ => by_path.push((root.path.clone(), None, write)),
         }
     }
+    by_path.extend(own_plugin_data(plan).map(|own| (own, None, read | write)));
     for (path, dir, access) in by_path {
         // What is not there (any more) needs no rule; a file (not a folder) takes only the rights
         // a file has. Whether it is a folder comes from the listing where it can (no `stat`).
@@ -459,6 +488,19 @@ pub(super) fn enter(plan: &SandboxPlan) -> io::Result<()> {
         no_sockets()?;
     }
     Ok(())
+}
+
+/// The hook's own plugin's data folder, beneath the plugins' data folders kept from it, to read
+/// and write: unless it lies beneath a credential.
+#[cfg(target_os = "linux")]
+fn own_plugin_data(plan: &SandboxPlan) -> Option<PathBuf> {
+    let own = plan.plugin_data.as_ref()?;
+    let beneath_a_credential = plan
+        .denied
+        .iter()
+        .filter(|d| !plan.plugin_data_roots.contains(d))
+        .any(|d| own.starts_with(d));
+    (!beneath_a_credential).then(|| own.clone())
 }
 
 /// What Landlock cannot say, for a hook without the network: no socket at all — UDP, and
@@ -606,6 +648,7 @@ mod tests {
             "/bin/sh: 1: cannot create {home}/.bashrc: Permission denied\n\
              cat: {home}/.ssh/id_ed25519: Permission denied\n\
              /bin/sh: 1: cannot create {home}/.ssh/authorized_keys: Permission denied\n\
+             cat: {home}/.amplifier/plugin-data/fmt/token: Permission denied\n\
              touch: cannot touch '{home}/.cache/x': Permission denied\n\
              touch: cannot touch '{project}/x': Permission denied\n\
              all went well\n\
@@ -620,6 +663,7 @@ mod tests {
                 "write to ~/.bashrc denied by the sandbox: a sandboxed hook writes only beneath the project, its temporary folder (TMPDIR) and the paths in `sandbox.write`",
                 "read of ~/.ssh/id_ed25519 denied by the sandbox: the user's credentials are out of a sandboxed hook's reach",
                 "write to ~/.ssh/authorized_keys denied by the sandbox: the user's credentials are out of a sandboxed hook's reach",
+                "read of ~/.amplifier/plugin-data/fmt/token denied by the sandbox: another plugin's data folder is out of a sandboxed hook's reach (its own is `$CLAUDE_PLUGIN_DATA`)",
                 "`PermissionError: [Errno 13] Permission denied` may be the sandbox's: it denies writes outside the project, TMPDIR and `sandbox.write`, reading credentials, or a socket (`\"network\": true` allows them)",
             ]
         );
@@ -661,6 +705,7 @@ mod tests {
             None,
             Some(&given),
             &[],
+            None,
         );
         assert!(plan.denied.contains(&given.join(".ssh")), "{:?}", plan.denied);
         let user = account_home().expect("this account has a home folder");
