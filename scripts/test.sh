@@ -83,6 +83,10 @@ case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
 export CARGO_TARGET_DIR="$TARGET_DIR"
 BIN="$TARGET_DIR/debug/hookbridge"
 SHARED="$ROOT/../shared"
+# The Claude Code every differential measures: the one tests/npm/claude-code/ pins (the oracle's own
+# default names the version the shared cases were first recorded with, which may lag behind).
+ORACLE_CLAUDE_VERSION=${ORACLE_CLAUDE_VERSION:-$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["dependencies"]["@anthropic-ai/claude-code"])' "$ROOT/tests/npm/claude-code/package.json")}
+export ORACLE_CLAUDE_VERSION
 STATE="$TARGET_DIR/test-sh" # notes passed from the stages to the summary
 EXAMPLES_VENV="$TARGET_DIR/examples-venv"
 CONSTRAINTS="$ROOT/scripts/pip-constraints.txt"
@@ -381,8 +385,10 @@ stage_mux() {
     [ "$rc" -ne 2 ] || return 0
     [ "$rc" -eq 0 ] || return "$rc"
     export CLAUDE_BIN="$claude"
-    # The harness's own check of what it leaves out of both sides (Claude Code's date-change notice).
+    # The harness's own checks of what it leaves out of both sides or writes alike (Claude Code's
+    # date-change notice; its middle cut of a long hook message, and long runs of one character).
     python3 "$ROOT/tests/mux/wall_clock.py"
+    python3 "$ROOT/tests/mux/middle_cut.py"
     local cases=()
     for dir in "$SHARED"/conformance/cases/*/ "$ROOT"/tests/conformance/cases/*/; do
         [ -f "$dir/case.json" ] && cases+=("${dir%/}")

@@ -62,6 +62,7 @@ import claude_oracle  # noqa: E402  (the pinned version and the binary it runs)
 import mux_diff  # noqa: E402
 from direct_runs import checked, direct_run  # noqa: E402  (the direct run, kept for the other checks)
 from wall_clock import DATE_CHANGED, only_the_notice  # noqa: E402  (Claude Code's date-change notice)
+from middle_cut import runs, same_share  # noqa: E402  (Claude Code's middle cut of a long hook message)
 
 KEYS = ("prelude", "shown", "files", "contents", "ending")
 GAPS = os.path.join(HERE, "gaps")
@@ -82,12 +83,13 @@ MACHINE = [(re.compile(r"(?m)^( - OS Version: ).*$"), r"\1$OS_VERSION"),
 
 
 def steady(value):
-    """`value` with what names the machine (MACHINE) replaced and the wall clock's notice left out
-    (`wall_clock.py`), in every string it holds."""
+    """`value` with what names the machine (MACHINE) replaced, the wall clock's notice left out
+    (`wall_clock.py`), a middle cut keeping the same share of a hook's output on both sides and long
+    runs of one character written with their count (`middle_cut.py`), in every string it holds."""
     if isinstance(value, str):
         for pattern, replacement in MACHINE:
             value = pattern.sub(replacement, value)
-        return DATE_CHANGED.sub("", value)
+        return runs(same_share(DATE_CHANGED.sub("", value)))
     if isinstance(value, (list, tuple)):
         return [steady(item) for item in value if not only_the_notice(item)]
     if isinstance(value, dict):
