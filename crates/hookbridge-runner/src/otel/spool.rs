@@ -21,6 +21,7 @@
 //! be), each at most [`MAX_REQUEST`] bytes; a file left half-written by a run that died is removed
 //! after a minute.
 
+use std::collections::HashSet;
 use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
@@ -121,6 +122,8 @@ fn open_lock(dir: &Path) -> io::Result<File> {
         .create(true)
         .truncate(false)
         .mode(0o600)
+        // A symlink in its place would have the lock made wherever it leads.
+        .custom_flags(libc::O_NOFOLLOW)
         .open(dir.join(LOCK))
 }
 
@@ -175,9 +178,41 @@ fn waiting(dir: &Path, report: &mut dyn FnMut(String)) -> io::Result<Vec<PathBuf
 
 /// Reads and removes one request: removed first, so that one the endpoint chokes on is never
 /// posted twice, and none is posted by two exporters.
+///
+/// Only a plain file is read: the name is opened without following a symlink (one pointing at a
+/// file elsewhere would post that file's contents to the endpoint) and without blocking (a FIFO
+/// with no writer would hold the exporter forever); anything else — a FIFO, a socket, a device, a
+/// folder — is removed unread (a folder only when empty) and said to be, so that it can neither
+/// hold the exporter nor keep it polling.
 fn take(path: &Path) -> io::Result<Vec<u8>> {
+    let not_a_request = |what: &str| {
+        let removed = fs::remove_file(path).or_else(|_| fs::remove_dir(path)).is_ok();
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "{} is {what}, not a request a run wrote; {}",
+                path.display(),
+                if removed { "removed unread" } else { "left unread" }
+            ),
+        )
+    };
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+    {
+        Ok(file) => file,
+        // What O_NOFOLLOW refuses a symlink with, and what a socket refuses any open with.
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(not_a_request("a symlink")),
+        Err(e) if e.raw_os_error() == Some(libc::ENXIO) => return Err(not_a_request("a socket")),
+        Err(e) => return Err(e),
+    };
+    if !file.metadata()?.is_file() {
+        drop(file);
+        return Err(not_a_request("not a plain file"));
+    }
     let mut body = Vec::new();
-    File::open(path)?.take(MAX_REQUEST).read_to_end(&mut body)?;
+    file.take(MAX_REQUEST).read_to_end(&mut body)?;
     fs::remove_file(path)?;
     Ok(body)
 }
@@ -191,6 +226,9 @@ pub fn drain(
     report: &mut dyn FnMut(String),
 ) {
     let said = |e: io::Error| format!("OpenTelemetry: the spool folder {}: {e}", dir.display());
+    // What could not be taken, said once: it neither keeps this exporter busy nor is said again
+    // at every look.
+    let mut refused = HashSet::new();
     loop {
         let lock = match take_lock(dir) {
             Ok(Some(lock)) => lock,
@@ -200,7 +238,10 @@ pub fn drain(
         let mut idle_since = Instant::now();
         loop {
             let found = match waiting(dir, report) {
-                Ok(found) => found,
+                Ok(mut found) => {
+                    found.retain(|path| !refused.contains(path));
+                    found
+                }
                 Err(e) => return report(said(e)),
             };
             if found.is_empty() {
@@ -218,7 +259,10 @@ pub fn drain(
                         }
                     }
                     Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                    Err(e) => report(said(e)),
+                    Err(e) => {
+                        report(said(e));
+                        refused.insert(path);
+                    }
                 }
             }
             idle_since = Instant::now();
@@ -226,7 +270,7 @@ pub fn drain(
         drop(lock);
         // A run that wrote while the lock was held started no exporter: look once more.
         match waiting(dir, report) {
-            Ok(found) if found.is_empty() => return,
+            Ok(found) if found.iter().all(|path| refused.contains(path)) => return,
             Ok(_) => {}
             Err(e) => return report(said(e)),
         }
@@ -336,6 +380,88 @@ mod tests {
         assert!(
             waiting(dir.path(), &mut ignore).unwrap().is_empty(),
             "a refused request is not retried"
+        );
+    }
+
+    /// Drains `dir` on a thread of its own; what was posted and what was said, or a panic when
+    /// the exporter has not come back within ten seconds (it hung).
+    fn drain_within_a_while(dir: &Path) -> (Vec<Vec<u8>>, Vec<String>) {
+        let dir = dir.to_path_buf();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let (mut posted, mut problems) = (Vec::new(), Vec::new());
+            drain(
+                &dir,
+                Duration::ZERO,
+                &mut |b| {
+                    posted.push(b.to_vec());
+                    Ok(())
+                },
+                &mut |p| problems.push(p),
+            );
+            let _ = tx.send((posted, problems));
+        });
+        rx.recv_timeout(Duration::from_secs(10))
+            .expect("the exporter did not come back: it hung on the spool")
+    }
+
+    #[test]
+    fn a_symlink_in_the_spool_never_posts_what_it_leads_to() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let secret = elsewhere.path().join("id_ed25519");
+        fs::write(&secret, "PRIVATE KEY").unwrap();
+        let link = dir.path().join(format!("0-link{SUFFIX}"));
+        std::os::unix::fs::symlink(&secret, &link).unwrap();
+        let (posted, problems) = drain_within_a_while(dir.path());
+        assert!(posted.is_empty(), "posted {posted:?}");
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].contains("is a symlink, not a request a run wrote; removed unread"),
+            "{problems:?}"
+        );
+        assert!(link.symlink_metadata().is_err(), "the symlink is removed");
+        assert_eq!(
+            fs::read_to_string(&secret).unwrap(),
+            "PRIVATE KEY",
+            "its target is left alone"
+        );
+    }
+
+    #[test]
+    fn a_fifo_in_the_spool_neither_holds_the_exporter_nor_stops_the_others() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join(format!("0-fifo{SUFFIX}"));
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let held = take_lock(dir.path()).unwrap().unwrap();
+        hand_over(dir.path(), b"{\"a\":1}", Path::new("/nonexistent"), &[]).unwrap();
+        drop(held);
+        let (posted, problems) = drain_within_a_while(dir.path());
+        assert_eq!(posted, [b"{\"a\":1}".to_vec()]);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].contains("is not a plain file, not a request a run wrote; removed unread"),
+            "{problems:?}"
+        );
+        assert!(fifo.symlink_metadata().is_err(), "the FIFO is removed");
+    }
+
+    #[test]
+    fn what_cannot_be_removed_is_said_once_and_the_exporter_still_leaves() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join(format!("0-folder{SUFFIX}"));
+        fs::create_dir(&folder).unwrap();
+        fs::write(folder.join("inside"), "x").unwrap();
+        let (posted, problems) = drain_within_a_while(dir.path());
+        assert!(posted.is_empty(), "posted {posted:?}");
+        assert_eq!(problems.len(), 1, "said once: {problems:?}");
+        assert!(
+            problems[0].contains("is not a plain file, not a request a run wrote; left unread"),
+            "{problems:?}"
+        );
+        assert!(
+            folder.join("inside").exists(),
+            "a folder's contents are never removed"
         );
     }
 
