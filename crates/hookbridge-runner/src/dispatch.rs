@@ -15,7 +15,7 @@ use std::time::Duration;
 use hookbridge_core::config::{HookKind, HookSet, HookSpec, HttpPolicy, Selection};
 use hookbridge_core::decision::{
     interpret_hook, merge, users_own_hook_must_succeed, AnsweredHook, CancelReason, EventDecision,
-    HookAnswer, HookExecution, HookOutput, NotRunReason, RunStatus,
+    HookAnswer, HookExecution, HookOutput, NotRunReason, RunStatus, SpawnFailure,
 };
 use hookbridge_core::event::{EventName, EventPayload};
 
@@ -420,7 +420,9 @@ impl Runs {
         let background = std::mem::take(&mut self.background);
         let status = match crate::detached::run_in_background(background, options.async_hooks, delivery) {
             Ok(()) => RunStatus::Detached,
-            Err(e) => RunStatus::SpawnFailed(format!("could not start the async hooks' supervisor: {e}")),
+            Err(e) => RunStatus::SpawnFailed(SpawnFailure::other(format!(
+                "could not start the async hooks' supervisor: {e}"
+            ))),
         };
         for index in hooks {
             let execution = HookExecution::without_output(status.clone(), self.finished);
@@ -659,6 +661,20 @@ mod tests {
     use super::*;
     use hookbridge_core::config::{parse_hooks_file, ConfigSource, Scope};
 
+    /// `hooks`, a hooks file's JSON, as a project's hooks.
+    fn project_hooks(hooks: &serde_json::Value) -> HookSet {
+        let source = ConfigSource {
+            path: PathBuf::from("/t/hooks.json"),
+            scope: Scope::Project,
+            hooks_dir: PathBuf::from("/t"),
+            plugin: None,
+            description: None,
+        };
+        let mut set = HookSet::default();
+        set.extend(parse_hooks_file(&hooks.to_string(), source, 0, "/t"));
+        set
+    }
+
     /// Two PermissionRequest hooks: the first allows at once, the second denies a moment later.
     /// Claude Code follows the first decision and stops the other hook; a host that weighs every
     /// answer (`stop_once_decided: false`) gets both.
@@ -671,15 +687,7 @@ mod tests {
             {"type": "command", "command": format!("echo '{allow}'")},
             {"type": "command", "command": format!("sleep 1; echo '{deny}'")},
         ]}]}});
-        let source = ConfigSource {
-            path: PathBuf::from("/t/hooks.json"),
-            scope: Scope::Project,
-            hooks_dir: PathBuf::from("/t"),
-            plugin: None,
-            description: None,
-        };
-        let mut set = HookSet::default();
-        set.extend(parse_hooks_file(&hooks.to_string(), source, 0, "/t"));
+        let set = project_hooks(&hooks);
         let payload = EventPayload::from_value(
             EventName::PermissionRequest,
             serde_json::json!({"tool_name": "Bash", "tool_input": {"command": "ls"}, "cwd": "/"}),
@@ -697,5 +705,44 @@ mod tests {
         };
         assert_eq!(answered(true), 1, "the deny is cancelled once the allow is in");
         assert_eq!(answered(false), 2, "both answers are in");
+    }
+
+    /// A hook that cannot be started says why as a typed reason, the same in its run and in its
+    /// answer: whoever reads the report tells a missing working folder from a refused program
+    /// without reading the sentence.
+    #[test]
+    fn a_hook_that_cannot_start_says_why_as_a_typed_reason() {
+        let hooks = serde_json::json!({"hooks": {"Stop": [{"hooks": [
+            {"type": "command", "command": "true"},
+        ]}]}});
+        let set = project_hooks(&hooks);
+        let payload = EventPayload::from_value(EventName::Stop, serde_json::json!({"cwd": "/"})).unwrap();
+        let gone = tempfile::tempdir().unwrap().path().join("gone");
+        let mut options = DispatchOptions::new("/");
+        options.cwd = Some(gone.clone());
+        let report = dispatch(&set, &payload, &options);
+        let [hook] = &report.hooks[..] else {
+            panic!("one hook ran: {:?}", report.hooks)
+        };
+        let RunStatus::SpawnFailed(failure) = &hook.execution.status else {
+            panic!("{:?}", hook.execution.status)
+        };
+        assert_eq!(
+            failure.kind,
+            hookbridge_core::decision::SpawnFailureKind::NotFound
+        );
+        assert!(
+            failure.message.contains(&format!(
+                "working directory `{}` is not a directory",
+                gone.display()
+            )),
+            "{failure}"
+        );
+        assert_eq!(
+            hook.answer,
+            HookAnswer::NoVerdict {
+                why: hookbridge_core::decision::NoVerdictReason::CouldNotStart(failure.clone())
+            }
+        );
     }
 }

@@ -8,7 +8,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use hookbridge_core::decision::{HookAnswer, RunStatus, WarmRun};
+use hookbridge_core::decision::{HookAnswer, RunStatus, SpawnFailure, WarmRun};
 use hookbridge_core::event::EventName;
 
 use crate::report::{EventReport, HookSummary};
@@ -33,7 +33,7 @@ pub enum ProblemKind {
     },
     Signaled(i32),
     TimedOut(Duration),
-    SpawnFailed(String),
+    SpawnFailed(SpawnFailure),
     /// The hook cannot run here (its kind on this event, the http policy).
     NotRun(hookbridge_core::decision::NotRunReason),
     /// Stopped on purpose (another hook decided the event, or the host cancelled the run).

@@ -365,7 +365,7 @@ pub enum HookOutput {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NoVerdictReason {
     TimedOut,
-    CouldNotStart(String),
+    CouldNotStart(super::SpawnFailure),
     /// An `async: true` hook, left running in the background.
     InBackground,
     /// Not run: it cannot run here.

@@ -15,7 +15,7 @@ pub enum RunStatus {
     /// It ran past its timeout; its process tree was killed and its output discarded.
     TimedOut,
     /// It could not be started (missing program, not executable, …).
-    SpawnFailed(String),
+    SpawnFailed(SpawnFailure),
     /// It was started in the background (`async: true`); its answer cannot affect this event.
     Detached,
     /// hookbridge did not run it, for this reason.
@@ -33,6 +33,43 @@ pub enum RunStatus {
     /// A hook that is not a process could not answer: the endpoint, model or MCP server was
     /// unreachable, refused, or answered with something that cannot be read.
     Failed(String),
+}
+
+/// Why a hook's process could not be started: what kind of failure, for whoever acts on it, and
+/// the sentence a user reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpawnFailure {
+    pub kind: SpawnFailureKind,
+    /// Names the program (and the working directory when that is what is missing).
+    pub message: String,
+}
+
+/// The kinds of [`SpawnFailure`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpawnFailureKind {
+    /// The program (or the working directory) does not exist.
+    NotFound,
+    /// The program exists and may not be run (not executable, or refused by a sandbox).
+    PermissionDenied,
+    /// Anything else: no process could be made, the sandbox could not be set up, hookbridge's
+    /// own helper could not be started.
+    Other,
+}
+
+impl SpawnFailure {
+    /// A failure of kind [`SpawnFailureKind::Other`], said in `message`.
+    pub fn other(message: impl Into<String>) -> Self {
+        SpawnFailure {
+            kind: SpawnFailureKind::Other,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for SpawnFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
 }
 
 /// Why hookbridge did not run a hook it selected: the one answer to "can this hook run here?".
@@ -122,7 +159,8 @@ impl RunStatus {
     pub fn detail(&self) -> Option<std::borrow::Cow<'_, str>> {
         use std::borrow::Cow;
         match self {
-            RunStatus::SpawnFailed(m) | RunStatus::Failed(m) => Some(Cow::Borrowed(m)),
+            RunStatus::SpawnFailed(f) => Some(Cow::Borrowed(&f.message)),
+            RunStatus::Failed(m) => Some(Cow::Borrowed(m)),
             RunStatus::NotRun(why) => Some(Cow::Owned(why.to_string())),
             RunStatus::Cancelled(why) => Some(Cow::Borrowed(why.as_str())),
             RunStatus::Judged(v) => v.reason.as_deref().map(Cow::Borrowed),

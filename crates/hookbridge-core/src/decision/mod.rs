@@ -26,7 +26,9 @@ pub use answer::{
     SpecificOutput, TopDecision,
 };
 pub use claude::{context_label, render_claude, success_label, ClaudeAnswer, Stdout};
-pub use execution::{CancelReason, HookExecution, NotRunReason, RunStatus, WarmRun};
+pub use execution::{
+    CancelReason, HookExecution, NotRunReason, RunStatus, SpawnFailure, SpawnFailureKind, WarmRun,
+};
 pub use in_words::{in_words, outcome, InWords, Outcome};
 pub use judged::{verdict_answer, Judge};
 pub use merge::{

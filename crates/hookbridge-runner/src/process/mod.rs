@@ -62,6 +62,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hookbridge_core::decision::{HookExecution, RunStatus, WarmRun};
+pub use hookbridge_core::decision::{SpawnFailure, SpawnFailureKind};
 
 #[cfg(target_os = "linux")]
 pub use guardian::guard_hooks_against_sigkill;
@@ -221,51 +222,29 @@ impl ProcessStatus {
     }
 }
 
-/// Why a process could not be started.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SpawnFailure {
-    pub kind: SpawnFailureKind,
-    /// Names the program (and the working directory when that is what is missing).
-    pub message: String,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SpawnFailureKind {
-    NotFound,
-    PermissionDenied,
-    Other,
-}
-
-impl fmt::Display for SpawnFailure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl SpawnFailure {
-    fn new(spec: &ProcessSpec, err: &io::Error) -> Self {
-        let kind = match err.kind() {
-            io::ErrorKind::NotFound => SpawnFailureKind::NotFound,
-            io::ErrorKind::PermissionDenied => SpawnFailureKind::PermissionDenied,
-            _ => SpawnFailureKind::Other,
-        };
-        let program = match &spec.program {
-            Program::Shell { .. } => "/bin/sh",
-            Program::Exec { program, .. } => program,
-        };
-        // The OS reports a missing working directory with the same errno as a missing program;
-        // looking at the directory (only on this error path) tells the user which one it was.
-        let message = match &spec.cwd {
-            Some(cwd) if !cwd.is_dir() => {
-                format!(
-                    "cannot run `{program}`: working directory `{}` is not a directory ({err})",
-                    cwd.display()
-                )
-            }
-            _ => format!("cannot run `{program}`: {err}"),
-        };
-        SpawnFailure { kind, message }
-    }
+/// Why `spec` could not be started, from the error the OS gave.
+fn spawn_failure(spec: &ProcessSpec, err: &io::Error) -> SpawnFailure {
+    let kind = match err.kind() {
+        io::ErrorKind::NotFound => SpawnFailureKind::NotFound,
+        io::ErrorKind::PermissionDenied => SpawnFailureKind::PermissionDenied,
+        _ => SpawnFailureKind::Other,
+    };
+    let program = match &spec.program {
+        Program::Shell { .. } => "/bin/sh",
+        Program::Exec { program, .. } => program,
+    };
+    // The OS reports a missing working directory with the same errno as a missing program;
+    // looking at the directory (only on this error path) tells the user which one it was.
+    let message = match &spec.cwd {
+        Some(cwd) if !cwd.is_dir() => {
+            format!(
+                "cannot run `{program}`: working directory `{}` is not a directory ({err})",
+                cwd.display()
+            )
+        }
+        _ => format!("cannot run `{program}`: {err}"),
+    };
+    SpawnFailure { kind, message }
 }
 
 /// One output stream, capped.
@@ -440,7 +419,7 @@ impl JobOutcome {
             ProcessStatus::Exited(code) => RunStatus::Exited(code),
             ProcessStatus::Signaled(sig) => RunStatus::Signaled(sig),
             ProcessStatus::TimedOut => RunStatus::TimedOut,
-            ProcessStatus::SpawnFailed(f) => RunStatus::SpawnFailed(f.message),
+            ProcessStatus::SpawnFailed(f) => RunStatus::SpawnFailed(f),
         };
         let warm = match outcome.warm {
             warm::WarmUse::NotTried(_) => WarmRun::NotTried,

@@ -24,8 +24,8 @@ use super::spawn::{self, Pid};
 use super::unix::{self as imp, ProcessGroup};
 use super::warm::{self, WarmChild, WarmEnd, WarmMode, WarmUse};
 use super::{
-    CapturedOutput, Flow, Job, JobOutcome, ProcessOutcome, ProcessSpec, ProcessStatus, SpawnFailure,
-    SpawnFailureKind,
+    spawn_failure, CapturedOutput, Flow, Job, JobOutcome, ProcessOutcome, ProcessSpec, ProcessStatus,
+    SpawnFailure,
 };
 
 /// After a warm child's group was killed, how long its service may take to report the status.
@@ -300,7 +300,7 @@ fn out_of_descriptors(err: &io::Error) -> bool {
 /// The outcome of a process that could not be started.
 fn spawn_failed(failed: SpawnError, started: Instant) -> ProcessOutcome {
     ProcessOutcome {
-        status: ProcessStatus::SpawnFailed(SpawnFailure::new(&failed.spec, &failed.err)),
+        status: ProcessStatus::SpawnFailed(spawn_failure(&failed.spec, &failed.err)),
         stdout: CapturedOutput::default(),
         stderr: CapturedOutput::default(),
         leaked: false,
@@ -606,7 +606,7 @@ impl Supervised {
             Err(err) => {
                 self.warm_use = WarmUse::Spawned(why);
                 self.reaped = true;
-                self.status = Some(ProcessStatus::SpawnFailed(SpawnFailure::new(&spec, &err)));
+                self.status = Some(ProcessStatus::SpawnFailed(spawn_failure(&spec, &err)));
                 self.stdin = None;
             }
         }
@@ -692,10 +692,9 @@ impl Supervised {
         if self.status.is_none() {
             self.status = Some(match exit {
                 Ok(status) => imp::status_of(status),
-                Err(err) => ProcessStatus::SpawnFailed(SpawnFailure {
-                    kind: SpawnFailureKind::Other,
-                    message: format!("lost track of the hook process: waiting for it failed: {err}"),
-                }),
+                Err(err) => ProcessStatus::SpawnFailed(SpawnFailure::other(format!(
+                    "lost track of the hook process: waiting for it failed: {err}"
+                ))),
             });
         }
     }
