@@ -4,7 +4,7 @@
 //! - [`spans`]: the export request of one event, built from its audit lines (pure).
 //! - [`Telemetry`]: the exporter the environment configures ([`Telemetry::from_env`]) and how its
 //!   requests are shipped. Shipping never makes the agent wait for the export: a long-lived host
-//!   posts from a background thread ([`Shipping::Thread`]); `hookbridge run`, which exits as soon as
+//!   posts from one background thread ([`Shipping::Thread`]); `hookbridge run`, which exits as soon as
 //!   it has answered, writes the request into a spool that one exporting process of its own drains
 //!   and lingers on ([`Shipping::Spool`], [`spool`]) — with no standard output or error, so the
 //!   host, which waits for the hook's streams to close, does not wait for it.
@@ -20,7 +20,8 @@ pub mod spool;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::audit::Line;
@@ -174,8 +175,10 @@ impl OtelConfig {
 /// How export requests leave this process.
 #[derive(Debug, Clone)]
 pub enum Shipping {
-    /// Posted from a background thread (at most [`Telemetry::MAX_IN_FLIGHT`] at once; past that a
-    /// request is dropped and said to be). For a host that outlives its events.
+    /// Posted, oldest first, by one background thread of this process, started with the first
+    /// export (at most [`Telemetry::MAX_WAITING`] wait for it; past that an event's spans are
+    /// dropped and said to be). A post that fails is said with the next event. For a host that
+    /// outlives its events.
     Thread,
     /// Written into the spool folder `dir` ([`spool::hand_over`]); `program args…` is started to
     /// export it unless an exporter already holds the folder (it runs [`spool::drain`]). For a
@@ -194,11 +197,70 @@ pub struct Telemetry {
     pub host: String,
     pub config: OtelConfig,
     pub shipping: Shipping,
-    in_flight: Arc<AtomicUsize>,
+    /// [`Shipping::Thread`]'s thread, once started.
+    poster: Mutex<Option<Poster>>,
+}
+
+/// The one thread that posts a long-lived host's export requests: a bounded queue into it, and
+/// what went wrong since an event last said so.
+#[derive(Debug)]
+struct Poster {
+    queue: SyncSender<Vec<u8>>,
+    failed: Arc<Mutex<Failures>>,
+}
+
+/// The posts that failed since they were last said: the first one's reason, and how many more.
+#[derive(Debug, Default)]
+struct Failures {
+    first: Option<String>,
+    more: usize,
+}
+
+impl Failures {
+    fn add(&mut self, why: String) {
+        match self.first {
+            None => self.first = Some(why),
+            Some(_) => self.more += 1,
+        }
+    }
+
+    /// The failures in one sentence, and none left.
+    fn take(&mut self) -> Option<String> {
+        let first = self.first.take()?;
+        let more = std::mem::take(&mut self.more);
+        Some(match more {
+            0 => format!("OpenTelemetry: an earlier export failed: {first}"),
+            n => format!(
+                "OpenTelemetry: {} earlier exports failed, the first: {first}",
+                n + 1
+            ),
+        })
+    }
+}
+
+impl Poster {
+    fn start(config: &OtelConfig) -> Result<Poster, String> {
+        let (queue, requests) = sync_channel::<Vec<u8>>(Telemetry::MAX_WAITING);
+        let failed = Arc::new(Mutex::new(Failures::default()));
+        let (config, failures) = (config.clone(), failed.clone());
+        std::thread::Builder::new()
+            .name("hookbridge-otel".into())
+            .spawn(move || {
+                // Ends when the exporter is dropped and what it queued is posted.
+                for body in requests {
+                    if let Err(why) = config.post(&body) {
+                        failures.lock().unwrap_or_else(|e| e.into_inner()).add(why);
+                    }
+                }
+            })
+            .map_err(|e| format!("OpenTelemetry: no thread to export with: {e}"))?;
+        Ok(Poster { queue, failed })
+    }
 }
 
 impl Telemetry {
-    pub const MAX_IN_FLIGHT: usize = 8;
+    /// Export requests that may wait for [`Shipping::Thread`]'s thread.
+    pub const MAX_WAITING: usize = 64;
 
     /// The exporter the environment configures, if any (see [`OtelConfig::from_env`]).
     pub fn from_env(host: &str, shipping: Shipping) -> Result<Option<Telemetry>, String> {
@@ -210,7 +272,7 @@ impl Telemetry {
             host: host.to_string(),
             config,
             shipping,
-            in_flight: Arc::default(),
+            poster: Mutex::default(),
         }
     }
 
@@ -229,29 +291,44 @@ impl Telemetry {
         };
         let body = serde_json::to_vec(&request).map_err(|e| format!("OpenTelemetry: {e}"))?;
         match &self.shipping {
-            Shipping::Thread => {
-                if self.in_flight.fetch_add(1, Ordering::AcqRel) >= Self::MAX_IN_FLIGHT {
-                    self.in_flight.fetch_sub(1, Ordering::AcqRel);
-                    return Err(format!(
-                        "OpenTelemetry: {} exports are still waiting for {}; this event's spans were dropped",
-                        Self::MAX_IN_FLIGHT,
-                        self.config.endpoint
-                    ));
-                }
-                let config = self.config.clone();
-                let in_flight = self.in_flight.clone();
-                std::thread::Builder::new()
-                    .name("hookbridge-otel".into())
-                    .spawn(move || {
-                        // Nobody waits for this thread; a failure has no one to go to.
-                        let _ = config.post(&body);
-                        in_flight.fetch_sub(1, Ordering::AcqRel);
-                    })
-                    .map(drop)
-                    .map_err(|e| format!("OpenTelemetry: no thread to export with: {e}"))
-            }
+            Shipping::Thread => self.queue(body),
             Shipping::Spool { dir, program, args } => spool::hand_over(dir, &body, program, args),
         }
+    }
+
+    /// Hands `body` to the posting thread (started if it is not running); says what failed since
+    /// the last time, or that the queue is full.
+    fn queue(&self, body: Vec<u8>) -> Result<(), String> {
+        let mut slot = self.poster.lock().unwrap_or_else(|e| e.into_inner());
+        let mut body = Some(body);
+        // Twice at most: a thread that is gone (it panicked) is replaced once.
+        for _ in 0..2 {
+            let poster = match slot.as_mut() {
+                Some(poster) => poster,
+                None => slot.insert(Poster::start(&self.config)?),
+            };
+            let earlier = poster.failed.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let queued = match poster.queue.try_send(body.take().expect("sent once")) {
+                Ok(()) => Ok(()),
+                Err(TrySendError::Full(_)) => Err(format!(
+                    "OpenTelemetry: {} exports are still waiting for {}; this event's spans were dropped",
+                    Self::MAX_WAITING,
+                    self.config.endpoint
+                )),
+                Err(TrySendError::Disconnected(lost)) => {
+                    *slot = None;
+                    body = Some(lost);
+                    continue;
+                }
+            };
+            return match (queued, earlier) {
+                (Ok(()), None) => Ok(()),
+                (Ok(()), Some(earlier)) => Err(earlier),
+                (Err(now), None) => Err(now),
+                (Err(now), Some(earlier)) => Err(format!("{now}; {earlier}")),
+            };
+        }
+        Err("OpenTelemetry: the exporting thread stopped twice; this event's spans were dropped".into())
     }
 }
 
@@ -297,6 +374,98 @@ fn fallback_bytes() -> [u8; 16] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpListener;
+
+    fn config(endpoint: String, timeout: Duration) -> OtelConfig {
+        OtelConfig {
+            endpoint,
+            headers: vec![],
+            timeout,
+            resource: Resource { attributes: vec![] },
+            parent: None,
+        }
+    }
+
+    /// An OTLP endpoint on loopback that reads each request whole and answers `status`.
+    fn endpoint_answering(status: u16) -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/v1/traces", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let mut reader = BufReader::new(stream);
+                let mut length = 0;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        length = v.trim().parse().unwrap_or(0);
+                    }
+                }
+                let mut body = vec![0; length];
+                let _ = reader.read_exact(&mut body);
+                let _ = write!(
+                    reader.get_mut(),
+                    "HTTP/1.1 {status} X\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                );
+            }
+        });
+        url
+    }
+
+    #[test]
+    fn a_failed_post_from_the_thread_is_said_with_the_next_event() {
+        let telemetry = Telemetry::new(
+            "amplifier",
+            config(endpoint_answering(500), Duration::from_secs(10)),
+            Shipping::Thread,
+        );
+        assert_eq!(telemetry.queue(b"{}".to_vec()), Ok(()));
+        let failed = telemetry.poster.lock().unwrap().as_ref().unwrap().failed.clone();
+        let waited = Instant::now();
+        while failed.lock().unwrap().first.is_none() {
+            assert!(
+                waited.elapsed() < Duration::from_secs(10),
+                "the post never failed"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(
+            telemetry.queue(b"{}".to_vec()),
+            Err("OpenTelemetry: an earlier export failed: the OTLP endpoint answered HTTP 500".into())
+        );
+    }
+
+    #[test]
+    fn one_thread_posts_and_past_its_queue_an_event_is_dropped_and_said() {
+        // Takes the connection and never answers: the first post holds the thread.
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/v1/traces", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            let _held: Vec<_> = listener.incoming().collect();
+        });
+        let telemetry = Telemetry::new(
+            "amplifier",
+            config(url, Duration::from_secs(60)),
+            Shipping::Thread,
+        );
+        let answers: Vec<_> = (0..Telemetry::MAX_WAITING + 2)
+            .map(|_| telemetry.queue(b"{}".to_vec()))
+            .collect();
+        let queued = answers.iter().filter(|a| a.is_ok()).count();
+        assert!(
+            (Telemetry::MAX_WAITING..=Telemetry::MAX_WAITING + 1).contains(&queued),
+            "{queued} queued (the thread may have taken one)"
+        );
+        let dropped = answers.last().unwrap().as_ref().unwrap_err();
+        assert!(
+            dropped.contains("64 exports are still waiting for http://127.0.0.1:")
+                && dropped.ends_with("this event's spans were dropped"),
+            "{dropped}"
+        );
+    }
 
     #[test]
     fn header_and_resource_lists_are_percent_decoded_pairs() {
