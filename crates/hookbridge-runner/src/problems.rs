@@ -8,7 +8,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use hookbridge_core::decision::{HookAnswer, RunStatus, SpawnFailure, WarmRun};
+use hookbridge_core::decision::{HookAnswer, HookFailure, RunStatus, SpawnFailure, WarmRun};
 use hookbridge_core::event::EventName;
 
 use crate::report::{EventReport, HookSummary};
@@ -41,7 +41,7 @@ pub enum ProblemKind {
     /// An http hook's endpoint answered with this non-2xx status.
     HttpStatus(u16),
     /// A model or endpoint failure of an in-process hook.
-    Failed(String),
+    Failed(HookFailure),
     /// A background process kept the hook's output open after it exited.
     Leaked,
     /// More output than the cap; the rest was drained and dropped.
@@ -169,7 +169,7 @@ pub fn problems(report: &EventReport) -> Vec<Problem> {
         };
         // An answer that could not be used (a seed-dialect hook's unreadable `action`).
         let kind = kind.or_else(|| match &h.answer {
-            HookAnswer::Failed { message } => Some(ProblemKind::Failed(message.clone())),
+            HookAnswer::Failed(failure) => Some(ProblemKind::Failed(failure.clone())),
             _ => None,
         });
         if let Some(kind) = kind {

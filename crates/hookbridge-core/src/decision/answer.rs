@@ -417,7 +417,7 @@ pub enum HookAnswer {
     Stopped { reason: String },
     /// A hook that is not a process could not answer (unreachable endpoint, HTTP error status,
     /// unreadable model reply, MCP `isError`): a non-blocking error.
-    Failed { message: String },
+    Failed(super::HookFailure),
 }
 
 impl HookAnswer {
@@ -427,7 +427,7 @@ impl HookAnswer {
             self,
             HookAnswer::NonBlockingError { .. }
                 | HookAnswer::NoVerdict { .. }
-                | HookAnswer::Failed { .. }
+                | HookAnswer::Failed(_)
                 | HookAnswer::Output(HookOutput::Dropped(_))
         )
     }

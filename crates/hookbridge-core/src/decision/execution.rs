@@ -32,7 +32,7 @@ pub enum RunStatus {
     Answered,
     /// A hook that is not a process could not answer: the endpoint, model or MCP server was
     /// unreachable, refused, or answered with something that cannot be read.
-    Failed(String),
+    Failed(HookFailure),
 }
 
 /// Why a hook's process could not be started: what kind of failure, for whoever acts on it, and
@@ -67,6 +67,49 @@ impl SpawnFailure {
 }
 
 impl std::fmt::Display for SpawnFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Why a hook gave no usable answer although it ran (or was tried): what kind of failure, and
+/// the sentence a user reads. A process that exits non-zero is not one of these (its exit code
+/// says what it says); these are the hooks that are not processes, and answers that cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookFailure {
+    pub kind: HookFailureKind,
+    pub message: String,
+}
+
+/// The kinds of [`HookFailure`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookFailureKind {
+    /// The endpoint, model or MCP server could not be reached, or went away before it answered.
+    Unreachable,
+    /// It answered with an error of its own: an HTTP error status, a JSON-RPC error, an MCP tool's
+    /// `isError`, a model that refused.
+    Refused,
+    /// It answered with something that cannot be read as an answer: not JSON, outside the output
+    /// schema, no verdict.
+    Unreadable,
+    /// Its answer is larger than hookbridge reads of one, so it was not read.
+    TooLarge,
+    /// What it needs is not configured here: no model provider, an unknown or unsupported server.
+    NotConfigured,
+    /// hookbridge could not run it here (no thread, no pipe for its worker).
+    Internal,
+}
+
+impl HookFailure {
+    pub fn new(kind: HookFailureKind, message: impl Into<String>) -> Self {
+        HookFailure {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for HookFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message)
     }
@@ -160,7 +203,7 @@ impl RunStatus {
         use std::borrow::Cow;
         match self {
             RunStatus::SpawnFailed(f) => Some(Cow::Borrowed(&f.message)),
-            RunStatus::Failed(m) => Some(Cow::Borrowed(m)),
+            RunStatus::Failed(f) => Some(Cow::Borrowed(&f.message)),
             RunStatus::NotRun(why) => Some(Cow::Owned(why.to_string())),
             RunStatus::Cancelled(why) => Some(Cow::Borrowed(why.as_str())),
             RunStatus::Judged(v) => v.reason.as_deref().map(Cow::Borrowed),

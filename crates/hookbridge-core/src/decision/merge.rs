@@ -288,14 +288,14 @@ impl Merger<'_> {
                 self.block(source, i, fo);
             }
             HookAnswer::Stopped { reason } => self.d.stop = Some(StopRequest::because(reason)),
-            HookAnswer::Failed { message } => match failure_blocks() {
+            HookAnswer::Failed(failure) => match failure_blocks() {
                 Some(because) => {
-                    let message = failure_block_message(&a.label, false, because, message);
+                    let message = failure_block_message(&a.label, false, because, &failure.message);
                     self.block(BlockingSource::Failure { message }, i, fo);
                 }
                 None => {
                     self.d.last_error_code = Some(1);
-                    self.problem(i, message.clone());
+                    self.problem(i, failure.message.clone());
                 }
             },
             HookAnswer::Output(HookOutput::Empty) => {}

@@ -27,7 +27,8 @@ pub use answer::{
 };
 pub use claude::{context_label, render_claude, success_label, ClaudeAnswer, Stdout};
 pub use execution::{
-    CancelReason, HookExecution, NotRunReason, RunStatus, SpawnFailure, SpawnFailureKind, WarmRun,
+    CancelReason, HookExecution, HookFailure, HookFailureKind, NotRunReason, RunStatus, SpawnFailure,
+    SpawnFailureKind, WarmRun,
 };
 pub use in_words::{in_words, outcome, InWords, Outcome};
 pub use judged::{verdict_answer, Judge};

@@ -8,8 +8,9 @@ use crate::config::{HookKind, HookSpec};
 use crate::event::EventName;
 
 use super::answer::{HookAnswer, HookJson, HookOutput, NoVerdictReason, PermissionDecision};
-use super::execution::{HookExecution, RunStatus};
+use super::execution::{HookExecution, HookFailure, HookFailureKind, RunStatus};
 use super::judged::{verdict_answer, Judge};
+use HookFailureKind::{Refused, TooLarge, Unreadable};
 
 /// Read one execution of `hook` with Claude Code's rules for its kind: a process's exit status and
 /// output, an http endpoint's status and body, a model's verdict.
@@ -105,9 +106,7 @@ fn seed_json_answer(
 ) -> HookAnswer {
     match crate::seed::to_claude_answer(event, answer) {
         Ok(claude) => read(claude),
-        Err(e) => HookAnswer::Failed {
-            message: format!("unusable answer: {e}"),
-        },
+        Err(e) => failed(Unreadable, format!("unusable answer: {e}")),
     }
 }
 
@@ -126,12 +125,13 @@ pub fn interpret(event: &EventName, execution: &HookExecution) -> HookAnswer {
         RunStatus::Exited(0) | RunStatus::Answered | RunStatus::Responded(200..=299)
             if execution.stdout_truncated && answer_shaped(&execution.stdout) =>
         {
-            HookAnswer::Failed {
-                message: format!(
+            failed(
+                TooLarge,
+                format!(
                     "its JSON answer is larger than the {} bytes hookbridge reads of one answer, so it was not read",
                     execution.stdout.len()
                 ),
-            }
+            )
         }
         RunStatus::Exited(0) | RunStatus::Answered => {
             HookAnswer::Output(parse_stdout(event, &text(&execution.stdout)))
@@ -170,14 +170,15 @@ pub fn interpret(event: &EventName, execution: &HookExecution) -> HookAnswer {
         },
         // An http hook's body is read like a command's stdout on success.
         RunStatus::Responded(200..=299) => HookAnswer::Output(parse_stdout(event, &text(&execution.stdout))),
-        RunStatus::Responded(status) => HookAnswer::Failed {
-            message: format!(
+        RunStatus::Responded(status) => failed(
+            Refused,
+            format!(
                 "the endpoint answered HTTP {status}{}",
                 first_line_of(&text(&execution.stdout))
                     .map(|l| format!(": {l}"))
                     .unwrap_or_default()
             ),
-        },
+        ),
         RunStatus::Judged(verdict) => verdict_answer(
             event,
             verdict,
@@ -186,9 +187,7 @@ pub fn interpret(event: &EventName, execution: &HookExecution) -> HookAnswer {
                 continue_on_block: false,
             },
         ),
-        RunStatus::Failed(message) => HookAnswer::Failed {
-            message: message.clone(),
-        },
+        RunStatus::Failed(failure) => HookAnswer::Failed(failure.clone()),
     }
 }
 
@@ -200,9 +199,7 @@ pub fn interpret(event: &EventName, execution: &HookExecution) -> HookAnswer {
 /// it is a failure too.
 fn http_answer(event: &EventName, status: u16, url: &str, execution: &HookExecution) -> HookAnswer {
     if !(200..300).contains(&status) {
-        return HookAnswer::Failed {
-            message: format!("HTTP {status} from {url}"),
-        };
+        return failed(Refused, format!("HTTP {status} from {url}"));
     }
     if execution.stdout_truncated && answer_shaped(&execution.stdout) {
         return interpret(event, execution); // past what hookbridge reads: a failure, worded there
@@ -222,25 +219,27 @@ fn http_answer(event: &EventName, status: u16, url: &str, execution: &HookExecut
         } else {
             ""
         };
-        return HookAnswer::Failed {
-            message: format!("HTTP hook must return JSON, but got non-JSON response body: {shown}{cut}"),
-        };
+        return failed(
+            Unreadable,
+            format!("HTTP hook must return JSON, but got non-JSON response body: {shown}{cut}"),
+        );
     }
     match serde_json::from_str::<Value>(trimmed) {
         Ok(Value::Object(map)) => match super::output_schema::problem(&map) {
-            Some(problem) => HookAnswer::Failed {
-                message: format!(
-                    "HTTP hook returned JSON that does not fit the hook output schema: {problem}"
-                ),
-            },
+            Some(problem) => failed(
+                Unreadable,
+                format!("HTTP hook returned JSON that does not fit the hook output schema: {problem}"),
+            ),
             None => HookAnswer::Output(HookOutput::Json(Box::new(HookJson::from_object(event, map)))),
         },
-        Ok(_) => HookAnswer::Failed {
-            message: "HTTP hook must return valid JSON, but parsing failed: not an object".into(),
-        },
-        Err(e) => HookAnswer::Failed {
-            message: format!("HTTP hook must return valid JSON, but parsing failed: {e}"),
-        },
+        Ok(_) => failed(
+            Unreadable,
+            "HTTP hook must return valid JSON, but parsing failed: not an object",
+        ),
+        Err(e) => failed(
+            Unreadable,
+            format!("HTTP hook must return valid JSON, but parsing failed: {e}"),
+        ),
     }
 }
 
@@ -292,6 +291,11 @@ fn parse_stdout(event: &EventName, stdout: &str) -> HookOutput {
     HookOutput::Plain(stdout.to_string())
 }
 
+/// A failed answer of `kind`, said in `message`.
+fn failed(kind: HookFailureKind, message: impl Into<String>) -> HookAnswer {
+    HookAnswer::Failed(HookFailure::new(kind, message))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,6 +317,26 @@ mod tests {
     }
 
     const PRE: EventName = EventName::PreToolUse;
+
+    /// A failed answer says what kind of failure it is, so that whoever reads it (a report, the
+    /// audit record) tells an endpoint that refused from an answer past the cap without parsing
+    /// the sentence; a run's own failure keeps its kind.
+    #[test]
+    fn a_failed_answer_carries_its_kind() {
+        let kind = |execution: &HookExecution| match interpret(&PRE, execution) {
+            HookAnswer::Failed(failure) => failure.kind,
+            other => panic!("not a failure: {other:?}"),
+        };
+        let mut refused = exec(0, "upstream down", "");
+        refused.status = RunStatus::Responded(503);
+        assert_eq!(kind(&refused), HookFailureKind::Refused);
+        let mut too_large = exec(0, r#"{"decision": "block", "reason": "xxxx"#, "");
+        too_large.stdout_truncated = true;
+        assert_eq!(kind(&too_large), HookFailureKind::TooLarge);
+        let failure = HookFailure::new(HookFailureKind::Unreachable, "could not reach it");
+        let unreachable = HookExecution::without_output(RunStatus::Failed(failure.clone()), 0);
+        assert_eq!(interpret(&PRE, &unreachable), HookAnswer::Failed(failure));
+    }
 
     #[test]
     fn exit_two_blocks_with_stderr_and_ignores_json() {

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use hookbridge_core::config::PromptHook;
-use hookbridge_core::decision::{judge_prompt, Verdict};
+use hookbridge_core::decision::{judge_prompt, HookFailure, HookFailureKind, Verdict};
 use serde_json::{json, Value};
 
 use super::JobContext;
@@ -118,7 +118,7 @@ pub(crate) fn job(hook: &PromptHook, ctx: JobContext<'_>) -> InProcessJob {
         timeout: ctx.timeout,
         work: Box::new(move |deadline| match model {
             Ok(model) => verify(model.as_ref(), conversation, &root, deadline),
-            Err(why) => InProcessOutcome::of(hookbridge_core::decision::RunStatus::Failed(why)),
+            Err(why) => super::not_configured(why),
         }),
     }
 }
@@ -173,8 +173,9 @@ fn verify(
         });
         conversation.turns.push(Turn::ToolResults(results));
     }
-    InProcessOutcome::of(hookbridge_core::decision::RunStatus::Failed(format!(
-        "no usable verdict: the agent gave none within {MAX_TURNS} turns"
+    InProcessOutcome::of(hookbridge_core::decision::RunStatus::Failed(HookFailure::new(
+        HookFailureKind::Unreadable,
+        format!("no usable verdict: the agent gave none within {MAX_TURNS} turns"),
     )))
 }
 

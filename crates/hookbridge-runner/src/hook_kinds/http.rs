@@ -13,7 +13,7 @@
 //! appear in reports.
 
 use hookbridge_core::config::{HttpHook, HttpPolicy};
-use hookbridge_core::decision::RunStatus;
+use hookbridge_core::decision::{HookFailure, HookFailureKind, RunStatus};
 
 use super::JobContext;
 use crate::model_api::{post_json, PostError, Redirects};
@@ -51,7 +51,9 @@ pub(crate) fn job(hook: &HttpHook, ctx: JobContext<'_>) -> InProcessJob {
                 },
                 Err(PostError::TimedOut) => InProcessOutcome::of(RunStatus::TimedOut),
                 // Node's words for it, as Claude Code reports them (`connect ECONNREFUSED …`).
-                Err(PostError::Unreachable(cause)) => InProcessOutcome::of(RunStatus::Failed(cause)),
+                Err(PostError::Unreachable(cause)) => InProcessOutcome::of(RunStatus::Failed(
+                    HookFailure::new(HookFailureKind::Unreachable, cause),
+                )),
             }
         }),
     }

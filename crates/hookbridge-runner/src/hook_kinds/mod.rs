@@ -30,7 +30,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hookbridge_core::config::{HookKind, HookSpec, HttpPolicy};
-use hookbridge_core::decision::NotRunReason;
+use hookbridge_core::decision::{HookFailure, HookFailureKind, NotRunReason};
 
 use crate::model_api::ModelJudge;
 use crate::process::Job;
@@ -103,7 +103,10 @@ pub(crate) fn judged_outcome(
     use hookbridge_core::decision::RunStatus;
     let status = match read(&reply) {
         Ok(verdict) => RunStatus::Judged(verdict),
-        Err(e) => RunStatus::Failed(format!("no usable verdict: {e}")),
+        Err(e) => RunStatus::Failed(HookFailure::new(
+            HookFailureKind::Unreadable,
+            format!("no usable verdict: {e}"),
+        )),
     };
     crate::process::InProcessOutcome {
         status,
@@ -116,11 +119,27 @@ pub(crate) fn judged_outcome(
 
 /// A model call that gave no reply, as an outcome.
 pub(crate) fn failed_call(e: crate::model_api::ModelCallError) -> crate::process::InProcessOutcome {
+    use crate::model_api::ModelCallError as E;
     use hookbridge_core::decision::RunStatus;
-    crate::process::InProcessOutcome::of(match e {
-        crate::model_api::ModelCallError::TimedOut => RunStatus::TimedOut,
-        e => RunStatus::Failed(format!("no usable verdict: {e}")),
-    })
+    let kind = match &e {
+        E::TimedOut => return crate::process::InProcessOutcome::of(RunStatus::TimedOut),
+        E::Unreachable { .. } | E::Host(_) => HookFailureKind::Unreachable,
+        E::Status { .. } | E::Refused(_) => HookFailureKind::Refused,
+        E::Malformed { .. } => HookFailureKind::Unreadable,
+        E::NotConfigured(_) => HookFailureKind::NotConfigured,
+    };
+    crate::process::InProcessOutcome::of(RunStatus::Failed(HookFailure::new(
+        kind,
+        format!("no usable verdict: {e}"),
+    )))
+}
+
+/// A hook whose model or server is not configured here, said in `why`, as an outcome.
+pub(crate) fn not_configured(why: String) -> crate::process::InProcessOutcome {
+    crate::process::InProcessOutcome::of(hookbridge_core::decision::RunStatus::Failed(HookFailure::new(
+        HookFailureKind::NotConfigured,
+        why,
+    )))
 }
 
 /// The job that runs `hook` on `event`, or why it cannot run. Rule hooks are not jobs: dispatch
@@ -148,5 +167,60 @@ pub(crate) fn job_for(hook: &HookSpec, event: &str, ctx: JobContext<'_>) -> Resu
         HookKind::Rule(_) => unreachable!("dispatch decides rule hooks itself, without a job"),
         HookKind::McpTool(m) => Ok(Job::InProcess(mcp::job(hook, m, ctx))),
         HookKind::Agent(p) => Ok(Job::InProcess(agent::job(p, ctx))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model_api::ModelCallError as E;
+    use hookbridge_core::decision::RunStatus;
+
+    /// Each way a model call can fail is a failure of its own kind (a timeout is a timeout).
+    #[test]
+    fn a_failed_model_call_is_a_failure_of_its_kind() {
+        let endpoint = || "https://api.example.com/v1/messages".to_string();
+        let cases = [
+            (
+                E::Unreachable {
+                    endpoint: endpoint(),
+                    cause: "refused".into(),
+                },
+                Some(HookFailureKind::Unreachable),
+            ),
+            (
+                E::Status {
+                    endpoint: endpoint(),
+                    status: 529,
+                    detail: None,
+                },
+                Some(HookFailureKind::Refused),
+            ),
+            (E::Refused(None), Some(HookFailureKind::Refused)),
+            (
+                E::Malformed {
+                    endpoint: endpoint(),
+                    cause: "not JSON".into(),
+                },
+                Some(HookFailureKind::Unreadable),
+            ),
+            (
+                E::NotConfigured("no ANTHROPIC_API_KEY".into()),
+                Some(HookFailureKind::NotConfigured),
+            ),
+            (E::Host("ValueError".into()), Some(HookFailureKind::Unreachable)),
+            (E::TimedOut, None),
+        ];
+        for (error, kind) in cases {
+            let said = error.to_string();
+            match (failed_call(error).status, kind) {
+                (RunStatus::Failed(failure), Some(kind)) => {
+                    assert_eq!(failure.kind, kind, "{said}");
+                    assert_eq!(failure.message, format!("no usable verdict: {said}"));
+                }
+                (RunStatus::TimedOut, None) => {}
+                (status, kind) => panic!("{said}: {status:?}, expected {kind:?}"),
+            }
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! `prompt` hooks: one model call with Claude Code's judge prompt, the hook's `prompt` (its
 //! `$ARGUMENTS` replaced by the hook input), and the verdict schema. The reply becomes a
-//! [`RunStatus::Judged`] verdict; a reply that is not one, a refusal or an HTTP error is a
+//! [`RunStatus::Judged`](hookbridge_core::decision::RunStatus::Judged) verdict; a reply that is not one, a refusal or an HTTP error is a
 //! non-blocking error, as in Claude Code (case 199: "A hook gave no usable answer").
 //!
 //! One request per hook per event, bounded by the hook's timeout (Claude Code's default for prompt
@@ -10,11 +10,11 @@
 use std::sync::Arc;
 
 use hookbridge_core::config::PromptHook;
-use hookbridge_core::decision::{judge_prompt, verdict_schema, RunStatus, Verdict, JUDGE_SYSTEM_PROMPT};
+use hookbridge_core::decision::{judge_prompt, verdict_schema, Verdict, JUDGE_SYSTEM_PROMPT};
 
 use super::JobContext;
 use crate::model_api::{JudgeRequest, ModelJudge, Provider};
-use crate::process::{InProcessJob, InProcessOutcome};
+use crate::process::InProcessJob;
 
 /// Output tokens allowed for a verdict: a JSON object with a one-sentence reason.
 pub const MAX_TOKENS: u32 = 1024;
@@ -39,7 +39,7 @@ pub(crate) fn job(hook: &PromptHook, ctx: JobContext<'_>) -> InProcessJob {
         work: Box::new(move |deadline| {
             let judge = match judge {
                 Ok(j) => j,
-                Err(why) => return InProcessOutcome::of(RunStatus::Failed(why)),
+                Err(why) => return super::not_configured(why),
             };
             match judge.judge(&request, deadline) {
                 Ok(reply) => super::judged_outcome(reply, |r| Verdict::parse(r).map_err(|e| e.to_string())),

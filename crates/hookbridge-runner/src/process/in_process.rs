@@ -13,7 +13,7 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::time::{Duration, Instant};
 
-use hookbridge_core::decision::RunStatus;
+use hookbridge_core::decision::{HookFailure, HookFailureKind, RunStatus};
 use nix::fcntl::OFlag;
 
 /// Work done in this process for one hook. It gets its deadline and must return by it.
@@ -89,8 +89,9 @@ impl InProcessJobs {
             Ok(pair) => pair,
             Err(e) => {
                 for (index, _) in jobs {
-                    let outcome = InProcessOutcome::of(RunStatus::Failed(format!(
-                        "could not set up the hook's worker: {e}"
+                    let outcome = InProcessOutcome::of(RunStatus::Failed(HookFailure::new(
+                        HookFailureKind::Internal,
+                        format!("could not set up the hook's worker: {e}"),
                     )));
                     let _ = sender.send((index, outcome));
                 }
@@ -119,8 +120,9 @@ impl InProcessJobs {
                     started,
                 }),
                 Err(e) => {
-                    let outcome = InProcessOutcome::of(RunStatus::Failed(format!(
-                        "could not start the hook's thread: {e}"
+                    let outcome = InProcessOutcome::of(RunStatus::Failed(HookFailure::new(
+                        HookFailureKind::Internal,
+                        format!("could not start the hook's thread: {e}"),
                     )));
                     let _ = sender.send((index, outcome));
                     this.pending.push(Pending {

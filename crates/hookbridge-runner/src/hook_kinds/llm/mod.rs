@@ -97,7 +97,7 @@ pub(crate) fn job(hook: &LlmHook, event: &str, ctx: JobContext<'_>) -> InProcess
                     outcome
                 }
                 Ok(Err(e)) => super::failed_call(e),
-                Err(why) => InProcessOutcome::of(RunStatus::Failed(why)),
+                Err(why) => super::not_configured(why),
             };
             if let Some(note) = note {
                 outcome.stderr = note.into_bytes();

@@ -11,6 +11,7 @@
 use std::io::{BufRead, BufReader, Read};
 use std::time::{Duration, Instant};
 
+use hookbridge_core::decision::HookFailureKind::{Refused, Unreachable, Unreadable};
 use serde_json::Value;
 
 use super::{incoming, initialize, initialized, tools_call, CallError, Incoming, MAX_MESSAGE_BYTES};
@@ -75,10 +76,10 @@ impl Session<'_> {
         let response = request.send(&body[..]).map_err(transport_error)?;
         let status = response.status();
         if !status.is_success() {
-            return Err(CallError::Failed(format!(
-                "HTTP {status} from {}",
-                self.server.url
-            )));
+            return Err(CallError::Failed(
+                Refused,
+                format!("HTTP {status} from {}", self.server.url),
+            ));
         }
         Ok(response)
     }
@@ -117,13 +118,13 @@ impl Session<'_> {
         let body = response.body_mut().as_reader().take(MAX_MESSAGE_BYTES);
         let read_error = |e: std::io::Error| match remaining(deadline) {
             None => CallError::TimedOut,
-            Some(_) => CallError::Failed(format!("the response broke off: {e}")),
+            Some(_) => CallError::Failed(Unreachable, format!("the response broke off: {e}")),
         };
         if !stream {
             let mut text = Vec::new();
             BufReader::new(body).read_to_end(&mut text).map_err(read_error)?;
             let value: Value = serde_json::from_slice(&text)
-                .map_err(|e| CallError::Failed(format!("the response is not JSON: {e}")))?;
+                .map_err(|e| CallError::Failed(Unreadable, format!("the response is not JSON: {e}")))?;
             // One message, or a batch of them.
             let messages = match value {
                 Value::Array(items) => items,
@@ -137,6 +138,7 @@ impl Session<'_> {
                 }
             }
             return Err(CallError::Failed(
+                Unreadable,
                 "the response holds no answer to the request".into(),
             ));
         }
@@ -159,6 +161,7 @@ impl Session<'_> {
                 data.clear();
                 if read == 0 {
                     return Err(CallError::Failed(
+                        Unreachable,
                         "the event stream ended before the answer".into(),
                     ));
                 }
@@ -197,6 +200,6 @@ impl Session<'_> {
 fn transport_error(e: ureq::Error) -> CallError {
     match e {
         ureq::Error::Timeout(_) => CallError::TimedOut,
-        other => CallError::Failed(format!("could not reach the server: {other}")),
+        other => CallError::Failed(Unreachable, format!("could not reach the server: {other}")),
     }
 }

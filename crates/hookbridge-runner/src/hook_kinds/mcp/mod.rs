@@ -21,7 +21,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use hookbridge_core::config::{read_bounded, HookSpec, McpToolHook, MAX_CONFIG_BYTES};
-use hookbridge_core::decision::RunStatus;
+use hookbridge_core::decision::HookFailureKind::{self, Refused, Unreadable};
+use hookbridge_core::decision::{HookFailure, RunStatus};
 use hookbridge_core::mcp::{fill_input, parse_mcp_servers, McpServer};
 use serde_json::{json, Map, Value};
 
@@ -99,17 +100,16 @@ pub(crate) fn job(hook: &HookSpec, mcp: &McpToolHook, ctx: JobContext<'_>) -> In
                     http::call(&http::HttpServer { url, headers }, &tool, arguments, deadline)
                 }
                 Ok(McpServer::Unsupported { transport, url }) => {
-                    let why = unsupported(&server_name, &transport, &url);
-                    return InProcessOutcome::of(RunStatus::Failed(why));
+                    return super::not_configured(unsupported(&server_name, &transport, &url));
                 }
-                Err(why) => return InProcessOutcome::of(RunStatus::Failed(why)),
+                Err(why) => return super::not_configured(why),
             };
             match called {
                 Ok(result) => outcome_of(&server_name, &tool, &result, cap),
                 Err(CallError::TimedOut) => InProcessOutcome::of(RunStatus::TimedOut),
-                Err(CallError::Failed(why)) => {
-                    InProcessOutcome::of(RunStatus::Failed(format!("MCP server `{server_name}`: {why}")))
-                }
+                Err(CallError::Failed(kind, why)) => InProcessOutcome::of(RunStatus::Failed(
+                    HookFailure::new(kind, format!("MCP server `{server_name}`: {why}")),
+                )),
             }
         }),
     }
@@ -194,9 +194,12 @@ fn outcome_of(server: &str, tool: &str, result: &Value, cap: usize) -> InProcess
         .unwrap_or_default();
     let text = text.join("\n");
     if result.get("isError").and_then(Value::as_bool) == Some(true) {
-        return InProcessOutcome::of(RunStatus::Failed(format!(
-            "MCP tool `{tool}` of `{server}` returned an error: {}",
-            text.trim()
+        return InProcessOutcome::of(RunStatus::Failed(HookFailure::new(
+            HookFailureKind::Refused,
+            format!(
+                "MCP tool `{tool}` of `{server}` returned an error: {}",
+                text.trim()
+            ),
         )));
     }
     let mut collector = Collector::new(cap, ProcessSpec::DEFAULT_STDOUT_SPILL_LIMIT);
@@ -283,7 +286,8 @@ fn find_server(
 /// Why a call got no result.
 pub(super) enum CallError {
     TimedOut,
-    Failed(String),
+    /// Of this kind, said in these words.
+    Failed(HookFailureKind, String),
 }
 
 /// The `initialize` request hookbridge sends, as request `id`.
@@ -326,13 +330,13 @@ fn incoming(message: &Value, id: u64) -> Incoming {
     }
     if let Some(error) = message.get("error") {
         let text = error.get("message").and_then(Value::as_str).unwrap_or("an error");
-        return Incoming::Answer(Err(CallError::Failed(format!("JSON-RPC error: {text}"))));
+        return Incoming::Answer(Err(CallError::Failed(Refused, format!("JSON-RPC error: {text}"))));
     }
     Incoming::Answer(
         message
             .get("result")
             .cloned()
-            .ok_or_else(|| CallError::Failed("a response without a result".into())),
+            .ok_or_else(|| CallError::Failed(Unreadable, "a response without a result".into())),
     )
 }
 

@@ -9,6 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Instant;
 
+use hookbridge_core::decision::HookFailureKind::{Internal, TooLarge, Unreachable};
 use serde_json::Value;
 
 use super::{incoming, initialize, initialized, tools_call, CallError, Incoming, MAX_MESSAGE_BYTES};
@@ -63,7 +64,7 @@ pub(super) fn call(
     }
     let mut child = command
         .spawn()
-        .map_err(|e| CallError::Failed(format!("could not start `{}`: {e}", server.command)))?;
+        .map_err(|e| CallError::Failed(Unreachable, format!("could not start `{}`: {e}", server.command)))?;
     let mut stdin = child.stdin.take().expect("piped");
     let stdout = child.stdout.take().expect("piped");
     let _running = Running(child);
@@ -88,14 +89,14 @@ pub(super) fn call(
                 }
             }
         })
-        .map_err(|e| CallError::Failed(format!("could not start a reader thread: {e}")))?;
+        .map_err(|e| CallError::Failed(Internal, format!("could not start a reader thread: {e}")))?;
     let mut send = |message: Value| -> Result<(), CallError> {
         let mut line = message.to_string();
         line.push('\n');
         stdin
             .write_all(line.as_bytes())
             .and_then(|()| stdin.flush())
-            .map_err(|e| CallError::Failed(format!("the server stopped reading: {e}")))
+            .map_err(|e| CallError::Failed(Unreachable, format!("the server stopped reading: {e}")))
     };
     send(initialize(1))?;
     answer(&received, 1, deadline, &mut send)?;
@@ -152,14 +153,14 @@ fn answer(
         let line = match received.recv_timeout(left) {
             Ok(Line::Message(line)) => line,
             Ok(Line::TooLong(length)) => {
-                return Err(CallError::Failed(format!(
+                return Err(CallError::Failed(TooLarge, format!(
                     "a message from the server is longer than {} MiB ({length} bytes read); the call was abandoned",
                     MAX_MESSAGE_BYTES >> 20
                 )))
             }
             Err(mpsc::RecvTimeoutError::Timeout) => return Err(CallError::TimedOut),
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                return Err(CallError::Failed("the server exited before it answered".into()))
+                return Err(CallError::Failed(Unreachable, "the server exited before it answered".into()))
             }
         };
         let Ok(message) = serde_json::from_slice::<Value>(&line) else {
