@@ -141,6 +141,49 @@ fn every_hook_run_and_the_event_are_on_the_record_with_every_field() {
     assert_eq!(lines.last().unwrap()["kind"], "event");
 }
 
+/// A hook that could not answer says on the record what kind of failure it was: an endpoint
+/// nobody listens on is `unreachable`, one that answers with an error status `refused`, an answer
+/// outside the output schema `unreadable`; a hook that answered has no `failure` at all.
+#[test]
+fn a_hook_that_could_not_answer_says_what_kind_of_failure() {
+    let closed = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}/hook", listener.local_addr().unwrap())
+    };
+    let refusing = FakeServer::start(Reply::Raw {
+        status: 503,
+        body: "down".into(),
+    });
+    let unreadable = FakeServer::start(Reply::Raw {
+        status: 200,
+        body: "not json".into(),
+    });
+    let p = Project::new(on(
+        "PreToolUse",
+        json!([
+            {"type": "http", "url": closed},
+            {"type": "http", "url": format!("{}/hook", refusing.url)},
+            {"type": "http", "url": format!("{}/hook", unreadable.url)},
+            {"type": "command", "command": "true"},
+        ]),
+    ));
+    let done = p.run("PreToolUse", "claude", &p.payload("PreToolUse"));
+    // Non-blocking errors, as Claude Code reads a failed http hook.
+    assert_eq!(done.code, Some(1), "stderr: {}", done.stderr_str());
+    let lines = lines(&p);
+    let failure_of = |hook: &str| -> Value {
+        let line = lines
+            .iter()
+            .find(|l| l["kind"] == "hook" && l["hook"]["label"].as_str().is_some_and(|x| x.contains(hook)))
+            .unwrap_or_else(|| panic!("no line for {hook}: {lines:#?}"));
+        line.get("failure").cloned().unwrap_or(Value::Null)
+    };
+    assert_eq!(failure_of(&closed), "unreachable", "{lines:#?}");
+    assert_eq!(failure_of(&refusing.url), "refused", "{lines:#?}");
+    assert_eq!(failure_of(&unreadable.url), "unreadable", "{lines:#?}");
+    assert_eq!(failure_of("true"), Value::Null, "{lines:#?}");
+}
+
 #[test]
 fn no_secret_reaches_the_record() {
     const TOKEN: &str = "tok-SECRET-header-value";

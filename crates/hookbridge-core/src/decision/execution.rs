@@ -56,6 +56,17 @@ pub enum SpawnFailureKind {
     Other,
 }
 
+impl SpawnFailureKind {
+    /// The kind in one word, as the audit record names it.
+    pub fn word(self) -> &'static str {
+        match self {
+            SpawnFailureKind::NotFound => "not_found",
+            SpawnFailureKind::PermissionDenied => "permission_denied",
+            SpawnFailureKind::Other => "could_not_start",
+        }
+    }
+}
+
 impl SpawnFailure {
     /// A failure of kind [`SpawnFailureKind::Other`], said in `message`.
     pub fn other(message: impl Into<String>) -> Self {
@@ -98,6 +109,20 @@ pub enum HookFailureKind {
     NotConfigured,
     /// hookbridge could not run it here (no thread, no pipe for its worker).
     Internal,
+}
+
+impl HookFailureKind {
+    /// The kind in one word, as the audit record names it.
+    pub fn word(self) -> &'static str {
+        match self {
+            HookFailureKind::Unreachable => "unreachable",
+            HookFailureKind::Refused => "refused",
+            HookFailureKind::Unreadable => "unreadable",
+            HookFailureKind::TooLarge => "too_large",
+            HookFailureKind::NotConfigured => "not_configured",
+            HookFailureKind::Internal => "internal",
+        }
+    }
 }
 
 impl HookFailure {
@@ -186,6 +211,16 @@ impl RunStatus {
             RunStatus::Judged(v) if v.ok => "judged_ok",
             RunStatus::Judged(_) => "judged_not_ok",
             RunStatus::Failed(_) => "failed",
+        }
+    }
+
+    /// What kind of failure it was, in one word, when the hook could not start or answer
+    /// ([`SpawnFailureKind::word`], [`HookFailureKind::word`]).
+    pub fn failure_word(&self) -> Option<&'static str> {
+        match self {
+            RunStatus::SpawnFailed(f) => Some(f.kind.word()),
+            RunStatus::Failed(f) => Some(f.kind.word()),
+            _ => None,
         }
     }
 

@@ -83,6 +83,11 @@ pub struct HookLine<'a> {
     pub status: &'static str,
     /// The exit code, signal or HTTP status.
     pub code: Option<i32>,
+    /// What kind of failure, when the hook could not start (`not_found`, `permission_denied`,
+    /// `could_not_start`) or could not answer (`unreachable`, `refused`, `unreadable`,
+    /// `too_large`, `not_configured`, `internal`); left out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<&'static str>,
     /// What the hook contributed: `block`, `deny`, `ask`, `defer`, `allow`, `stop`, `context`,
     /// `cancelled` (another hook had already decided the event), `error` or `none`.
     pub decision: &'static str,
@@ -199,6 +204,11 @@ fn hook_line<'a>(
         duration_ms: round_ms(execution.duration.as_secs_f64() * 1000.0),
         status: status.word(),
         code: status.code(),
+        // The run's own failure, or the answer's (an error status, a body that cannot be read).
+        failure: status.failure_word().or(match &hook.answer {
+            HookAnswer::Failed(failure) => Some(failure.kind.word()),
+            _ => None,
+        }),
         decision,
         reason: reason.or(detail.as_deref()).map(|r| bounded(r.trim(), MAX_TEXT)),
         stdout_bytes: execution.stdout.len(),

@@ -146,6 +146,7 @@ mod tests {
             duration_ms: 12.5,
             status: "exited",
             code: Some(2),
+            failure: None,
             decision: "deny",
             reason: Some("no rm".into()),
             stdout_bytes: 0,

@@ -326,6 +326,9 @@ fn hook_span(hook: &HookLine, started: SystemTime, trace_id: [u8; 16], id: [u8; 
     attributes.push(s("hookbridge.hook.trust", hook.trust));
     attributes.push(s("hookbridge.hook.ran", hook.ran));
     attributes.push(s("hookbridge.hook.status", hook.status));
+    if let Some(failure) = hook.failure {
+        attributes.push(s("hookbridge.hook.failure", failure));
+    }
     attributes.push(s("hookbridge.decision", hook.decision));
     if let Some(reason) = &hook.reason {
         attributes.push(s("hookbridge.reason", reason.clone()));
