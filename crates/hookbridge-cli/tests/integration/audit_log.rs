@@ -143,7 +143,8 @@ fn every_hook_run_and_the_event_are_on_the_record_with_every_field() {
 
 /// A hook that could not answer says on the record what kind of failure it was: an endpoint
 /// nobody listens on is `unreachable`, one that answers with an error status `refused`, an answer
-/// outside the output schema `unreadable`; a hook that answered has no `failure` at all.
+/// outside the output schema `unreadable`; a hook that answered has no `failure` at all. `stats`
+/// counts the first as never launched.
 #[test]
 fn a_hook_that_could_not_answer_says_what_kind_of_failure() {
     let closed = {
@@ -182,6 +183,24 @@ fn a_hook_that_could_not_answer_says_what_kind_of_failure() {
     assert_eq!(failure_of(&refusing.url), "refused", "{lines:#?}");
     assert_eq!(failure_of(&unreadable.url), "unreadable", "{lines:#?}");
     assert_eq!(failure_of("true"), Value::Null, "{lines:#?}");
+
+    // `stats` counts the endpoint nobody listens on as never launched (it checked nothing, like
+    // a command that cannot start); the two that answered badly were reached, and failed.
+    let done = p.finish(p.hookbridge(["stats", "--json"]), b"");
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    let stats: Value = serde_json::from_slice(&done.stdout).unwrap();
+    let counts = |label: &str| {
+        let row = stats["hooks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["label"].as_str().is_some_and(|x| x.contains(label)))
+            .unwrap_or_else(|| panic!("no {label} in {stats:#}"));
+        (row["failures"].clone(), row["never_launched"].clone())
+    };
+    assert_eq!(counts(&closed), (json!(1), json!(1)), "{stats:#}");
+    assert_eq!(counts(&refusing.url), (json!(1), json!(0)), "{stats:#}");
+    assert_eq!(counts(&unreadable.url), (json!(1), json!(0)), "{stats:#}");
 }
 
 #[test]

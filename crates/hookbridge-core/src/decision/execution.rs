@@ -112,6 +112,30 @@ pub enum HookFailureKind {
 }
 
 impl HookFailureKind {
+    pub const ALL: [HookFailureKind; 6] = [
+        HookFailureKind::Unreachable,
+        HookFailureKind::Refused,
+        HookFailureKind::Unreadable,
+        HookFailureKind::TooLarge,
+        HookFailureKind::NotConfigured,
+        HookFailureKind::Internal,
+    ];
+
+    /// The kind a [`HookFailureKind::word`] names, as read back from the audit record.
+    pub fn from_word(word: &str) -> Option<HookFailureKind> {
+        HookFailureKind::ALL.into_iter().find(|k| k.word() == word)
+    }
+
+    /// Nothing answered at all: the endpoint, model or server was never reached, or is not
+    /// configured here. Like a command that could not start, such a hook checked nothing (the
+    /// silent "allow"); one that answered with an error or an unreadable answer was reached.
+    pub fn never_reached(self) -> bool {
+        matches!(
+            self,
+            HookFailureKind::Unreachable | HookFailureKind::NotConfigured
+        )
+    }
+
     /// The kind in one word, as the audit record names it.
     pub fn word(self) -> &'static str {
         match self {

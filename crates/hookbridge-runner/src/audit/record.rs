@@ -9,7 +9,9 @@
 use std::path::Path;
 
 use hookbridge_core::config::{HookSpec, Scope, SkipReason};
-use hookbridge_core::decision::{outcome, HookAnswer, HookJson, HookOutput, RunStatus, WarmRun};
+use hookbridge_core::decision::{
+    outcome, HookAnswer, HookFailureKind, HookJson, HookOutput, RunStatus, WarmRun,
+};
 use serde::Serialize;
 
 use crate::report::{EventReport, HookReport};
@@ -313,14 +315,22 @@ pub fn blocks(decision: &str) -> bool {
 impl HookLine<'_> {
     /// How this run failed, if it did.
     pub fn failure(&self) -> Option<Failure> {
-        Failure::of(Some(self.status), self.code.map(i64::from), Some(self.decision))
+        Failure::of(
+            Some(self.status),
+            self.code.map(i64::from),
+            Some(self.decision),
+            self.failure,
+        )
     }
 }
 
 /// How a hook run failed, if it did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Failure {
-    /// Could not start: a spawn failure, or a shell's "not found" / "not executable" (126, 127).
+    /// Nothing ever checked the event: the hook could not start (a spawn failure, or a shell's
+    /// "not found" / "not executable", 126 and 127), or its server was never reached (an http or
+    /// mcp hook whose endpoint nobody listens on, or whose server or model is not configured).
+    /// An endpoint that answered with an error was reached: that is [`Failure::Other`].
     NeverLaunched,
     TimedOut,
     /// Any other failure: a non-blocking error.
@@ -328,12 +338,24 @@ pub enum Failure {
 }
 
 impl Failure {
-    /// The failure of a hook line's `status`, `code` and `decision`.
-    pub fn of(status: Option<&str>, code: Option<i64>, decision: Option<&str>) -> Option<Failure> {
+    /// The failure of a hook line's `status`, `code`, `decision` and `failure` word
+    /// ([`HookFailureKind::word`]).
+    pub fn of(
+        status: Option<&str>,
+        code: Option<i64>,
+        decision: Option<&str>,
+        failure: Option<&str>,
+    ) -> Option<Failure> {
         match (status, code) {
             // Stopped because the event was already decided, or left to run in the background.
             (Some("cancelled" | "detached"), _) => None,
             (Some("spawn_failed"), _) | (Some("exited"), Some(126 | 127)) => Some(Failure::NeverLaunched),
+            _ if failure
+                .and_then(HookFailureKind::from_word)
+                .is_some_and(HookFailureKind::never_reached) =>
+            {
+                Some(Failure::NeverLaunched)
+            }
             (Some("timed_out"), _) => Some(Failure::TimedOut),
             _ if decision == Some("error") => Some(Failure::Other),
             _ => None,
@@ -348,24 +370,44 @@ mod tests {
     #[test]
     fn a_shell_that_cannot_find_the_program_never_launched_it() {
         assert_eq!(
-            Failure::of(Some("exited"), Some(127), Some("error")),
+            Failure::of(Some("exited"), Some(127), Some("error"), None),
             Some(Failure::NeverLaunched)
         );
         assert_eq!(
-            Failure::of(Some("spawn_failed"), None, Some("error")),
+            Failure::of(Some("spawn_failed"), None, Some("error"), Some("not_found")),
             Some(Failure::NeverLaunched)
         );
         assert_eq!(
-            Failure::of(Some("timed_out"), None, Some("error")),
+            Failure::of(Some("timed_out"), None, Some("error"), None),
             Some(Failure::TimedOut)
         );
         assert_eq!(
-            Failure::of(Some("exited"), Some(1), Some("error")),
+            Failure::of(Some("exited"), Some(1), Some("error"), None),
             Some(Failure::Other)
         );
-        assert_eq!(Failure::of(Some("exited"), Some(2), Some("deny")), None);
+        assert_eq!(Failure::of(Some("exited"), Some(2), Some("deny"), None), None);
         // Records written before cancelled runs had their own word.
-        assert_eq!(Failure::of(Some("cancelled"), None, Some("error")), None);
-        assert_eq!(Failure::of(Some("detached"), None, Some("error")), None);
+        assert_eq!(Failure::of(Some("cancelled"), None, Some("error"), None), None);
+        assert_eq!(Failure::of(Some("detached"), None, Some("error"), None), None);
+    }
+
+    #[test]
+    fn a_server_never_reached_checked_nothing_one_that_answered_an_error_did_fail() {
+        let http = |failure| Failure::of(Some("failed"), None, Some("error"), Some(failure));
+        assert_eq!(http("unreachable"), Some(Failure::NeverLaunched));
+        assert_eq!(http("not_configured"), Some(Failure::NeverLaunched));
+        for reached in ["refused", "unreadable", "too_large", "internal"] {
+            assert_eq!(http(reached), Some(Failure::Other), "{reached}");
+        }
+        // Every kind's word reads back as that kind.
+        for kind in HookFailureKind::ALL {
+            assert_eq!(HookFailureKind::from_word(kind.word()), Some(kind));
+        }
+        assert_eq!(HookFailureKind::from_word("no such word"), None);
+        // An onFailure: block turned the unreachable endpoint into a block: it failed all the same.
+        assert_eq!(
+            Failure::of(Some("failed"), None, Some("block"), Some("unreachable")),
+            Some(Failure::NeverLaunched)
+        );
     }
 }

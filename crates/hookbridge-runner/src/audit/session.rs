@@ -24,8 +24,11 @@ pub struct SilentHook {
     pub source: String,
     pub label: String,
     pub runs: u64,
-    /// It never started at all (every run a spawn failure or the shell's 126/127).
+    /// It never started at all (every run a spawn failure or the shell's 126/127), or, for a hook
+    /// that calls a server or model, never reached it ([`Failure::NeverLaunched`]).
     pub never_launched: bool,
+    /// It calls a server or a model (it ran `http`, `mcp` or `model`) rather than a program.
+    pub calls_a_server: bool,
     /// What its last run said.
     pub reason: Option<String>,
 }
@@ -71,12 +74,14 @@ pub fn failing_throughout(path: &Path, session: &str) -> std::io::Result<Vec<Sil
                     label: key.1.clone(),
                     runs: 0,
                     never_launched: true,
+                    calls_a_server: false,
                     reason: None,
                 },
                 true,
             )
         });
         entry.runs += 1;
+        entry.calls_a_server = matches!(line.ran.as_deref(), Some("http" | "mcp" | "model"));
         *all_failed &= failure.is_some();
         entry.never_launched &= failure == Some(Failure::NeverLaunched);
         if let Some(reason) = &line.reason {
@@ -102,10 +107,10 @@ pub fn notice(hooks: &[SilentHook], session: &str) -> String {
         hooks.len()
     );
     for h in hooks {
-        let what = if h.never_launched {
-            "never launched"
-        } else {
-            "failed"
+        let what = match (h.never_launched, h.calls_a_server) {
+            (true, false) => "never launched",
+            (true, true) => "never reached its server",
+            (false, _) => "failed",
         };
         text += &format!(" `{}` ({}) {what} in {} run(s)", h.label, h.source, h.runs);
         if let Some(reason) = &h.reason {
@@ -143,16 +148,41 @@ mod tests {
             hook("s1", "missing", "spawn_failed", 0, "error"),
             hook("s1", "guard", "exited", 2, "deny"),
         ];
+        // Hooks that call a server: nobody listening is never reached; an error status is a
+        // failure of a server that was reached.
+        let http = |label: &str, failure: &str| {
+            json!({"seq": 0, "prev": "", "kind": "hook", "session": "s1", "ran": "http",
+                "hook": {"source": "h.json:9:1", "label": label, "type": "http"},
+                "status": "failed", "failure": failure, "decision": "error"})
+            .to_string()
+        };
+        let lines = [
+            &lines[..],
+            &[http("closed", "unreachable"), http("down", "refused")],
+        ]
+        .concat();
         std::fs::write(&path, lines.join("\n") + "\n").unwrap();
         let silent = failing_throughout(&path, "s1").unwrap();
         let names: Vec<(&str, u64, bool)> = silent
             .iter()
             .map(|h| (h.label.as_str(), h.runs, h.never_launched))
             .collect();
-        assert_eq!(names, [("missing", 2, true), ("broken", 1, false)]);
+        assert_eq!(
+            names,
+            [
+                ("missing", 2, true),
+                ("broken", 1, false),
+                ("closed", 1, true),
+                ("down", 1, false)
+            ]
+        );
         let text = notice(&silent, "s1");
         assert!(
             text.contains("`missing` (h.json:7:1) never launched in 2 run(s): missing said why"),
+            "{text}"
+        );
+        assert!(
+            text.contains("`closed` (h.json:9:1) never reached its server in 1 run(s);"),
             "{text}"
         );
         assert!(

@@ -39,6 +39,10 @@ pub struct Stored<'a> {
     pub status: Option<Cow<'a, str>>,
     #[serde(default)]
     pub code: Option<i64>,
+    /// A hook line's kind of failure, when it could not start or answer
+    /// ([`hookbridge_core::decision::HookFailureKind::word`], or a spawn failure's word).
+    #[serde(borrow, default)]
+    pub failure: Option<Cow<'a, str>>,
     /// A hook line's contribution: `block`, `deny`, `ask`, `defer`, `allow`, `stop`, `context`,
     /// `cancelled`, `error` or `none`.
     #[serde(borrow, default)]
@@ -91,7 +95,12 @@ impl<'a> Stored<'a> {
 
     /// How a hook line's run failed, if it did.
     pub fn failure(&self) -> Option<Failure> {
-        Failure::of(self.status.as_deref(), self.code, self.decision.as_deref())
+        Failure::of(
+            self.status.as_deref(),
+            self.code,
+            self.decision.as_deref(),
+            self.failure.as_deref(),
+        )
     }
 
     /// A hook that blocked or denied; an event that was blocked or denied.
@@ -146,7 +155,7 @@ mod tests {
             duration_ms: 12.5,
             status: "exited",
             code: Some(2),
-            failure: None,
+            failure: Some("refused"),
             decision: "deny",
             reason: Some("no rm".into()),
             stdout_bytes: 0,
@@ -186,6 +195,7 @@ mod tests {
             ),
             (Some("spawned"), Some("exited"), Some("no rm"))
         );
+        assert_eq!(line.failure.as_deref(), Some("refused"));
         assert!(line.blocked() && !line.failed() && !line.is_event());
         assert!(Stored::parse(b"{\"seq\": 1").is_none());
     }
