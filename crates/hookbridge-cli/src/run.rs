@@ -1078,8 +1078,9 @@ fn telemetry(
 }
 
 /// `hookbridge otel-export`: the exporter of the spool its `OTEL_*` variables name
-/// (`hookbridge_runner::otel::spool::drain`); each failure goes to the diagnostics log as it
-/// happens, as nobody waits for this process.
+/// (`hookbridge_runner::otel::spool::drain`), which then removes the spools of configurations
+/// untouched for a day (`spool::sweep_abandoned`); each failure goes to the diagnostics log as
+/// it happens, as nobody waits for this process.
 pub fn otel_export() -> ExitCode {
     use hookbridge_runner::otel::{spool, OtelConfig};
     let say = |problem: String| crate::diagnostics_log::append("otel-export", &[problem]);
@@ -1099,15 +1100,14 @@ pub fn otel_export() -> ExitCode {
         return ExitCode::from(1);
     };
     let mut failed = false;
-    spool::drain(
-        &spool::dir_for(&state, &config),
-        spool::LINGER,
-        &mut |body| config.post(body),
-        &mut |problem| {
-            failed = true;
-            say(problem);
-        },
-    );
+    let mut report = |problem| {
+        failed = true;
+        say(problem);
+    };
+    let dir = spool::dir_for(&state, &config);
+    spool::drain(&dir, spool::LINGER, &mut |body| config.post(body), &mut report);
+    // Off every answer's path: the spools of configurations no longer used.
+    spool::sweep_abandoned(&dir, spool::ABANDONED, &mut report);
     if failed {
         ExitCode::from(1)
     } else {

@@ -309,3 +309,42 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     files
 }
+
+#[test]
+fn the_exporter_removes_the_spool_of_a_configuration_untouched_for_a_day() {
+    let server = FakeServer::start(Reply::Raw {
+        status: 200,
+        body: "{}".into(),
+    });
+    let p = Project::new(json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": "true"},
+    ]}]}}));
+    // Another endpoint's spool, one request still in it, untouched for two days.
+    let old = p.home.join(".local/state/hookbridge/otel-spool/abcdefabcdefabcd");
+    std::fs::create_dir_all(&old).unwrap();
+    std::fs::write(old.join("00000000000000000001-1-0.json"), "{}").unwrap();
+    std::fs::File::open(&old)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - Duration::from_secs(2 * 24 * 3600))
+        .unwrap();
+    let payload = serde_json::to_vec(&p.payload("PreToolUse")).unwrap();
+    let done = p.finish(
+        with_otel(p.command("PreToolUse", "claude"), &server.url),
+        &payload,
+    );
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    wait_for(&server, 1);
+    // The exporter sweeps once it has lingered after its last request.
+    let until = Instant::now() + Duration::from_secs(60);
+    while old.exists() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!old.exists(), "the abandoned spool is still there");
+    assert!(
+        p.log_text()
+            .contains("removed with the 1 export request(s) still waiting in it"),
+        "{}",
+        p.log_text()
+    );
+    assert_eq!(server.received().len(), 1, "the old request was not posted here");
+}

@@ -19,7 +19,9 @@
 //!
 //! Bounded: at most [`MAX_WAITING`] requests wait (past that the oldest are dropped and said to
 //! be), each at most [`MAX_REQUEST`] bytes; a file left half-written by a run that died is removed
-//! after a minute.
+//! after a minute. A folder of another configuration (an endpoint or credentials no longer used)
+//! that nobody has written to or taken from for [`ABANDONED`] is removed by the next exporter
+//! ([`sweep_abandoned`]), so that the spools of old configurations do not pile up.
 
 use std::collections::HashSet;
 use std::fs::{self, DirBuilder, File, OpenOptions};
@@ -45,6 +47,8 @@ pub const MAX_WAITING: usize = 256;
 pub const MAX_REQUEST: u64 = 16 << 20;
 /// A file still being written after this long belongs to a run that died.
 const STALE: Duration = Duration::from_secs(60);
+/// A spool folder untouched for this long belongs to a configuration no longer in use.
+pub const ABANDONED: Duration = Duration::from_secs(24 * 60 * 60);
 const LOCK: &str = "exporter.lock";
 const SUFFIX: &str = ".json";
 
@@ -70,23 +74,32 @@ pub fn dir_for(state: &Path, config: &OtelConfig) -> PathBuf {
 /// for) to export it.
 pub fn hand_over(dir: &Path, body: &[u8], program: &Path, args: &[String]) -> Result<(), String> {
     let said = |what: &str, e: io::Error| format!("OpenTelemetry: {what} {}: {e}", dir.display());
-    DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-        .map_err(|e| said("could not make the spool folder", e))?;
-    let name = entry_name();
-    let aside = dir.join(format!(".{name}.tmp"));
-    let written = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&aside)
-        .and_then(|mut f| f.write_all(body))
-        .and_then(|()| fs::rename(&aside, dir.join(format!("{name}{SUFFIX}"))));
-    if let Err(e) = written {
-        let _ = fs::remove_file(&aside);
-        return Err(said("could not write the spans into", e));
+    // Twice at most: a folder abandoned for a day may be swept away between the two steps.
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| said("could not make the spool folder", e))?;
+        let name = entry_name();
+        let aside = dir.join(format!(".{name}.tmp"));
+        let written = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&aside)
+            .and_then(|mut f| f.write_all(body))
+            .and_then(|()| fs::rename(&aside, dir.join(format!("{name}{SUFFIX}"))));
+        match written {
+            Ok(()) => break,
+            Err(e) if e.kind() == io::ErrorKind::NotFound && tries < 2 => {}
+            Err(e) => {
+                let _ = fs::remove_file(&aside);
+                return Err(said("could not write the spans into", e));
+            }
+        }
     }
     if exporter_holds(dir).map_err(|e| said("could not look at the exporter's lock in", e))? {
         return Ok(());
@@ -277,6 +290,101 @@ pub fn drain(
     }
 }
 
+/// Removes the spool folders beside `dir` (other configurations') that nobody has written to or
+/// taken from for `abandoned`, with whatever still waits in them; what was dropped, and what could
+/// not be removed, goes to `report`.
+///
+/// Only folders named as [`dir_for`] names them are looked at, each opened without following a
+/// symlink (one in their place would have hookbridge empty the folder it leads to); a folder whose
+/// lock an exporter holds is being drained and is left. A request a run hands over in the very
+/// moment its day-old folder goes is counted among the dropped.
+pub fn sweep_abandoned(dir: &Path, abandoned: Duration, report: &mut dyn FnMut(String)) {
+    let Some(parent) = dir.parent() else {
+        return;
+    };
+    let Ok(entries) = fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        let named_as_a_spool = name.len() == 16
+            && name
+                .as_encoded_bytes()
+                .iter()
+                .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        if path == dir || !named_as_a_spool {
+            continue;
+        }
+        match remove_if_abandoned(&path, abandoned) {
+            Ok(Some(dropped)) if dropped > 0 => report(format!(
+                "OpenTelemetry: the spool folder {} was untouched for {} h, its configuration no longer used; \
+                 removed with the {dropped} export request(s) still waiting in it",
+                path.display(),
+                abandoned.as_secs() / 3600
+            )),
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => report(format!(
+                "OpenTelemetry: could not remove the abandoned spool folder {}: {e}",
+                path.display()
+            )),
+        }
+    }
+}
+
+/// Removes the folder at `path` with its contents if it is a folder untouched for `abandoned`
+/// whose lock nobody holds: the number of requests that were still waiting, or `None` if it stays.
+fn remove_if_abandoned(path: &Path, abandoned: Duration) -> io::Result<Option<usize>> {
+    use rustix::fs::{fstat, openat, unlinkat, AtFlags, Dir, Mode, OFlags, CWD};
+    let untouched = |fd: &rustix::fd::OwnedFd| -> io::Result<bool> {
+        let modified = UNIX_EPOCH + Duration::from_secs(fstat(fd)?.st_mtime.max(0) as u64);
+        Ok(modified.elapsed().is_ok_and(|age| age >= abandoned))
+    };
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK;
+    let folder = match openat(CWD, path, flags | OFlags::DIRECTORY, Mode::empty()) {
+        Ok(folder) => folder,
+        // A symlink or a file in a folder's place: not a spool.
+        Err(rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    if !untouched(&folder)? {
+        return Ok(None);
+    }
+    // An exporter that holds the lock is draining the folder. Held until the folder is gone.
+    let _lock = match openat(&folder, LOCK, flags, Mode::empty()) {
+        Ok(lock) => match rustix::fs::flock(&lock, FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => Some(lock),
+            Err(rustix::io::Errno::WOULDBLOCK) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        },
+        Err(rustix::io::Errno::NOENT) => None,
+        Err(e) => return Err(e.into()),
+    };
+    // Looked at again with the lock held: a run may have written in the meantime.
+    if !untouched(&folder)? {
+        return Ok(None);
+    }
+    let mut names = Vec::new();
+    for entry in Dir::read_from(&folder)? {
+        let name = entry?.file_name().to_owned();
+        if name.as_bytes() != b"." && name.as_bytes() != b".." {
+            names.push(name);
+        }
+    }
+    let mut dropped = 0;
+    for name in names {
+        if name.as_bytes().ends_with(SUFFIX.as_bytes()) {
+            dropped += 1;
+        }
+        // A plain file, a symlink (not followed) or a FIFO; an empty folder as well.
+        unlinkat(&folder, &name, AtFlags::empty())
+            .or_else(|_| unlinkat(&folder, &name, AtFlags::REMOVEDIR))?;
+    }
+    unlinkat(CWD, path, AtFlags::REMOVEDIR)?;
+    Ok(Some(dropped))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -462,6 +570,77 @@ mod tests {
         assert!(
             folder.join("inside").exists(),
             "a folder's contents are never removed"
+        );
+    }
+
+    /// Sets `path`'s modification time `ago` in the past (not following a symlink's target).
+    fn age(path: &Path, ago: Duration) {
+        File::open(path)
+            .unwrap()
+            .set_modified(SystemTime::now() - ago)
+            .unwrap();
+    }
+
+    #[test]
+    fn folders_of_configurations_untouched_for_a_day_are_removed_and_nothing_else() {
+        const DAY: Duration = ABANDONED;
+        let state = tempfile::tempdir().unwrap();
+        let spool = state.path().join("otel-spool");
+        let folder = |name: &str| {
+            let dir = spool.join(name);
+            fs::create_dir_all(&dir).unwrap();
+            dir
+        };
+        let ours = folder("0000000000000000");
+        let old = folder("1111111111111111");
+        for body in [b"{}".as_slice(), b"{\"b\":1}"] {
+            hand_over(&old, body, Path::new("/nonexistent/exporter"), &[]).unwrap_err();
+        }
+        let fresh = folder("2222222222222222");
+        hand_over(&fresh, b"{}", Path::new("/nonexistent/exporter"), &[]).unwrap_err();
+        let held = folder("3333333333333333");
+        let lock = take_lock(&held).unwrap().unwrap();
+        let not_ours = folder("backups");
+        fs::write(not_ours.join("keep"), "x").unwrap();
+        // A symlink named as a spool, leading to a folder elsewhere that must not be emptied.
+        let elsewhere = state.path().join("elsewhere");
+        fs::create_dir(&elsewhere).unwrap();
+        fs::write(elsewhere.join("keep.json"), "x").unwrap();
+        std::os::unix::fs::symlink(&elsewhere, spool.join("4444444444444444")).unwrap();
+        for dir in [&ours, &old, &held, &not_ours, &elsewhere] {
+            age(dir, DAY + Duration::from_secs(60));
+        }
+        age(&fresh, DAY - Duration::from_secs(60));
+
+        let mut problems = Vec::new();
+        sweep_abandoned(&ours, DAY, &mut |p| problems.push(p));
+        assert!(!old.exists(), "the abandoned folder is removed");
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].contains("1111111111111111 was untouched for 24 h")
+                && problems[0].contains("removed with the 2 export request(s) still waiting"),
+            "{problems:?}"
+        );
+        assert_eq!(
+            waiting(&fresh, &mut ignore).unwrap().len(),
+            1,
+            "a fresh folder stays"
+        );
+        assert!(ours.exists(), "the exporter's own folder stays");
+        assert!(held.exists(), "a folder an exporter drains stays");
+        assert!(
+            not_ours.join("keep").exists(),
+            "a folder not named as a spool stays"
+        );
+        assert!(elsewhere.join("keep.json").exists(), "a symlink is not followed");
+        drop(lock);
+        age(&held, DAY + Duration::from_secs(60));
+        sweep_abandoned(&ours, DAY, &mut |p| problems.push(p));
+        assert!(!held.exists(), "once its lock is free, it goes too");
+        assert_eq!(
+            problems.len(),
+            1,
+            "an empty folder goes without a word: {problems:?}"
         );
     }
 
