@@ -144,7 +144,7 @@ pub(crate) fn sandbox_json(sandbox: &hookbridge_core::config::Sandbox) -> serde_
         .iter()
         .map(|c| format!("~/{c}"))
         .collect();
-    serde_json::json!({"write": write, "network": sandbox.network, "unreadable": unreadable,
+    serde_json::json!({"write": write, "network": sandbox.network.to_json(), "unreadable": unreadable,
         "said": sandbox.to_string()})
 }
 

@@ -304,6 +304,7 @@ fn the_managed_sandbox_floor_sandboxes_the_projects_hooks_and_takes_their_networ
         (None, "denied refused"),
         (Some(json!(false)), "denied refused"),
         (Some(json!({"network": true})), "denied refused"),
+        (Some(json!({"network": [port]})), "denied refused"),
     ] {
         let m = Machine::new(&json!({"sandboxHooks": "project", "sandboxNetwork": false}));
         m.hooks("project", &reaching(port, project_sandbox.clone()));
@@ -337,6 +338,11 @@ fn the_managed_sandbox_floor_sandboxes_the_projects_hooks_and_takes_their_networ
     // Without a floor, the project's hook asking for the network has it.
     let m = Machine::new(&json!({}));
     m.hooks("project", &reaching(port, Some(json!({"network": true}))));
+    m.hooks("user", &json!({"hooks": {}}));
+    assert_eq!(said(&m), ["denied connected"]);
+    // Nor one asking for that port alone.
+    let m = Machine::new(&json!({}));
+    m.hooks("project", &reaching(port, Some(json!({"network": [port]}))));
     m.hooks("user", &json!({"hooks": {}}));
     assert_eq!(said(&m), ["denied connected"]);
     drop(listener);

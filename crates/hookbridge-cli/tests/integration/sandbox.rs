@@ -29,6 +29,10 @@ try write-through-symlink sh -c 'ln -sf "$HOME/.bashrc" "$CLAUDE_PROJECT_DIR/rc-
 try hard-link ln "$HOME/.bashrc" "$CLAUDE_PROJECT_DIR/rc-hard"
 try setsid-child setsid -w sh -c 'echo pwned >> "$HOME/.bashrc"'
 try connect python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)' "$PORT"
+try connect-other-port python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)' "$OTHER_PORT"
+try fastopen-other-port python3 -c 'import socket, sys; socket.socket().sendto(b"x", socket.MSG_FASTOPEN, ("127.0.0.1", int(sys.argv[1])))' "$OTHER_PORT"
+try listen python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()'
+try listen-unbound python3 -c 'import socket; s = socket.socket(); s.listen()'
 try udp python3 -c 'import socket, sys; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("127.0.0.1", int(sys.argv[1])))' "$UDP_PORT"
 try unix-socket python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1])' "$AGENT_SOCK"
 try socketpair python3 -c 'import socket; a, b = socket.socketpair(); a.send(b"x"); assert b.recv(1) == b"x"'
@@ -47,6 +51,16 @@ struct Tried {
 }
 
 fn try_all(sandbox: Option<Value>) -> Tried {
+    try_all_with(|_| sandbox)
+}
+
+/// [`try_all`] with the sandbox made knowing the port of `connect` (`connect-other-port` tries
+/// another listening port).
+fn try_all_with(sandbox: impl FnOnce(u16) -> Option<Value>) -> Tried {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let other = TcpListener::bind("127.0.0.1:0").unwrap();
+    let sandbox = sandbox(port);
     let p = Project::new(json!({}));
     let script = p.file("hooks/attempts.sh", ATTEMPTS);
     let mut hook = json!({"type": "command", "command": format!("sh {}", sh_quote(&script))});
@@ -62,8 +76,6 @@ fn try_all(sandbox: Option<Value>) -> Tried {
     .unwrap();
     std::fs::write(p.home.join(".bashrc"), "the user's own\n").unwrap();
     std::fs::create_dir_all(p.home.join(".cache/guard")).unwrap();
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
     let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
     // A stand-in for an ssh agent's socket (SSH_AUTH_SOCK): it signs with the keys the hook may
     // not read.
@@ -71,6 +83,7 @@ fn try_all(sandbox: Option<Value>) -> Tried {
     let _agent = std::os::unix::net::UnixListener::bind(&agent).unwrap();
     let mut cmd = p.command("PreToolUse", "claude");
     cmd.env("PORT", port.to_string())
+        .env("OTHER_PORT", other.local_addr().unwrap().port().to_string())
         .env("UDP_PORT", udp.local_addr().unwrap().port().to_string())
         .env("AGENT_SOCK", &agent)
         .env("HOOKBRIDGE_TEST_PID", std::process::id().to_string());
@@ -111,6 +124,10 @@ fn a_sandboxed_hook_does_its_work_and_cannot_reach_past_its_rights() {
             "hard-link denied",
             "setsid-child denied",
             "connect denied",
+            "connect-other-port denied",
+            "fastopen-other-port denied",
+            "listen denied",
+            "listen-unbound denied",
             "udp denied",
             "unix-socket denied",
             "socketpair ok",
@@ -144,6 +161,10 @@ fn the_same_hook_unsandboxed_reaches_all_of_it() {
             "hard-link ok",
             "setsid-child ok",
             "connect ok",
+            "connect-other-port ok",
+            "fastopen-other-port ok",
+            "listen ok",
+            "listen-unbound ok",
             "udp ok",
             "unix-socket ok",
             "socketpair ok",
@@ -187,6 +208,52 @@ fn a_sandbox_that_allows_the_network_and_a_declared_folder_allows_them_only() {
     );
 }
 
+/// `"network": [port]`: a TCP connection to that port, and nothing else — not another port (nor
+/// through TCP Fast Open, which connects without `connect`), not a listening socket (nor one
+/// never bound, which `listen` binds without `bind`), not UDP, not a Unix-domain socket. Both
+/// loopholes get past Landlock alone: the seccomp filter closes them.
+#[test]
+fn a_sandbox_that_lists_a_port_allows_a_tcp_connection_to_it_only() {
+    let tried = try_all_with(|port| Some(json!({"network": [port]})));
+    let network: Vec<&str> = tried
+        .results
+        .iter()
+        .map(String::as_str)
+        .filter(|r| {
+            [
+                "connect",
+                "fastopen",
+                "listen",
+                "udp",
+                "unix-socket",
+                "socketpair",
+            ]
+            .iter()
+            .any(|n| r.starts_with(n))
+        })
+        .collect();
+    assert_eq!(
+        network,
+        [
+            "connect ok",
+            "connect-other-port denied",
+            "fastopen-other-port denied",
+            "listen denied",
+            "listen-unbound denied",
+            "udp denied",
+            "unix-socket denied",
+            "socketpair ok",
+        ]
+    );
+    assert!(
+        tried.results.contains(&"read-key denied".to_string())
+            && tried.results.contains(&"write-home denied".to_string()),
+        "{:?}",
+        tried.results
+    );
+    assert_eq!(tried.answer["hookSpecificOutput"]["permissionDecision"], "deny");
+}
+
 #[test]
 fn a_sandbox_written_wrong_is_named_with_its_place_and_the_hook_is_skipped() {
     let p = Project::new(json!({"hooks": {"PreToolUse": [{"hooks": [
@@ -201,7 +268,7 @@ fn a_sandbox_written_wrong_is_named_with_its_place_and_the_hook_is_skipped() {
         "{said}"
     );
     assert!(
-        said.contains("`sandbox` must be true, false or an object with `write` (a list of paths) and `network` (true or false), found a string"),
+        said.contains("`sandbox` must be true, false or an object with `write` (a list of paths) and `network` (true, false or a list of TCP ports), found a string"),
         "{said}"
     );
     assert!(said.contains("hooks.json:"), "{said}");

@@ -180,10 +180,10 @@ pub fn effective_sandbox<'a>(
         None => false,
     };
     let sandbox = match &command.sandbox {
-        Some(own) if floor.network || !own.network => Cow::Borrowed(own),
+        Some(own) if floor.network || !own.network.any() => Cow::Borrowed(own),
         Some(own) => Cow::Owned(super::Sandbox {
             write: own.write.clone(),
-            network: false,
+            network: super::Network::None,
         }),
         None if required => Cow::Owned(super::Sandbox::default()),
         None => return None,

@@ -27,8 +27,8 @@ pub use explain::{Explained, Verdict};
 pub use http_policy::{claude_code_settings_files, limits_of_settings_file, url_matches};
 pub use model::{
     CommandHook, ConfigSource, DeclaredPath, Disabled, Held, HookId, HookKind, HookSet, HookSpec, HttpHook,
-    HttpLimits, HttpPolicy, LlmHook, MatcherGroup, McpToolHook, OnFailure, Plugin, PolicyLevel, PromptHook,
-    RuleHook, Sandbox, Scope, Shell,
+    HttpLimits, HttpPolicy, LlmHook, MatcherGroup, McpToolHook, Network, OnFailure, Plugin, PolicyLevel,
+    PromptHook, RuleHook, Sandbox, Scope, Shell,
 };
 pub use parse::{is_yaml_path, parse_hooks_file, parse_hooks_yaml, ParsedFile, Placeholders};
 pub use schema::hooks_file_schema;

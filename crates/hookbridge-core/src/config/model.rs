@@ -126,15 +126,64 @@ pub struct CommandHook {
 
 /// A command hook's sandbox (`"sandbox": true`, or an object that refines it): the hook reads
 /// everywhere but the user's credentials (`~/.ssh`, `~/.aws`, …), writes only the project, its own
-/// temporary folder and the paths in `write`, reaches the network only if `network` says so, and
+/// temporary folder and the paths in `write`, reaches the network only as `network` says, and
 /// can neither gain privileges nor signal processes outside its sandbox.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Sandbox {
     /// More paths the hook may write beneath, as written (`~/` is the home folder; a relative
     /// path is the project's, and counts only where it really lies inside the project).
     pub write: Vec<String>,
-    /// TCP connections and listening sockets allowed (`false`: none).
-    pub network: bool,
+    /// What network the hook reaches (`false`: none).
+    pub network: Network,
+}
+
+/// What network a sandboxed hook reaches: `"network": false` (the default), `true`, or a list of
+/// TCP ports.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Network {
+    /// No socket at all (a process's own `socketpair` aside).
+    #[default]
+    None,
+    /// TCP connections to these ports only, sorted and each once — on any address, for the kernel
+    /// (Landlock) says ports, not addresses. No listening, no UDP, no Unix-domain sockets.
+    TcpPorts(Vec<u16>),
+    /// Every socket.
+    All,
+}
+
+impl Network {
+    /// Whether the hook reaches any network.
+    pub fn any(&self) -> bool {
+        !matches!(self, Network::None)
+    }
+
+    /// As written in a hooks file: `false`, `true` or the list of ports.
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Network::None => serde_json::Value::Bool(false),
+            Network::All => serde_json::Value::Bool(true),
+            Network::TcpPorts(ports) => serde_json::json!(ports),
+        }
+    }
+}
+
+impl std::fmt::Display for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Network::None => f.write_str("no network"),
+            Network::All => f.write_str("network"),
+            Network::TcpPorts(ports) => {
+                f.write_str("TCP to port")?;
+                if ports.len() > 1 {
+                    f.write_str("s")?;
+                }
+                for (i, port) in ports.iter().enumerate() {
+                    write!(f, "{}{port}", if i == 0 { " " } else { ", " })?;
+                }
+                f.write_str(" only")
+            }
+        }
+    }
 }
 
 /// Where a path of [`Sandbox::write`] lies, as written.
@@ -168,8 +217,7 @@ impl std::fmt::Display for Sandbox {
         for path in &self.write {
             write!(f, ", {path}")?;
         }
-        let network = if self.network { "network" } else { "no network" };
-        write!(f, "; {network}; no credentials)")
+        write!(f, "; {}; no credentials)", self.network)
     }
 }
 

@@ -198,7 +198,7 @@ fn canonical_hook(out: &mut serde_json::Map<String, Value>, hook: &HookSpec, pro
             // taking a sandbox away (or widening it) changes the pin, and the project is asked
             // to be trusted again.
             if let Some(sandbox) = &c.sandbox {
-                command["sandbox"] = json!({"write": sandbox.write, "network": sandbox.network});
+                command["sandbox"] = json!({"write": sandbox.write, "network": sandbox.network.to_json()});
             }
             command
         }

@@ -19,9 +19,13 @@
 //!   those holds it (a project that is the home folder): write rules grant no reading, and are
 //!   split around credentials like the read rules; the character devices `/dev/null`,
 //!   `/dev/zero`, `/dev/full` and `/dev/tty`;
-//! - **no network** unless `network` is true: no TCP (neither connecting nor listening), by
+//! - **no network** unless `network` allows it: no TCP (neither connecting nor listening), by
 //!   Landlock; no socket at all (UDP, Unix-domain sockets on the filesystem, netlink) and no
-//!   io_uring, by a seccomp filter (`seccompiler`), for what Landlock cannot say;
+//!   io_uring, by a seccomp filter (`seccompiler`), for what Landlock cannot say. A list of ports
+//!   allows TCP connections to those ports (on any address: Landlock says ports, not addresses),
+//!   and the filter then lets only plain TCP sockets be made, no data be sent with a TCP Fast
+//!   Open connect (`MSG_FASTOPEN`, which connects without `connect`, past Landlock) and no socket
+//!   listen (a `listen` without `bind` takes a port past Landlock);
 //! - **no new privileges** (a setuid program runs without them) and **no signals or abstract Unix
 //!   sockets** beyond the hook's own sandbox.
 //!
@@ -33,11 +37,11 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use hookbridge_core::config::DeclaredPath;
+use hookbridge_core::config::{DeclaredPath, Network};
 
 #[cfg(target_os = "linux")]
 use landlock::{
-    Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
+    Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathBeneath, PathFd, Ruleset,
     RulesetAttr, RulesetCreatedAttr, Scope, ABI,
 };
 
@@ -91,7 +95,7 @@ pub struct SandboxPlan {
     /// rules whether there or not). Most homes hold few of them, so `/` is split along one or two
     /// paths, not a dozen.
     pub present: Vec<PathBuf>,
-    pub network: bool,
+    pub network: Network,
     /// The hook's own temporary folder (its `TMPDIR`), removed when the last holder drops it.
     pub temp: Option<Arc<tempfile::TempDir>>,
 }
@@ -188,7 +192,7 @@ impl SandboxPlan {
             denied: kept.into_iter().map(|(path, _)| path).collect(),
             plugin_data_roots,
             plugin_data: plugin_data.map(|dir| dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf())),
-            network: sandbox.network,
+            network: sandbox.network.clone(),
             temp: temp.map(Arc::new),
         }
     }
@@ -333,10 +337,12 @@ pub fn explain_denials(
                 shown(&path)
             ),
             None => {
-                let network = if sandbox.network {
-                    ""
-                } else {
-                    ", or a socket (`\"network\": true` allows them)"
+                let network = match sandbox.network {
+                    Network::All => "",
+                    Network::TcpPorts(_) => {
+                        ", or a socket other than a TCP connection to the ports in `sandbox.network`"
+                    }
+                    Network::None => ", or a socket (`\"network\": true` allows them)",
                 };
                 format!(
                     "`{}` may be the sandbox's: it denies writes outside the project, TMPDIR and `sandbox.write`, reading credentials{network}",
@@ -401,7 +407,7 @@ pub(super) fn enter(plan: &SandboxPlan) -> io::Result<()> {
         .set_compatibility(CompatLevel::HardRequirement)
         .handle_access(AccessFs::from_all(abi))
         .map_err(|e| unsupported(&e))?;
-    if !plan.network {
+    if plan.network != Network::All {
         ruleset = ruleset
             .handle_access(AccessNet::from_all(abi))
             .map_err(|e| unsupported(&e))?;
@@ -483,11 +489,29 @@ pub(super) fn enter(plan: &SandboxPlan) -> io::Result<()> {
             .add_rule(PathBeneath::new(fd, rights(dir, access, abi)))
             .map_err(|e| failed(&e))?;
     }
+    created = allow_ports(created, &plan.network)?;
     created.restrict_self().map_err(|e| unsupported(&e))?;
-    if !plan.network {
-        no_sockets()?;
+    match plan.network {
+        Network::None => no_sockets(false),
+        Network::TcpPorts(_) => no_sockets(true),
+        Network::All => Ok(()),
     }
-    Ok(())
+}
+
+/// The rules that let a hook connect to the TCP ports `network` lists.
+#[cfg(target_os = "linux")]
+fn allow_ports(
+    mut created: landlock::RulesetCreated,
+    network: &Network,
+) -> io::Result<landlock::RulesetCreated> {
+    if let Network::TcpPorts(ports) = network {
+        for &port in ports {
+            created = created
+                .add_rule(NetPort::new(port, AccessNet::ConnectTcp))
+                .map_err(|e| io::Error::other(format!("the hook's sandbox cannot be set up: {e}")))?;
+        }
+    }
+    Ok(created)
 }
 
 /// The hook's own plugin's data folder, beneath the plugins' data folders kept from it, to read
@@ -507,24 +531,90 @@ fn own_plugin_data(plan: &SandboxPlan) -> Option<PathBuf> {
 /// Unix-domain sockets on the filesystem (an ssh agent, which signs with the keys the hook may
 /// not read; the Docker daemon; the session bus and the keyring behind it), netlink — and no
 /// io_uring, which makes sockets past the filter. `socketpair` (a process's own pipes) stays.
+/// With `tcp` (the hook may connect to some TCP ports), plain TCP sockets may be made — IPv4 or
+/// IPv6, stream, protocol TCP: not MPTCP or SCTP, whose connections Landlock's TCP rules may not
+/// see — and nothing may be sent with `MSG_FASTOPEN` nor any socket listen: Landlock (measured on
+/// Linux 6.18) lets a Fast Open `sendto` connect to any port, for it connects without `connect`,
+/// and a `listen` on a socket never bound take a port without `bind`.
 /// A seccomp filter on the sandbox thread, inherited by the hook and everything it starts; a
 /// socket is refused with `EACCES`, as Landlock refuses a TCP connection.
 #[cfg(target_os = "linux")]
-fn no_sockets() -> io::Result<()> {
-    use seccompiler::{BpfProgram, SeccompAction, SeccompFilter, TargetArch};
+fn no_sockets(tcp: bool) -> io::Result<()> {
+    use seccompiler::{
+        BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+        SeccompRule, TargetArch,
+    };
     let failed = |e: &dyn std::fmt::Display| {
         io::Error::other(format!(
             "the hook's sandbox cannot be set up: its seccomp filter: {e}; the hook was not run"
         ))
     };
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| failed(&e))?;
+    let condition = |arg: u8, op: SeccompCmpOp, value: u64| {
+        SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value).map_err(|e| failed(&e))
+    };
+    let rule = |conditions: Vec<SeccompCondition>| SeccompRule::new(conditions).map_err(|e| failed(&e));
+    // For each call, the rules under which it is refused (any one of them); none: always.
+    let mut refused: Vec<(i64, Vec<SeccompRule>)> = vec![(libc::SYS_io_uring_setup, Vec::new())];
+    if tcp {
+        const TYPE_MASK: u64 = 0xf; // the type without SOCK_NONBLOCK and SOCK_CLOEXEC
+        let mut socket = vec![
+            // Neither IPv4 nor IPv6.
+            rule(vec![
+                condition(0, SeccompCmpOp::Ne, libc::AF_INET as u64)?,
+                condition(0, SeccompCmpOp::Ne, libc::AF_INET6 as u64)?,
+            ])?,
+            // A protocol other than the default or TCP.
+            rule(vec![
+                condition(2, SeccompCmpOp::Ne, 0)?,
+                condition(2, SeccompCmpOp::Ne, libc::IPPROTO_TCP as u64)?,
+            ])?,
+        ];
+        // Not a stream.
+        for kind in (0..=TYPE_MASK).filter(|k| *k != libc::SOCK_STREAM as u64) {
+            socket.push(rule(vec![condition(
+                1,
+                SeccompCmpOp::MaskedEq(TYPE_MASK),
+                kind,
+            )?])?);
+        }
+        refused.push((libc::SYS_socket, socket));
+        // Landlock refuses binding a port, but `listen` on a socket never bound binds a port of
+        // the kernel's choosing without asking.
+        refused.push((libc::SYS_listen, Vec::new()));
+        let fastopen = libc::MSG_FASTOPEN as u64;
+        for (number, flags) in [
+            (libc::SYS_sendto, 3),
+            (libc::SYS_sendmsg, 2),
+            (libc::SYS_sendmmsg, 3),
+        ] {
+            refused.push((
+                number,
+                vec![rule(vec![condition(
+                    flags,
+                    SeccompCmpOp::MaskedEq(fastopen),
+                    fastopen,
+                )?])?],
+            ));
+        }
+    } else {
+        refused.push((libc::SYS_socket, Vec::new()));
+    }
     let mut rules = std::collections::BTreeMap::new();
-    for number in [libc::SYS_socket, libc::SYS_io_uring_setup] {
-        rules.insert(number, Vec::new());
+    for (number, when) in refused {
         // The x32 ABI's numbers for the same calls (the filter checks the architecture, and x32
         // shares x86-64's).
         #[cfg(target_arch = "x86_64")]
-        rules.insert(number | 0x4000_0000, Vec::new());
+        rules.insert(number | 0x4000_0000, when.clone());
+        rules.insert(number, when);
+    }
+    // x32's own numbers for the two calls whose structures differ there.
+    #[cfg(target_arch = "x86_64")]
+    if tcp {
+        for (x32, from) in [(518, libc::SYS_sendmsg), (538, libc::SYS_sendmmsg)] {
+            let when = rules[&from].clone();
+            rules.insert(x32 | 0x4000_0000, when);
+        }
     }
     let filter = SeccompFilter::new(
         rules,
@@ -642,7 +732,7 @@ mod tests {
         std::fs::write(home.join(".bashrc"), "").unwrap();
         let sandbox = hookbridge_core::config::Sandbox {
             write: vec!["~/.cache".into()],
-            network: false,
+            network: Network::None,
         };
         let stderr = format!(
             "/bin/sh: 1: cannot create {home}/.bashrc: Permission denied\n\

@@ -813,7 +813,7 @@ impl Reader<'_> {
 
 /// A `sandbox` value as the model holds it: `None` for `false`.
 fn sandbox_of(value: &Value) -> Result<Option<Sandbox>, String> {
-    const SHAPE: &str = "`sandbox` must be true, false or an object with `write` (a list of paths) and `network` (true or false)";
+    const SHAPE: &str = "`sandbox` must be true, false or an object with `write` (a list of paths) and `network` (true, false or a list of TCP ports)";
     let object = match value {
         Value::Bool(false) => return Ok(None),
         Value::Bool(true) => return Ok(Some(Sandbox::default())),
@@ -835,7 +835,33 @@ fn sandbox_of(value: &Value) -> Result<Option<Sandbox>, String> {
                     }
                 }
             }
-            ("network", Value::Bool(allowed)) => sandbox.network = *allowed,
+            ("network", Value::Bool(allowed)) => {
+                sandbox.network = if *allowed { Network::All } else { Network::None }
+            }
+            ("network", Value::Array(list)) => {
+                let mut ports = Vec::with_capacity(list.len());
+                for port in list {
+                    match port
+                        .as_u64()
+                        .and_then(|p| u16::try_from(p).ok())
+                        .filter(|p| *p > 0)
+                    {
+                        Some(port) => ports.push(port),
+                        None => {
+                            return Err(format!(
+                            "`sandbox.network` lists TCP ports (whole numbers from 1 to 65535), found {port}"
+                        ))
+                        }
+                    }
+                }
+                ports.sort_unstable();
+                ports.dedup();
+                sandbox.network = if ports.is_empty() {
+                    Network::None
+                } else {
+                    Network::TcpPorts(ports)
+                };
+            }
             ("write" | "network", other) => {
                 return Err(format!(
                     "{SHAPE}; `sandbox.{key}` is {}",
@@ -1077,9 +1103,10 @@ impl HookKey {
                 "properties": {
                     "write": {"type": "array", "items": {"type": "string", "minLength": 1},
                         "description": "More paths the hook may write beneath (`~/` is the home folder; relative: the project's)"},
-                    "network": {"type": "boolean", "description": "Allow TCP connections and listening sockets (default: none)"}},
+                    "network": {"type": ["boolean", "array"], "items": {"type": "integer", "minimum": 1, "maximum": 65535},
+                        "description": "true: every socket; a list of ports: TCP connections to those ports only, on any address; false (the default): no socket"}},
                 "additionalProperties": false,
-                "description": "Run the hook in a kernel sandbox (Landlock): it reads everywhere but the user's credentials, writes only the project, its temporary folder and `write`, and reaches no network unless `network` is true"}),
+                "description": "Run the hook in a kernel sandbox (Landlock): it reads everywhere but the user's credentials, writes only the project, its temporary folder and `write`, and reaches no network unless `network` allows it"}),
             HookKey::RewakeMessage | HookKey::RewakeSummary => json!({"description": "Accepted and ignored"}),
             HookKey::HoldsTools => {
                 json!({"description": "Accepted and ignored: Claude Code honours it only in its official security-guidance plugin"})
@@ -1194,5 +1221,46 @@ mod tests {
             assert!(matches!(HookKey::of(name), Ok(k) if k as usize == i));
         }
         assert_eq!(HookKey::of("colour").err().as_deref(), Some("colour"));
+    }
+
+    #[test]
+    fn a_sandboxs_network_is_false_true_or_a_list_of_tcp_ports() {
+        let network = |v: Value| sandbox_of(&serde_json::json!({"network": v})).map(|s| s.unwrap().network);
+        assert_eq!(network(Value::Bool(false)), Ok(Network::None));
+        assert_eq!(network(Value::Bool(true)), Ok(Network::All));
+        assert_eq!(
+            network(serde_json::json!([5432, 8080, 5432])),
+            Ok(Network::TcpPorts(vec![5432, 8080])),
+            "sorted, each once"
+        );
+        assert_eq!(network(serde_json::json!([])), Ok(Network::None));
+        for bad in [
+            serde_json::json!([0]),
+            serde_json::json!([65536]),
+            serde_json::json!([-1]),
+            serde_json::json!(["8080"]),
+            serde_json::json!([80.5]),
+        ] {
+            let said = network(bad.clone()).unwrap_err();
+            assert!(
+                said.starts_with("`sandbox.network` lists TCP ports (whole numbers from 1 to 65535), found"),
+                "{bad}: {said}"
+            );
+        }
+        assert!(network(serde_json::json!("yes"))
+            .unwrap_err()
+            .contains("`network` (true, false or a list of TCP ports)"));
+        let sandbox = Sandbox {
+            write: vec![],
+            network: Network::TcpPorts(vec![5432, 8080]),
+        };
+        assert_eq!(
+            sandbox.to_string(),
+            "sandboxed (writes project, temp; TCP to ports 5432, 8080 only; no credentials)"
+        );
+        assert_eq!(Network::TcpPorts(vec![80]).to_string(), "TCP to port 80 only");
+        assert_eq!(sandbox.network.to_json(), serde_json::json!([5432, 8080]));
+        assert_eq!(Network::None.to_json(), Value::Bool(false));
+        assert_eq!(Network::All.to_json(), Value::Bool(true));
     }
 }
