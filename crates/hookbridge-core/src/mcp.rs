@@ -29,31 +29,58 @@ pub enum McpServer {
 }
 
 /// The servers of one `.mcp.json` (or a plugin manifest's `mcpServers`), by name.
-pub type McpServers = IndexMap<String, Result<McpServer, String>>;
+pub type McpServers = IndexMap<String, Result<McpServer, McpConfigError>>;
+
+/// Why an MCP configuration, or one server of it, cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum McpConfigError {
+    #[error("not valid JSON: {0}")]
+    NotJson(String),
+    #[error("`mcpServers` must be an object")]
+    ServersNotAnObject,
+    #[error("a server must be an object")]
+    ServerNotAnObject,
+    #[error("a remote server needs a `url`")]
+    NoUrl,
+    #[error("unknown server type `{0}`")]
+    UnknownType(String),
+    #[error("a stdio server needs a `command`")]
+    NoCommand,
+    #[error("`args` must be strings")]
+    ArgNotAString,
+    #[error("`args` must be a list of strings")]
+    ArgsNotAList,
+    /// `env` or `headers` (the key) has a value that is not a string.
+    #[error("`{0}` values must be strings")]
+    ValueNotAString(&'static str),
+    /// `env` or `headers` (the key) is not an object.
+    #[error("`{0}` must be an object of strings")]
+    NotAnObjectOfStrings(&'static str),
+}
 
 /// Read the `mcpServers` object of `text` (a `.mcp.json` or a `plugin.json`); each server is
 /// either usable or the reason it is not. `var` looks up environment variables for `${VAR}`.
-pub fn parse_mcp_servers(text: &str, var: impl Fn(&str) -> Option<String>) -> Result<McpServers, String> {
-    let value: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+pub fn parse_mcp_servers(
+    text: &str,
+    var: impl Fn(&str) -> Option<String>,
+) -> Result<McpServers, McpConfigError> {
+    let value: Value = serde_json::from_str(text).map_err(|e| McpConfigError::NotJson(e.to_string()))?;
     let Some(servers) = value.get("mcpServers") else {
         return Ok(McpServers::new());
     };
-    let servers = servers.as_object().ok_or("`mcpServers` must be an object")?;
+    let servers = servers.as_object().ok_or(McpConfigError::ServersNotAnObject)?;
     Ok(servers
         .iter()
         .map(|(name, spec)| (name.clone(), server(spec, &var)))
         .collect())
 }
 
-fn server(spec: &Value, var: &impl Fn(&str) -> Option<String>) -> Result<McpServer, String> {
-    let spec = spec.as_object().ok_or("a server must be an object")?;
+fn server(spec: &Value, var: &impl Fn(&str) -> Option<String>) -> Result<McpServer, McpConfigError> {
+    let spec = spec.as_object().ok_or(McpConfigError::ServerNotAnObject)?;
     let text = |v: &Value| v.as_str().map(|s| expand_env(s, var));
     match spec.get("type").and_then(Value::as_str) {
         Some(transport @ ("http" | "sse" | "ws")) => {
-            let url = spec
-                .get("url")
-                .and_then(text)
-                .ok_or("a remote server needs a `url`")?;
+            let url = spec.get("url").and_then(text).ok_or(McpConfigError::NoUrl)?;
             if transport != "http" {
                 let transport = transport.to_string();
                 return Ok(McpServer::Unsupported { transport, url });
@@ -62,19 +89,19 @@ fn server(spec: &Value, var: &impl Fn(&str) -> Option<String>) -> Result<McpServ
             return Ok(McpServer::Http { url, headers });
         }
         None | Some("stdio") => {}
-        Some(other) => return Err(format!("unknown server type `{other}`")),
+        Some(other) => return Err(McpConfigError::UnknownType(other.to_string())),
     }
     let command = spec
         .get("command")
         .and_then(text)
-        .ok_or("a stdio server needs a `command`")?;
+        .ok_or(McpConfigError::NoCommand)?;
     let args = match spec.get("args") {
         None => Vec::new(),
         Some(Value::Array(items)) => items
             .iter()
-            .map(|a| text(a).ok_or("`args` must be strings"))
+            .map(|a| text(a).ok_or(McpConfigError::ArgNotAString))
             .collect::<Result<_, _>>()?,
-        Some(_) => return Err("`args` must be a list of strings".into()),
+        Some(_) => return Err(McpConfigError::ArgsNotAList),
     };
     let env = string_map(spec.get("env"), "env", &text)?;
     Ok(McpServer::Stdio { command, args, env })
@@ -83,9 +110,9 @@ fn server(spec: &Value, var: &impl Fn(&str) -> Option<String>) -> Result<McpServ
 /// An object of strings (`env`, `headers`), each value expanded by `text`; absent is empty.
 fn string_map(
     value: Option<&Value>,
-    key: &str,
+    key: &'static str,
     text: &impl Fn(&Value) -> Option<String>,
-) -> Result<Vec<(String, String)>, String> {
+) -> Result<Vec<(String, String)>, McpConfigError> {
     match value {
         None => Ok(Vec::new()),
         Some(Value::Object(vars)) => vars
@@ -93,10 +120,10 @@ fn string_map(
             .map(|(k, v)| {
                 text(v)
                     .map(|v| (k.clone(), v))
-                    .ok_or_else(|| format!("`{key}` values must be strings"))
+                    .ok_or(McpConfigError::ValueNotAString(key))
             })
             .collect(),
-        Some(_) => Err(format!("`{key}` must be an object of strings")),
+        Some(_) => Err(McpConfigError::NotAnObjectOfStrings(key)),
     }
 }
 
@@ -203,9 +230,44 @@ mod tests {
                 url: "https://x/sse".into()
             })
         );
-        assert!(servers["bad"].is_err());
+        assert_eq!(servers["bad"], Err(McpConfigError::NoCommand));
+        assert_eq!(
+            servers["bad"].as_ref().unwrap_err().to_string(),
+            "a stdio server needs a `command`"
+        );
         assert!(parse_mcp_servers("{}", env).unwrap().is_empty());
-        assert!(parse_mcp_servers("{", env).is_err());
+        assert!(matches!(
+            parse_mcp_servers("{", env),
+            Err(McpConfigError::NotJson(_))
+        ));
+        let one = |spec: &str| {
+            parse_mcp_servers(&format!(r#"{{"mcpServers": {{"s": {spec}}}}}"#), env).unwrap()["s"].clone()
+        };
+        assert_eq!(one(r#"{"type": "ws"}"#), Err(McpConfigError::NoUrl));
+        assert_eq!(
+            one(r#"{"type": "grpc"}"#),
+            Err(McpConfigError::UnknownType("grpc".into()))
+        );
+        assert_eq!(
+            one(r#"{"command": "x", "args": "a"}"#),
+            Err(McpConfigError::ArgsNotAList)
+        );
+        assert_eq!(
+            one(r#"{"command": "x", "args": [1]}"#),
+            Err(McpConfigError::ArgNotAString)
+        );
+        assert_eq!(
+            one(r#"{"command": "x", "env": {"A": 1}}"#),
+            Err(McpConfigError::ValueNotAString("env"))
+        );
+        assert_eq!(
+            one(r#"{"type": "http", "url": "u", "headers": []}"#),
+            Err(McpConfigError::NotAnObjectOfStrings("headers"))
+        );
+        assert_eq!(
+            parse_mcp_servers(r#"{"mcpServers": []}"#, env),
+            Err(McpConfigError::ServersNotAnObject)
+        );
     }
 
     #[test]

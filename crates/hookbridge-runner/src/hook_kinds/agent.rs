@@ -97,7 +97,7 @@ pub fn tools() -> Vec<ToolDef> {
 
 /// The job that runs `hook`'s verifier.
 pub(crate) fn job(hook: &PromptHook, ctx: JobContext<'_>) -> InProcessJob {
-    let model: Result<Arc<dyn ModelJudge>, String> = match &ctx.model {
+    let model: Result<Arc<dyn ModelJudge>, crate::model_api::UnknownProvider> = match &ctx.model {
         Some(host) => Ok(host.clone()),
         None => Provider::from_env(|name| ctx.var(name)).map(|p| Arc::new(p) as Arc<dyn ModelJudge>),
     };

@@ -135,10 +135,10 @@ pub(crate) fn failed_call(e: crate::model_api::ModelCallError) -> crate::process
 }
 
 /// A hook whose model or server is not configured here, said in `why`, as an outcome.
-pub(crate) fn not_configured(why: String) -> crate::process::InProcessOutcome {
+pub(crate) fn not_configured(why: impl std::fmt::Display) -> crate::process::InProcessOutcome {
     crate::process::InProcessOutcome::of(hookbridge_core::decision::RunStatus::Failed(HookFailure::new(
         HookFailureKind::NotConfigured,
-        why,
+        why.to_string(),
     )))
 }
 

@@ -22,7 +22,7 @@ pub const MAX_TOKENS: u32 = 1024;
 /// The job that asks the model about `hook`.
 pub(crate) fn job(hook: &PromptHook, ctx: JobContext<'_>) -> InProcessJob {
     // The host's model if it gave one, else the provider the environment configures.
-    let judge: Result<Arc<dyn ModelJudge>, String> = match &ctx.model {
+    let judge: Result<Arc<dyn ModelJudge>, crate::model_api::UnknownProvider> = match &ctx.model {
         Some(model) => Ok(model.clone()),
         None => Provider::from_env(|name| ctx.var(name)).map(|p| Arc::new(p) as Arc<dyn ModelJudge>),
     };

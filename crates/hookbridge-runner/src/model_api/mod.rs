@@ -98,19 +98,20 @@ impl std::fmt::Debug for Provider {
     }
 }
 
+/// `HOOKBRIDGE_MODEL_PROVIDER` names a provider hookbridge does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("HOOKBRIDGE_MODEL_PROVIDER is `{0}`; expected `anthropic` or `openai`")]
+pub struct UnknownProvider(pub String);
+
 impl Provider {
     /// The provider the environment (`var`) configures.
-    pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Provider, String> {
+    pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Provider, UnknownProvider> {
         let set = |name: &str| var(name).filter(|v| !v.is_empty());
         let fallback_model = set("HOOKBRIDGE_PROMPT_MODEL");
         let choice = match set("HOOKBRIDGE_MODEL_PROVIDER").as_deref() {
             Some("anthropic") => "anthropic",
             Some("openai") => "openai",
-            Some(other) => {
-                return Err(format!(
-                    "HOOKBRIDGE_MODEL_PROVIDER is `{other}`; expected `anthropic` or `openai`"
-                ))
-            }
+            Some(other) => return Err(UnknownProvider(other.to_string())),
             None if ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"]
                 .iter()
                 .any(|n| set(n).is_some()) =>
@@ -390,7 +391,10 @@ mod tests {
         ]))
         .unwrap();
         assert!(matches!(p, Provider::OpenAi { ref default_model, .. } if default_model == "small"));
-        assert!(Provider::from_env(env(&[("HOOKBRIDGE_MODEL_PROVIDER", "gemini")])).is_err());
+        assert_eq!(
+            Provider::from_env(env(&[("HOOKBRIDGE_MODEL_PROVIDER", "gemini")])).unwrap_err(),
+            UnknownProvider("gemini".into())
+        );
         let p = Provider::from_env(env(&[
             ("ANTHROPIC_AUTH_TOKEN", "t"),
             ("ANTHROPIC_SMALL_FAST_MODEL", "fast"),

@@ -32,7 +32,10 @@ pub const DEFAULT_MAX_TOKENS: u32 = 1024;
 /// The job that asks the model about `hook`; `event` is the event's name as the hook was written.
 pub(crate) fn job(hook: &LlmHook, event: &str, ctx: JobContext<'_>) -> InProcessJob {
     // `endpoint`: which model answers, for the cache's key (`None`: the host's model cannot say).
-    let (judge, endpoint): (Result<Arc<dyn ModelJudge>, String>, Option<String>) = match &ctx.model {
+    let (judge, endpoint): (
+        Result<Arc<dyn ModelJudge>, crate::model_api::UnknownProvider>,
+        Option<String>,
+    ) = match &ctx.model {
         Some(model) => (Ok(model.clone()), model.identity().map(|id| format!("host {id}"))),
         None => match Provider::from_env(|name| ctx.var(name)) {
             Ok(p) => {

@@ -23,7 +23,7 @@ use std::time::Duration;
 use hookbridge_core::config::{read_bounded, HookSpec, McpToolHook, MAX_CONFIG_BYTES};
 use hookbridge_core::decision::HookFailureKind::{self, Refused, Unreadable};
 use hookbridge_core::decision::{HookFailure, RunStatus};
-use hookbridge_core::mcp::{fill_input, parse_mcp_servers, McpServer};
+use hookbridge_core::mcp::{fill_input, parse_mcp_servers, McpConfigError, McpServer};
 use serde_json::{json, Map, Value};
 
 use super::JobContext;
@@ -100,7 +100,12 @@ pub(crate) fn job(hook: &HookSpec, mcp: &McpToolHook, ctx: JobContext<'_>) -> In
                     http::call(&http::HttpServer { url, headers }, &tool, arguments, deadline)
                 }
                 Ok(McpServer::Unsupported { transport, url }) => {
-                    return super::not_configured(unsupported(&server_name, &transport, &url));
+                    let why = ServerProblem::Unsupported {
+                        name: server_name,
+                        transport,
+                        url,
+                    };
+                    return super::not_configured(why);
                 }
                 Err(why) => return super::not_configured(why),
             };
@@ -124,7 +129,7 @@ pub fn server_problem(
     project: &Path,
     home: Option<&Path>,
     project_servers: bool,
-) -> Option<String> {
+) -> Option<ServerProblem> {
     let plugin = hook
         .source
         .plugin
@@ -135,7 +140,11 @@ pub fn server_problem(
         std::env::var(name).ok()
     }) {
         Ok(McpServer::Stdio { .. } | McpServer::Http { .. }) => None,
-        Ok(McpServer::Unsupported { transport, url }) => Some(unsupported(&mcp.server, &transport, &url)),
+        Ok(McpServer::Unsupported { transport, url }) => Some(ServerProblem::Unsupported {
+            name: mcp.server.clone(),
+            transport,
+            url,
+        }),
         Err(why) => Some(why),
     }
 }
@@ -172,10 +181,32 @@ pub fn shadowed_by_user(mcp: &McpToolHook, project: &Path, home: Option<&Path>) 
 }
 
 /// Why a server on an unsupported transport cannot be called.
-fn unsupported(name: &str, transport: &str, url: &str) -> String {
-    format!(
-        "MCP server `{name}` uses the `{transport}` transport ({url}); hookbridge speaks stdio and streamable HTTP (`\"type\": \"http\"`) to MCP servers"
-    )
+/// Why an `mcp_tool` hook's server cannot be called from here.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ServerProblem {
+    #[error("MCP server `{name}` is not `plugin:<plugin>:<server>`")]
+    NotAPluginServerName { name: String },
+    #[error(
+        "MCP server `{name}` belongs to plugin `{plugin}`; a hook reaches only its own plugin's servers"
+    )]
+    AnotherPlugins { name: String, plugin: String },
+    #[error("plugin `{plugin}` configures no MCP server `{server}`")]
+    NotInItsPlugin { plugin: String, server: String },
+    /// Configured, but not as a server can be: `place` says where (`in <file>`, `(user scope)`).
+    #[error("MCP server `{name}` {place}: {error}")]
+    Misconfigured {
+        name: String,
+        place: String,
+        error: McpConfigError,
+    },
+    #[error("no MCP server `{name}` is configured (looked in ~/.claude.json and {project}/.mcp.json)")]
+    NotConfigured { name: String, project: String },
+    #[error("MCP server `{name}` uses the `{transport}` transport ({url}); hookbridge speaks stdio and streamable HTTP (`\"type\": \"http\"`) to MCP servers")]
+    Unsupported {
+        name: String,
+        transport: String,
+        url: String,
+    },
 }
 
 /// A `tools/call` result as an outcome: its text content read like stdout (bounded as a
@@ -222,7 +253,14 @@ fn find_server(
     home: Option<&Path>,
     plugin: Option<(String, PathBuf)>,
     var: impl Fn(&str) -> Option<String>,
-) -> Result<McpServer, String> {
+) -> Result<McpServer, ServerProblem> {
+    let misconfigured = |place: String| {
+        move |error| ServerProblem::Misconfigured {
+            name: name.to_string(),
+            place,
+            error,
+        }
+    };
     // Bounded as a hooks file is (a project's `.mcp.json` must not exhaust memory, a FIFO must not
     // block); `~/.claude.json`, Claude Code's own state file, may be larger.
     let read = |path: &Path| {
@@ -233,7 +271,7 @@ fn find_server(
         };
         read_bounded(path, max).ok()
     };
-    let pick = |text: &str, key_path: &[&str], server: &str| -> Option<Result<McpServer, String>> {
+    let pick = |text: &str, key_path: &[&str], server: &str| -> Option<Result<McpServer, McpConfigError>> {
         let mut value: Value = serde_json::from_str(text).ok()?;
         for key in key_path {
             value = value.get(*key)?.clone();
@@ -242,20 +280,26 @@ fn find_server(
         parse_mcp_servers(&wrapped, &var).ok()?.shift_remove(server)
     };
     if let Some(rest) = name.strip_prefix("plugin:") {
-        let (plugin_name, server) = rest
-            .split_once(':')
-            .ok_or_else(|| format!("MCP server `{name}` is not `plugin:<plugin>:<server>`"))?;
+        let (plugin_name, server) =
+            rest.split_once(':')
+                .ok_or_else(|| ServerProblem::NotAPluginServerName {
+                    name: name.to_string(),
+                })?;
         let Some((own, root)) = plugin.filter(|(own, _)| own == plugin_name) else {
-            return Err(format!(
-                "MCP server `{name}` belongs to plugin `{plugin_name}`; a hook reaches only its own plugin's servers"
-            ));
+            return Err(ServerProblem::AnotherPlugins {
+                name: name.to_string(),
+                plugin: plugin_name.to_string(),
+            });
         };
         for file in [root.join(".mcp.json"), root.join(".claude-plugin/plugin.json")] {
             if let Some(found) = read(&file).and_then(|t| pick(&t, &[], server)) {
-                return found.map_err(|e| format!("MCP server `{name}` in {}: {e}", file.display()));
+                return found.map_err(misconfigured(format!("in {}", file.display())));
             }
         }
-        return Err(format!("plugin `{own}` configures no MCP server `{server}`"));
+        return Err(ServerProblem::NotInItsPlugin {
+            plugin: own,
+            server: server.to_string(),
+        });
     }
     let claude_json = home.map(|h| h.join(".claude.json"));
     let claude_json_text = claude_json.as_deref().and_then(read);
@@ -266,21 +310,21 @@ fn find_server(
     let project_key = project.map(|p| p.to_string_lossy().into_owned());
     if let (Some(text), Some(key)) = (&claude_json_text, &project_key) {
         if let Some(found) = pick(text, &["projects", key], name) {
-            return found.map_err(|e| format!("MCP server `{name}` (local scope): {e}"));
+            return found.map_err(misconfigured("(local scope)".into()));
         }
     }
     if let Some(found) = claude_json_text.as_deref().and_then(|t| pick(t, &[], name)) {
-        return found.map_err(|e| format!("MCP server `{name}` (user scope): {e}"));
+        return found.map_err(misconfigured("(user scope)".into()));
     }
     if let Some(file) = project.map(|p| p.join(".mcp.json")) {
         if let Some(found) = read(&file).and_then(|t| pick(&t, &[], name)) {
-            return found.map_err(|e| format!("MCP server `{name}` in {}: {e}", file.display()));
+            return found.map_err(misconfigured(format!("in {}", file.display())));
         }
     }
-    Err(format!(
-        "no MCP server `{name}` is configured (looked in ~/.claude.json and {}/.mcp.json)",
-        project.map_or_else(|| "<project>".to_string(), |p| p.display().to_string())
-    ))
+    Err(ServerProblem::NotConfigured {
+        name: name.to_string(),
+        project: project.map_or_else(|| "<project>".to_string(), |p| p.display().to_string()),
+    })
 }
 
 /// Why a call got no result.
@@ -380,7 +424,7 @@ mod tests {
                 |_| None,
             )
         };
-        let command = |r: Result<McpServer, String>| match r {
+        let command = |r: Result<McpServer, ServerProblem>| match r {
             Ok(McpServer::Stdio { command, .. }) => command,
             other => panic!("{other:?}"),
         };
@@ -389,7 +433,16 @@ mod tests {
         assert_eq!(command(find("b")), "user-b");
         assert_eq!(command(find("c")), "user-c");
         assert_eq!(command(find("plugin:plug:s")), "plugin-s");
-        assert!(find("plugin:other:s").unwrap_err().contains("its own plugin"));
-        assert!(find("nope").unwrap_err().contains("no MCP server `nope`"));
+        assert_eq!(
+            find("plugin:other:s").unwrap_err(),
+            ServerProblem::AnotherPlugins {
+                name: "plugin:other:s".into(),
+                plugin: "other".into()
+            }
+        );
+        assert!(matches!(
+            find("nope").unwrap_err(),
+            ServerProblem::NotConfigured { name, .. } if name == "nope"
+        ));
     }
 }
