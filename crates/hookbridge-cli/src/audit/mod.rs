@@ -221,7 +221,11 @@ fn human(line: &Stored) -> String {
         .map(|r| format!(": {}", r.replace('\n', "⏎")))
         .unwrap_or_default();
     if let Some(hook) = line.hook_run() {
-        let status = status_words(line.status.as_deref().unwrap_or(""), line.code);
+        let mut status = status_words(line.status.as_deref().unwrap_or(""), line.code);
+        // What kind of failure, when it could not start or answer: `failed (unreachable)`.
+        if let Some(failure) = &line.failure {
+            status += &format!(" ({})", failure.replace('_', " "));
+        }
         s += &format!(
             "\n    {} `{}` ({}), {}, {status} in {ms:.1} ms → {}{reason}",
             hook.kind,

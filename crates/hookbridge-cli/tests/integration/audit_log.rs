@@ -183,6 +183,11 @@ fn a_hook_that_could_not_answer_says_what_kind_of_failure() {
     assert_eq!(failure_of(&refusing.url), "refused", "{lines:#?}");
     assert_eq!(failure_of(&unreadable.url), "unreadable", "{lines:#?}");
     assert_eq!(failure_of("true"), Value::Null, "{lines:#?}");
+    // `log` says it in words.
+    let text = p.finish(p.hookbridge(["log", "--failed"]), b"").stdout_str();
+    for said in ["failed (unreachable) in", "HTTP 503 (refused) in", "(unreadable) in"] {
+        assert!(text.contains(said), "{said}: {text}");
+    }
 
     // `stats` counts the endpoint nobody listens on as never launched (it checked nothing, like
     // a command that cannot start); the two that answered badly were reached, and failed.
