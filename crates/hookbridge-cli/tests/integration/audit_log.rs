@@ -185,7 +185,11 @@ fn a_hook_that_could_not_answer_says_what_kind_of_failure() {
     assert_eq!(failure_of("true"), Value::Null, "{lines:#?}");
     // `log` says it in words.
     let text = p.finish(p.hookbridge(["log", "--failed"]), b"").stdout_str();
-    for said in ["failed (unreachable) in", "HTTP 503 (refused) in", "(unreadable) in"] {
+    for said in [
+        "failed (unreachable) in",
+        "HTTP 503 (refused) in",
+        "(unreadable) in",
+    ] {
         assert!(text.contains(said), "{said}: {text}");
     }
 
