@@ -81,7 +81,7 @@ pub fn failing_throughout(path: &Path, session: &str) -> std::io::Result<Vec<Sil
             )
         });
         entry.runs += 1;
-        entry.calls_a_server = matches!(line.ran.as_deref(), Some("http" | "mcp" | "model"));
+        entry.calls_a_server = line.calls_a_server();
         *all_failed &= failure.is_some();
         entry.never_launched &= failure == Some(Failure::NeverLaunched);
         if let Some(reason) = &line.reason {

@@ -121,6 +121,12 @@ impl<'a> Stored<'a> {
         }
     }
 
+    /// A hook line's hook calls a server or a model (it ran `http`, `mcp` or `model`) rather
+    /// than a program.
+    pub fn calls_a_server(&self) -> bool {
+        matches!(self.ran.as_deref(), Some("http" | "mcp" | "model"))
+    }
+
     pub fn in_session(&self, session: &str) -> bool {
         self.session.as_deref() == Some(session)
     }
