@@ -147,11 +147,8 @@ impl DispatchOptions {
     /// kind (prompt and llm 30 s, agent 60 s) or event; capped.
     pub fn timeout_for(&self, event: &EventName, hook: &HookSpec) -> Duration {
         let own = hook.timeout;
-        let claude_default = match hook.kind {
-            HookKind::Prompt(_) | HookKind::Llm(_) => 30,
-            HookKind::Agent(_) => 60,
-            _ => event.traits().default_timeout_secs,
-        };
+        let claude_default =
+            (hook.kind.hook_type().default_timeout_secs()).unwrap_or(event.traits().default_timeout_secs);
         let default = self
             .default_timeout
             .unwrap_or(Duration::from_secs(claude_default));

@@ -8,6 +8,7 @@
 use std::fmt;
 use std::time::Duration;
 
+use hookbridge_core::config::HookType;
 use hookbridge_core::decision::{HookAnswer, HookFailure, RunStatus, SpawnFailure, WarmRun};
 use hookbridge_core::event::EventName;
 
@@ -79,10 +80,9 @@ impl Problem {
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some((event, hook)) = &self.hook {
-            let kind = if hook.type_name == "command" {
-                String::new()
-            } else {
-                format!("{} ", hook.type_name)
+            let kind = match hook.hook_type {
+                HookType::Command => String::new(),
+                other => format!("{other} "),
             };
             write!(
                 f,
@@ -205,14 +205,14 @@ mod tests {
     use super::*;
     use std::path::PathBuf;
 
-    fn summary(type_name: &'static str, label: &str) -> HookSummary {
+    fn summary(hook_type: HookType, label: &str) -> HookSummary {
         HookSummary {
             id: hookbridge_core::config::HookId {
                 source: 0,
                 group: 0,
                 index: 0,
             },
-            type_name,
+            hook_type,
             label: label.into(),
             source: PathBuf::from("/p/.amplifier/hooks/hooks.json"),
             key: "hooks.PreToolUse[0].hooks[0]".into(),
@@ -225,7 +225,7 @@ mod tests {
     #[test]
     fn one_wording_names_the_event_hook_and_place_and_says_what_fails_open() {
         let timed_out = Problem {
-            hook: Some((EventName::PreToolUse, summary("command", "sleep 30"))),
+            hook: Some((EventName::PreToolUse, summary(HookType::Command, "sleep 30"))),
             kind: ProblemKind::TimedOut(Duration::from_secs(1)),
         };
         assert_eq!(
@@ -234,7 +234,7 @@ mod tests {
         );
         assert!(timed_out.for_the_user());
         let skipped = Problem {
-            hook: Some((EventName::Stop, summary("prompt", "ok?"))),
+            hook: Some((EventName::Stop, summary(HookType::Prompt, "ok?"))),
             kind: ProblemKind::Skipped("disabled".into()),
         };
         assert_eq!(

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use hookbridge_core::config::{HookId, HookSpec, SkipReason};
+use hookbridge_core::config::{HookId, HookSpec, HookType, SkipReason};
 use hookbridge_core::decision::{EventDecision, HookAnswer, HookExecution, WarmRun};
 use hookbridge_core::event::EventName;
 use serde::{Serialize, Serializer};
@@ -19,7 +19,7 @@ pub struct HookSummary {
     #[serde(skip)]
     pub id: HookId,
     #[serde(rename = "type")]
-    pub type_name: &'static str,
+    pub hook_type: HookType,
     /// The command, URL, prompt or tool as written.
     pub label: String,
     pub source: PathBuf,
@@ -33,7 +33,7 @@ impl HookSummary {
     pub fn of(hook: &HookSpec) -> HookSummary {
         HookSummary {
             id: hook.id,
-            type_name: hook.kind.type_name(),
+            hook_type: hook.kind.hook_type(),
             label: hook.kind.label().to_string(),
             source: hook.source.path.clone(),
             key: hook.key.clone(),

@@ -261,7 +261,7 @@ fn check_lists(hooks: &Map<String, Value>) -> Result<(), ShapeError> {
 }
 
 fn is_ours(hook: &Value, event: &str) -> bool {
-    hook.get("type").and_then(Value::as_str) == Some("command")
+    hook.get("type").and_then(Value::as_str) == Some(hookbridge_core::config::HookType::Command.name())
         && hook.get("args").is_none()
         && hook
             .get("command")

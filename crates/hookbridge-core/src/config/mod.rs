@@ -10,6 +10,7 @@ mod bounded_read;
 mod condition;
 mod discover;
 mod explain;
+mod hook_type;
 mod http_policy;
 pub mod managed;
 mod model;
@@ -24,6 +25,7 @@ pub use discover::{
     discover, plugin_data_dir, DiscoveryOptions, HOOKS_DIR_FILES, HOOKS_DIR_NAME, PLUGIN_DATA_DIR,
 };
 pub use explain::{Explained, Verdict};
+pub use hook_type::HookType;
 pub use http_policy::{claude_code_settings_files, limits_of_settings_file, url_matches};
 pub use model::{
     CommandHook, ConfigSource, DeclaredPath, Disabled, Held, HookId, HookKind, HookSet, HookSpec, HttpHook,

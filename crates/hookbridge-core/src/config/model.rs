@@ -11,6 +11,7 @@ use crate::event::EventName;
 use crate::matcher::{Matcher, MatcherError};
 
 use super::condition::Condition;
+use super::hook_type::HookType;
 pub use super::http_policy::{HttpLimits, HttpPolicy, PolicyLevel};
 
 /// Where a config came from.
@@ -276,16 +277,22 @@ pub enum HookKind {
 }
 
 impl HookKind {
-    pub fn type_name(&self) -> &'static str {
+    /// The hook's `type`.
+    pub fn hook_type(&self) -> HookType {
         match self {
-            HookKind::Command(_) => "command",
-            HookKind::Prompt(_) => "prompt",
-            HookKind::Agent(_) => "agent",
-            HookKind::Http(_) => "http",
-            HookKind::McpTool(_) => "mcp_tool",
-            HookKind::Rule(_) => "matcher",
-            HookKind::Llm(_) => "llm",
+            HookKind::Command(_) => HookType::Command,
+            HookKind::Prompt(_) => HookType::Prompt,
+            HookKind::Agent(_) => HookType::Agent,
+            HookKind::Http(_) => HookType::Http,
+            HookKind::McpTool(_) => HookType::McpTool,
+            HookKind::Rule(_) => HookType::Matcher,
+            HookKind::Llm(_) => HookType::Llm,
         }
+    }
+
+    /// The hook's `type` as it is written.
+    pub fn type_name(&self) -> &'static str {
+        self.hook_type().name()
     }
 
     /// A short human label: the command, URL, prompt or tool.

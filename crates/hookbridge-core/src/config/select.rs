@@ -286,7 +286,22 @@ fn same_handler(a: &HookSpec, b: &HookSpec) -> bool {
         (HookKind::McpTool(x), HookKind::McpTool(y)) => {
             x.server == y.server && x.tool == y.tool && x.input == y.input
         }
-        _ => false,
+        // The seed dialect's hooks are not Claude Code's, which never runs them: each runs as
+        // written, however many times it is written.
+        (HookKind::Rule(_) | HookKind::Llm(_), _) => false,
+        // Hooks of two types are never one hook. Named per type, so that a new type must say
+        // what its identity is here.
+        (
+            HookKind::Command(_)
+            | HookKind::Prompt(_)
+            | HookKind::Agent(_)
+            | HookKind::Http(_)
+            | HookKind::McpTool(_),
+            _,
+        ) => {
+            debug_assert_ne!(a.kind.hook_type(), b.kind.hook_type());
+            false
+        }
     }
 }
 

@@ -29,7 +29,7 @@ use std::path::PathBuf;
 use hookbridge_core::config::managed::ManagedRules;
 
 pub use chain::{read_all, verify, AuditFiles, Broken, Verified};
-pub use record::{blocks, event_lines, Failure, HookFacts, Line};
+pub use record::{blocks, event_lines, Failure, HookFacts, Line, Ran};
 pub use stored::{Stored, StoredHook};
 
 /// Where the record of a host's events goes.

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use hookbridge_core::config::{HookSpec, Scope, SkipReason};
+use hookbridge_core::config::{HookSpec, HookType, Scope, SkipReason};
 use hookbridge_core::decision::{
     outcome, HookAnswer, HookFailureKind, HookJson, HookOutput, RunStatus, WarmRun,
 };
@@ -26,7 +26,6 @@ pub struct HookFacts {
     pub digest: String,
     /// `user`, `project (trusted)`, `managed`, `explicit`, with the plugin if any.
     pub trust: &'static str,
-    pub kind: &'static str,
     /// The hook runs in a kernel sandbox (`"sandbox"`).
     pub sandboxed: bool,
 }
@@ -47,7 +46,6 @@ impl HookFacts {
                 Scope::Managed => "managed",
                 Scope::Explicit => "explicit",
             },
-            kind: hook.kind.type_name(),
             sandboxed: hookbridge_core::config::managed::effective_sandbox(hook, floor).is_some(),
         }
     }
@@ -79,8 +77,7 @@ pub struct HookLine<'a> {
     pub common: Common<'a>,
     pub hook: HookIdentity<'a>,
     pub trust: &'static str,
-    /// `spawned`, `warm`, `in_process`, `http`, `mcp` or `model`.
-    pub ran: &'static str,
+    pub ran: Ran,
     pub duration_ms: f64,
     pub status: &'static str,
     /// The exit code, signal or HTTP status.
@@ -109,7 +106,7 @@ pub struct HookIdentity<'a> {
     pub source: String,
     pub label: String,
     #[serde(rename = "type")]
-    pub kind: &'static str,
+    pub kind: HookType,
     pub plugin: Option<&'a str>,
     pub digest: &'a str,
 }
@@ -197,12 +194,12 @@ fn hook_line<'a>(
         hook: HookIdentity {
             source: format!("{}:{}:{}", summary.source.display(), summary.line, summary.column),
             label: bounded(&summary.label, MAX_TEXT),
-            kind: summary.type_name,
+            kind: summary.hook_type,
             plugin: summary.plugin.as_deref(),
             digest: &facts.digest,
         },
         trust: facts.trust,
-        ran: how_it_ran(facts.kind, &execution.warm),
+        ran: Ran::of(summary.hook_type, &execution.warm),
         duration_ms: round_ms(execution.duration.as_secs_f64() * 1000.0),
         status: status.word(),
         code: status.code(),
@@ -220,15 +217,69 @@ fn hook_line<'a>(
     }
 }
 
-/// How a hook ran: `spawned`, `warm`, `in_process`, `http`, `mcp` or `model`.
-fn how_it_ran(kind: &str, warm: &WarmRun) -> &'static str {
-    match kind {
-        "http" => "http",
-        "mcp_tool" => "mcp",
-        "prompt" | "agent" | "llm" => "model",
-        "matcher" => "in_process",
-        _ if matches!(warm, WarmRun::Ran) => "warm",
-        _ => "spawned",
+/// How a hook ran, as a line's `ran` word says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ran {
+    /// A command, spawned.
+    Spawned,
+    /// A command run by a warm Python service.
+    Warm,
+    /// A `matcher` rule, decided in hookbridge's own process.
+    InProcess,
+    /// An http hook's POST.
+    Http,
+    /// An `mcp_tool` hook's call.
+    Mcp,
+    /// A prompt, agent or llm hook's model call.
+    Model,
+}
+
+impl Ran {
+    const ALL: [Ran; 6] = [
+        Ran::Spawned,
+        Ran::Warm,
+        Ran::InProcess,
+        Ran::Http,
+        Ran::Mcp,
+        Ran::Model,
+    ];
+
+    /// How a hook of `hook_type` ran, given whether a warm service ran it.
+    pub fn of(hook_type: HookType, warm: &WarmRun) -> Ran {
+        match hook_type {
+            HookType::Http => Ran::Http,
+            HookType::McpTool => Ran::Mcp,
+            HookType::Prompt | HookType::Agent | HookType::Llm => Ran::Model,
+            HookType::Matcher => Ran::InProcess,
+            HookType::Command if matches!(warm, WarmRun::Ran) => Ran::Warm,
+            HookType::Command => Ran::Spawned,
+        }
+    }
+
+    /// The word in the line.
+    pub const fn word(self) -> &'static str {
+        match self {
+            Ran::Spawned => "spawned",
+            Ran::Warm => "warm",
+            Ran::InProcess => "in_process",
+            Ran::Http => "http",
+            Ran::Mcp => "mcp",
+            Ran::Model => "model",
+        }
+    }
+
+    /// The way of running a stored line's `word` names, if any.
+    pub fn from_word(word: &str) -> Option<Ran> {
+        Ran::ALL.into_iter().find(|r| r.word() == word)
+    }
+
+    /// The hook calls a server or a model rather than running a program.
+    pub const fn calls_a_server(self) -> bool {
+        match self {
+            Ran::Http | Ran::Mcp | Ran::Model => true,
+            Ran::Spawned | Ran::Warm | Ran::InProcess => false,
+        }
     }
 }
 
@@ -366,6 +417,34 @@ impl Failure {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_way_of_running_is_written_as_its_word_and_read_back() {
+        for ran in Ran::ALL {
+            assert_eq!(serde_json::to_value(ran).unwrap(), ran.word());
+            assert_eq!(Ran::from_word(ran.word()), Some(ran));
+        }
+        assert_eq!(Ran::from_word("spawn"), None);
+        let of = |t| Ran::of(t, &WarmRun::NotTried);
+        assert_eq!(of(HookType::Command), Ran::Spawned);
+        assert_eq!(Ran::of(HookType::Command, &WarmRun::Ran), Ran::Warm);
+        assert_eq!(of(HookType::Matcher), Ran::InProcess);
+        assert_eq!(of(HookType::McpTool), Ran::Mcp);
+        let calling: Vec<HookType> = HookType::ALL
+            .into_iter()
+            .filter(|t| of(*t).calls_a_server())
+            .collect();
+        assert_eq!(
+            calling,
+            [
+                HookType::Prompt,
+                HookType::Agent,
+                HookType::Http,
+                HookType::McpTool,
+                HookType::Llm
+            ]
+        );
+    }
 
     #[test]
     fn a_shell_that_cannot_find_the_program_never_launched_it() {

@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use super::Failure;
+use super::{Failure, Ran};
 
 /// One stored line: a hook's run (`kind` `hook`) or an event's outcome (`kind` `event`).
 #[derive(Debug, Clone, Deserialize)]
@@ -121,10 +121,12 @@ impl<'a> Stored<'a> {
         }
     }
 
-    /// A hook line's hook calls a server or a model (it ran `http`, `mcp` or `model`) rather
-    /// than a program.
+    /// A hook line's hook calls a server or a model ([`Ran::calls_a_server`]) rather than a
+    /// program.
     pub fn calls_a_server(&self) -> bool {
-        matches!(self.ran.as_deref(), Some("http" | "mcp" | "model"))
+        (self.ran.as_deref())
+            .and_then(Ran::from_word)
+            .is_some_and(Ran::calls_a_server)
     }
 
     pub fn in_session(&self, session: &str) -> bool {
@@ -152,12 +154,12 @@ mod tests {
             hook: HookIdentity {
                 source: "h.json:4:9".into(),
                 label: "no-rm.sh".into(),
-                kind: "command",
+                kind: hookbridge_core::config::HookType::Command,
                 plugin: Some("guards"),
                 digest: "d",
             },
             trust: "user",
-            ran: "spawned",
+            ran: Ran::Spawned,
             duration_ms: 12.5,
             status: "exited",
             code: Some(2),

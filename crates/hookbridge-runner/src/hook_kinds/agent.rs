@@ -114,7 +114,7 @@ pub(crate) fn job(hook: &PromptHook, ctx: JobContext<'_>) -> InProcessJob {
         turns: vec![Turn::User(judge_prompt(&hook.prompt, &ctx.payload_text()))],
     };
     InProcessJob {
-        kind: "agent",
+        kind: hookbridge_core::config::HookType::Agent,
         timeout: ctx.timeout,
         work: Box::new(move |deadline| match model {
             Ok(model) => verify(model.as_ref(), conversation, &root, deadline),

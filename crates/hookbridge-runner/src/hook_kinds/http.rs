@@ -36,7 +36,7 @@ pub(crate) fn job(hook: &HttpHook, ctx: JobContext<'_>) -> InProcessJob {
     let body = ctx.payload_text().into_bytes();
     let cap = ctx.output_cap;
     InProcessJob {
-        kind: "http",
+        kind: hookbridge_core::config::HookType::Http,
         timeout: ctx.timeout,
         work: Box::new(move |deadline| {
             // The body is read as a command's stdout is: an answer past the cap is read whole.

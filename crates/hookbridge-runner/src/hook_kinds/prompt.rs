@@ -34,7 +34,7 @@ pub(crate) fn job(hook: &PromptHook, ctx: JobContext<'_>) -> InProcessJob {
         schema: Some(verdict_schema()),
     };
     InProcessJob {
-        kind: "prompt",
+        kind: hookbridge_core::config::HookType::Prompt,
         timeout: ctx.timeout,
         work: Box::new(move |deadline| {
             let judge = match judge {

@@ -310,7 +310,7 @@ fn hook_span(hook: &HookLine, started: SystemTime, trace_id: [u8; 16], id: [u8; 
     let c = &hook.common;
     let mut attributes = Vec::with_capacity(20);
     common(&mut attributes, c.session.as_deref(), c.event, c.tool.as_deref());
-    attributes.push(s("hook_type", hook.hook.kind));
+    attributes.push(s("hook_type", hook.hook.kind.name()));
     attributes.push(int("duration_ms", hook.duration_ms.round() as i64));
     match (hook.status, hook.code) {
         ("exited", Some(code)) => attributes.push(int("process.exit.code", i64::from(code))),
@@ -324,7 +324,7 @@ fn hook_span(hook: &HookLine, started: SystemTime, trace_id: [u8; 16], id: [u8; 
     }
     attributes.push(s("hookbridge.hook.digest", hook.hook.digest));
     attributes.push(s("hookbridge.hook.trust", hook.trust));
-    attributes.push(s("hookbridge.hook.ran", hook.ran));
+    attributes.push(s("hookbridge.hook.ran", hook.ran.word()));
     attributes.push(s("hookbridge.hook.status", hook.status));
     if let Some(failure) = hook.failure {
         attributes.push(s("hookbridge.hook.failure", failure));

@@ -18,8 +18,8 @@ use nix::fcntl::OFlag;
 
 /// Work done in this process for one hook. It gets its deadline and must return by it.
 pub struct InProcessJob {
-    /// A short name for the thread and for messages (`http`, `prompt`, …).
-    pub kind: &'static str,
+    /// The type of the hook it runs; its name names the thread.
+    pub kind: hookbridge_core::config::HookType,
     pub timeout: Duration,
     pub work: Box<dyn FnOnce(Instant) -> InProcessOutcome + Send>,
 }
@@ -106,7 +106,7 @@ impl InProcessJobs {
             let tx: Sender<(usize, InProcessOutcome)> = sender.clone();
             let wake = write.clone();
             let spawned = std::thread::Builder::new()
-                .name(format!("hookbridge-{}-hook", job.kind))
+                .name(format!("hookbridge-{}-hook", job.kind.name()))
                 .spawn(move || {
                     let mut outcome = (job.work)(deadline);
                     outcome.duration = started.elapsed();

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::config::condition::Condition;
 use crate::config::model::*;
+use crate::config::HookType;
 use crate::diagnostics::{Diagnostic, Position};
 use crate::event::EventName;
 use crate::timeout::{Timeout, MAX_TIMEOUT};
@@ -401,7 +402,7 @@ impl Reader<'_> {
                 self.report_here(
                     Diagnostic::error(format!(
                         "a hook needs a `type` ({}); this hook is skipped",
-                        Family::expected()
+                        HookType::expected()
                     )),
                     at,
                 );
@@ -417,27 +418,19 @@ impl Reader<'_> {
                 return None;
             }
         };
-        let family = match name.as_str() {
-            "command" => Family::Command,
-            "prompt" | "agent" => Family::Prompt,
-            "http" => Family::Http,
-            "mcp_tool" => Family::Mcp,
-            "matcher" => Family::Rule,
-            "llm" => Family::Llm,
-            other => {
-                let hint = crate::diagnostics::did_you_mean(other, Family::TYPES.iter().copied());
-                let d = Diagnostic::error(format!(
-                    "unknown hook type `{other}`{hint} (expected {}); this hook is skipped",
-                    Family::expected()
-                ));
-                self.report_field(d, type_at, "type");
-                return None;
-            }
+        let Some(hook_type) = HookType::from_name(&name) else {
+            let hint = crate::diagnostics::did_you_mean(&name, HookType::ALL.map(HookType::name));
+            let d = Diagnostic::error(format!(
+                "unknown hook type `{name}`{hint} (expected {}); this hook is skipped",
+                HookType::expected()
+            ));
+            self.report_field(d, type_at, "type");
+            return None;
         };
         Some(TypeOf {
-            name,
+            hook_type,
             at: type_at,
-            family,
+            family: Family::of(hook_type),
         })
     }
 
@@ -457,7 +450,7 @@ impl Reader<'_> {
             let hint = crate::diagnostics::did_you_mean(name, own_keys);
             let d = Diagnostic::warning(format!(
                 "unknown key `{name}` for a {} hook; ignored{hint}",
-                typed.name
+                typed.hook_type
             ));
             self.report_field(d, key_at, name);
         }
@@ -545,7 +538,7 @@ impl Reader<'_> {
             model,
             continue_on_block,
         };
-        Some(if typed.name == "prompt" {
+        Some(if typed.hook_type == HookType::Prompt {
             HookKind::Prompt(hook)
         } else {
             HookKind::Agent(hook)
@@ -626,7 +619,7 @@ impl Reader<'_> {
         if !event.traits().runs_judge_hooks {
             let d = Diagnostic::warning(format!(
                 "a {} hook never runs on {event}: Claude Code blocks every command it would judge (\"{}\"), and so does hookbridge",
-                typed.name,
+                typed.hook_type,
                 event.judges_not_run()
             ));
             self.report_field(d, typed.at, "type");
@@ -897,7 +890,7 @@ pub(super) struct Slot<T> {
 
 /// A hook's `type`, where it is written, and the family of fields it has.
 struct TypeOf {
-    name: String,
+    hook_type: HookType,
     at: usize,
     family: Family,
 }
@@ -1068,7 +1061,7 @@ impl HookKey {
         let flag = |description: &str| json!({"type": ["boolean", "null"], "description": description});
         let strings = |description: &str| json!({"type": ["array", "null"], "items": {"type": "string"}, "description": description});
         match self {
-            HookKey::Type => json!({"enum": Family::TYPES}),
+            HookKey::Type => json!({"enum": HookType::ALL.map(HookType::name)}),
             HookKey::Timeout => json!({"type": ["number", "null"], "exclusiveMinimum": 0,
                 "description": "Seconds before the hook is stopped (default: the event's, 600 for most)"}),
             HookKey::If => {
@@ -1146,22 +1139,19 @@ pub(crate) fn hook_schema() -> serde_json::Value {
             .map(|(name, key)| (name.to_string(), key.value_schema()))
             .collect()
     };
-    let types: [(&[&str], Family, &[&str]); 6] = [
-        (&["command"], Family::Command, &["command"]),
-        (&["prompt", "agent"], Family::Prompt, &["prompt"]),
-        (&["http"], Family::Http, &["url"]),
-        (&["mcp_tool"], Family::Mcp, &["server", "tool"]),
-        (&["matcher"], Family::Rule, &["action"]),
-        (&["llm"], Family::Llm, &["prompt"]),
-    ];
-    let cases: Vec<Value> = types
+    let cases: Vec<Value> = Family::ALL
         .iter()
-        .map(|(names, family, required)| {
-            let mut required: Vec<&str> = required.to_vec();
-            required.insert(0, "type");
+        .map(|&family| {
+            let names: Vec<&str> = HookType::ALL
+                .into_iter()
+                .filter(|t| Family::of(*t) == family)
+                .map(HookType::name)
+                .collect();
+            let mut required = vec!["type"];
+            required.extend_from_slice(family.required());
             json!({
                 "if": {"properties": {"type": {"enum": names}}, "required": ["type"]},
-                "then": {"properties": properties(Some(*family)), "required": required},
+                "then": {"properties": properties(Some(family)), "required": required},
             })
         })
         .collect();
@@ -1195,17 +1185,28 @@ impl Family {
         Family::Rule,
         Family::Llm,
     ];
-    /// Every `type` a hook may have.
-    const TYPES: [&'static str; 7] = ["command", "prompt", "agent", "http", "mcp_tool", "matcher", "llm"];
 
-    /// `"command", "prompt", … or "llm"`, for messages.
-    fn expected() -> String {
-        let quoted: Vec<String> = Self::TYPES.iter().map(|t| format!("\"{t}\"")).collect();
-        format!(
-            "{} or {}",
-            quoted[..quoted.len() - 1].join(", "),
-            quoted[quoted.len() - 1]
-        )
+    /// The family of fields a hook of `hook_type` has.
+    fn of(hook_type: HookType) -> Family {
+        match hook_type {
+            HookType::Command => Family::Command,
+            HookType::Prompt | HookType::Agent => Family::Prompt,
+            HookType::Http => Family::Http,
+            HookType::McpTool => Family::Mcp,
+            HookType::Matcher => Family::Rule,
+            HookType::Llm => Family::Llm,
+        }
+    }
+
+    /// The keys a hook of this family cannot do without (besides `type`).
+    fn required(self) -> &'static [&'static str] {
+        match self {
+            Family::Command => &["command"],
+            Family::Prompt | Family::Llm => &["prompt"],
+            Family::Http => &["url"],
+            Family::Mcp => &["server", "tool"],
+            Family::Rule => &["action"],
+        }
     }
 }
 

@@ -75,7 +75,7 @@ pub(crate) fn job(hook: &LlmHook, event: &str, ctx: JobContext<'_>) -> InProcess
         (None, _) => Err("no absolute cache folder ($HOOKBRIDGE_CACHE_DIR, $XDG_CACHE_HOME, $HOME)".into()),
     });
     InProcessJob {
-        kind: "llm",
+        kind: hookbridge_core::config::HookType::Llm,
         timeout: ctx.timeout,
         work: Box::new(move |deadline| {
             let note = match &cache {

@@ -72,7 +72,7 @@ pub(crate) fn job(hook: &HookSpec, mcp: &McpToolHook, ctx: JobContext<'_>) -> In
     let server_name = mcp.server.clone();
     let cap = ctx.output_cap;
     InProcessJob {
-        kind: "mcp_tool",
+        kind: hookbridge_core::config::HookType::McpTool,
         timeout: ctx.timeout,
         work: Box::new(move |deadline| {
             // The call gives up a little before the hook's deadline, so that it stops the server
