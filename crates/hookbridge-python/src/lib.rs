@@ -1,7 +1,7 @@
 //! `hookbridge._native`: the Rust half of the `hookbridge` Python package.
 //!
-//! It exposes two things: Amplifier's `HookRegistry` model (`registry.rs`; every rule lives in
-//! hookbridge-core, and `python/hookbridge/registry.py` is a thin asyncio loop that calls handlers
+//! It exposes two things: Amplifier's `HookRegistry` model (`registry.rs` here; every rule lives in
+//! hookbridge-amplifier's `registry/`, and `python/hookbridge/registry.py` is a thin asyncio loop that calls handlers
 //! and feeds their answers to the core's folds) and the engine dispatch (`engine.rs`). The design
 //! decision: values cross the boundary as JSON text, serialized by Python's
 //! `json.dumps(..., default=str)` and parsed by serde_json, because that is exactly the path
