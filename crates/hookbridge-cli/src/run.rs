@@ -582,7 +582,6 @@ fn run_host(
     let own = own_command();
     let answering = crate::hosts::AnswerContext {
         host_event: &args.event,
-        set: &set,
         own_command: &own,
     };
     let (answer, notes) = host.answer(&answering, &report);

@@ -475,24 +475,17 @@ fn answer_all(
     executions: impl Iterator<Item = (HookExecution, Duration)>,
     options: &DispatchOptions,
 ) -> (Vec<HookReport>, EventDecision) {
-    let mut hooks = Vec::with_capacity(selection.hooks.len());
-    let mut answered = Vec::with_capacity(selection.hooks.len());
-    for (hook, (execution, timeout)) in selection.hooks.iter().zip(executions) {
-        let answer = interpret_hook(event, hook, &execution);
-        answered.push(AnsweredHook {
-            answer: answer.clone(),
-            finish_order: execution.finish_order,
-            on_failure: hook.on_failure,
-            label: hook.kind.label().to_string(),
-            must_succeed: users_own_hook_must_succeed(event, hook, options.restrict_personal_config),
-        });
-        hooks.push(HookReport {
+    let hooks: Vec<HookReport> = (selection.hooks.iter().zip(executions))
+        .map(|(hook, (execution, timeout))| HookReport {
             hook: HookSummary::of(hook),
+            answer: interpret_hook(event, hook, &execution),
             execution,
-            answer,
             timeout,
-        });
-    }
+            on_failure: hook.on_failure,
+            must_succeed: users_own_hook_must_succeed(event, hook, options.restrict_personal_config),
+        })
+        .collect();
+    let answered: Vec<AnsweredHook> = hooks.iter().map(HookReport::answered).collect();
     let decision = merge(event, &answered);
     (hooks, decision)
 }

@@ -8,8 +8,8 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use hookbridge_core::config::{HookId, HookSpec, HookType, SkipReason};
-use hookbridge_core::decision::{EventDecision, HookAnswer, HookExecution, WarmRun};
+use hookbridge_core::config::{HookId, HookSpec, HookType, OnFailure, SkipReason};
+use hookbridge_core::decision::{AnsweredHook, EventDecision, HookAnswer, HookExecution, WarmRun};
 use hookbridge_core::event::EventName;
 use serde::{Serialize, Serializer};
 
@@ -51,6 +51,24 @@ pub struct HookReport {
     pub execution: HookExecution,
     pub answer: HookAnswer,
     pub timeout: Duration,
+    /// What a failure of this hook does (its `onFailure`).
+    pub on_failure: OnFailure,
+    /// Its failure blocks whatever `onFailure` says ([`AnsweredHook::must_succeed`]).
+    pub must_succeed: bool,
+}
+
+impl HookReport {
+    /// The hook's answer as [`merge`](hookbridge_core::decision::merge) takes it: what a host
+    /// that reads the answers its own way merges again, with nothing to look up.
+    pub fn answered(&self) -> AnsweredHook {
+        AnsweredHook {
+            answer: self.answer.clone(),
+            finish_order: self.execution.finish_order,
+            on_failure: self.on_failure,
+            label: self.hook.label.clone(),
+            must_succeed: self.must_succeed,
+        }
+    }
 }
 
 /// Everything about one dispatched event.

@@ -433,20 +433,10 @@ impl super::Host for Codex {
         ctx: &super::AnswerContext<'_>,
         report: &hookbridge_runner::EventReport,
     ) -> (ClaudeAnswer, Vec<String>) {
-        let set = ctx.set;
         let mut answered: Vec<AnsweredHook> = report
             .hooks
             .iter()
-            .filter_map(|ran| {
-                let spec = set.hooks().map(|(_, _, h)| h).find(|h| h.id == ran.hook.id)?;
-                Some(AnsweredHook {
-                    answer: ran.answer.clone(),
-                    finish_order: ran.execution.finish_order,
-                    on_failure: spec.on_failure,
-                    label: spec.kind.label().to_string(),
-                    must_succeed: false,
-                })
-            })
+            .map(hookbridge_runner::HookReport::answered)
             .collect();
         let mut notes = admit(&report.event, &mut answered);
         let decision = if notes.is_empty() {

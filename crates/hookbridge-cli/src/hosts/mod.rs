@@ -12,7 +12,6 @@ pub mod gemini;
 
 use std::path::Path;
 
-use hookbridge_core::config::HookSet;
 use hookbridge_core::decision::ClaudeAnswer;
 use hookbridge_core::event::EventName;
 use hookbridge_runner::{DispatchOptions, EventReport};
@@ -65,8 +64,6 @@ pub struct HooksFile {
 pub struct AnswerContext<'a> {
     /// The agent's own name for the event (`BeforeTool`).
     pub host_event: &'a str,
-    /// The hooks that ran (their `onFailure`, their labels).
-    pub set: &'a HookSet,
     /// The command line that started hookbridge, as the agent names the hook by it.
     pub own_command: &'a str,
 }

@@ -173,3 +173,47 @@ fn several_contexts_reach_codex_as_one_in_the_order_the_hooks_are_configured() {
         json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "first\n\nsecond"}})
     );
 }
+
+/// A failure that blocks (one of the user's own hooks, in a session that restricts personal
+/// configuration) still blocks when another hook's answer is one Codex ignores, and the answers
+/// are therefore merged again: the facts the merge needs travel with each hook's report.
+#[test]
+fn a_block_by_a_failing_own_hook_is_kept_when_codex_ignores_another_answer() {
+    let p = Project::new(json!({"hooks": {"PreToolUse": [
+        // Codex ignores an exit-2 block with nothing on stderr.
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": "exit 2"}]}
+    ]}}));
+    let user = p.home.join(".amplifier/hooks");
+    std::fs::create_dir_all(&user).unwrap();
+    std::fs::write(
+        user.join("hooks.json"),
+        json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "command", "command": "echo own-hook-broke >&2; exit 1"}
+        ]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    trust_in_codex(&p);
+    let dir = p.dir.to_string_lossy().into_owned();
+    let args = [
+        "run",
+        "--host",
+        "codex",
+        "--event",
+        "PreToolUse",
+        "--project-dir",
+        &dir,
+    ];
+    let mut cmd = p.hookbridge(args);
+    cmd.env("CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG", "1");
+    let done = p.finish(cmd, &serde_json::to_vec(&bash(&p, "ls")).unwrap());
+    let said = format!("{}{}", done.stdout_str(), done.stderr_str());
+    assert!(
+        said.contains("own-hook-broke") && said.contains("must succeed"),
+        "the failure is shown as a block: {said}"
+    );
+    let answer: Value = serde_json::from_slice(&done.stdout).unwrap_or(Value::Null);
+    let denied = done.code == Some(2)
+        || answer.pointer("/hookSpecificOutput/permissionDecision") == Some(&json!("deny"));
+    assert!(denied, "blocked: {:?} {said}", done.code);
+}
