@@ -944,16 +944,7 @@ fn read_after_switch(mut report: EventReport, set: &hookbridge_core::config::Hoo
         return report;
     };
     ran.answer = hookbridge_core::decision::interpret_hook(&report.event, spec, &ran.execution);
-    report.decision = hookbridge_core::decision::merge(
-        &report.event,
-        &[hookbridge_core::decision::AnsweredHook {
-            answer: ran.answer.clone(),
-            finish_order: 0,
-            on_failure: spec.on_failure,
-            label: spec.kind.label().to_string(),
-            must_succeed: false,
-        }],
-    );
+    report.decision = hookbridge_core::decision::merge(&report.event, &[ran.answered()]);
     report
 }
 
