@@ -16,7 +16,16 @@ binary must be linked again with it); 0 when OUT was already right.
 it with scripts/hot-symbols.sh) or when the link did not order them (the nearest 90 % of the hot
 functions span more than 2 MiB: ordered, the 572 functions of 8ccc9ec's list span 1,068 KiB in all
 and their nearest 90 % 1,027 KiB; unordered, as `cargo build --release` links them, they spread
-over about 4 to 5 MiB).
+over about 4 to 5 MiB), or when a hot function executes `cpuid` (below).
+
+CPUID: in a virtual machine every `cpuid` instruction traps to the hypervisor. On the 2-core VM the
+benchmarks run on, the three of sha2's SHA-NI probe cost `run` about 100 µs per event (an
+interleaved comparison, docs/performance.md), so hookbridge-core builds sha2 with `force-soft`. The
+C library's own start-up probes (every process pays them, the floor programs too) are not Rust
+functions and are not checked; a Rust function of the list that executes `cpuid` fails the check
+(the list is what a run executed when it was last made: a probe that joins the run path is caught
+once it is regenerated), and so does sha2's SHA-NI probe being in the binary at all (`force-soft`
+dropped).
 """
 import re
 import subprocess
@@ -25,6 +34,8 @@ from collections import defaultdict
 from pathlib import Path
 
 LIST = Path(__file__).with_name("hot-symbols.txt")
+# Symbols that must not be in the release binary at all (by prefix), with the reason.
+NEVER = {"_ZN4sha26sha2563x8611shani_cpuid": "sha2's SHA-NI probe (hookbridge-core builds sha2 with force-soft)"}
 HASH = re.compile(r"17h[0-9a-f]{16}E(\.llvm\.[0-9]+)?$")
 
 
@@ -68,6 +79,19 @@ def order(binary: str, out: str) -> int:
     return 3
 
 
+def probing_functions(binary: str) -> set[str]:
+    """The functions of `binary` (unhashed names) that execute a `cpuid` instruction."""
+    dump = subprocess.run(["objdump", "-d", "--no-show-raw-insn", binary], capture_output=True, text=True,
+                          check=True).stdout
+    probing, current = set(), None
+    for line in dump.splitlines():
+        if line.endswith(">:"):
+            current = line[line.index("<") + 1:-2]
+        elif current is not None and line.rstrip().endswith("\tcpuid"):
+            probing.add(unhashed(current))
+    return probing
+
+
 def check(binary: str) -> int:
     code = code_symbols(binary)
     functions = by_function(code)
@@ -84,6 +108,17 @@ def check(binary: str) -> int:
     if span > 2 << 20:
         print("the hot functions are not together: the link did not use the ordering (build-release.sh)",
               file=sys.stderr)
+        return 1
+    linked = sorted({why for name in code for prefix, why in NEVER.items() if name.startswith(prefix)})
+    if linked:
+        print(f"the release binary links what it must not: {'; '.join(linked)}", file=sys.stderr)
+        return 1
+    probing = probing_functions(binary)
+    rust = ("_ZN", "_R")
+    probes = sorted(f for f in found_functions if f in probing and f.startswith(rust))
+    if probes:
+        print(f"hot functions execute cpuid (each a trap to the hypervisor in a VM, tens of µs per event): "
+              f"{', '.join(probes)}", file=sys.stderr)
         return 1
     return 0
 

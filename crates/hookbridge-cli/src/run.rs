@@ -926,9 +926,15 @@ pub(crate) fn own_command() -> String {
 }
 
 /// Whether a hook's first stdout line switches it to async: a JSON object with `"async": true`.
+/// A line that does not begin with `{` is not parsed: most first lines are plain text (context a
+/// hook prints), and serde_json's error for one locates itself with `memchr`, whose first use
+/// probes the CPU (`cpuid`, a trap to the hypervisor in a virtual machine): about 50 µs of every
+/// such event (docs/performance.md).
 fn is_async_switch(line: &[u8]) -> bool {
-    serde_json::from_slice::<serde_json::Value>(line.trim_ascii())
-        .is_ok_and(|v| v.get("async").and_then(serde_json::Value::as_bool) == Some(true))
+    let line = line.trim_ascii();
+    line.first() == Some(&b'{')
+        && serde_json::from_slice::<serde_json::Value>(line)
+            .is_ok_and(|v| v.get("async").and_then(serde_json::Value::as_bool) == Some(true))
 }
 
 /// The report of a run whose lone hook switched itself to async: its answer is what it printed
@@ -1102,5 +1108,32 @@ pub fn otel_export() -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_async_switch;
+
+    #[test]
+    fn only_a_json_object_with_async_true_switches_a_hook_to_async() {
+        for line in [
+            &b"{\"async\": true}"[..],
+            b"  {\"async\":true,\"asyncTimeout\":5}\r",
+            b"\t{\"async\": true}  ",
+        ] {
+            assert!(is_async_switch(line), "{}", String::from_utf8_lossy(line));
+        }
+        for line in [
+            &b"context for the model"[..],
+            b"",
+            b"{\"async\": false}",
+            b"{\"async\": \"true\"}",
+            b"[{\"async\": true}]",
+            b"{\"async\": true",
+            b"x{\"async\": true}",
+        ] {
+            assert!(!is_async_switch(line), "{}", String::from_utf8_lossy(line));
+        }
     }
 }
