@@ -62,8 +62,9 @@ FLOOR_BIN="${BUILT[0]}"
 FLOOR_TOKIO_BIN="${BUILT[1]}"
 HB_BIN="${BUILT[2]}"
 [ -x "$HB_BIN" ] || { echo "bench.sh: the release build printed no binary" >&2; exit 1; }
-# The default build (`cargo build --release`: dynamically linked, position-independent), which is
-# what `cargo install` gives a user, measured beside the shipped one with a floor built the same way.
+# The default build (`cargo build --release`: dynamically linked; on Linux with glibc position-dependent,
+# by hookbridge-cli's build.rs), which is what `cargo install` gives a user, measured beside the shipped
+# one with a floor built the same way (a plain cargo build: position-independent).
 echo "==> building the default release binaries (cargo build --release)" >&2
 cargo build --release -p hookbridge-cli --bin hookbridge -p hookbridge-runner --example spawn_floor >&2
 DEFAULT_HB_BIN="$TARGET_DIR/release/hookbridge"
@@ -510,8 +511,9 @@ bias the ratio.)
 Every process starts in the payload's `cwd`, as Claude Code starts hooks in the session's working
 directory. hookbridge is the shipped build (`scripts/build-release.sh`: on Linux with glibc a static,
 non-PIE executable), and the floor programs are built by the same script with the same flags; the
-"default build" rows run `cargo build --release`'s binary (dynamic, position-independent: what
-`cargo install` gives) against a `spawn_floor` built the same way. Every project's hooks are trusted
+"default build" rows run `cargo build --release`'s binary (what `cargo install` gives: dynamic, and on
+Linux with glibc position-dependent, which hookbridge-cli's `build.rs` asks for) against a `spawn_floor`
+built the same way (a plain cargo build, position-independent: a small program has few relocations). Every project's hooks are trusted
 first (`hookbridge trust --yes`, the user's one-time step), so they run rather than being held.
 `spawn_floor` (`crates/hookbridge-runner/examples/spawn_floor.rs`) is the minimal native program:
 it reads stdin, spawns N `/bin/sh -c true` children at once with piped stdin/stdout, writes the

@@ -10,6 +10,7 @@ mod common;
 mod async_background;
 mod async_hooks;
 mod audit_log;
+mod binary;
 mod cli_failsafe;
 mod conformance;
 mod docs_commands;
