@@ -124,13 +124,14 @@ note() { # a note for the final summary
 stage_tools() {
     # jq: the bash hooks of the tests read their payload with it. strace: the rule-hook test counts
     # the processes `hookbridge run` starts (none). GNU time: a Rust test measures peak memory with
-    # /usr/bin/time -v. nm (binutils): the release stage checks where the hot functions landed.
+    # /usr/bin/time -v. nm and objdump (binutils): the release stage checks where the hot functions
+    # landed and that none of them executes `cpuid`.
     # chromium: the examples stage loads `hookbridge report --html`'s page in it, headless.
     local packages=()
     for tool in jq strace chromium; do
         command -v "$tool" >/dev/null 2>&1 || packages+=("$tool")
     done
-    command -v nm >/dev/null 2>&1 || packages+=(binutils)
+    { command -v nm && command -v objdump; } >/dev/null 2>&1 || packages+=(binutils)
     [ -x /usr/bin/time ] || packages+=(time)
     if [ ${#packages[@]} -gt 0 ]; then
         echo "${packages[*]} missing: installing with apt-get"
