@@ -41,7 +41,9 @@ pub enum Matcher {
     /// One or more exact names.
     Exact(Vec<String>),
     /// A JavaScript regular expression, unanchored. `required` is a literal every match must
-    /// contain (`mcp__srv__` for `mcp__srv__.*`), checked before running the regex.
+    /// contain (`mcp__srv__` for `mcp__srv__.*`), checked before running the regex; where the
+    /// pattern is that literal followed by `.*` and nothing else (`literal_decides`), containing it
+    /// is the whole answer and no regex is built.
     Regex {
         source: String,
         /// What regress compiles when it is not `source`: the pattern with long alternations
@@ -50,6 +52,11 @@ pub enum Matcher {
         /// Built on first use (the pattern is known to be valid).
         regex: OnceLock<Option<regress::Regex>>,
         required: Option<String>,
+        /// The pattern is `required` then `.*`: it matches exactly the queries that contain
+        /// `required`. Deciding it without regress saves building the program, and the CPU probe
+        /// that building a literal prefix's substring searcher runs (`memchr`'s first use:
+        /// `cpuid`, a trap to the hypervisor in a virtual machine; docs/performance.md).
+        literal_decides: bool,
     },
 }
 
@@ -87,6 +94,10 @@ impl Matcher {
             message,
         };
         let program = regroup(pattern).map_err(error)?;
+        let required = required_literal(pattern);
+        let literal_decides = required
+            .as_deref()
+            .is_some_and(|lit| pattern.strip_prefix(lit) == Some(".*"));
         match regress::Regex::with_flags(&program, unoptimized) {
             Ok(_) => Ok(Matcher::Regex {
                 source: pattern.to_string(),
@@ -95,7 +106,8 @@ impl Matcher {
                     Cow::Borrowed(_) => None,
                 },
                 regex: OnceLock::new(),
-                required: required_literal(pattern),
+                required,
+                literal_decides,
             }),
             Err(e) => Err(MatcherError {
                 pattern: pattern.to_string(),
@@ -125,12 +137,14 @@ impl Matcher {
                 regrouped,
                 regex,
                 required,
+                literal_decides,
             } => {
                 required.as_deref().is_none_or(|lit| query.contains(lit))
-                    && regex
-                        .get_or_init(|| build_regex(regrouped.as_deref().unwrap_or(source)))
-                        .as_ref()
-                        .is_some_and(|regex| regex.find(query).is_some())
+                    && (*literal_decides
+                        || regex
+                            .get_or_init(|| build_regex(regrouped.as_deref().unwrap_or(source)))
+                            .as_ref()
+                            .is_some_and(|regex| regex.find(query).is_some()))
             }
         }
     }
@@ -401,6 +415,27 @@ mod tests {
         assert!(!m("mcp__srv__.*").is_match("mcp__other__x"));
     }
 
+    /// `literal.*` is decided by the literal alone, as regress decides it, and builds no regex.
+    #[test]
+    fn a_literal_then_dot_star_is_decided_without_building_the_regex() {
+        let matcher = m("mcp__srv__.*");
+        assert!(matcher.is_match("mcp__srv__tool"));
+        assert!(matcher.is_match("x_mcp__srv__"));
+        assert!(!matcher.is_match("mcp__other__tool"));
+        let Matcher::Regex { regex, .. } = &matcher else {
+            panic!("a regex matcher: {matcher:?}")
+        };
+        assert!(regex.get().is_none(), "the regex was built");
+        // Not of that shape: the regex decides.
+        for (pattern, query, expected) in [
+            ("^mcp__.*", "x_mcp__a", false),
+            ("mcp__.*x", "mcp__a", false),
+            ("mcp__.+", "mcp__", false),
+        ] {
+            assert_eq!(m(pattern).is_match(query), expected, "{pattern} on {query}");
+        }
+    }
+
     #[test]
     fn invalid_regex_is_an_error() {
         let err = Matcher::compile(Some("("), true).unwrap_err();
@@ -462,6 +497,14 @@ mod tests {
     }
 
     proptest! {
+        /// `literal.*` matches exactly what regress matches.
+        #[test]
+        fn a_literal_then_dot_star_matches_as_regress_does(literal in "[a-z_:\\- ]{2,6}", query in "[a-z_:\\- \n]{0,10}") {
+            let pattern = format!("{literal}.*");
+            let direct = regress::Regex::new(&pattern).unwrap();
+            prop_assert_eq!(m(&pattern).is_match(&query), direct.find(&query).is_some(), "{} on {:?}", pattern, query);
+        }
+
         /// Regrouping never changes what a pattern matches, nor its captures.
         #[test]
         fn regrouping_is_invisible(alternatives in proptest::collection::vec("[ab]{0,2}(\\(a\\)|\\[b|\\]|b\\?)?", 30..120), q in "[ab|]{0,6}") {
