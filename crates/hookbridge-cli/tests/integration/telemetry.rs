@@ -334,17 +334,14 @@ fn the_exporter_removes_the_spool_of_a_configuration_untouched_for_a_day() {
     );
     assert_eq!(done.code, Some(0), "{}", done.stderr_str());
     wait_for(&server, 1);
-    // The exporter sweeps once it has lingered after its last request.
+    // The exporter sweeps once it has lingered after its last request: it removes the folder,
+    // then says so in the log (wait for both: the line follows the removal).
+    let said = "removed with the 1 export request(s) still waiting in it";
     let until = Instant::now() + Duration::from_secs(60);
-    while old.exists() && Instant::now() < until {
+    while (old.exists() || !p.log_text().contains(said)) && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert!(!old.exists(), "the abandoned spool is still there");
-    assert!(
-        p.log_text()
-            .contains("removed with the 1 export request(s) still waiting in it"),
-        "{}",
-        p.log_text()
-    );
+    assert!(p.log_text().contains(said), "{}", p.log_text());
     assert_eq!(server.received().len(), 1, "the old request was not posted here");
 }
