@@ -19,8 +19,8 @@ and their nearest 90 % 1,027 KiB; unordered, as `cargo build --release` links th
 over about 4 to 5 MiB), or when a hot function executes `cpuid` (below).
 
 CPUID: in a virtual machine every `cpuid` instruction traps to the hypervisor. On the 2-core VM the
-benchmarks run on, the three of sha2's SHA-NI probe cost `run` about 100 µs per event (an
-interleaved comparison, docs/performance.md), so hookbridge-core builds sha2 with `force-soft`. The
+benchmarks run on, the three `cpuid`s of sha2's SHA-NI probe cost `run` about 100 µs per event (an
+interleaved comparison, commit 83cdd2a), so hookbridge-core builds sha2 with `force-soft`. The
 C library's own start-up probes (every process pays them, the floor programs too) are not Rust
 functions and are not checked; a Rust function of the list that executes `cpuid` fails the check
 (the list is what a run executed when it was last made: a probe that joins the run path is caught

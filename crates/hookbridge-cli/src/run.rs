@@ -928,8 +928,8 @@ pub(crate) fn own_command() -> String {
 /// Whether a hook's first stdout line switches it to async: a JSON object with `"async": true`.
 /// A line that does not begin with `{` is not parsed: most first lines are plain text (context a
 /// hook prints), and serde_json's error for one locates itself with `memchr`, whose first use
-/// probes the CPU (`cpuid`, a trap to the hypervisor in a virtual machine): about 50 µs of every
-/// such event (docs/performance.md).
+/// probes the CPU (`cpuid`, a trap to the hypervisor in a virtual machine; docs/performance.md,
+/// CPUID).
 fn is_async_switch(line: &[u8]) -> bool {
     let line = line.trim_ascii();
     line.first() == Some(&b'{')
