@@ -1,10 +1,12 @@
 //! Golden conformance, one test per case: hookbridge registered as Claude Code's only hook must
 //! make Claude Code behave as it did, measured, with the case's hooks registered directly.
 //!
-//! Cases come from `tests/conformance/golden/` (Claude Code 2.1.328 measured by the shared oracle;
-//! see its README) and from `tests/conformance/cases/` (new measured cases). Every folder with an
-//! `expected.json` is a test of its own (datatest-stable), named `golden::<case>/expected.json` or
-//! `measured::<case>/expected.json`, so a runner lists, filters, retries and times each case:
+//! Cases come from `tests/conformance/golden/` (the shared catalog's scenarios; see its README) and
+//! from `tests/conformance/cases/` (new measured cases), each checked against its recording with
+//! the pinned Claude Code (2.1.332: `golden-2.1.332/` beside `golden/`, and each measured case's
+//! own folder). Every folder with an `expected.json` is a test of its own (datatest-stable), named
+//! `golden::<case>/expected.json` or `measured::<case>/expected.json`, so a runner lists, filters,
+//! retries and times each case:
 //! `cargo nextest run -p hookbridge-cli --test conformance -E 'test(/148-/)'`. The harness is
 //! `integration/common/golden.rs`, the reading of an answer with Claude Code's rules
 //! `integration/common/claude_view.rs`; the checks of the harness itself (its tables name cases
@@ -28,7 +30,7 @@ datatest_stable::harness! {
     { test = measured, root = "../../tests/conformance/cases", pattern = r"^[^/]+/expected\.json$" },
 }
 
-/// A case of the project's own golden copy of the shared catalog (Claude Code 2.1.328).
+/// A case of the project's own golden copy of the shared catalog.
 fn golden(expected: &Path) -> datatest_stable::Result<()> {
     check_case(expected, "golden")
 }

@@ -212,6 +212,41 @@ fn golden_copy_equals_the_shared_catalog() {
     );
 }
 
+/// The recordings the cases are checked against are the pinned Claude Code's: the harness's
+/// `REFERENCE_VERSION` is the version `tests/npm/claude-code/package.json` pins (moving the pin
+/// without recording the cases again fails here), and `golden-<version>/` holds one
+/// `expected.json` for each golden case and nothing else.
+#[test]
+fn the_recordings_are_the_pinned_claude_codes() {
+    use common::golden::{golden_reference_dir, REFERENCE_VERSION};
+    let package: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_dir("tests/npm/claude-code/package.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        package["dependencies"]["@anthropic-ai/claude-code"].as_str(),
+        Some(REFERENCE_VERSION),
+        "the pinned Claude Code is not the version the cases were recorded with: record them again \
+         (tests/conformance/record_reference.py) and move REFERENCE_VERSION"
+    );
+    let golden = repo_dir(GOLDEN);
+    let reference = golden_reference_dir(&golden);
+    let mut wanted: Vec<PathBuf> = files_under(&golden)
+        .into_iter()
+        .filter(|f| f.file_name() == Some(std::ffi::OsStr::new("expected.json")))
+        .collect();
+    wanted.push(PathBuf::from("README.md"));
+    wanted.sort();
+    let mut there = files_under(&reference);
+    there.sort();
+    assert_eq!(
+        there,
+        wanted,
+        "{} must hold one expected.json per golden case, and its README",
+        reference.display()
+    );
+}
+
 /// Every file below `root`, as paths relative to it, sorted.
 fn files_under(root: &std::path::Path) -> Vec<PathBuf> {
     let mut out = Vec::new();

@@ -392,21 +392,41 @@ pub fn load_cases(dir: &Path, origin: &'static str) -> Result<Vec<Case>, String>
     names.into_iter().map(|path| load_case(path, origin)).collect()
 }
 
+/// The Claude Code version the cases' `expected.json` were recorded with: the pinned one
+/// (`tests/npm/claude-code/package.json`; a check of the integration binary's `conformance` module
+/// holds the two together). The measured cases (`tests/conformance/cases/`) hold their recording in
+/// their folder; the golden cases, a byte copy of the shared catalog (recorded with 2.1.328), have
+/// theirs in `tests/conformance/golden-<version>/<case>/expected.json`. Both are written by
+/// `tests/conformance/record_reference.py` (docs/claude-code.md#claude-code-versions).
+pub const REFERENCE_VERSION: &str = "2.1.332";
+
+/// Where a golden case's recording with [`REFERENCE_VERSION`] is, beside `golden/`.
+pub fn golden_reference_dir(golden: &Path) -> PathBuf {
+    golden.with_file_name(format!("golden-{REFERENCE_VERSION}"))
+}
+
 /// The case in folder `path`.
 pub fn load_case(path: PathBuf, origin: &'static str) -> Result<Case, String> {
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
-    if !path.join("expected.json").is_file() {
+    let expected = match origin {
+        "golden" => golden_reference_dir(path.parent().expect("a case folder has a parent"))
+            .join(&name)
+            .join("expected.json"),
+        _ => path.join("expected.json"),
+    };
+    if !expected.is_file() {
         return Err(format!(
-            "{origin} {name}: no expected.json (record it with the shared oracle's run_case.py, or remove the folder)"
+            "{origin} {name}: no {} (record it with tests/conformance/record_reference.py, or remove the folder)",
+            expected.display()
         ));
     }
-    let read = |f: &str| -> Result<Value, String> {
-        let text = fs::read_to_string(path.join(f)).map_err(|e| format!("{name}/{f}: {e}"))?;
-        serde_json::from_str(&text).map_err(|e| format!("{name}/{f}: {e}"))
+    let read = |file: &Path| -> Result<Value, String> {
+        let text = fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))
     };
     Ok(Case {
-        spec: read("case.json")?,
-        expected: read("expected.json")?,
+        spec: read(&path.join("case.json"))?,
+        expected: read(&expected)?,
         name,
         dir: path,
         origin,
@@ -1444,8 +1464,23 @@ fn hook_system_text(t: &str) -> bool {
         && (t.contains(" hook additional context: ") || t.contains(" hook blocking error from command: "))
 }
 
+/// A hook's user text without the frame 2.1.332 sends it to the model in (`<system-reminder>`
+/// and claude_view's `HOOK_TEXT_LEAD`): the text as the stream-json output shows it.
+fn unframed(t: &str) -> &str {
+    t.strip_prefix("<system-reminder>\n")
+        .and_then(|rest| rest.strip_prefix(super::claude_view::HOOK_TEXT_LEAD))
+        .and_then(|rest| rest.strip_prefix('\n'))
+        .and_then(|rest| rest.strip_suffix("\n</system-reminder>"))
+        .unwrap_or(t)
+}
+
 fn hook_user_text(t: &str) -> bool {
     let t2 = t.strip_prefix("<system-reminder>\n").unwrap_or(t);
+    // 2.1.332 leads a Stop hook's feedback with a line of its own (claude_view's HOOK_TEXT_LEAD).
+    let t2 = t2
+        .strip_prefix(super::claude_view::HOOK_TEXT_LEAD)
+        .and_then(|rest| rest.strip_prefix('\n'))
+        .unwrap_or(t2);
     is_hook_label(t2) && (t2.contains(" hook feedback:\n") || t2.contains(" hook additional context: "))
 }
 
@@ -1531,7 +1566,8 @@ pub fn expected_view(case: &Case, mask: &CommandMask, rule: ModelView) -> Expect
     {
         blocks.push(("user".into(), b.clone(), false));
     }
-    let mut user_counts: BTreeMap<String, usize> = BTreeMap::new();
+    // Each hook user text the model saw, unframed (as the stream has it): how often, and as sent.
+    let mut user_counts: BTreeMap<String, (usize, String)> = BTreeMap::new();
     for (role, b, earlier) in &blocks {
         let earlier = *earlier;
         if let Some(t) = b.get("tool_result").and_then(Value::as_str) {
@@ -1557,7 +1593,10 @@ pub fn expected_view(case: &Case, mask: &CommandMask, rule: ModelView) -> Expect
                     earlier,
                 ));
             } else if role == "user" && hook_user_text(t) {
-                *user_counts.entry(t.to_string()).or_default() += 1;
+                let seen = user_counts
+                    .entry(unframed(t).to_string())
+                    .or_insert((0, t.to_string()));
+                seen.0 += 1;
                 v.items.push((
                     Channel::User,
                     RecordedText::new(t, MODEL_TEXT_LIMIT, mask),
@@ -1601,11 +1640,13 @@ pub fn expected_view(case: &Case, mask: &CommandMask, rule: ModelView) -> Expect
         }
     }
     for (t, n) in stream_counts {
-        let seen = user_counts.get(&t).copied().unwrap_or(0);
-        if seen > 0 && n > seen && !ignored(&t) {
-            for _ in seen..n {
+        let Some((seen, sent)) = user_counts.get(unframed(&t)) else {
+            continue;
+        };
+        if n > *seen && !ignored(&t) {
+            for _ in *seen..n {
                 v.items
-                    .push((Channel::User, RecordedText::new(&t, 600, mask), false));
+                    .push((Channel::User, RecordedText::new(sent, 600, mask), false));
             }
         }
     }

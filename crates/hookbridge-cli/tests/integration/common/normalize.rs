@@ -10,6 +10,8 @@
 
 use std::path::Path;
 
+use super::claude_view::MIDDLE_CUT_FROM;
+
 /// The oracle's limit for hook stdout/stderr in `hook_calls`.
 pub const HOOK_OUTPUT_LIMIT: usize = 300;
 /// The oracle's limit for texts in `model_view` (blocks and context paragraphs).
@@ -157,10 +159,20 @@ impl RecordedText {
     }
 
     /// Does `ours` (already masked, full length) read the same as this recording?
+    ///
+    /// A text past [`MIDDLE_CUT_FROM`] characters Claude Code cuts in the middle, keeping its head:
+    /// the recording keeps only the first [`MODEL_TEXT_LIMIT`] of them and the length after the
+    /// cut, which depends on the registered command's length (`tests/mux/middle_cut.py`). Such a
+    /// text matches a recording of the same head that was cut: longer than `MIDDLE_CUT_FROM`,
+    /// shorter than `ours`.
     pub fn matches(&self, ours: &str) -> bool {
+        let length = ours.chars().count();
         match self.total {
             None => ours == self.prefix,
-            Some(total) => ours.chars().count() == total && ours.starts_with(&self.prefix),
+            Some(total) if length > MIDDLE_CUT_FROM => {
+                total > MIDDLE_CUT_FROM && total < length && ours.starts_with(&self.prefix)
+            }
+            Some(total) => length == total && ours.starts_with(&self.prefix),
         }
     }
 }
