@@ -424,20 +424,22 @@ pub(super) fn enter(plan: &SandboxPlan) -> io::Result<()> {
     }
     let read = AccessFs::from_read(abi);
     let write = AccessFs::from_write(abi);
-    // By path: what is readable (everything but the credentials), the writable devices, and the
-    // write roots named by path, split where a credential lies beneath one (a project that is
-    // the home folder, a declared `~`): Landlock's rights only add up, so a rule on a folder
-    // would grant what lies beneath it, credentials included.
-    let mut by_path: Vec<(PathBuf, Option<bool>, BitFlags<AccessFs>)> =
-        readable_roots(Path::new("/"), &plan.present)
-            .into_iter()
-            .map(|(path, dir)| (path, dir, read))
-            .collect();
-    by_path.extend(
-        WRITABLE_DEVICES
-            .iter()
-            .map(|d| (PathBuf::from(d), Some(false), AccessFs::from_file(abi))),
-    );
+    // What is readable (everything but the credentials), the writable devices, and the write
+    // roots named by path, split where a credential lies beneath one (a project that is the home
+    // folder, a declared `~`): Landlock's rights only add up, so a rule on a folder would grant
+    // what lies beneath it, credentials included. Each rule is made as the walk finds its place,
+    // whose descriptor is closed at once (a home of a thousand entries holds no thousand open).
+    readable_roots(Path::new("/"), &plan.present, &mut |place| {
+        add_rule(&mut created, place, read, abi)
+    })?;
+    for device in WRITABLE_DEVICES {
+        add_rule(
+            &mut created,
+            Place::by_path(device, Some(false)),
+            AccessFs::from_file(abi),
+            abi,
+        )?;
+    }
     for root in &plan.write {
         // Where it really is: a project spelled through a symlink of the home folder
         // (`/h/me` for `/home/me`) holds the credentials all the same.
@@ -461,33 +463,18 @@ pub(super) fn enter(plan: &SandboxPlan) -> io::Result<()> {
                     continue;
                 };
                 let dir = meta.st_mode & libc::S_IFMT == libc::S_IFDIR;
-                created = created
+                (&mut created)
                     .add_rule(PathBeneath::new(held.as_fd(), rights(dir, write, abi)))
                     .map_err(|e| failed(&e))?;
             }
-            _ if holds_a_credential => by_path.extend(
-                readable_roots(&real, &plan.denied)
-                    .into_iter()
-                    .map(|(path, dir)| (path, dir, write)),
-            ),
-            _ => by_path.push((root.path.clone(), None, write)),
+            _ if holds_a_credential => readable_roots(&real, &plan.denied, &mut |place| {
+                add_rule(&mut created, place, write, abi)
+            })?,
+            _ => add_rule(&mut created, Place::by_path(&root.path, None), write, abi)?,
         }
     }
-    by_path.extend(own_plugin_data(plan).map(|own| (own, None, read | write)));
-    for (path, dir, access) in by_path {
-        // What is not there (any more) needs no rule; a file (not a folder) takes only the rights
-        // a file has. Whether it is a folder comes from the listing where it can (no `stat`).
-        let dir = match dir {
-            Some(dir) => dir,
-            None => match std::fs::metadata(&path) {
-                Ok(meta) => meta.is_dir(),
-                Err(_) => continue,
-            },
-        };
-        let Ok(fd) = PathFd::new(&path) else { continue };
-        created = created
-            .add_rule(PathBeneath::new(fd, rights(dir, access, abi)))
-            .map_err(|e| failed(&e))?;
+    if let Some(own) = own_plugin_data(plan) {
+        add_rule(&mut created, Place::by_path(&own, None), read | write, abi)?;
     }
     created = allow_ports(created, &plan.network)?;
     created.restrict_self().map_err(|e| unsupported(&e))?;
@@ -649,48 +636,160 @@ fn unsupported(e: &dyn std::fmt::Display) -> io::Error {
     )
 }
 
-/// The paths beneath `dir` that together cover everything readable: `dir` itself when no denied
-/// path lies beneath it; otherwise each of its entries, recursively, leaving out the denied ones.
-/// Each with whether it is a folder, when the listing says so (`None`: not known). Symlinks
-/// beneath `dir` are left out (see [`collect_readable`]).
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-fn readable_roots(dir: &Path, denied: &[PathBuf]) -> Vec<(PathBuf, Option<bool>)> {
+/// A place a rule is made for.
+#[cfg(target_os = "linux")]
+struct Place {
+    path: PathBuf,
+    /// Opened (`O_PATH`) beneath the descriptor of the folder whose listing named it, never
+    /// through a symlink, so the rule is for what was listed; `None`: opened by its path when its
+    /// rule is made.
+    opened: Option<std::os::fd::OwnedFd>,
+    /// Whether it is a folder, when known (the listing says so; `None`: ask when the rule is made).
+    dir: Option<bool>,
+}
+
+#[cfg(target_os = "linux")]
+impl Place {
+    fn by_path(path: impl Into<PathBuf>, dir: Option<bool>) -> Place {
+        Place {
+            path: path.into(),
+            opened: None,
+            dir,
+        }
+    }
+}
+
+/// The rule granting `access` beneath `place` (only the rights a file can have, on a file).
+#[cfg(target_os = "linux")]
+fn add_rule(
+    created: &mut landlock::RulesetCreated,
+    place: Place,
+    access: BitFlags<AccessFs>,
+    abi: ABI,
+) -> io::Result<()> {
+    let (fd, dir) = match (place.opened, place.dir) {
+        (Some(fd), Some(dir)) => (fd, dir),
+        (_, dir) => {
+            // By path: what is not there (any more) needs no rule.
+            let dir = match dir {
+                Some(dir) => dir,
+                None => match std::fs::metadata(&place.path) {
+                    Ok(meta) => meta.is_dir(),
+                    Err(_) => return Ok(()),
+                },
+            };
+            // As the landlock crate's `PathFd` opens a path: symlinks followed (the walk's start,
+            // a write root, a device: named by hookbridge, the user or the kernel, not listed).
+            let open = nix::fcntl::OFlag::O_PATH | nix::fcntl::OFlag::O_CLOEXEC;
+            match nix::fcntl::open(&place.path, open, nix::sys::stat::Mode::empty()) {
+                Ok(fd) => (fd, dir),
+                Err(_) => return Ok(()),
+            }
+        }
+    };
+    created
+        .add_rule(PathBeneath::new(fd, rights(dir, access, abi)))
+        .map(|_| ())
+        .map_err(|e| io::Error::other(format!("the hook's sandbox cannot be set up: {e}")))
+}
+
+/// The places beneath `dir` that together cover everything readable, each given to `found` as the
+/// walk finds it: `dir` itself when no denied path lies beneath it; otherwise each of its
+/// entries, recursively, leaving out the denied ones and symlinks (see [`collect_readable`]).
+/// Stops at `found`'s first error.
+///
+/// Each listed folder is opened beneath its parent's descriptor and each entry beneath its
+/// folder's, with `O_NOFOLLOW`: one path component per `openat` (no walk from `/` for each of the
+/// hundred-odd entries beside a home's credentials), and a name that turns into a symlink between
+/// the listing and the rule gets no rule through it — a folder's open fails (`O_DIRECTORY`), and
+/// anything else opens as the link itself, whose rule covers no file (Landlock checks the path a
+/// link leads to, never the link).
+#[cfg(target_os = "linux")]
+fn readable_roots(
+    dir: &Path,
+    denied: &[PathBuf],
+    found: &mut dyn FnMut(Place) -> io::Result<()>,
+) -> io::Result<()> {
+    use nix::fcntl::OFlag;
     // The folders that hold a denied path: only these are listed and split.
     let holders: std::collections::HashSet<&Path> =
         denied.iter().flat_map(|d| d.ancestors().skip(1)).collect();
     let denied: std::collections::HashSet<&Path> = denied.iter().map(PathBuf::as_path).collect();
-    let mut roots = Vec::new();
-    collect_readable(dir, None, &denied, &holders, &mut roots);
-    roots
-}
-
-fn collect_readable(
-    dir: &Path,
-    is_dir: Option<bool>,
-    denied: &std::collections::HashSet<&Path>,
-    holders: &std::collections::HashSet<&Path>,
-    roots: &mut Vec<(PathBuf, Option<bool>)>,
-) {
     if denied.contains(dir) {
-        return;
+        return Ok(());
     }
     if !holders.contains(dir) {
-        roots.push((dir.to_path_buf(), is_dir));
-        return;
+        return found(Place::by_path(dir, None));
     }
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let kind = entry.file_type().ok();
+    let open = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
+    match nix::dir::Dir::open(dir, open, nix::sys::stat::Mode::empty()) {
+        Ok(listing) => collect_readable(listing, dir, &denied, &holders, found),
+        Err(_) => Ok(()),
+    }
+}
+
+/// The places beneath the folder `listing` (at `path`), which holds a denied path.
+#[cfg(target_os = "linux")]
+fn collect_readable(
+    mut listing: nix::dir::Dir,
+    path: &Path,
+    denied: &std::collections::HashSet<&Path>,
+    holders: &std::collections::HashSet<&Path>,
+    found: &mut dyn FnMut(Place) -> io::Result<()>,
+) -> io::Result<()> {
+    use nix::dir::Type;
+    use nix::fcntl::{openat, OFlag};
+    use nix::sys::stat::Mode;
+    use std::os::unix::ffi::OsStrExt;
+    let entries: Vec<(std::ffi::CString, Option<Type>)> = listing
+        .iter()
+        .flatten()
+        .filter(|e| !matches!(e.file_name().to_bytes(), b"." | b".."))
+        .map(|e| (e.file_name().to_owned(), e.file_type()))
+        .collect();
+    for (name, kind) in entries {
         // A symlink needs no rule: what it leads to is reached, and checked, where it really
         // lies. A rule made through it would be a rule on its target — `~/keys -> ~/.ssh` would
         // open the credentials it leads to.
-        if kind.is_some_and(|k| k.is_symlink()) {
+        if kind == Some(Type::Symlink) {
             continue;
         }
-        collect_readable(&entry.path(), kind.map(|k| k.is_dir()), denied, holders, roots);
+        let child = path.join(std::ffi::OsStr::from_bytes(name.to_bytes()));
+        if denied.contains(child.as_path()) {
+            continue;
+        }
+        if holders.contains(child.as_path()) {
+            let open = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+            if let Ok(inner) =
+                openat(&listing, name.as_c_str(), open, Mode::empty()).and_then(nix::dir::Dir::from_fd)
+            {
+                collect_readable(inner, &child, denied, holders, found)?;
+            }
+            continue;
+        }
+        let mut open = OFlag::O_PATH | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+        if kind == Some(Type::Directory) {
+            open |= OFlag::O_DIRECTORY;
+        }
+        let Ok(fd) = openat(&listing, name.as_c_str(), open, Mode::empty()) else {
+            continue;
+        };
+        let dir = match kind {
+            Some(kind) => kind == Type::Directory,
+            // The listing did not say (some file systems): ask the opened place itself.
+            None => match nix::sys::stat::fstat(&fd) {
+                Ok(meta) if meta.st_mode & libc::S_IFMT == libc::S_IFLNK => continue,
+                Ok(meta) => meta.st_mode & libc::S_IFMT == libc::S_IFDIR,
+                Err(_) => continue,
+            },
+        };
+        found(Place {
+            path: child,
+            opened: Some(fd),
+            dir: Some(dir),
+        })?;
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -759,6 +858,7 @@ mod tests {
         );
     }
 
+    #[cfg(target_os = "linux")]
     #[test]
     fn every_folder_but_the_credentials_and_their_parents_is_readable_whole() {
         let tmp = tempfile::tempdir().unwrap();
@@ -768,22 +868,63 @@ mod tests {
         }
         std::fs::write(home.join(".bashrc"), "").unwrap();
         let denied: Vec<PathBuf> = CREDENTIALS.iter().map(|c| home.join(c)).collect();
-        let mut roots: Vec<PathBuf> = readable_roots(&home, &denied)
-            .into_iter()
-            .map(|(p, _)| p)
-            .collect();
+        let paths = |dir: &Path| {
+            let mut paths: Vec<PathBuf> = Vec::new();
+            readable_roots(dir, &denied, &mut |place| {
+                paths.push(place.path);
+                Ok(())
+            })
+            .unwrap();
+            paths
+        };
+        let mut roots = paths(&home);
         roots.sort();
         assert_eq!(
             roots,
             vec![home.join(".bashrc"), home.join(".config/nvim"), home.join("src")]
         );
         // Above the home folder only its ancestors are split.
-        let roots: Vec<PathBuf> = readable_roots(tmp.path(), &denied)
-            .into_iter()
-            .map(|(p, _)| p)
-            .collect();
+        let roots = paths(tmp.path());
         assert!(!roots.contains(&tmp.path().to_path_buf()));
         assert!(roots.iter().all(|r| !denied.iter().any(|d| r.starts_with(d))));
+    }
+
+    /// Each place's descriptor is the rule's to close as the walk goes: a home of many entries
+    /// never has them all open at once (a soft limit of 1,024 descriptors is common).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_walk_holds_few_descriptors_however_many_entries_a_home_has() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        for n in 0..400 {
+            std::fs::write(home.join(format!("f{n}")), "").unwrap();
+        }
+        std::fs::create_dir(home.join("d")).unwrap();
+        std::os::unix::fs::symlink(home.join(".ssh"), home.join("keys")).unwrap();
+        let open_now = || std::fs::read_dir("/proc/self/fd").unwrap().count();
+        let before = open_now();
+        let (mut most, mut places, mut dirs) = (0, 0, Vec::new());
+        readable_roots(&home, &[home.join(".ssh")], &mut |place| {
+            most = most.max(open_now());
+            places += 1;
+            if place.dir == Some(true) {
+                dirs.push(place.path.clone());
+            }
+            assert!(
+                place.opened.is_some(),
+                "a listed entry is opened where it was listed"
+            );
+            Ok(())
+        })
+        .unwrap();
+        // Every entry but the credential and the symlink to it, which gets no rule.
+        assert_eq!(places, 401);
+        assert_eq!(dirs, [home.join("d")]);
+        assert!(
+            most < before + 8,
+            "{most} descriptors open at once (from {before})"
+        );
     }
 
     #[test]
