@@ -3,7 +3,7 @@
 //! outcome is answered in its terms, and the facts of its hooks file as a [`HooksFile`], which
 //! `install_into` turns into registrations) and one line in the agent list
 //! ([`crate::agents::AGENTS`], which holds its name); `run` does the rest (discovery, selection,
-//! dispatch) as for Claude Code, in one path for every host (`run::run_host`). Amplifier, a host
+//! dispatch) as for Claude Code, in one path for every host (`run/host.rs`). Amplifier, a host
 //! that loads hookbridge as a library, has a crate of its own (hookbridge-amplifier) and its own
 //! `run --host amplifier` path through that crate's engine.
 
