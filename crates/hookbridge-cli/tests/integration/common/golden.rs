@@ -1475,12 +1475,8 @@ fn unframed(t: &str) -> &str {
 }
 
 fn hook_user_text(t: &str) -> bool {
+    let t = unframed(t);
     let t2 = t.strip_prefix("<system-reminder>\n").unwrap_or(t);
-    // 2.1.332 leads a Stop hook's feedback with a line of its own (claude_view's HOOK_TEXT_LEAD).
-    let t2 = t2
-        .strip_prefix(super::claude_view::HOOK_TEXT_LEAD)
-        .and_then(|rest| rest.strip_prefix('\n'))
-        .unwrap_or(t2);
     is_hook_label(t2) && (t2.contains(" hook feedback:\n") || t2.contains(" hook additional context: "))
 }
 
