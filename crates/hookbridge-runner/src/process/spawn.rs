@@ -102,18 +102,7 @@ pub(super) fn spawn(spec: &ProcessSpec) -> io::Result<SpawnedChild> {
     let Some(plan) = &spec.sandbox else {
         return spawn_here(spec);
     };
-    std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("hookbridge-sandbox".into())
-            // It only builds the rules and calls posix_spawn.
-            .stack_size(256 * 1024)
-            .spawn_scoped(scope, || {
-                super::sandbox::enter(plan)?;
-                spawn_here(spec)
-            })?
-            .join()
-            .unwrap_or_else(|_| Err(io::Error::other("the sandboxed spawn panicked")))
-    })
+    super::sandbox::start_sandboxed(plan, || spawn_here(spec))
 }
 
 /// [`spawn`] from the calling thread, with its rights.
