@@ -9,14 +9,31 @@
 //! Nothing may reach the host as a crash. The release build aborts on panic (`panic = "abort"`), so
 //! unwinding cannot be caught; instead a panic hook, installed first thing, logs the panic and exits
 //! 1 — the documented internal error — in every build profile alike, before the abort could happen.
+//!
+//! The entry point is a C `main` (`entry.rs`) where the standard library still reads the
+//! arguments without its own start-up (glibc Linux, macOS): that start-up is some 6 % of a
+//! one-hook `run` (`hookbridge_runner::start_up` keeps what of it hookbridge relies on). It is
+//! the one item here allowed unsafe code (`no_mangle`); everything else forbids it.
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
+#![cfg_attr(
+    all(
+        not(test),
+        any(all(target_os = "linux", target_env = "gnu"), target_os = "macos")
+    ),
+    no_main
+)]
 
 mod agents;
 mod audit;
 mod diagnostics_log;
 mod docs;
 mod dry_run;
+#[cfg(all(
+    not(test),
+    any(all(target_os = "linux", target_env = "gnu"), target_os = "macos")
+))]
+mod entry;
 mod files;
 mod hosts;
 mod inspect;
@@ -191,7 +208,17 @@ struct RunCli {
     args: run::RunArgs,
 }
 
+/// The ordinary Rust entry point, where the C one (`entry.rs`) is not used.
+#[cfg(not(all(
+    not(test),
+    any(all(target_os = "linux", target_env = "gnu"), target_os = "macos")
+)))]
 fn main() -> ExitCode {
+    hookbridge()
+}
+
+/// The command: its arguments parsed, run, and its exit code (see `entry.rs` for how it is called).
+fn hookbridge() -> ExitCode {
     install_panic_hook();
     let mut argv = std::env::args_os();
     let program = argv.next().unwrap_or_else(|| "hookbridge".into());

@@ -15,6 +15,7 @@ pub mod otel;
 pub mod problems;
 pub mod process;
 pub mod report;
+pub mod start_up;
 
 pub use dispatch::{dispatch, dispatch_selection, warm_plan, AsyncAnswers, AsyncHooks, DispatchOptions};
 pub use report::{EventReport, HookReport, HookSummary};

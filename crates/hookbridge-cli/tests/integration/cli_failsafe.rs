@@ -185,6 +185,49 @@ fn a_closed_stdout_is_logged_and_the_exit_code_is_the_answers() {
 
 /// `hookbridge list` into a pipe whose reader is gone ends quietly (exit 0, nothing on stderr),
 /// as `hookbridge list | head -1` with many plugins must.
+/// Started with no fd 1 at all (not a closed pipe: a closed descriptor), `hookbridge` opens
+/// `/dev/null` there before it opens anything else, as the standard library's start-up would (the
+/// binary's entry point skips that start-up, `hookbridge_runner::start_up`): otherwise the first
+/// file it opens (the hooks file, a trust record, the audit log) would become its stdout.
+#[test]
+fn a_closed_descriptor_at_start_is_dev_null_not_a_file_opened_later() {
+    let p = Project::new(pre_hooks("touch started; sleep 2"));
+    let inner = run_cmd(&p, "PreToolUse", &[]);
+    let mut outer = Command::new("/bin/sh");
+    outer
+        .arg("-c")
+        .arg(r#"exec "$0" "$@" >&-"#)
+        .arg(inner.get_program())
+        .args(inner.get_args());
+    for (name, value) in inner.get_envs() {
+        match value {
+            Some(value) => outer.env(name, value),
+            None => outer.env_remove(name),
+        };
+    }
+    if let Some(dir) = inner.get_current_dir() {
+        outer.current_dir(dir);
+    }
+    outer.stdin(Stdio::piped()).stderr(Stdio::null());
+    let mut child = outer.spawn().expect("starting hookbridge");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(&serde_json::to_vec(&pre_bash(&p)).unwrap())
+        .unwrap();
+    drop(stdin);
+    // `exec` keeps the pid: the shell's is hookbridge's once the hook has started.
+    let started = wait_until(WATCHDOG, || p.dir.join("started").exists());
+    let stdout = fs::read_link(format!("/proc/{}/fd/1", child.id()));
+    let status = wait_bounded(&mut child);
+    assert!(started, "the hook never started");
+    assert_eq!(
+        stdout.ok(),
+        Some(PathBuf::from("/dev/null")),
+        "hookbridge's fd 1 while its hook ran"
+    );
+    assert_eq!(status.code(), Some(0));
+}
+
 #[test]
 fn list_into_a_closed_pipe_ends_quietly() {
     let p = Project::new(pre_hooks(BLOCK));
