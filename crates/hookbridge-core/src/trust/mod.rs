@@ -17,7 +17,7 @@
 pub mod pins;
 pub mod store;
 
-pub use pins::{current_pins, PinnedFile, PinnedHook, PinnedServer, ProjectPins};
+pub use pins::{current_pins, current_pins_at, PinnedFile, PinnedHook, PinnedServer, ProjectPins};
 pub use store::{state_dir, state_dir_for, StoreError, TrustRecord, TrustStore};
 
 pub use crate::config::Held;
@@ -215,14 +215,16 @@ pub fn apply(
             sandboxed: false,
         };
     }
+    // Resolved once for the record and the pins alike.
+    let root = pins::canonical_project(project);
     let (record, problem) = match store {
-        Ok(store) => match store.record_for(project) {
+        Ok(store) => match store.record_for_canonical(&root) {
             Ok(record) => (record, None),
             Err(e) => (None, Some(e.to_string())),
         },
         Err(e) => (None, Some(e.to_string())),
     };
-    let pins = current_pins(set, project, record.as_ref().map(|r| &r.pins));
+    let pins = current_pins_at(set, project, &root, record.as_ref().map(|r| &r.pins));
     let state = check(record.as_ref(), &pins);
     let held = match &state {
         TrustState::Untrusted => set.hold(Scope::Project, &Held::NotTrusted),

@@ -86,7 +86,22 @@ pub struct PinnedServer {
 /// The pins of `project` as it is now, from its loaded hooks `set`. `previous` (what was trusted)
 /// spares hashing a script again while its `stat` is unchanged.
 pub fn current_pins(set: &HookSet, project: &Path, previous: Option<&ProjectPins>) -> ProjectPins {
-    let root = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+    current_pins_at(set, project, &canonical_project(project), previous)
+}
+
+/// `project` with every symlink resolved (as given, if it cannot be): the path a trust record is
+/// kept by and project files are pinned beneath.
+pub(super) fn canonical_project(project: &Path) -> PathBuf {
+    std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf())
+}
+
+/// [`current_pins`] where `root` is `project` already made canonical.
+pub fn current_pins_at(
+    set: &HookSet,
+    project: &Path,
+    root: &Path,
+    previous: Option<&ProjectPins>,
+) -> ProjectPins {
     let mut pins = ProjectPins::default();
     // Sorted and each once: a project with a thousand plugins names a thousand scripts.
     let mut named: std::collections::BTreeSet<PathBuf> = std::collections::BTreeSet::new();
@@ -102,7 +117,7 @@ pub fn current_pins(set: &HookSet, project: &Path, previous: Option<&ProjectPins
         }
         pins.hooks.push(pinned_hook(event, group, hook, project));
         if let HookKind::Command(c) = &hook.kind {
-            named.extend(named_files(c, hook, project, &root));
+            named.extend(named_files(c, hook, project, root));
         }
     }
     // What was trusted, by path: looked up, not searched, for each of possibly a thousand scripts.
@@ -111,7 +126,7 @@ pub fn current_pins(set: &HookSet, project: &Path, previous: Option<&ProjectPins
         .unwrap_or_default();
     for path in named {
         let relative = path
-            .strip_prefix(&root)
+            .strip_prefix(root)
             .unwrap_or(&path)
             .to_string_lossy()
             .into_owned();

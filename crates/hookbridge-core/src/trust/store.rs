@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::pins::{sha256_hex, ProjectPins};
+use super::pins::{canonical_project, sha256_hex, ProjectPins};
 
 /// What a user trusted, and when.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,7 +43,7 @@ impl TrustRecord {
         }
         TrustRecord {
             version: Self::VERSION,
-            project: canonical(project).to_string_lossy().into_owned(),
+            project: canonical_project(project).to_string_lossy().into_owned(),
             trusted_at: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
@@ -93,10 +93,6 @@ pub struct TrustStore {
     dir: PathBuf,
 }
 
-fn canonical(project: &Path) -> PathBuf {
-    std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf())
-}
-
 impl TrustStore {
     /// The store in the user's state directory.
     pub fn open_default() -> Result<TrustStore, StoreError> {
@@ -124,7 +120,7 @@ impl TrustStore {
     }
 
     fn path_for(&self, project: &Path) -> PathBuf {
-        self.path_for_canonical(&canonical(project))
+        self.path_for_canonical(&canonical_project(project))
     }
 
     /// The record's place for a project path already made canonical.
@@ -136,8 +132,14 @@ impl TrustStore {
     /// The record for `project`, if there is a usable one. A record that is not safe to believe is
     /// an error (to be reported), never a trust.
     pub fn record_for(&self, project: &Path) -> Result<Option<TrustRecord>, StoreError> {
-        let project = canonical(project);
-        let path = self.path_for_canonical(&project);
+        self.record_for_canonical(&canonical_project(project))
+    }
+
+    /// [`TrustStore::record_for`] a project path already made canonical (`std::fs::canonicalize`),
+    /// for a caller that needs the canonical path too: resolving it again costs a `readlink` per
+    /// component on every `run`.
+    pub fn record_for_canonical(&self, project: &Path) -> Result<Option<TrustRecord>, StoreError> {
+        let path = self.path_for_canonical(project);
         match std::fs::symlink_metadata(&self.dir) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => {
@@ -324,7 +326,7 @@ fn check_safe(path: &Path, meta: &std::fs::Metadata, directory: bool) -> Result<
 /// Records that a notice about `project` was given in `session`; whether this is the first time
 /// (so that a held project is told of once per session, not on every event).
 pub fn first_notice(session: &str, project: &Path) -> bool {
-    first_notice_of(session, &canonical(project).display().to_string())
+    first_notice_of(session, &canonical_project(project).display().to_string())
 }
 
 /// Records that the notice `what` was given in `session`; whether this is the first time.

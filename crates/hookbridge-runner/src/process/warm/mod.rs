@@ -162,9 +162,6 @@ fn plan_for(spec: &ProcessSpec, mode: WarmMode, may_run_shim: bool) -> Result<Wa
     if !cfg!(target_os = "linux") {
         return Err(NotWarm::Unsupported);
     }
-    if system_shell() != Some(SystemShell::Dash) {
-        return Err(NotWarm::UnknownShell);
-    }
     let cwd = match &spec.cwd {
         Some(cwd) => cwd.clone(),
         None => std::env::current_dir().map_err(|e| NotWarm::Script(format!("no working directory: {e}")))?,
@@ -186,6 +183,11 @@ fn plan_for(spec: &ProcessSpec, mode: WarmMode, may_run_shim: bool) -> Result<Wa
             .or_else(|| std::env::var_os(name))
     };
     let mut run = python_run(&spec.program, &lookup, &cwd)?;
+    // Only now, for a Python run: which shell `/bin/sh` is costs a `readlink` per link on the way
+    // (once per process), which most hooks, not Python runs, need not pay.
+    if system_shell() != Some(SystemShell::Dash) {
+        return Err(NotWarm::UnknownShell);
+    }
     let mut env = full_environment(&spec.env);
     if let Some(root) = run.pyenv_root.take() {
         let dir = service::service_dir()
