@@ -2,6 +2,11 @@
 //! there, before the hook's `type` is known (JSON objects are unordered, and `type` may come last);
 //! then the fields the type uses are checked — each wrong one reported on its own position — and
 //! the hook is built, or dropped with every reason it could not be.
+//!
+//! This file reads the fields every hook may have (the [`HookKey`] table), its `type` and the fields
+//! all types share; each family of hook reads its own fields into its model in a file of its own:
+//! `command.rs`, `prompt.rs` (prompt and agent hooks), `http.rs`, `mcp.rs`, and the seed dialect's
+//! `rule.rs` (`matcher`) and `llm.rs`.
 
 use indexmap::IndexMap;
 use jiter::Peek;
@@ -16,6 +21,15 @@ use crate::timeout::{Timeout, MAX_TIMEOUT};
 use std::time::Duration;
 
 use super::{describe, Reader, Step};
+
+mod command;
+mod http;
+mod llm;
+mod mcp;
+mod prompt;
+mod rule;
+
+use command::sandbox_of;
 
 impl Reader<'_> {
     /// One hook (the key path names it); `None` when it is dropped (the reason is reported).
@@ -488,131 +502,6 @@ impl Reader<'_> {
         }
     }
 
-    fn command_kind(&mut self, f: &mut HookFields, at: usize, usable: &mut bool) -> Option<HookKind> {
-        let command = self.take_required(usable, "command", f.command.take(), at);
-        let args = self.take(usable, "args", f.args.take());
-        let shell = match self.take(usable, "shell", f.shell.take()) {
-            Some("powershell") => Shell::PowerShell,
-            _ => Shell::Default,
-        };
-        let run_async = self.take(usable, "async", f.run_async.take()).unwrap_or(false);
-        let async_rewake = self
-            .take(usable, "asyncRewake", f.async_rewake.take())
-            .unwrap_or(false);
-        let warm = self.take(usable, "warm", f.warm.take()).unwrap_or(true);
-        let sandbox = self.take(usable, "sandbox", f.sandbox.take()).flatten();
-        let (Some((command, command_at)), true) = (command, *usable) else {
-            return None;
-        };
-        Some(HookKind::Command(self.command_hook(CommandFields {
-            command,
-            command_at,
-            args,
-            shell,
-            run_async,
-            async_rewake,
-            warm,
-            sandbox,
-        })?))
-    }
-
-    fn prompt_kind(
-        &mut self,
-        f: &mut HookFields,
-        at: usize,
-        usable: &mut bool,
-        event: &EventName,
-        typed: &TypeOf,
-    ) -> Option<HookKind> {
-        let prompt = self.take_required(usable, "prompt", f.prompt.take(), at);
-        let model = self.take(usable, "model", f.model.take());
-        let continue_on_block = self
-            .take(usable, "continueOnBlock", f.continue_on_block.take())
-            .unwrap_or(false);
-        let (Some((prompt, _)), true) = (prompt, *usable) else {
-            return None;
-        };
-        self.warn_if_judges_never_run(event, typed);
-        let hook = PromptHook {
-            prompt,
-            model,
-            continue_on_block,
-        };
-        Some(if typed.hook_type == HookType::Prompt {
-            HookKind::Prompt(hook)
-        } else {
-            HookKind::Agent(hook)
-        })
-    }
-
-    fn http_kind(&mut self, f: &mut HookFields, at: usize, usable: &mut bool) -> Option<HookKind> {
-        let url = self.take_required(usable, "url", f.url.take(), at);
-        let headers = self.take(usable, "headers", f.headers.take()).unwrap_or_default();
-        let allowed_env_vars = self
-            .take(usable, "allowedEnvVars", f.allowed_env_vars.take())
-            .unwrap_or_default();
-        let (Some((url, _)), true) = (url, *usable) else {
-            return None;
-        };
-        Some(HookKind::Http(HttpHook {
-            url,
-            headers,
-            allowed_env_vars,
-        }))
-    }
-
-    fn rule_kind(&mut self, f: &mut HookFields, at: usize, usable: &mut bool) -> Option<HookKind> {
-        let matched = self.take(usable, "match", f.match_.take());
-        let match_at = f.seen_at[HookKey::Match as usize].unwrap_or(at);
-        let action = self.take_required(usable, "action", f.action.take(), at);
-        let message = self.take(usable, "message", f.message.take());
-        let rule = self.rule(matched, match_at, usable);
-        let (Some(rule), Some((action, _)), true) = (rule, action, *usable) else {
-            return None;
-        };
-        let action = crate::seed::RuleAction::parse(action).expect("read as one of its words");
-        Some(HookKind::Rule(RuleHook {
-            label: format!("{} → {}", rule.describe(), action.as_str()),
-            rule,
-            action,
-            message,
-        }))
-    }
-
-    fn llm_kind(
-        &mut self,
-        f: &mut HookFields,
-        at: usize,
-        usable: &mut bool,
-        event: &EventName,
-        typed: &TypeOf,
-    ) -> Option<HookKind> {
-        let prompt = self.take_required(usable, "prompt", f.prompt.take(), at);
-        let model = self.take(usable, "model", f.model.take());
-        let max_tokens = self.take(usable, "max_tokens", f.max_tokens.take());
-        let cache = self.take(usable, "cache", f.cache.take()).unwrap_or(false);
-        let (Some((prompt, _)), true) = (prompt, *usable) else {
-            return None;
-        };
-        self.warn_if_judges_never_run(event, typed);
-        Some(HookKind::Llm(LlmHook {
-            prompt,
-            model,
-            max_tokens,
-            cache,
-        }))
-    }
-
-    fn mcp_kind(&mut self, f: &mut HookFields, at: usize, usable: &mut bool) -> Option<HookKind> {
-        let server = self.take_required(usable, "server", f.server.take(), at);
-        let tool = self.take_required(usable, "tool", f.tool.take(), at);
-        let input = self.take(usable, "input", f.input.take());
-        let (Some((server, _)), Some((tool, _)), true) = (server, tool, *usable) else {
-            return None;
-        };
-        Some(HookKind::McpTool(McpToolHook { server, tool, input }))
-    }
-
     /// A model-judged hook on an event that runs none: Claude Code blocks instead, and so does
     /// hookbridge; the user is told when the file is read.
     fn warn_if_judges_never_run(&mut self, event: &EventName, typed: &TypeOf) {
@@ -687,199 +576,6 @@ impl Reader<'_> {
         }
         millis.or(seconds)
     }
-
-    /// A rule hook's `match` (`tool`, `args.<field>` globs), compiled; each problem reported.
-    fn rule(&mut self, matched: Option<Value>, at: usize, usable: &mut bool) -> Option<crate::seed::Rule> {
-        let fail = |reader: &mut Self, usable: &mut bool, key: &str, message: String| {
-            let d = Diagnostic::error(format!("{message}; this hook is skipped"));
-            reader.report_field(d, at, key);
-            *usable = false;
-        };
-        let object = match matched {
-            None => serde_json::Map::new(),
-            Some(Value::Object(o)) => o,
-            Some(other) => {
-                fail(
-                    self,
-                    &mut *usable,
-                    "match",
-                    format!("`match` must be a mapping (`tool`, `args`), found {other}"),
-                );
-                return None;
-            }
-        };
-        let mut tool = None;
-        let mut args = Vec::new();
-        for (key, value) in &object {
-            match (key.as_str(), value) {
-                ("tool", Value::String(t)) => tool = Some(t.clone()),
-                ("args", Value::Object(fields)) => {
-                    for (field, glob) in fields {
-                        match glob {
-                            Value::String(g) => args.push((field.clone(), g.clone())),
-                            Value::Bool(_) | Value::Number(_) => args.push((field.clone(), glob.to_string())),
-                            other => fail(
-                                self,
-                                &mut *usable,
-                                &format!("match.args.{field}"),
-                                format!("`match.args.{field}` must be a glob (a string), found {other}"),
-                            ),
-                        }
-                    }
-                }
-                ("tool" | "args", other) => fail(
-                    self,
-                    &mut *usable,
-                    &format!("match.{key}"),
-                    format!(
-                        "`match.{key}` must be {}, found {other}",
-                        if key == "tool" {
-                            "a glob (a string)"
-                        } else {
-                            "a mapping of field to glob"
-                        }
-                    ),
-                ),
-                (other, _) => {
-                    let hint = crate::diagnostics::did_you_mean(other, ["tool", "args"]);
-                    let d = Diagnostic::warning(format!(
-                        "unknown key `{other}` in `match` (it has `tool` and `args`); ignored{hint}"
-                    ));
-                    self.report_field(d, at, &format!("match.{other}"));
-                }
-            }
-        }
-        if !*usable {
-            return None;
-        }
-        match crate::seed::Rule::compile(tool.as_deref(), &args) {
-            Ok(rule) => Some(rule),
-            Err(e) => {
-                let key = format!("match.{}", e.key);
-                fail(self, &mut *usable, &key, e.to_string());
-                None
-            }
-        }
-    }
-
-    /// A command hook from its checked fields; `None` (reported) if the command is empty.
-    fn command_hook(&mut self, c: CommandFields) -> Option<CommandHook> {
-        if c.command.trim().is_empty() {
-            let d = Diagnostic::error("`command` is empty; this hook is skipped");
-            self.report_field(d, c.command_at, "command");
-            return None;
-        }
-        let placeholders = self.placeholders;
-        let in_plugin = placeholders.plugin_root.is_some();
-        let exec_form = c.args.is_some();
-        let names_plugin_variable =
-            c.command.contains("${CLAUDE_PLUGIN_ROOT}") || c.command.contains("${CLAUDE_PLUGIN_DATA}");
-        let plugin_variable_outside_plugin = !in_plugin && !exec_form && names_plugin_variable;
-        if plugin_variable_outside_plugin {
-            self.report_field(
-                Diagnostic::warning(
-                    "uses ${CLAUDE_PLUGIN_ROOT}/${CLAUDE_PLUGIN_DATA} but this file is not in a plugin folder; Claude Code never runs such a hook, and neither does hookbridge (put it in `.amplifier/hooks/<plugin>/`)",
-                ),
-                c.command_at,
-                "command",
-            );
-        }
-        let args = c.args.map(|a| a.iter().map(|s| placeholders.expand(s)).collect());
-        let resolved_command = if in_plugin || exec_form {
-            placeholders.expand(&c.command)
-        } else {
-            c.command.clone()
-        };
-        Some(CommandHook {
-            plugin_variable_outside_plugin,
-            resolved_command,
-            command: c.command,
-            args,
-            shell: c.shell,
-            run_async: c.run_async || c.async_rewake,
-            async_rewake: c.async_rewake,
-            warm: c.warm,
-            sandbox: c.sandbox,
-        })
-    }
-}
-
-/// A `sandbox` value as the model holds it: `None` for `false`.
-fn sandbox_of(value: &Value) -> Result<Option<Sandbox>, String> {
-    const SHAPE: &str = "`sandbox` must be true, false or an object with `write` (a list of paths) and `network` (true, false or a list of TCP ports)";
-    let object = match value {
-        Value::Bool(false) => return Ok(None),
-        Value::Bool(true) => return Ok(Some(Sandbox::default())),
-        Value::Object(object) => object,
-        other => return Err(format!("{SHAPE}, found {}", crate::event::json_type(other))),
-    };
-    let mut sandbox = Sandbox::default();
-    for (key, value) in object {
-        match (key.as_str(), value) {
-            ("write", Value::Array(paths)) => {
-                for path in paths {
-                    match path.as_str() {
-                        Some(path) if !path.is_empty() => sandbox.write.push(path.to_string()),
-                        _ => {
-                            return Err(format!(
-                                "`sandbox.write` must list paths (non-empty strings), found {path}"
-                            ))
-                        }
-                    }
-                }
-            }
-            ("network", Value::Bool(allowed)) => {
-                sandbox.network = if *allowed { Network::All } else { Network::None }
-            }
-            ("network", Value::Array(list)) => {
-                let mut ports = Vec::with_capacity(list.len());
-                for port in list {
-                    match port
-                        .as_u64()
-                        .and_then(|p| u16::try_from(p).ok())
-                        .filter(|p| *p > 0)
-                    {
-                        Some(port) => ports.push(port),
-                        None => {
-                            return Err(format!(
-                            "`sandbox.network` lists TCP ports (whole numbers from 1 to 65535), found {port}"
-                        ))
-                        }
-                    }
-                }
-                ports.sort_unstable();
-                ports.dedup();
-                sandbox.network = if ports.is_empty() {
-                    Network::None
-                } else {
-                    Network::TcpPorts(ports)
-                };
-            }
-            ("write" | "network", other) => {
-                return Err(format!(
-                    "{SHAPE}; `sandbox.{key}` is {}",
-                    crate::event::json_type(other)
-                ))
-            }
-            _ => {
-                let hint = crate::diagnostics::did_you_mean(key, ["write", "network"]);
-                return Err(format!("`sandbox.{key}` is not a sandbox setting{hint}"));
-            }
-        }
-    }
-    Ok(Some(sandbox))
-}
-
-/// A command hook's fields, checked.
-struct CommandFields {
-    command: String,
-    command_at: usize,
-    args: Option<Vec<String>>,
-    shell: Shell,
-    run_async: bool,
-    async_rewake: bool,
-    warm: bool,
-    sandbox: Option<Sandbox>,
 }
 
 /// A field as read: its value (`None` for `null`) or why it cannot be used, and where it starts.
@@ -1222,46 +918,5 @@ mod tests {
             assert!(matches!(HookKey::of(name), Ok(k) if k as usize == i));
         }
         assert_eq!(HookKey::of("colour").err().as_deref(), Some("colour"));
-    }
-
-    #[test]
-    fn a_sandboxs_network_is_false_true_or_a_list_of_tcp_ports() {
-        let network = |v: Value| sandbox_of(&serde_json::json!({"network": v})).map(|s| s.unwrap().network);
-        assert_eq!(network(Value::Bool(false)), Ok(Network::None));
-        assert_eq!(network(Value::Bool(true)), Ok(Network::All));
-        assert_eq!(
-            network(serde_json::json!([5432, 8080, 5432])),
-            Ok(Network::TcpPorts(vec![5432, 8080])),
-            "sorted, each once"
-        );
-        assert_eq!(network(serde_json::json!([])), Ok(Network::None));
-        for bad in [
-            serde_json::json!([0]),
-            serde_json::json!([65536]),
-            serde_json::json!([-1]),
-            serde_json::json!(["8080"]),
-            serde_json::json!([80.5]),
-        ] {
-            let said = network(bad.clone()).unwrap_err();
-            assert!(
-                said.starts_with("`sandbox.network` lists TCP ports (whole numbers from 1 to 65535), found"),
-                "{bad}: {said}"
-            );
-        }
-        assert!(network(serde_json::json!("yes"))
-            .unwrap_err()
-            .contains("`network` (true, false or a list of TCP ports)"));
-        let sandbox = Sandbox {
-            write: vec![],
-            network: Network::TcpPorts(vec![5432, 8080]),
-        };
-        assert_eq!(
-            sandbox.to_string(),
-            "sandboxed (writes project, temp; TCP to ports 5432, 8080 only; no credentials)"
-        );
-        assert_eq!(Network::TcpPorts(vec![80]).to_string(), "TCP to port 80 only");
-        assert_eq!(sandbox.network.to_json(), serde_json::json!([5432, 8080]));
-        assert_eq!(Network::None.to_json(), Value::Bool(false));
-        assert_eq!(Network::All.to_json(), Value::Bool(true));
     }
 }
