@@ -37,7 +37,8 @@
 #   demo       scripts/demo.sh with the debug binary (the README's first command, minus the release build)
 #   mux        the Claude Code differential (tests/mux/run_mux.py, built on ../shared/oracle/mux_diff.py):
 #              every conformance case through the real Claude Code twice, hooks registered directly
-#              vs. `hookbridge run` as the only hook, on two workers (cases whose hooks sleep alone);
+#              vs. `hookbridge run` as the only hook, on two workers (cases whose hooks sleep after the
+#              others, two at a time, never beside one that does not);
 #              any difference fails, but a known gap that differs exactly as tests/mux/gaps/<case>.json
 #              pins. Claude Code is installed with `npm ci` from tests/npm/claude-code and must say it
 #              is the pinned version; the cases of tests/conformance/next/ run the same way with the
