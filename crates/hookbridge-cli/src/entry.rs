@@ -3,7 +3,8 @@
 //! Where the standard library can read the process's arguments without its start-up (glibc Linux
 //! hands them to its initializers, macOS keeps them), the entry is a C `main` that skips that
 //! start-up: on Linux it reads `/proc/self/maps`, maps an alternate signal stack and installs the
-//! stack-overflow handlers before `main`, some 6 % of a one-hook `run` (docs/performance.md).
+//! stack-overflow handlers before `main`, a measurable share of a one-hook `run` (commit 2a1c6ba,
+//! docs/performance.md).
 //! [`hookbridge_runner::start_up::prepare_process`] keeps what of it hookbridge relies on (the
 //! standard descriptors open, `SIGPIPE` ignored). Elsewhere, and in the unit tests' build, the entry
 //! is the ordinary Rust `main` in `main.rs`.

@@ -11,8 +11,8 @@
 //! 1 — the documented internal error — in every build profile alike, before the abort could happen.
 //!
 //! The entry point is a C `main` (`entry.rs`) where the standard library still reads the
-//! arguments without its own start-up (glibc Linux, macOS): that start-up is some 6 % of a
-//! one-hook `run` (`hookbridge_runner::start_up` keeps what of it hookbridge relies on). It is
+//! arguments without its own start-up (glibc Linux, macOS): that start-up is a measurable share of
+//! a one-hook `run` (`hookbridge_runner::start_up` keeps what of it hookbridge relies on). It is
 //! the one item here allowed unsafe code (`no_mangle`); everything else forbids it.
 
 #![deny(unsafe_code)]

@@ -3,7 +3,7 @@
 //! `hookbridge run` is started once per agent event, and Rust's start-up before `main` is a
 //! measurable share of it: on Linux with glibc it reads `/proc/self/maps` to find the main thread's
 //! stack, maps an alternate signal stack and installs the handlers that print "has overflowed its
-//! stack" (about 15 system calls and 6 % of a one-hook `run`, docs/performance.md). The CLI's entry
+//! stack" (about 15 system calls; commit 2a1c6ba, docs/performance.md). The CLI's entry
 //! point therefore is a C `main` where the standard library can still read the arguments without
 //! it (glibc hands them to its initializers; macOS keeps them), and it calls [`prepare_process`]
 //! first, which keeps what of that start-up a hook engine relies on:
