@@ -193,21 +193,7 @@ fn a_closed_stdout_is_logged_and_the_exit_code_is_the_answers() {
 fn a_closed_descriptor_at_start_is_dev_null_not_a_file_opened_later() {
     let p = Project::new(pre_hooks("touch started; sleep 2"));
     let inner = run_cmd(&p, "PreToolUse", &[]);
-    let mut outer = Command::new("/bin/sh");
-    outer
-        .arg("-c")
-        .arg(r#"exec "$0" "$@" >&-"#)
-        .arg(inner.get_program())
-        .args(inner.get_args());
-    for (name, value) in inner.get_envs() {
-        match value {
-            Some(value) => outer.env(name, value),
-            None => outer.env_remove(name),
-        };
-    }
-    if let Some(dir) = inner.get_current_dir() {
-        outer.current_dir(dir);
-    }
+    let mut outer = common::wrapped("/bin/sh", &["-c", r#"exec "$0" "$@" >&-"#], &inner);
     outer.stdin(Stdio::piped()).stderr(Stdio::null());
     let mut child = outer.spawn().expect("starting hookbridge");
     let mut stdin = child.stdin.take().unwrap();

@@ -158,22 +158,11 @@ fn peak_rss_kib(cmd: std::process::Command, payload: &Value) -> (u64, Finished) 
         "this test measures peak memory with GNU time at /usr/bin/time (`-v`), which is missing: install `time`"
     );
     let out = tempfile::NamedTempFile::new().unwrap();
-    let mut timed = std::process::Command::new(&time);
-    timed
-        .arg("-v")
-        .arg("-o")
-        .arg(out.path())
-        .arg(cmd.get_program())
-        .args(cmd.get_args());
-    for (k, v) in cmd.get_envs() {
-        match v {
-            Some(v) => timed.env(k, v),
-            None => timed.env_remove(k),
-        };
-    }
-    if let Some(dir) = cmd.get_current_dir() {
-        timed.current_dir(dir);
-    }
+    let timed = common::wrapped(
+        &time,
+        &[std::ffi::OsStr::new("-v"), "-o".as_ref(), out.path().as_os_str()],
+        &cmd,
+    );
     let done = run_with_deadline(timed, &serde_json::to_vec(payload).unwrap(), WATCHDOG);
     let text = fs::read_to_string(out.path()).unwrap();
     let kib = text

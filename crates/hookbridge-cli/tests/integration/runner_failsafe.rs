@@ -61,17 +61,11 @@ fn two_hundred_hooks_under_a_low_open_file_limit_all_run_and_the_block_holds() {
     for limits in ["-S -n 256; ulimit -H -n 256", "-S -n 64"] {
         let project = Project::new(on("PreToolUse", json!(hooks)));
         let inner = project.command("PreToolUse", "claude");
-        let mut cmd = std::process::Command::new("/bin/sh");
-        cmd.arg("-c")
-            .arg(format!("ulimit {limits}; exec \"$0\" \"$@\""))
-            .arg(inner.get_program())
-            .args(inner.get_args());
-        for (name, value) in inner.get_envs() {
-            match value {
-                Some(v) => cmd.env(name, v),
-                None => cmd.env_remove(name),
-            };
-        }
+        let mut cmd = common::wrapped(
+            "/bin/sh",
+            &["-c".to_string(), format!("ulimit {limits}; exec \"$0\" \"$@\"")],
+            &inner,
+        );
         cmd.current_dir(&project.dir);
         let done = project.finish(cmd, &serde_json::to_vec(&project.payload("PreToolUse")).unwrap());
         assert_denied(&done);

@@ -21,6 +21,31 @@ pub fn hookbridge_bin() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_hookbridge")))
 }
 
+/// `program leading… <inner's program> <inner's args>` with `inner`'s environment changes and working
+/// folder: `inner` (a hookbridge command) run under a wrapper (`/usr/bin/time -v`, `/bin/sh -c
+/// '…; exec "$0" "$@"'`).
+pub fn wrapped<S: AsRef<std::ffi::OsStr>>(
+    program: impl AsRef<std::ffi::OsStr>,
+    leading: &[S],
+    inner: &Command,
+) -> Command {
+    let mut outer = Command::new(program);
+    outer
+        .args(leading)
+        .arg(inner.get_program())
+        .args(inner.get_args());
+    for (name, value) in inner.get_envs() {
+        match value {
+            Some(value) => outer.env(name, value),
+            None => outer.env_remove(name),
+        };
+    }
+    if let Some(dir) = inner.get_current_dir() {
+        outer.current_dir(dir);
+    }
+    outer
+}
+
 /// Environment variables that would change how `hookbridge run` finds hooks or times them out.
 /// Tests remove them so the developer's shell cannot leak into a result.
 pub const HOSTILE_ENV: &[&str] = &[
