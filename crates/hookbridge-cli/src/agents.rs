@@ -5,7 +5,7 @@
 //! a new agent is one line here and the modules its capabilities name: a `Host` in `hosts/`, a
 //! reader in `migrate/agents.rs`.
 
-use crate::hosts::{codex::Codex, gemini::Gemini, Host};
+use crate::hosts::{claude::ClaudeCode, codex::Codex, gemini::Gemini, Host};
 
 /// Which agent, for code that treats one differently (the readers of `migrate`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,12 +21,12 @@ pub enum AgentId {
 /// How `run --host <agent>` answers an agent.
 #[derive(Clone, Copy)]
 pub enum Runs {
-    /// Claude Code itself: its payload in, its answer out, on its async channels too.
-    Claude,
-    /// Amplifier: a kernel event through the engine the hook-bridge module uses.
-    Amplifier,
-    /// Any other agent: its events and payloads as Claude Code's, the answer in its terms.
+    /// Its events and payloads as Claude Code's, the answer in its terms (Claude Code's own, for
+    /// the identity host), in `run`'s one path for every [`Host`].
     Host(&'static dyn Host),
+    /// Amplifier: a kernel event through the engine the hook-bridge module uses, which keeps the
+    /// session's state between events.
+    Amplifier,
 }
 
 /// One agent and what hookbridge does for it.
@@ -40,8 +40,8 @@ pub struct Agent {
     pub summary: &'static str,
     /// `run --host <name>`: how its hooks are answered; `None`: hookbridge does not run as its hook.
     pub runs: Option<Runs>,
-    /// `install-into <name>` registers hookbridge in its hooks file (Claude Code's settings, or
-    /// the host's [`HooksFile`](crate::hosts::HooksFile)).
+    /// `install-into <name>` registers hookbridge in its hooks file (its host's
+    /// [`HooksFile`](crate::hosts::HooksFile)).
     pub installs: bool,
     /// `migrate --from <name>` reads its hooks files.
     pub migrates: bool,
@@ -54,7 +54,7 @@ pub const AGENTS: &[Agent] = &[
         name: "claude",
         display_name: "Claude Code",
         summary: "Claude Code: its event payload in; exit code, stdout and stderr out (see `--format`)",
-        runs: Some(Runs::Claude),
+        runs: Some(Runs::Host(&ClaudeCode)),
         installs: true,
         migrates: true,
     },
@@ -148,10 +148,10 @@ mod tests {
                 "{} does nothing",
                 agent.name
             );
-            // install-into edits Claude Code's settings or a host's hooks file: nothing else.
+            // install-into edits a host's hooks file: nothing else.
             if agent.installs {
                 assert!(
-                    matches!(agent.runs, Some(Runs::Claude | Runs::Host(_))),
+                    matches!(agent.runs, Some(Runs::Host(_))),
                     "{} installs but is not run",
                     agent.name
                 );

@@ -377,11 +377,11 @@ pub struct Codex;
 
 impl super::Host for Codex {
     fn hooks_file(&self) -> super::HooksFile {
-        super::HooksFile {
+        super::HooksFile::Agent(super::AgentHooksFile {
             name: ".codex/hooks.json",
             events: EVENTS.iter().map(|e| (e.as_str(), e.clone())).collect(),
             per_second: 1,
-        }
+        })
     }
 
     /// Codex fires Claude Code's events by their names (a later Codex may fire more of them).

@@ -258,14 +258,14 @@ impl super::Host for Gemini {
     }
 
     fn hooks_file(&self) -> super::HooksFile {
-        super::HooksFile {
+        super::HooksFile::Agent(super::AgentHooksFile {
             name: ".gemini/settings.json",
             events: EVENTS
                 .iter()
                 .map(|(gemini, claude, _)| (*gemini, claude.clone()))
                 .collect(),
             per_second: 1000,
-        }
+        })
     }
 
     fn claude_event(&self, name: &str) -> Result<Option<EventName>, String> {

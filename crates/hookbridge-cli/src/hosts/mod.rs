@@ -1,19 +1,22 @@
-//! Agents other than Claude Code whose hooks `hookbridge run --host <agent>` answers. Each is one
-//! module implementing [`Host`] (how its events and payloads become Claude Code's, how the
+//! The agents whose hooks `hookbridge run --host <agent>` answers, Claude Code among them. Each is
+//! one module implementing [`Host`] (how its events and payloads become Claude Code's, how the
 //! outcome is answered in its terms, and the facts of its hooks file as a [`HooksFile`], which
 //! `install_into` turns into registrations) and one line in the agent list
 //! ([`crate::agents::AGENTS`], which holds its name); `run` does the rest (discovery, selection,
-//! dispatch) as for Claude Code, in one path for every host (`run/host.rs`). Amplifier, a host
-//! that loads hookbridge as a library, has a crate of its own (hookbridge-amplifier) and its own
-//! `run --host amplifier` path through that crate's engine.
+//! dispatch), in one path for every host (`run/host.rs`). Claude Code is the identity host
+//! ([`claude`]): its one difference the path must know is a capability, that it reads an async
+//! hook's later answer. Amplifier, a host that loads hookbridge as a library and keeps a session
+//! of its own, has a crate of its own (hookbridge-amplifier) and its own `run --host amplifier`
+//! path through that crate's engine.
 
+pub mod claude;
 pub mod codex;
 pub mod gemini;
 
 use std::path::Path;
 
 use hookbridge_core::decision::ClaudeAnswer;
-use hookbridge_core::event::EventName;
+use hookbridge_core::event::{EventName, EventPayload};
 use hookbridge_runner::{DispatchOptions, EventReport};
 use serde_json::{Map, Value};
 
@@ -33,6 +36,25 @@ pub trait Host: Sync {
     fn claude_event(&self, event: &str) -> Result<Option<EventName>, String>;
     /// The agent's payload for `event` as Claude Code's (its names for tools and fields).
     fn claude_payload(&self, event: &EventName, fields: Map<String, Value>) -> Map<String, Value>;
+    /// The payload the agent sent on stdin (`input`) for the Claude Code event `event`, as Claude
+    /// Code's, or why no hook can be given it; `problems` takes what the log should say. By
+    /// default: a JSON object (nothing, for an agent that sends no payload), through
+    /// [`Host::claude_payload`].
+    fn read_payload(
+        &self,
+        event: EventName,
+        input: &[u8],
+        _problems: &mut Vec<String>,
+    ) -> Result<EventPayload, String> {
+        let fields = match serde_json::from_slice::<Value>(input) {
+            Ok(Value::Object(fields)) => fields,
+            Ok(_) | Err(_) if input.iter().all(u8::is_ascii_whitespace) => Map::new(),
+            Ok(other) => return Err(format!("the payload must be a JSON object, got {other}")),
+            Err(e) => return Err(format!("the payload is not valid JSON: {e}")),
+        };
+        let fields = self.claude_payload(&event, fields);
+        EventPayload::from_value(event, Value::Object(fields)).map_err(|e| e.to_string())
+    }
     /// The answer to the agent for the event in `ctx`, from the hooks' report: exit code, stdout
     /// and stderr, and notes for the log on what was changed on the way.
     fn answer(&self, ctx: &AnswerContext<'_>, report: &EventReport) -> (ClaudeAnswer, Vec<String>);
@@ -45,10 +67,28 @@ pub trait Host: Sync {
     fn folder_trust(&self, _project: &Path, _home: Option<&Path>) -> Result<(), String> {
         Ok(())
     }
+    /// Whether the agent reads an async hook's later answer (`{"async": true}` first, the answer
+    /// on a later request) and wakes its model for an `asyncRewake` hook's exit 2, each only for a
+    /// hook registered so: then `install-into` registers one command per kind of hook and `run`
+    /// takes that registration's share (`--async-hooks`, `--async-rewake-hooks`). Otherwise
+    /// background hooks run detached and their answers are not delivered.
+    fn reads_async_answers(&self) -> bool {
+        false
+    }
 }
 
-/// An agent's hooks file, as `install-into <agent>` needs to know it.
-pub struct HooksFile {
+/// What `install-into <agent>` edits.
+pub enum HooksFile {
+    /// Claude Code's settings files (user, project and local), where `run --event <event>` is
+    /// registered for every event the hooks may need, split by kind of background hook
+    /// (`install_into::registrations`).
+    ClaudeSettings,
+    /// One hooks file of the agent's own, per scope.
+    Agent(AgentHooksFile),
+}
+
+/// An agent's own hooks file, as `install-into <agent>` needs to know it.
+pub struct AgentHooksFile {
     /// Relative to a project or a home directory (`.gemini/settings.json`): what `install-into
     /// <agent> --scope project|user` edits.
     pub name: &'static str,

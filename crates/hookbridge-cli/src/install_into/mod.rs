@@ -30,6 +30,7 @@ use serde_json::Value;
 
 use claude_settings::{Changes, Registration};
 
+use crate::hosts::{AgentHooksFile, HooksFile};
 use crate::{say, ProjectArgs, UsageError};
 
 /// Seconds added to the slowest hook's timeout: hookbridge stops a hook at its own timeout and
@@ -74,24 +75,24 @@ fn agent_names() -> clap::builder::PossibleValuesParser {
     crate::agents::values(
         |a| a.installs,
         |a| {
-            Some(match host_of(a) {
-                None => a.display_name.to_string(),
-                Some(host) => format!(
-                    "{} (`{}`; `--scope user|project`)",
-                    a.display_name,
-                    host.hooks_file().name
-                ),
+            Some(match hooks_file_of(a) {
+                HooksFile::ClaudeSettings => a.display_name.to_string(),
+                HooksFile::Agent(file) => {
+                    format!("{} (`{}`; `--scope user|project`)", a.display_name, file.name)
+                }
             })
         },
     )
 }
 
-/// The host `agent` is, `None` for Claude Code (whose settings files and registrations are this
-/// module's own).
-fn host_of(agent: &crate::agents::Agent) -> Option<&'static dyn crate::hosts::Host> {
+/// The hooks file `install-into` edits for `agent`, as its host says.
+fn hooks_file_of(agent: &crate::agents::Agent) -> HooksFile {
     match agent.runs {
-        Some(crate::agents::Runs::Host(host)) => Some(host),
-        _ => None,
+        Some(crate::agents::Runs::Host(host)) => host.hooks_file(),
+        _ => unreachable!(
+            "{} installs but is no host: only hosts install (agents.rs's test holds this, and clap offers no other agent)",
+            agent.name
+        ),
     }
 }
 
@@ -122,11 +123,11 @@ impl Scope {
         home: Option<&Path>,
     ) -> Result<PathBuf, UsageError> {
         let no_home = || UsageError("--scope user: HOME is not set".into());
-        match (host_of(agent), self) {
-            (None, scope) => scope.settings_file(project, home).ok_or_else(no_home),
-            (Some(host), Scope::User) => home.map(|h| h.join(host.hooks_file().name)).ok_or_else(no_home),
-            (Some(host), Scope::Project) => Ok(project.join(host.hooks_file().name)),
-            (Some(_), Scope::Local) => Err(UsageError(format!(
+        match (hooks_file_of(agent), self) {
+            (HooksFile::ClaudeSettings, scope) => scope.settings_file(project, home).ok_or_else(no_home),
+            (HooksFile::Agent(file), Scope::User) => home.map(|h| h.join(file.name)).ok_or_else(no_home),
+            (HooksFile::Agent(file), Scope::Project) => Ok(project.join(file.name)),
+            (HooksFile::Agent(_), Scope::Local) => Err(UsageError(format!(
                 "{} has no local settings file: use --scope project or --scope user",
                 agent.display_name
             ))),
@@ -165,14 +166,14 @@ pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
             Some(program) => program.clone(),
             None => default_program()?,
         };
-        Some(match host_of(agent) {
-            None => registrations(&program, &set),
-            Some(host) => host_registrations(agent.name, host, &program, &set),
+        Some(match hooks_file_of(agent) {
+            HooksFile::ClaudeSettings => registrations(&program, &set),
+            HooksFile::Agent(file) => host_registrations(agent.name, &file, &program, &set),
         })
     };
 
     edit_settings(&target, &file, wanted.as_deref(), args.dry_run)?;
-    if !args.remove && host_of(agent).is_none() {
+    if !args.remove && matches!(hooks_file_of(agent), HooksFile::ClaudeSettings) {
         for (event, meant) in misspelt_events(&set) {
             say(format_args!(
                 "warning: hooks for `{event}` are not registered: Claude Code fires no such event; did you mean `{meant}`? (`hookbridge validate` shows where)"
@@ -326,13 +327,7 @@ pub fn registrations(program: &str, set: &HookSet) -> Vec<Registration> {
 /// What `install-into <agent>` registers for a host: `<program> run --host <name> --event <its
 /// event>` for each event of its hooks file, with the outer timeout of the hooks behind it in the
 /// agent's unit.
-fn host_registrations(
-    name: &str,
-    host: &dyn crate::hosts::Host,
-    program: &str,
-    set: &HookSet,
-) -> Vec<Registration> {
-    let file = host.hooks_file();
+fn host_registrations(name: &str, file: &AgentHooksFile, program: &str, set: &HookSet) -> Vec<Registration> {
     file.events
         .iter()
         .map(|(own, event)| {

@@ -1,87 +1,75 @@
-//! `run --host <agent>` for an agent that is a [`Host`](crate::hosts::Host): its event and payload
-//! read as Claude Code's, dispatched as for Claude Code, answered in its terms.
+//! `run` for every agent that is a [`Host`] — Claude Code, Codex CLI, Gemini
+//! CLI: its event and payload read as Claude Code's, the hooks found, held, selected and
+//! dispatched, and the answer given in its terms. One path: what differs between agents is the
+//! host's (its translation, its folder trust, how its hooks are dispatched, whether it reads async
+//! answers), never a branch on which agent this is (but for the log naming the run as it was typed).
 
 use std::process::ExitCode;
 
-use hookbridge_core::event::EventPayload;
-use hookbridge_runner::{dispatch_selection, AsyncHooks};
+use hookbridge_core::config::HookSet;
+use hookbridge_core::decision::ClaudeAnswer;
+use hookbridge_core::event::{EventName, EventPayload};
+use hookbridge_runner::{dispatch_selection, AsyncHooks, EventReport};
 
+use super::background::Registration;
 use super::{
     exit_byte, fill_cwd, held_notice, load_hooks, own_command, prepare_to_run_hooks, print_answer,
-    print_report, project_and_input, refuse_payload, report_problems, stopped_by_signal, tell_of_held_hooks,
-    tell_of_silent_hooks, Background, Format, RunArgs, RunReport,
+    print_json, print_report, project_and_input, refuse_payload, report_problems, stopped_by_signal,
+    tell_of_held_hooks, tell_of_silent_hooks, Background, Format, RunArgs, RunReport, CLAUDE,
 };
+use crate::hosts::Host;
 use crate::{diagnostics_log, UsageError};
 
-/// `run --host <agent>` for an agent that is a [`Host`](crate::hosts::Host): its event and payload
-/// as Claude Code's, dispatched as `run` dispatches (`async` hooks in the background: these agents
-/// read no async answer), answered in its terms.
+/// `run --host <agent>` (Claude Code by default): the agent's event and payload as Claude Code's,
+/// the event's hooks dispatched (for an agent that reads async answers, this registration's share
+/// of them), answered in its terms.
 pub(super) fn run_host(
     agent: &crate::agents::Agent,
-    host: &dyn crate::hosts::Host,
+    host: &dyn Host,
     args: RunArgs,
 ) -> anyhow::Result<ExitCode> {
-    if args.async_hooks != Background::Detach || args.async_rewake_hooks != Background::Detach {
-        return Err(UsageError(format!(
-            "--async-hooks and --async-rewake-hooks split Claude Code's registrations; {} has one per event",
-            agent.name
-        ))
-        .into());
-    }
+    check_background_flags(agent, host, &args)?;
     let claude = host.claude_event(&args.event).map_err(UsageError)?;
     let (project_dir, mut problems, input) = project_and_input(&args)?;
-    let context = format!("run --host {} {}", agent.name, args.event);
+    // The log names the run as it was asked for: `run <event>` for Claude Code, the default host.
+    let context = |event: &EventName| match args.host.as_str() {
+        CLAUDE => format!("run {event}"),
+        name => format!("run --host {name} {}", args.event),
+    };
     let Some(claude) = claude else {
         problems.push(format!(
             "{} has no Claude Code event: no hook runs on it",
             args.event
         ));
-        diagnostics_log::append(&context, &problems);
+        diagnostics_log::append(&format!("run --host {} {}", agent.name, args.event), &problems);
         return Ok(ExitCode::SUCCESS);
     };
-    let fields = match serde_json::from_slice::<serde_json::Value>(&input) {
-        Ok(serde_json::Value::Object(fields)) => fields,
-        Ok(_) | Err(_) if input.iter().all(u8::is_ascii_whitespace) => serde_json::Map::new(),
-        Ok(other) => {
-            return refuse_payload(
-                &context,
-                problems,
-                format!("the payload must be a JSON object, got {other}"),
-            )
-        }
-        Err(e) => return refuse_payload(&context, problems, format!("the payload is not valid JSON: {e}")),
-    };
-    let fields = host.claude_payload(&claude, fields);
-    let mut payload = match EventPayload::from_value(claude, serde_json::Value::Object(fields)) {
+    let mut payload = match host.read_payload(claude.clone(), &input, &mut problems) {
         Ok(payload) => payload,
-        Err(e) => return refuse_payload(&context, problems, e.to_string()),
+        Err(why) => return refuse_payload(&context(&claude), problems, why, args.verbose),
     };
+    let context = context(payload.event());
     fill_cwd(&mut payload);
     let (mut set, mut options, trust) = load_hooks(&args, agent.name, &project_dir, &mut problems);
-    let mut notice = held_notice(&trust, &project_dir);
-    // Never looser than the agent: a folder it does not trust runs none of the project's hooks.
-    let home = args
-        .project
-        .discovery(&project_dir)
-        .user_hooks_dir
-        .and_then(|d| Some(d.parent()?.parent()?.to_path_buf()));
-    if let Err(why) = host.folder_trust(&project_dir, home.as_deref()) {
-        let held =
-            hookbridge_core::trust::Held::HostDoesNotTrustFolder(format!("{} ({why})", agent.display_name));
-        let count = set.hold(hookbridge_core::config::Scope::Project, &held);
-        options.project_mcp_servers = false;
-        if count > 0 {
-            let line = format!(
-                "hookbridge: {count} project hook(s) in {} {held}",
-                project_dir.display()
-            );
-            problems.push(line.clone());
-            notice = Some(line);
-        }
-    }
+    let notice = hold_where_the_host_distrusts(
+        agent,
+        host,
+        &args,
+        &project_dir,
+        (&mut set, &mut options),
+        held_notice(&trust, &project_dir),
+        &mut problems,
+    );
+    // This process exits after answering: a forked supervisor sees background hooks through.
     options.async_hooks = AsyncHooks::ForkedSupervisor;
     host.dispatch_options(&mut options);
-    let selection = set.select(&payload);
+    let mut selection = set.select(&payload);
+    let background = host.reads_async_answers().then(|| {
+        let registration = Registration::of(&args);
+        registration.take_its_share(&mut selection.hooks);
+        let channel = registration.channel(&selection.hooks, &mut options, &mut problems);
+        (registration, channel)
+    });
     if !selection.hooks.is_empty() {
         options.canceller = prepare_to_run_hooks();
     }
@@ -91,6 +79,11 @@ pub(super) fn run_host(
     }
     tell_of_held_hooks(notice, &project_dir, &payload, &mut report.decision);
     tell_of_silent_hooks(&options, &payload, &mut report.decision);
+    // Test hook (debug builds only): a panic after the hooks ran (tests/integration/cli_failsafe.rs).
+    #[cfg(debug_assertions)]
+    if std::env::var_os("HOOKBRIDGE_TEST_PANIC").is_some() {
+        panic!("HOOKBRIDGE_TEST_PANIC is set");
+    }
     problems.extend(report_problems(&report));
     let own = own_command();
     let answering = crate::hosts::AnswerContext {
@@ -103,15 +96,109 @@ pub(super) fn run_host(
     if args.verbose {
         diagnostics_log::to_terminal(&problems);
     }
-    if args.format == Format::Report {
-        return print_report(&RunReport {
-            report: report.view(),
-            answer: &answer,
-            diagnostics: None,
-        });
+    if let Some((registration, channel)) = &background {
+        if let Some(code) = registration.answer_on_async_channel(channel, &report, &set, &context) {
+            return Ok(code);
+        }
     }
-    let mut lost = Vec::new();
-    print_answer(&answer, &mut lost);
-    diagnostics_log::append(&context, &lost);
-    Ok(ExitCode::from(exit_byte(answer.exit_code)))
+    give_answer(args.format, &answer, &report, &set, &payload, &context)
+}
+
+/// Never looser than the agent: a folder it does not trust runs none of the project's hooks
+/// (held, and the project's MCP servers with them). Returns the notice the user is given of held
+/// hooks, which this replaces when it holds some.
+fn hold_where_the_host_distrusts(
+    agent: &crate::agents::Agent,
+    host: &dyn Host,
+    args: &RunArgs,
+    project_dir: &std::path::Path,
+    (set, options): (
+        &mut hookbridge_core::config::HookSet,
+        &mut hookbridge_runner::DispatchOptions,
+    ),
+    notice: Option<String>,
+    problems: &mut Vec<String>,
+) -> Option<String> {
+    let home = args
+        .project
+        .discovery(project_dir)
+        .user_hooks_dir
+        .and_then(|d| Some(d.parent()?.parent()?.to_path_buf()));
+    let Err(why) = host.folder_trust(project_dir, home.as_deref()) else {
+        return notice;
+    };
+    let held =
+        hookbridge_core::trust::Held::HostDoesNotTrustFolder(format!("{} ({why})", agent.display_name));
+    let count = set.hold(hookbridge_core::config::Scope::Project, &held);
+    options.project_mcp_servers = false;
+    if count == 0 {
+        return notice;
+    }
+    let line = format!(
+        "hookbridge: {count} project hook(s) in {} {held}",
+        project_dir.display()
+    );
+    problems.push(line.clone());
+    Some(line)
+}
+
+/// The answer in the format asked for: the host's own, the report, or an Amplifier `HookResult`.
+fn give_answer(
+    format: Format,
+    answer: &ClaudeAnswer,
+    report: &EventReport,
+    set: &HookSet,
+    payload: &EventPayload,
+    context: &str,
+) -> anyhow::Result<ExitCode> {
+    match format {
+        Format::Claude => {
+            let mut lost = Vec::new();
+            print_answer(answer, &mut lost);
+            diagnostics_log::append(context, &lost);
+            Ok(ExitCode::from(exit_byte(answer.exit_code)))
+        }
+        Format::Report => print_report(&RunReport {
+            report: report.view(),
+            answer,
+            diagnostics: Some(set.diagnostics.iter().map(ToString::to_string).collect()),
+        }),
+        Format::Amplifier => {
+            // The payload stands in for the Amplifier event data: `run` receives Claude Code's form.
+            let amplifier_event = hookbridge_amplifier::events::amplifier_event_for(&report.event)
+                .unwrap_or(report.event.as_str());
+            let data = serde_json::Value::Object(payload.fields().clone());
+            let result = hookbridge_amplifier::translate::to_hook_result(
+                amplifier_event,
+                &data,
+                payload,
+                &report.decision,
+            );
+            print_json(&serde_json::to_string(&result)?)?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// `--async-hooks` and `--async-rewake-hooks` split the registrations of an agent that reads
+/// async answers; for any other agent they mean nothing, and are refused rather than ignored.
+fn check_background_flags(
+    agent: &crate::agents::Agent,
+    host: &dyn Host,
+    args: &RunArgs,
+) -> Result<(), UsageError> {
+    let (background, rewake) = (args.async_hooks, args.async_rewake_hooks);
+    if host.reads_async_answers() {
+        if background == Background::Only && rewake == Background::Only {
+            return Err(UsageError(
+                "--async-hooks only and --async-rewake-hooks only are two registrations; give one".into(),
+            ));
+        }
+    } else if background != Background::Detach || rewake != Background::Detach {
+        return Err(UsageError(format!(
+            "--async-hooks and --async-rewake-hooks split Claude Code's registrations; {} has one per event",
+            agent.name
+        )));
+    }
+    Ok(())
 }

@@ -3,17 +3,16 @@
 //! This file holds what every agent's path shares: the arguments (and their fast reading), the
 //! choice of path by `--host`, loading the hooks, the timeouts, printing an answer and the report.
 //! One file per path and per idea beside it:
-//! - [`claude`]: Claude Code's path — its registrations' shares of an event's hooks and its async
-//!   channel;
-//! - [`background`]: the answers of background hooks (`async`, `asyncRewake`, a hook that
-//!   switches itself to async);
-//! - [`host`]: every agent that is a [`Host`](crate::hosts::Host) (Codex, Gemini);
+//! - [`host`]: the one path of every agent that is a [`Host`](crate::hosts::Host) (Claude Code,
+//!   Codex, Gemini);
+//! - [`background`]: background hooks for an agent that reads their answers (Claude Code): each
+//!   registration's share of an event's hooks, its async channel, and the answers (`async`,
+//!   `asyncRewake`, a hook that switches itself to async);
 //! - [`amplifier`]: `--host amplifier`, through the Amplifier host's engine;
 //! - [`telemetry`]: the OpenTelemetry spool `run` writes and `hookbridge otel-export` drains.
 
 mod amplifier;
 mod background;
-mod claude;
 mod host;
 mod telemetry;
 
@@ -187,9 +186,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .runs
         .expect("clap accepts only the agents hookbridge runs for")
     {
-        Runs::Claude => claude::run_claude(args),
-        Runs::Amplifier => amplifier::run_amplifier(args),
         Runs::Host(host) => host::run_host(agent, host, args),
+        Runs::Amplifier => amplifier::run_amplifier(args),
     }
 }
 
@@ -348,11 +346,19 @@ fn stopped_by_signal(
     Some(ExitCode::from(128u8.saturating_add(signal as u8)))
 }
 
-/// A payload no hook can be given: logged and said on stderr, exit 1 (a non-blocking error for
-/// Gemini CLI as for Claude Code).
-fn refuse_payload(context: &str, mut problems: Vec<String>, why: String) -> anyhow::Result<ExitCode> {
+/// A payload no hook can be given: logged (and with `verbose` shown) and said on stderr, exit 1
+/// (a non-blocking error for Gemini CLI as for Claude Code).
+fn refuse_payload(
+    context: &str,
+    mut problems: Vec<String>,
+    why: String,
+    verbose: bool,
+) -> anyhow::Result<ExitCode> {
     problems.push(format!("payload refused, no hook ran: {why}"));
     diagnostics_log::append(context, &problems);
+    if verbose {
+        diagnostics_log::to_terminal(&problems);
+    }
     say(format_args!("{why}"));
     Ok(ExitCode::from(crate::EXIT_INTERNAL))
 }
@@ -378,59 +384,6 @@ fn timeout_setting(flag: Option<Duration>, var: &str, problems: &mut Vec<String>
             None
         }
     }
-}
-
-/// The payload's own `hook_event_name` (or `hookEventName`), read before the payload is parsed
-/// for the event it settles: one pass that skips every other value without building it. `None`
-/// if absent, not a string, or unreadable here — [`EventPayload::parse`] stays the one judge of
-/// the payload, and reports what is wrong with it.
-fn declared_event(bytes: &[u8]) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Declared {
-        #[serde(alias = "hookEventName")]
-        hook_event_name: Option<String>,
-    }
-    serde_json::from_slice::<Declared>(bytes).ok()?.hook_event_name
-}
-
-/// The event this run is for. The payload says what is happening: when its `hook_event_name` is an
-/// event name and disagrees with `--event`, the payload's wins, and the disagreement is logged. An
-/// unknown event stays valid (Claude Code adds events), but one that looks like a misspelt known
-/// event gets a "did you mean" in the log.
-fn choose_event(flag: EventName, declared: Option<String>, problems: &mut Vec<String>) -> EventName {
-    let event = match declared.as_deref() {
-        Some(name) if name != flag.as_str() => match EventName::parse(name) {
-            Ok(from_payload) => {
-                problems.push(format!(
-                    "--event {flag} disagrees with the payload's hook_event_name {name}; the hooks of {name} ran (the payload says what is happening)"
-                ));
-                from_payload
-            }
-            Err(_) => {
-                problems.push(format!(
-                    "the payload's hook_event_name `{name}` is not an event name; the hooks of --event {flag} ran"
-                ));
-                flag
-            }
-        },
-        _ => flag,
-    };
-    // Only a name hookbridge does not know can be a misspelling of one it does.
-    if let Some(known) = matches!(event, EventName::Unknown(_))
-        .then(|| did_you_mean(event.as_str()))
-        .flatten()
-    {
-        problems.push(format!(
-            "`{event}` is not an event Claude Code fires; its hooks ran, if any: did you mean `{known}`?"
-        ));
-    }
-    event
-}
-
-/// The known event `name` is probably a misspelling of: equal but for case, else at most two
-/// edits away. `None` for a known name.
-fn did_you_mean(name: &str) -> Option<&'static str> {
-    hookbridge_core::diagnostics::closest(name, EventName::KNOWN.iter().map(EventName::as_str))
 }
 
 /// Write the answer: stdout, then stderr. The exit code is the answer's whatever happens here: a

@@ -216,3 +216,44 @@ fn several_contexts_are_joined_as_gemini_joins_them() {
         "first\nsecond"
     );
 }
+
+/// `--format report` and `--format amplifier` mean under `--host gemini` what they mean for
+/// Claude Code: one run path for every host (before it, a host's report had no diagnostics and
+/// `--format amplifier` printed Gemini CLI's answer).
+#[test]
+fn the_report_and_amplifier_formats_are_every_hosts() {
+    let p = project();
+    let payload = json!({"session_id": "g9", "cwd": p.dir, "hook_event_name": "BeforeTool",
+                         "tool_name": "run_shell_command", "tool_input": {"command": "rm -rf build"}});
+    let dir = p.dir.to_string_lossy().into_owned();
+    let run = |format: &str| {
+        let args = [
+            "run",
+            "--host",
+            "gemini",
+            "--event",
+            "BeforeTool",
+            "--project-dir",
+            &dir,
+            "--format",
+            format,
+        ];
+        let done = p.finish(p.hookbridge(args), &serde_json::to_vec(&payload).unwrap());
+        assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+        serde_json::from_slice::<Value>(&done.stdout).unwrap_or_else(|e| panic!("{e}: {}", done.stdout_str()))
+    };
+    let report = run("report");
+    assert_eq!(report["diagnostics"], json!([]), "{report}");
+    assert_eq!(
+        report["answer"]["stdout"], "{\"decision\":\"deny\",\"reason\":\"no rm here\"}\n",
+        "{report}"
+    );
+    let result = run("amplifier");
+    assert_eq!(result["action"], "deny", "{result}");
+    assert!(
+        result["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("no rm here")),
+        "{result}"
+    );
+}
