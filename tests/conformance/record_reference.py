@@ -122,6 +122,12 @@ def main():
                 print(f"{origin}/{name}: differs from its previous recording in {', '.join(keys)}", flush=True)
             with open(os.path.join(target, "expected.json"), "w") as f:
                 f.write(text)
+            # A golden case's harness facts lie beside its recording: a new version's folder starts
+            # with the pinned version's, to be checked against the new recording.
+            carried = os.path.join(HERE, f"golden-{pinned_version()}", name, "harness.json")
+            if origin == "golden" and os.path.exists(carried) and not os.path.exists(os.path.join(target, "harness.json")):
+                shutil.copyfile(carried, os.path.join(target, "harness.json"))
+                print(f"{origin}/{name}: harness.json carried over from {os.path.relpath(carried, HERE)}: check it against the new recording", flush=True)
         print(f"recorded {len(todo)} cases with Claude Code {version}; {changed} differ from their previous recording")
     finally:
         shutil.rmtree(work, ignore_errors=True)

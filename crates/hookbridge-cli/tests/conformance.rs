@@ -23,7 +23,7 @@ mod common;
 
 use std::path::Path;
 
-use common::golden::{load_case, run_case, Case, MUX_FALSE};
+use common::golden::{load_case, run_case, Case};
 
 datatest_stable::harness! {
     { test = golden, root = "../../tests/conformance/golden", pattern = r"^[^/]+/expected\.json$" },
@@ -38,54 +38,6 @@ fn golden(expected: &Path) -> datatest_stable::Result<()> {
 /// A case newly measured by the conformance work.
 fn measured(expected: &Path) -> datatest_stable::Result<()> {
     check_case(expected, "measured")
-}
-
-/// A case where hookbridge knowingly differs from Claude Code today.
-struct KnownGap {
-    case: &'static str,
-    why: &'static str,
-    /// The differences it must show, each a substring of one reported difference; every reported
-    /// difference must be one of them. A gap that fails in another way is a new failure.
-    differences: &'static [&'static str],
-}
-
-/// Printed as KNOWN GAP on every run. Each must still differ, exactly as pinned: a gap that closes
-/// fails its test until it is taken off this list.
-const KNOWN_GAPS: &[KnownGap] = &[KnownGap {
-    case: "184-dedup-user-and-project-different-timeout",
-    why: "on purpose: of a hook declared by both the user and the project, Claude Code runs the project's copy (timeout 30 here); hookbridge runs the user's (timeout 1), so that a project can never change its user's hook (issue 29, select.rs scope_rank)",
-    differences: &[
-        "(a) hooks run differ",
-        "Claude Code saw exit 0, hookbridge reports timed_out",
-        "stdout differs",
-        "(c) model view differs",
-    ],
-}, KnownGap {
-    case: "208-async-rewake-exit2",
-    why: "asyncRewake: Claude Code wakes the model with an async hook's exit-2 stderr on a later request; one multiplexing hook registered without asyncRewake cannot ask Claude Code for that; install-into's second, asyncRewake registration can, and is checked against Claude Code in the install-into stage (docs/not-supported.md)",
-    differences: &[
-        "Claude Code saw exit 2, hookbridge reports detached",
-        "stderr differs",
-        "(c) model view differs",
-    ],
-}];
-
-impl KnownGap {
-    /// What is wrong with `failures` as this gap's differences, if anything.
-    fn unexpected(&self, failures: &[String]) -> Vec<String> {
-        let mut wrong: Vec<String> = failures
-            .iter()
-            .filter(|f| !self.differences.iter().any(|d| f.contains(d)))
-            .map(|f| format!("a difference not pinned for this gap: {f}"))
-            .collect();
-        wrong.extend(
-            self.differences
-                .iter()
-                .filter(|d| !failures.iter().any(|f| f.contains(*d)))
-                .map(|d| format!("a pinned difference did not show: {d:?}")),
-        );
-        wrong
-    }
 }
 
 /// Why a case cannot be replayed here, if it cannot: the oracle's recorder wraps command hooks
@@ -122,16 +74,20 @@ fn check_case(expected: &Path, origin: &'static str) -> datatest_stable::Result<
         println!("NOT REPLAYED {origin} {}: {why}", case.name);
         return Ok(());
     }
-    if let Some(m) = MUX_FALSE.iter().find(|m| m.case == case.name) {
-        println!("mux:false {}: {}", m.case, m.why);
+    if let Some(m) = &case.harness.mux_false {
+        println!("mux:false {}: {}", case.name, m.why);
     }
     let outcome = run_case(&case);
     for note in &outcome.notes {
         println!("note: {note}");
     }
-    if let Some(gap) = KNOWN_GAPS.iter().find(|g| g.case == case.name) {
+    if let Some(gap) = &case.harness.known_gap {
         if outcome.failures.is_empty() {
-            return Err(format!("the known gap {} now passes: take it off KNOWN_GAPS", case.name).into());
+            return Err(format!(
+                "the known gap {} now passes: take known_gap out of its harness.json",
+                case.name
+            )
+            .into());
         }
         let unexpected = gap.unexpected(&outcome.failures);
         if !unexpected.is_empty() {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use common::claude_view::{claude_view, Answer};
 use common::golden::{
-    compare_effects, compare_shown, expected_view, invocations, load_cases, stale_table_entries, Case,
+    compare_effects, compare_shown, expected_view, invocations, load_cases, stray_harness_files, Case,
     ModelView,
 };
 
@@ -23,13 +23,14 @@ fn load(rel: &str, origin: &'static str) -> Vec<Case> {
     load_cases(&repo_dir(rel), origin).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Every table entry of the harness names a case that exists, and the golden copy is complete.
+/// Every case's harness facts are readable (loading a case reads its `harness.json`, every key
+/// known), every golden `harness.json` belongs to a case, and the golden copy is complete.
 #[test]
-fn harness_tables_name_existing_cases() {
+fn harness_files_belong_to_cases() {
     let mut cases = load(GOLDEN, "golden");
     cases.extend(load(MEASURED, "measured"));
     let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
-    let stale = stale_table_entries(&names);
+    let stale = stray_harness_files(&repo_dir(GOLDEN), &names);
     assert!(stale.is_empty(), "{stale:#?}");
     let golden = load(GOLDEN, "golden");
     assert!(
@@ -92,7 +93,7 @@ fn claude_view_reproduces_single_hook_recordings() {
         }
         let mut n = Vec::new();
         let mut diffs = compare_shown(
-            &expected_view(case, &mask, ModelView::Compare),
+            &expected_view(case, &mask, &ModelView::Compare),
             &shown,
             &mask,
             &mut n,
@@ -125,7 +126,7 @@ fn harness_reports_wrong_answers() {
         .expect("case 10");
     let invs = invocations(case).unwrap();
     let mask = case.mask();
-    let expected = expected_view(case, &mask, ModelView::Compare);
+    let expected = expected_view(case, &mask, &ModelView::Compare);
     let view = |exit_code: i32, stdout: &str, stderr: &str| {
         let a = Answer {
             exit_code,
@@ -237,12 +238,16 @@ fn the_recordings_are_the_pinned_claude_codes() {
         .collect();
     wanted.push(PathBuf::from("README.md"));
     wanted.sort();
-    let mut there = files_under(&reference);
+    // Beside a recording, its case's harness facts (`harness.json`), where it has any.
+    let mut there: Vec<PathBuf> = files_under(&reference)
+        .into_iter()
+        .filter(|f| f.file_name() != Some(std::ffi::OsStr::new("harness.json")))
+        .collect();
     there.sort();
     assert_eq!(
         there,
         wanted,
-        "{} must hold one expected.json per golden case, and its README",
+        "{} must hold one expected.json per golden case (and a harness.json where one has harness facts), and its README",
         reference.display()
     );
 }

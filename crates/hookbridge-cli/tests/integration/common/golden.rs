@@ -10,10 +10,11 @@
 //! 2. The recorded hook calls are grouped into event invocations: consecutive calls of one event
 //!    with the same payload are siblings of one parallel invocation (when one payload repeats, the
 //!    k-th call of each command belongs to the k-th invocation, unless the payload carries a
-//!    `tool_use_id`, which makes it one invocation). Invocations the oracle could not record are added from [`SYNTHESIZED`], unrecorded
-//!    hooks of recorded invocations from [`UNRECORDED`], and every tool call of the model view
-//!    with no PreToolUse recorded becomes a PreToolUse invocation where no hook may run (so a
-//!    matcher or `if` that wrongly matches is caught).
+//!    `tool_use_id`, which makes it one invocation). Invocations the oracle could not record are
+//!    added from the case's [`Harness`] (`synthesized`), unrecorded hooks of recorded invocations
+//!    from its `unrecorded`, and every tool call of the model view with no PreToolUse recorded
+//!    becomes a PreToolUse invocation where no hook may run (so a matcher or `if` that wrongly
+//!    matches is caught).
 //! 3. Each invocation's payload (placeholders expanded, `session_id`/`transcript_path`/`cwd`/
 //!    `prompt_id` added back as `payload_keys` lists them) goes to
 //!    `hookbridge run --event E --format report`, with HOME and HOOKBRIDGE_LOG in the work dir.
@@ -24,9 +25,9 @@
 //!    decisions, deferral, stop, updatedInput); plus the files hooks leave in the project.
 //!
 //! Claude Code's recorder logs a hook only when it finishes: a hook hookbridge cancelled (the
-//! outcome was already decided) or timed out is compared as "not recorded" unless a table says
-//! Claude Code ran it. Everything the harness knows about single cases is in the tables below, each
-//! entry with its evidence; an entry naming no case fails `harness_tables_name_existing_cases`.
+//! outcome was already decided) or timed out is compared as "not recorded" unless the case's
+//! harness says Claude Code ran it. Everything the harness knows about a single case is in that case's
+//! `harness.json` ([`Harness`]), beside its recording, each fact with its evidence.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -41,25 +42,97 @@ use super::normalize::{
 };
 use super::{hookbridge_run, run_with_deadline};
 
-// ------------------------------------------------------------------------------------------------
-// Tables: everything the harness knows about individual cases, with the reason.
+/// A synthesized invocation's payload that the hook itself saved: the one in the recording's
+/// `collected_files/hook_stdin.txt`.
+const FROM_HOOK_STDIN: &str = "@collected_files:hook_stdin.txt";
 
-/// An event invocation the oracle could not record, written out from the case's turns.
-pub struct Synth {
-    pub case: &'static str,
-    pub event: &'static str,
-    /// The payload Claude Code sends, with the oracle's placeholders.
-    pub payload: &'static str,
+/// A PreToolUse payload as Claude Code sends it (the oracle's placeholders): what an unhooked tool
+/// call's invocation is made from ([`unhooked_tool_calls`]).
+const PRE_TOOL_USE: &str = r#"{"session_id":"$SESSION","transcript_path":"$HOME/.claude/projects/$PROJECT_SLUG/$SESSION.jsonl","cwd":"$PROJECT","prompt_id":"$PROMPT_ID","permission_mode":"default","effort":{"level":"medium"},"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"touch ran_bash","description":"d"},"tool_use_id":"$TOOLU_1"}"#;
+
+// ------------------------------------------------------------------------------------------------
+// A case's harness facts: `harness.json` beside its recording.
+
+/// What the harness knows about one case beyond its recording, each fact with its evidence: the
+/// case's `harness.json`, beside its `expected.json` (a measured case's folder; for a golden case,
+/// its folder of recordings with the pinned version, `golden-<version>/<case>/`, for the golden
+/// folders are the shared catalog's, copied verbatim). A case without one needs none.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Harness {
+    /// Event invocations the oracle could not record, written out from the case's turns.
+    #[serde(default)]
+    pub synthesized: Vec<Synthesized>,
+    /// Hooks that ran in recorded invocations without being recorded.
+    #[serde(default)]
+    pub unrecorded: Vec<UnrecordedHook>,
+    /// Recorded hooks whose exit code and output are not compared.
+    #[serde(default)]
+    pub results_not_compared: Vec<NotCompared>,
+    /// For a case marked `"mux": false`: what a single hookbridge hook can and cannot reproduce.
+    #[serde(default)]
+    pub mux_false: Option<MuxFalse>,
+    /// Why the case's hooks race (no sleep decides which finishes first): their context
+    /// paragraphs are compared as a multiset, for their order is completion order in both.
+    #[serde(default)]
+    pub order_race: Option<String>,
+    /// Timing bounds.
+    #[serde(default)]
+    pub timing: Option<Timing>,
+    /// How each project file the oracle collected is compared, by its name.
+    #[serde(default)]
+    pub collected: BTreeMap<String, Collected>,
+    /// Where hookbridge knowingly differs from Claude Code today: the test passes only while the
+    /// case differs exactly so.
+    #[serde(default)]
+    pub known_gap: Option<KnownGap>,
+}
+
+/// An event invocation the oracle could not record.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Synthesized {
+    pub event: String,
+    /// The payload Claude Code sends, with the oracle's placeholders; or the string
+    /// `@collected_files:hook_stdin.txt`: the payload the hook saved there.
+    pub payload: Value,
     /// The hooks (command, or prompt for prompt hooks) Claude Code ran in this invocation.
-    pub hooks: &'static [&'static str],
+    pub hooks: Vec<String>,
     pub expect: Expect,
     /// How many such invocations Claude Code made in a row.
+    #[serde(default = "one")]
     pub times: usize,
-    pub evidence: &'static str,
+    pub evidence: String,
+}
+
+fn one() -> usize {
+    1
+}
+
+/// A hook that ran in recorded invocations without being recorded.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnrecordedHook {
+    pub event: String,
+    /// Only invocations for these tool calls (empty: every invocation of `event`).
+    #[serde(default)]
+    pub tool_use_ids: Vec<String>,
+    pub command: String,
+    pub expect: Expect,
+    pub evidence: String,
+}
+
+/// A recorded hook whose exit code and output are not compared.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NotCompared {
+    pub command: String,
+    pub why: String,
 }
 
 /// What hookbridge must report for a hook whose outcome the oracle did not record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Expect {
     /// Not checked (only that it was selected).
     Selected,
@@ -68,305 +141,95 @@ pub enum Expect {
     Signaled,
 }
 
-const PRE_BASH: &str = r#"{"session_id":"$SESSION","transcript_path":"$HOME/.claude/projects/$PROJECT_SLUG/$SESSION.jsonl","cwd":"$PROJECT","prompt_id":"$PROMPT_ID","permission_mode":"default","effort":{"level":"medium"},"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"touch ran_bash","description":"d"},"tool_use_id":"$TOOLU_1"}"#;
-const PRE_WRITE_1: &str = r#"{"session_id":"$SESSION","transcript_path":"$HOME/.claude/projects/$PROJECT_SLUG/$SESSION.jsonl","cwd":"$PROJECT","prompt_id":"$PROMPT_ID","permission_mode":"default","effort":{"level":"medium"},"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"$PROJECT/w.txt","content":"x"},"tool_use_id":"$TOOLU_1"}"#;
-const PRE_BASH_TRUE: &str = r#"{"session_id":"$SESSION","transcript_path":"$HOME/.claude/projects/$PROJECT_SLUG/$SESSION.jsonl","cwd":"$PROJECT","prompt_id":"$PROMPT_ID","permission_mode":"default","effort":{"level":"medium"},"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"true","description":"d"},"tool_use_id":"$TOOLU_1"}"#;
-const POST_BASH_TRUE: &str = r#"{"session_id":"$SESSION","transcript_path":"$HOME/.claude/projects/$PROJECT_SLUG/$SESSION.jsonl","cwd":"$PROJECT","prompt_id":"$PROMPT_ID","permission_mode":"default","effort":{"level":"medium"},"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"true","description":"d"},"tool_response":{"stdout":"","stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false},"tool_use_id":"$TOOLU_1","duration_ms":0}"#;
-const POST_BASH: &str = r#"{"session_id":"$SESSION","transcript_path":"$HOME/.claude/projects/$PROJECT_SLUG/$SESSION.jsonl","cwd":"$PROJECT","prompt_id":"$PROMPT_ID","permission_mode":"default","effort":{"level":"medium"},"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"touch ran_bash","description":"d"},"tool_response":{"stdout":"","stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false},"tool_use_id":"$TOOLU_1","duration_ms":0}"#;
-const PRE_BASH_SLEEP4: &str = r#"{"session_id":"$SESSION","transcript_path":"$HOME/.claude/projects/$PROJECT_SLUG/$SESSION.jsonl","cwd":"$PROJECT","prompt_id":"$PROMPT_ID","permission_mode":"default","effort":{"level":"medium"},"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"sleep 4; touch ran_bash","description":"d"},"tool_use_id":"$TOOLU_1"}"#;
-const UPS_GO: &str = r#"{"session_id":"$SESSION","transcript_path":"$HOME/.claude/projects/$PROJECT_SLUG/$SESSION.jsonl","cwd":"$PROJECT","prompt_id":"$PROMPT_ID","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"go"}"#;
-const STOP_FIRST: &str = r#"{"session_id":"$SESSION","transcript_path":"$HOME/.claude/projects/$PROJECT_SLUG/$SESSION.jsonl","cwd":"$PROJECT","prompt_id":"$PROMPT_ID","permission_mode":"default","effort":{"level":"medium"},"hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"fin","background_tasks":[],"session_crons":[]}"#;
-const STOP_AGAIN: &str = r#"{"session_id":"$SESSION","transcript_path":"$HOME/.claude/projects/$PROJECT_SLUG/$SESSION.jsonl","cwd":"$PROJECT","prompt_id":"$PROMPT_ID","permission_mode":"default","effort":{"level":"medium"},"hook_event_name":"Stop","stop_hook_active":true,"last_assistant_message":"fin","background_tasks":[],"session_crons":[]}"#;
-const PRE_BASH_RM: &str = r#"{"session_id":"$SESSION","transcript_path":"$HOME/.claude/projects/$PROJECT_SLUG/$SESSION.jsonl","cwd":"$PROJECT","prompt_id":"$PROMPT_ID","permission_mode":"default","effort":{"level":"medium"},"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -f x; touch ran_bash","description":"d"},"tool_use_id":"$TOOLU_1"}"#;
-/// Case 71's payload is the one its hook recorded on stdin.
-const FROM_HOOK_STDIN: &str = "@collected_files:hook_stdin.txt";
-
-const CMD_66: &str = "touch hook_started; sleep 3; touch hook_finished; echo late >&2; exit 2";
-const CMD_67: &str = "(sleep 6 &) ; echo ok; touch hook_returned";
-const CMD_71: &str = "env | sort > hook_env.txt; pwd > hook_pwd.txt; cat > hook_stdin.txt; ls -l /proc/self/fd > hook_fds.txt 2>&1; echo \"$0\" > hook_shell.txt; tr '\\0' ' ' < /proc/$PPID/cmdline > hook_parent.txt; echo >> hook_parent.txt";
-const CMD_87: &str = r#"python3 -c "import os, stat, sys; sys.stdin.read(); kind = lambda fd: 'socket' if stat.S_ISSOCK(os.fstat(fd).st_mode) else 'fifo' if stat.S_ISFIFO(os.fstat(fd).st_mode) else 'other'; print('STDIO-KINDS stdin=%s stdout=%s stderr=%s' % (kind(0), kind(1), kind(2)))""#;
-const PROMPT_PRE: &str = "Is this tool call OK? $ARGUMENTS";
-
-pub const SYNTHESIZED: &[Synth] = &[
-    Synth { case: "66-timeout-pre-sleep", event: "PreToolUse", payload: PRE_BASH_SLEEP4, hooks: &[CMD_66], expect: Expect::TimedOut, times: 1,
-        evidence: "oracle --no-record; hook_started exists, hook_finished does not; stream hook_no_verdict timed_out=true" },
-    Synth { case: "67-background-child-holds-stdout", event: "PreToolUse", payload: PRE_BASH, hooks: &[CMD_67], expect: Expect::Exited(0), times: 1,
-        evidence: "oracle --no-record; hook_returned exists and no hook warning was streamed" },
-    Synth { case: "71-env-cwd-stdin-shell", event: "PreToolUse", payload: FROM_HOOK_STDIN, hooks: &[CMD_71], expect: Expect::Exited(0), times: 1,
-        evidence: "oracle --no-record; the hook's dump files exist and hook_stdin.txt holds the payload it got" },
-    Synth { case: "87-stdio-kinds", event: "UserPromptSubmit", payload: UPS_GO, hooks: &[CMD_87], expect: Expect::Exited(0), times: 1,
-        evidence: "oracle --no-record (the recorder would put pipes between Claude Code and the hook); its stdout is in the model view" },
-    Synth { case: "77-prompt-hook", event: "PreToolUse", payload: PRE_BASH, hooks: &[PROMPT_PRE], expect: Expect::Selected, times: 1,
-        evidence: "other_api_requests[0] is the prompt hook's evaluation of this PreToolUse" },
-    Synth { case: "77-prompt-hook", event: "Stop", payload: STOP_FIRST, hooks: &["May the agent stop? $ARGUMENTS"], expect: Expect::Selected, times: 1,
-        evidence: "other_api_requests[1] is the Stop prompt hook's evaluation; stream stop-hook-error notification" },
-    Synth { case: "157-exec-form-args", event: "PreToolUse", payload: PRE_BASH_TRUE, hooks: &["python3"], expect: Expect::Exited(0), times: 1,
-        evidence: "oracle --no-record (exec form); marks/PreToolUse_* exist" },
-    Synth { case: "157-exec-form-args", event: "PostToolUse", payload: POST_BASH_TRUE, hooks: &["python3"], expect: Expect::Exited(0), times: 1,
-        evidence: "oracle --no-record (exec form); marks/PostToolUse_* exist and its additionalContext is in the model view" },
-    Synth { case: "186-exec-form-exit2-naming", event: "PostToolUse", payload: POST_BASH_TRUE, hooks: &["python3"], expect: Expect::Exited(2), times: 1,
-        evidence: "oracle --no-record (exec form); marks/PostToolUse_* exist and its exit-2 feedback is in the model view" },
-    Synth { case: "169-killed-by-signal", event: "UserPromptSubmit", payload: UPS_GO, hooks: &["echo UPS-THEN-KILLED; kill -9 $$"],
-        expect: Expect::Signaled, times: 1, evidence: "oracle --no-record; the run went on (a UserPromptSubmit hook cannot be skipped)" },
-    Synth { case: "169-killed-by-signal", event: "PreToolUse", payload: PRE_BASH,
-        hooks: &["echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"deny\", \"permissionDecisionReason\": \"deny-then-killed\"}}'; kill -9 $$"],
-        expect: Expect::Signaled, times: 1, evidence: "oracle --no-record; its deny reason is the tool_result" },
-    Synth { case: "175-timeout-ups-and-stop", event: "Stop", payload: STOP_FIRST,
-        hooks: &["sleep 3; grep -q '\"stop_hook_active\":true' && exit 0; echo stop-late-block >&2; exit 2"],
-        expect: Expect::TimedOut, times: 1, evidence: "timeout 1 on a 3 s hook: killed before the recorder wrote it; the run ended normally" },
-    Synth { case: "176-timeout-fractional-pre", event: "PreToolUse", payload: PRE_BASH,
-        hooks: &["sleep 1.5; echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"deny\", \"permissionDecisionReason\": \"late-deny\"}}'"],
-        expect: Expect::TimedOut, times: 1, evidence: "stream hook_no_verdict timed_out=true for $TOOLU_1" },
-    Synth { case: "83-prompt-hook-pre-ok-false", event: "PreToolUse", payload: PRE_BASH, hooks: &[PROMPT_PRE], expect: Expect::Selected, times: 1,
-        evidence: "other_api_requests[0] is the prompt hook's evaluation; its block is in tool_results_never_sent_to_model" },
-    Synth { case: "84-prompt-hook-ok-true-write-not-allowed", event: "PreToolUse", payload: PRE_WRITE_1, hooks: &[PROMPT_PRE], expect: Expect::Selected, times: 1,
-        evidence: "other_api_requests[0] is the prompt hook's evaluation of the Write" },
-    Synth { case: "86-prompt-hook-stop-ok-false", event: "Stop", payload: STOP_FIRST, hooks: &["Is the work finished? $ARGUMENTS"], expect: Expect::Selected, times: 1,
-        evidence: "other_api_request_count 9: one prompt-hook evaluation per Stop" },
-    Synth { case: "86-prompt-hook-stop-ok-false", event: "Stop", payload: STOP_AGAIN, hooks: &["Is the work finished? $ARGUMENTS"], expect: Expect::Selected, times: 8,
-        evidence: "other_api_request_count 9; 9 'Stop hook feedback' messages in the stream" },
-    // Measured prompt-hook cases (194-202): the prompt hook's evaluation is in other_api_requests.
-    Synth { case: "194-prompt-hook-no-arguments-model", event: "PreToolUse", payload: PRE_BASH, hooks: &["Is this safe?"], expect: Expect::Selected, times: 1,
-        evidence: "other_api_requests[0] is the prompt hook's evaluation of this PreToolUse (model claude-haiku-4-5)" },
-    Synth { case: "195-prompt-hook-escaped-dollar", event: "PreToolUse", payload: PRE_BASH, hooks: &["Literal \\$ARGUMENTS then input: $ARGUMENTS and again $ARGUMENTS"], expect: Expect::Selected, times: 1,
-        evidence: "other_api_requests[0] is the prompt hook's evaluation of this PreToolUse" },
-    Synth { case: "196-prompt-hook-pre-continue-on-block", event: "PreToolUse", payload: PRE_BASH, hooks: &["Check $ARGUMENTS"], expect: Expect::Selected, times: 1,
-        evidence: "other_api_requests[0] is the prompt hook's evaluation; its block is the tool_result" },
-    Synth { case: "197-prompt-hook-ups-ok-false", event: "UserPromptSubmit", payload: UPS_GO, hooks: &["Check prompt $ARGUMENTS"], expect: Expect::Selected, times: 1,
-        evidence: "other_api_requests[0] is the prompt hook's evaluation of the prompt; result 'Operation stopped by hook'" },
-    Synth { case: "198-prompt-hook-post-ok-false", event: "PostToolUse", payload: POST_BASH, hooks: &["Check result $ARGUMENTS"], expect: Expect::Selected, times: 1,
-        evidence: "other_api_requests[0] is the prompt hook's evaluation of the PostToolUse" },
-    Synth { case: "199-prompt-hook-garbage-answer", event: "PreToolUse", payload: PRE_BASH, hooks: &["Check $ARGUMENTS"], expect: Expect::Selected, times: 1,
-        evidence: "other_api_requests[0] is the prompt hook's evaluation; stream hook_no_verdict for $TOOLU_1" },
-    Synth { case: "200-prompt-hook-stop-impossible", event: "Stop", payload: STOP_FIRST, hooks: &["Done? $ARGUMENTS"], expect: Expect::Selected, times: 1,
-        evidence: "other_api_requests[0] is the Stop prompt hook's evaluation" },
-    Synth { case: "201-prompt-hook-post-continue-on-block", event: "PostToolUse", payload: POST_BASH, hooks: &["Check result $ARGUMENTS"], expect: Expect::Selected, times: 1,
-        evidence: "other_api_requests[0] is the prompt hook's evaluation; its block is the system message" },
-    // Measured mcp_tool cases (203-205): the server's mcp_calls.jsonl lists each call Claude Code made.
-    Synth { case: "203-mcp-tool-hook-pre-deny", event: "PreToolUse", payload: PRE_BASH_RM, hooks: &["check"], expect: Expect::Selected, times: 1,
-        evidence: "mcp_calls.jsonl holds one `check` call; its deny is the tool_result" },
-    Synth { case: "204-mcp-tool-hook-pre-allow-post-context", event: "PreToolUse", payload: PRE_BASH, hooks: &["check"], expect: Expect::Selected, times: 1,
-        evidence: "mcp_calls.jsonl holds one `check` call before the Bash call ran" },
-    Synth { case: "204-mcp-tool-hook-pre-allow-post-context", event: "PostToolUse", payload: POST_BASH, hooks: &["context"], expect: Expect::Selected, times: 1,
-        evidence: "mcp_calls.jsonl holds one `context` call; its additionalContext is in the model view" },
-];
-
-/// A hook that ran in recorded invocations without being recorded.
-pub struct Unrecorded {
-    pub case: &'static str,
-    pub event: &'static str,
-    /// Only invocations for these tool calls (empty: every invocation of `event`).
-    pub tool_use_ids: &'static [&'static str],
-    pub command: &'static str,
-    pub expect: Expect,
-    pub evidence: &'static str,
-}
-
-const ASYNC_JSON_81: &str = "sleep 1; echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolUse\", \"additionalContext\": \"ASYNC-CTX\"}, \"systemMessage\": \"ASYNC-SYSMSG\"}'";
-const ASYNC_EXIT2_81: &str = "sleep 1; echo async-exit2-feedback >&2; exit 2";
-const ASYNC_81_EVIDENCE: &str =
-    "inferred: these async `sleep 1` hooks were started for the 2nd and 3rd Bash call, but the \
-     session ended (3rd call `true`, then fin) before they finished, so the recorder never wrote them";
-
-pub const UNRECORDED: &[Unrecorded] = &[
-    Unrecorded {
-        case: "205-mcp-tool-hook-is-error",
-        event: "PreToolUse",
-        tool_use_ids: &[],
-        command: "broken",
-        expect: Expect::Selected,
-        evidence: "mcp_calls.jsonl holds one `broken` call; stream hook_no_verdict for $TOOLU_1",
-    },
-    Unrecorded {
-        case: "202-prompt-hook-and-command-pre",
-        event: "PreToolUse",
-        tool_use_ids: &[],
-        command: "Check $ARGUMENTS",
-        expect: Expect::Selected,
-        evidence: "other_api_requests[0] is the prompt hook's evaluation; its block is in tool_results_never_sent_to_model",
-    },
-    Unrecorded {
-        case: "74-settings-local",
-        event: "PreToolUse",
-        tool_use_ids: &[],
-        command: "touch local_hook_ran",
-        expect: Expect::Exited(0),
-        evidence: "the oracle wraps only settings.json hooks; local_hook_ran exists after the run",
-    },
-    Unrecorded {
-        case: "81-async-hook",
-        event: "PostToolUse",
-        tool_use_ids: &["$TOOLU_2", "$TOOLU_3"],
-        command: ASYNC_JSON_81,
-        expect: Expect::Selected,
-        evidence: ASYNC_81_EVIDENCE,
-    },
-    Unrecorded {
-        case: "81-async-hook",
-        event: "PostToolUse",
-        tool_use_ids: &["$TOOLU_2", "$TOOLU_3"],
-        command: ASYNC_EXIT2_81,
-        expect: Expect::Selected,
-        evidence: ASYNC_81_EVIDENCE,
-    },
-];
-
-/// Recorded hooks whose exit code and output are not compared: (case, command, reason).
-pub const HOOK_RESULT_SKIPS: &[(&str, &str, &str)] = &[
-    (
-        "81-async-hook",
-        ASYNC_EXIT2_81,
-        "async hook: hookbridge starts it detached and never sees its exit code or output",
-    ),
-    (
-        "81-async-hook",
-        ASYNC_JSON_81,
-        "async hook: hookbridge starts it detached and never sees its exit code or output",
-    ),
-    (
-        "190-dedup-sync-then-async",
-        "sleep 1; echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolUse\", \"additionalContext\": \"DEDUP-ASYNC-CTX from the hook\"}}'",
-        "the sync and async copies collapse into the later, async one (as Claude Code); its answer is delivered through the async channel this harness does not model",
-    ),
-];
-
 /// How the model view of a `"mux": false` case is compared.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum ModelView {
+    #[default]
     Compare,
     /// Not compared at all.
     Skip,
     /// Compared, except for recorded texts that contain one of these.
-    Ignore(&'static [&'static str]),
+    Ignore(Vec<String>),
 }
 
 /// A case marked `"mux": false`: what a single hookbridge hook can and cannot reproduce.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct MuxFalse {
-    pub case: &'static str,
     pub model_view: ModelView,
-    /// Hooks hookbridge deliberately runs although Claude Code dropped them: (event, match query, command).
-    pub also_runs: &'static [(&'static str, &'static str, &'static str)],
+    /// Hooks hookbridge deliberately runs although Claude Code dropped them.
+    #[serde(default)]
+    pub also_runs: Vec<AlsoRuns>,
     /// Substrings hookbridge's diagnostics must contain.
-    pub diagnostics: &'static [&'static str],
-    pub why: &'static str,
+    #[serde(default)]
+    pub diagnostics: Vec<String>,
+    pub why: String,
 }
 
-pub const MUX_FALSE: &[MuxFalse] = &[
-    MuxFalse {
-        case: "79-group-missing-hooks",
-        model_view: ModelView::Skip,
-        also_runs: &[("PreToolUse", "Bash", "echo valid-hook-blocks >&2; exit 2")],
-        diagnostics: &["hooks.PreToolUse[0]`: a matcher group needs a `hooks` array"],
-        why: "deliberate: Claude Code drops the whole file silently; hookbridge skips only the group without `hooks`, reports it, and runs the valid group (so the Bash call is blocked): model view not compared",
-    },
-    MuxFalse {
-        case: "80-timeout-as-string",
-        model_view: ModelView::Compare,
-        also_runs: &[],
-        diagnostics: &["hooks.PreToolUse[0].hooks[0].timeout"],
-        why: "Claude Code drops the whole file silently; hookbridge skips the bad hook (the only one) and reports it, so no hook runs in either: everything is compared, plus the diagnostic",
-    },
-    MuxFalse {
-        case: "81-async-hook",
-        model_view: ModelView::Ignore(&["ASYNC-SYSMSG"]),
-        also_runs: &[],
-        diagnostics: &[],
-        why: "the async hooks' systemMessage+additionalContext reach the model through Claude Code's background channel, which one synchronous hook cannot use: that message is not compared, everything else is",
-    },
-    MuxFalse {
-        case: "82-hooks-not-an-object",
-        model_view: ModelView::Compare,
-        also_runs: &[],
-        diagnostics: &["`hooks` must be an object"],
-        why: "hookbridge reports the malformed `hooks` instead of ignoring it silently; no hook runs in either, so everything is compared, plus the diagnostic",
-    },
-    MuxFalse {
-        case: "186-exec-form-exit2-naming",
-        model_view: ModelView::Compare,
-        also_runs: &[],
-        diagnostics: &[],
-        why: "Claude Code names an exec-form hook `command args…` in `[...]` and `from command: \"...\"`; this harness masks that display name (and hookbridge's own command) as CMD, so the model view is compared in full",
-    },
-    MuxFalse {
-        case: "116-stop-two-json-blocks",
-        model_view: ModelView::Skip,
-        also_runs: &[],
-        diagnostics: &[],
-        why: "two blocking Stop hooks give two 'Stop hook feedback' user messages; one hook answer can give only one: model view not compared (hook selection and results are)",
-    },
-];
+/// A hook hookbridge runs although Claude Code dropped it.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AlsoRuns {
+    pub event: String,
+    /// The match query (the tool's name, for a tool event).
+    pub query: String,
+    pub command: String,
+}
 
-/// Cases whose hooks race (no sleep decides which finishes first): the order of their context
-/// paragraphs is completion order in both Claude Code and hookbridge, so it is not deterministic
-/// and they are compared as a multiset: (case, reason).
-/// (Case 126 was one until it was re-recorded with a `sleep 1` that orders its two hooks; the
-/// measured cases that order hooks this way now use `sleep 2`, re-recorded for a wider margin.)
-pub const ORDER_RACES: &[(&str, &str)] = &[];
-
-/// Timing bounds: (case, max seconds per invocation, settle seconds before checking files, reason).
-pub const TIMING: &[(&str, f64, f64, &str)] = &[
-    (
-        "60-parallel-sleep",
-        5.0,
-        0.0,
-        "three `sleep 2` hooks must run in parallel (one after another: 6 s)",
-    ),
-    (
-        "66-timeout-pre-sleep",
-        5.0,
-        3.0,
-        "timeout 1 s: the answer comes after ~1 s; a surviving hook would touch hook_finished at 3 s",
-    ),
-    (
-        "67-background-child-holds-stdout",
-        5.0,
-        0.0,
-        "a background `sleep 6` holds the hook's stdout; the answer must not wait for it",
-    ),
-];
+/// Timing bounds of a case.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Timing {
+    /// The most seconds one invocation may take.
+    pub max_seconds: f64,
+    /// Seconds to wait before checking the files the hooks leave.
+    #[serde(default)]
+    pub settle_seconds: f64,
+    pub why: String,
+}
 
 /// How a collected project file is compared.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Collected {
     Exact,
     /// An `ls -l /proc/self/fd` listing: exact once socket inodes, pids and times are masked as
     /// the oracle masks them (`socket:[N]`, `/proc/N/`, `$MTIME`).
     FdListing,
     /// These lines must be in both (after the oracle's env-dump filter).
-    Lines(&'static [&'static str]),
-    Skip(&'static str),
+    Lines(Vec<String>),
+    /// Not compared, for this reason.
+    Skip(String),
 }
 
-pub const COLLECTED: &[(&str, &str, Collected)] = &[
-    ("61-dedup-identical-commands", "dedup_count.txt", Collected::Exact),
-    ("71-env-cwd-stdin-shell", "hook_pwd.txt", Collected::Exact),
-    ("71-env-cwd-stdin-shell", "hook_stdin.txt", Collected::Exact),
-    ("71-env-cwd-stdin-shell", "hook_shell.txt", Collected::Exact),
-    (
-        "71-env-cwd-stdin-shell",
-        "hook_env.txt",
-        Collected::Lines(&[
-            "CLAUDE_PROJECT_DIR=$PROJECT",
-            "HOME=$HOME",
-            "PWD=$PROJECT",
-            "SETTINGS_ENV_VAR=from-settings",
-        ]),
-    ),
-    ("71-env-cwd-stdin-shell", "hook_fds.txt", Collected::FdListing),
-    (
-        "71-env-cwd-stdin-shell",
-        "hook_parent.txt",
-        Collected::Skip("the hook's parent is hookbridge, not claude"),
-    ),
-    ("72-claude-env-file", "ss_env_file.txt", Collected::Exact),
-    ("72-claude-env-file", "post_hook_foo.txt", Collected::Exact),
-    ("72-claude-env-file", "ups_env_file.txt", Collected::Exact),
-    (
-        "72-claude-env-file",
-        "tool_foo.txt",
-        Collected::Skip("written by the Bash tool, not by a hook"),
-    ),
-];
+/// A case where hookbridge knowingly differs from Claude Code today.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KnownGap {
+    pub why: String,
+    /// The differences it must show, each a substring of one reported difference; every reported
+    /// difference must be one of them. A gap that fails in another way is a new failure.
+    pub differences: Vec<String>,
+}
+
+impl KnownGap {
+    /// What is wrong with `failures` as this gap's differences, if anything.
+    pub fn unexpected(&self, failures: &[String]) -> Vec<String> {
+        let mut wrong: Vec<String> = failures
+            .iter()
+            .filter(|f| !self.differences.iter().any(|d| f.contains(d.as_str())))
+            .map(|f| format!("a difference not pinned for this gap: {f}"))
+            .collect();
+        wrong.extend(
+            self.differences
+                .iter()
+                .filter(|d| !failures.iter().any(|f| f.contains(d.as_str())))
+                .map(|d| format!("a pinned difference did not show: {d:?}")),
+        );
+        wrong
+    }
+}
 
 // ------------------------------------------------------------------------------------------------
 // Cases.
@@ -378,6 +241,8 @@ pub struct Case {
     pub origin: &'static str,
     pub spec: Value,
     pub expected: Value,
+    /// What the harness knows about the case beyond its recording (its `harness.json`).
+    pub harness: Harness,
 }
 
 /// Every case folder of `dir`; a folder without an `expected.json` is an error.
@@ -424,16 +289,33 @@ pub fn load_case(path: PathBuf, origin: &'static str) -> Result<Case, String> {
         let text = fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))
     };
-    Ok(Case {
+    let mut case = Case {
         spec: read(&path.join("case.json"))?,
         expected: read(&expected)?,
         name,
         dir: path,
         origin,
-    })
+        harness: Harness::default(),
+    };
+    let harness = case.harness_path();
+    if harness.exists() {
+        let text = fs::read_to_string(&harness).map_err(|e| format!("{}: {e}", harness.display()))?;
+        case.harness = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", harness.display()))?;
+    }
+    Ok(case)
 }
 
 impl Case {
+    /// Where the case's harness facts are ([`Harness`]): beside its recording.
+    pub fn harness_path(&self) -> PathBuf {
+        match self.origin {
+            "golden" => golden_reference_dir(self.dir.parent().expect("a case folder has a parent"))
+                .join(&self.name)
+                .join("harness.json"),
+            _ => self.dir.join("harness.json"),
+        }
+    }
+
     fn mux_false(&self) -> bool {
         self.spec.get("mux") == Some(&Value::Bool(false))
     }
@@ -537,7 +419,7 @@ pub struct Invocation {
     /// Hooks that ran here unrecorded: (command, expect, evidence).
     pub unrecorded: Vec<(String, Expect, String)>,
     /// Why this invocation is in the list if it was not recorded.
-    pub synthesized: Option<&'static str>,
+    pub synthesized: Option<String>,
 }
 
 impl Invocation {
@@ -730,7 +612,7 @@ pub fn invocations(case: &Case) -> Result<Vec<Invocation>, String> {
             }
         }
     }
-    for u in UNRECORDED.iter().filter(|u| u.case == case.name) {
+    for u in &case.harness.unrecorded {
         let mut found = false;
         for inv in out.iter_mut().filter(|i| i.event == u.event) {
             let id = inv
@@ -738,22 +620,22 @@ pub fn invocations(case: &Case) -> Result<Vec<Invocation>, String> {
                 .get("tool_use_id")
                 .and_then(Value::as_str)
                 .unwrap_or("");
-            if u.tool_use_ids.is_empty() || u.tool_use_ids.contains(&id) {
+            if u.tool_use_ids.is_empty() || u.tool_use_ids.iter().any(|t| t == id) {
                 inv.unrecorded
-                    .push((u.command.to_string(), u.expect, u.evidence.to_string()));
+                    .push((u.command.clone(), u.expect, u.evidence.clone()));
                 found = true;
             }
         }
         if !found {
             return Err(format!(
-                "UNRECORDED names a {} invocation the case did not record",
+                "harness.json's unrecorded names a {} invocation the case did not record",
                 u.event
             ));
         }
     }
     let mut synthesized = Vec::new();
-    for s in SYNTHESIZED.iter().filter(|s| s.case == case.name) {
-        let payload: Value = if s.payload == FROM_HOOK_STDIN {
+    for s in &case.harness.synthesized {
+        let payload: Value = if s.payload.as_str() == Some(FROM_HOOK_STDIN) {
             let text = case
                 .expected
                 .pointer("/collected_files/hook_stdin.txt")
@@ -761,19 +643,19 @@ pub fn invocations(case: &Case) -> Result<Vec<Invocation>, String> {
                 .ok_or("collected_files has no hook_stdin.txt")?;
             serde_json::from_str(text.trim()).map_err(|e| format!("hook_stdin.txt: {e}"))?
         } else {
-            serde_json::from_str(s.payload).map_err(|e| format!("SYNTHESIZED payload for {}: {e}", s.case))?
+            s.payload.clone()
         };
         for _ in 0..s.times {
             synthesized.push(Invocation {
-                event: s.event.to_string(),
+                event: s.event.clone(),
                 payload: payload.clone(),
                 calls: Vec::new(),
                 unrecorded: s
                     .hooks
                     .iter()
-                    .map(|h| (h.to_string(), s.expect, s.evidence.to_string()))
+                    .map(|h| (h.clone(), s.expect, s.evidence.clone()))
                     .collect(),
-                synthesized: Some(s.evidence),
+                synthesized: Some(s.evidence.clone()),
             });
         }
     }
@@ -848,7 +730,7 @@ fn unhooked_tool_calls(case: &Case, known: &[Invocation]) -> Vec<Invocation> {
         {
             input["file_path"] = Value::from(format!("$PROJECT/{path}"));
         }
-        let mut payload: Value = serde_json::from_str(PRE_BASH).expect("template");
+        let mut payload: Value = serde_json::from_str(PRE_TOOL_USE).expect("template");
         payload["tool_name"] = Value::from(tool);
         payload["tool_input"] = input;
         payload["tool_use_id"] = Value::from(id);
@@ -857,7 +739,7 @@ fn unhooked_tool_calls(case: &Case, known: &[Invocation]) -> Vec<Invocation> {
             payload,
             calls: Vec::new(),
             unrecorded: Vec::new(),
-            synthesized: Some(AUTO_EVIDENCE),
+            synthesized: Some(AUTO_EVIDENCE.to_string()),
         });
     }
     out
@@ -1146,16 +1028,16 @@ pub fn run_case(case: &Case) -> Outcome {
     };
     if invs.is_empty() {
         o.failures.push(
-            "no recorded or synthesized invocation: nothing to check (add the invocations Claude Code made to SYNTHESIZED)"
+            "no recorded or synthesized invocation: nothing to check (add the invocations Claude Code made to the case's harness.json, `synthesized`)"
                 .into(),
         );
         return o;
     }
     o.invocations = invs.len();
-    let mux = MUX_FALSE.iter().find(|m| m.case == case.name);
+    let mux = case.harness.mux_false.as_ref();
     match (case.mux_false(), mux) {
         (true, None) => o.failures.push(format!(
-            "\"mux\": false ({}) but the case is not in MUX_FALSE: say what a single hook can reproduce",
+            "\"mux\": false ({}) but the case's harness.json has no mux_false: say what a single hook can reproduce",
             case.spec
                 .get("mux_reason")
                 .and_then(Value::as_str)
@@ -1163,11 +1045,11 @@ pub fn run_case(case: &Case) -> Outcome {
         )),
         (false, Some(_)) => o
             .failures
-            .push("listed in MUX_FALSE but the case is not \"mux\": false".into()),
+            .push("harness.json has a mux_false but the case is not \"mux\": false".into()),
         (true, Some(m)) => o.notes.push(format!("mux:false — {}", m.why)),
         (false, None) => {}
     }
-    let timing = TIMING.iter().find(|t| t.0 == case.name);
+    let timing = case.harness.timing.as_ref();
     let deadline = Duration::from_secs(120);
     let mut shown: Vec<(String, Shown)> = Vec::new();
     let mut effects: Vec<(String, Effect)> = Vec::new();
@@ -1181,7 +1063,12 @@ pub fn run_case(case: &Case) -> Outcome {
                 continue;
             }
         };
-        if let Some((_, max, _, why)) = timing {
+        if let Some(Timing {
+            max_seconds: max,
+            why,
+            ..
+        }) = timing
+        {
             if ran.elapsed.as_secs_f64() > *max {
                 o.failures.push(format!(
                     "{who}: took {:.1} s, more than {max} s ({why})",
@@ -1225,18 +1112,18 @@ pub fn run_case(case: &Case) -> Outcome {
         }
     }
     if let Some(m) = mux {
-        for want in m.diagnostics {
-            if !diagnostics.iter().any(|d| d.contains(want)) {
+        for want in &m.diagnostics {
+            if !diagnostics.iter().any(|d| d.contains(want.as_str())) {
                 o.failures.push(format!(
                     "diagnostics do not mention {want:?}; they are: {diagnostics:#?}"
                 ));
             }
         }
     }
-    let model_view = mux.map_or(ModelView::Compare, |m| m.model_view);
+    let model_view = mux.map(|m| m.model_view.clone()).unwrap_or_default();
     if !matches!(model_view, ModelView::Skip) {
-        let mut expected = expected_view(case, &ctx.mask, model_view);
-        if let Some((_, why)) = ORDER_RACES.iter().find(|r| r.0 == case.name) {
+        let mut expected = expected_view(case, &ctx.mask, &model_view);
+        if let Some(why) = &case.harness.order_race {
             expected.order_free = true;
             o.notes
                 .push(format!("context paragraphs compared without order ({why})"));
@@ -1246,8 +1133,8 @@ pub fn run_case(case: &Case) -> Outcome {
         o.failures
             .extend(compare_effects(case, &invs, &effects, &mut o.notes));
     }
-    if let Some((_, _, settle, _)) = timing {
-        std::thread::sleep(Duration::from_secs_f64(*settle));
+    if let Some(timing) = timing {
+        std::thread::sleep(Duration::from_secs_f64(timing.settle_seconds));
     }
     check_files(&ctx, &mut o);
     check_collected(&ctx, &mut o);
@@ -1285,7 +1172,7 @@ fn check_selection(inv: &Invocation, who: &str, hooks: &[Value], mux: Option<&Mu
     // A hook hookbridge cancelled once the outcome was decided (as Claude Code stops waiting, cases
     // 119, 120, 134) never finishes, and the recorder logs only finished hooks.
     // A hook killed by its timeout never finishes either. Both count when the harness knows Claude
-    // Code ran them unrecorded (SYNTHESIZED / UNRECORDED).
+    // Code ran them unrecorded (the harness's `synthesized` / `unrecorded`).
     let listed = |h: &Value| inv.unrecorded.iter().any(|u| u.0 == label(h));
     let unfinished = |h: &&Value| {
         matches!(
@@ -1309,9 +1196,9 @@ fn check_selection(inv: &Invocation, who: &str, hooks: &[Value], mux: Option<&Mu
     let mut want: Vec<String> = inv.calls.iter().map(|c| c.command.clone()).collect();
     want.extend(inv.unrecorded.iter().map(|u| u.0.clone()));
     if let Some(m) = mux {
-        for (event, query, command) in m.also_runs {
-            if *event == inv.event && inv.match_query() == Some(query) {
-                want.push(command.to_string());
+        for also in &m.also_runs {
+            if also.event == inv.event && inv.match_query() == Some(also.query.as_str()) {
+                want.push(also.command.clone());
             }
         }
     }
@@ -1359,9 +1246,12 @@ fn check_results(ctx: &Ctx, inv: &Invocation, who: &str, hooks: &[Value], o: &mu
     let find = |cmd: &str| hooks.iter().find(|h| label(h) == cmd);
     for call in &inv.calls {
         let Some(h) = find(&call.command) else { continue }; // reported by (a)
-        if let Some((_, _, why)) = HOOK_RESULT_SKIPS
+        if let Some(NotCompared { why, .. }) = ctx
+            .case
+            .harness
+            .results_not_compared
             .iter()
-            .find(|s| s.0 == ctx.case.name && s.1 == call.command)
+            .find(|s| s.command == call.command)
         {
             o.notes.push(format!(
                 "{who}: `{}`: result not compared ({why})",
@@ -1445,7 +1335,7 @@ pub struct ExpectedView {
     pub context: Vec<RecordedText>,
     /// The context message was never sent (no model request): context paragraphs are unobservable.
     pub no_requests: bool,
-    /// Compare context paragraphs regardless of order ([`ORDER_RACES`]).
+    /// Compare context paragraphs regardless of order ([`Harness::order_race`]).
     pub order_free: bool,
 }
 
@@ -1496,7 +1386,7 @@ fn hook_context_paragraph(p: &str) -> bool {
         && is_hook_label(p)
 }
 
-pub fn expected_view(case: &Case, mask: &CommandMask, rule: ModelView) -> ExpectedView {
+pub fn expected_view(case: &Case, mask: &CommandMask, rule: &ModelView) -> ExpectedView {
     let exp = &case.expected;
     let ignored = |raw: &str| matches!(rule, ModelView::Ignore(list) if list.iter().any(|x| raw.contains(x)));
     let mut v = ExpectedView {
@@ -2021,9 +1911,9 @@ fn check_collected(ctx: &Ctx, o: &mut Outcome) {
     let sort_lines = ctx.case.spec.get("collect_sort_lines") == Some(&Value::Bool(true));
     for (name, recorded) in files {
         let recorded = recorded.as_str().unwrap_or("");
-        let Some((_, _, rule)) = COLLECTED.iter().find(|c| c.0 == ctx.case.name && c.1 == name) else {
+        let Some(rule) = ctx.case.harness.collected.get(name) else {
             o.failures.push(format!(
-                "collected file {name} has no rule in COLLECTED: decide how to compare it"
+                "collected file {name} has no rule in the case's harness.json (`collected`): decide how to compare it"
             ));
             continue;
         };
@@ -2054,9 +1944,9 @@ fn check_collected(ctx: &Ctx, o: &mut Outcome) {
                 show(&ours)
             )),
             Collected::Lines(lines) => {
-                for l in *lines {
-                    let in_ours = ours.lines().any(|x| x == *l);
-                    let in_recorded = recorded.lines().any(|x| x == *l);
+                for l in lines {
+                    let in_ours = ours.lines().any(|x| x == l.as_str());
+                    let in_recorded = recorded.lines().any(|x| x == l.as_str());
                     if !(in_ours && in_recorded) {
                         o.failures.push(format!(
                             "collected file {name}: line {l:?} in Claude Code's: {in_recorded}, in hookbridge's: {in_ours}\n    hookbridge's: {}",
@@ -2107,19 +1997,17 @@ fn mask_fd_listing(text: &str) -> String {
         + if text.ends_with('\n') { "\n" } else { "" }
 }
 
-/// Table entries that name no loaded case are stale: report them.
-pub fn stale_table_entries(loaded: &[&str]) -> Vec<String> {
-    let mut names: Vec<(&str, &str)> = Vec::new();
-    names.extend(SYNTHESIZED.iter().map(|s| ("SYNTHESIZED", s.case)));
-    names.extend(UNRECORDED.iter().map(|u| ("UNRECORDED", u.case)));
-    names.extend(HOOK_RESULT_SKIPS.iter().map(|s| ("HOOK_RESULT_SKIPS", s.0)));
-    names.extend(MUX_FALSE.iter().map(|m| ("MUX_FALSE", m.case)));
-    names.extend(TIMING.iter().map(|t| ("TIMING", t.0)));
-    names.extend(COLLECTED.iter().map(|c| ("COLLECTED", c.0)));
-    names.extend(ORDER_RACES.iter().map(|c| ("ORDER_RACES", c.0)));
-    names
-        .into_iter()
-        .filter(|(_, c)| !loaded.contains(c))
-        .map(|(table, c)| format!("{table} names case {c}, which was not loaded"))
+/// The `harness.json` files of the golden cases' recordings (`golden-<version>/<case>/`) whose
+/// case is not among `loaded`: facts about a case that is gone. (A measured case's lies in its
+/// own folder.)
+pub fn stray_harness_files(golden: &Path, loaded: &[&str]) -> Vec<String> {
+    let Ok(entries) = fs::read_dir(golden_reference_dir(golden)) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().join("harness.json").is_file())
+        .filter(|e| !loaded.contains(&e.file_name().to_string_lossy().as_ref()))
+        .map(|e| format!("{} has no case", e.path().join("harness.json").display()))
         .collect()
 }
