@@ -150,7 +150,10 @@ p_empty = project("empty", None)
 # The same `true` hook in a kernel sandbox (docs/sandbox.md).
 p_sandboxed = project("sandboxed", {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
     {"type": "command", "command": "true", "sandbox": True}]}]}})
-for p in (p_one, p_eight, p_none, p_sandboxed):
+# Eight sandboxed hooks on one event: they share one read layer (docs/sandbox.md).
+p_sandboxed_eight = project("sandboxed-eight", {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+    {"type": "command", "command": f"true {i}", "sandbox": True} for i in range(8)]}]}})
+for p in (p_one, p_eight, p_none, p_sandboxed, p_sandboxed_eight):
     trust(p)
 
 pl_one = payload("one", "PreToolUse", p_one, **BASH)
@@ -158,6 +161,7 @@ pl_eight = payload("eight", "PreToolUse", p_eight, **BASH)
 pl_none = payload("none", "PreToolUse", p_none, **BASH)
 pl_empty = payload("empty", "PreToolUse", p_empty, **BASH)
 pl_sandboxed = payload("sandboxed", "PreToolUse", p_sandboxed, **BASH)
+pl_sandboxed_eight = payload("sandboxed-eight", "PreToolUse", p_sandboxed_eight, **BASH)
 
 # 1,000 plugin folders, as in the library's load benchmark; the Read tool matches none of them.
 p_many = project("many", None)
@@ -281,6 +285,9 @@ whole("audit log on: `hookbridge run`, 1 matching `true` hook", hb("PreToolUse",
       "the same, `HOOKBRIDGE_AUDIT_LOG=off`", hb("PreToolUse", p_one), pl_one, 1.02, 1, None, audit_off)
 whole("sandboxed: `hookbridge run`, 1 matching `true` hook with `\"sandbox\": true`", hb("PreToolUse", p_sandboxed),
       pl_sandboxed, "the same hook unsandboxed", hb("PreToolUse", p_one), pl_one, 1.1, 1)
+whole("sandboxed: `hookbridge run`, 8 distinct matching `true` hooks, each `\"sandbox\": true`",
+      hb("PreToolUse", p_sandboxed_eight), pl_sandboxed_eight, "the same hooks unsandboxed",
+      hb("PreToolUse", p_eight), pl_eight, 1.1, 8)
 whole("audit log on: `hookbridge run`, nothing to run", hb("PreToolUse", p_none), pl_none,
       "the same, `HOOKBRIDGE_AUDIT_LOG=off`", hb("PreToolUse", p_none), pl_none, 1.02, 0, None, audit_off)
 # OpenTelemetry on: each event's spans are written into a spool that one exporter (`hookbridge

@@ -296,6 +296,21 @@ struct Runs {
     stopped_by: Option<CancelReason>,
 }
 
+/// The read layers the event's sandboxed hooks share, when there are several (a hook alone
+/// enters one layer of its own, which costs less than two).
+fn shared_sandbox_reads(
+    selection: &Selection<'_>,
+    options: &DispatchOptions,
+) -> Option<Arc<crate::process::ReadLayers>> {
+    let floor = &options.sandbox_floor;
+    let sandboxed = selection
+        .hooks
+        .iter()
+        .filter(|hook| hookbridge_core::config::managed::effective_sandbox(hook, floor).is_some())
+        .count();
+    (sandboxed > 1).then(|| Arc::new(crate::process::ReadLayers::default()))
+}
+
 impl Runs {
     /// Each selected hook as a job, or its execution when it ends without one (a rule hook,
     /// decided here; a hook that cannot run).
@@ -322,6 +337,7 @@ impl Runs {
         // runs outside this thread needs them: an event only rule hooks reach needs neither.
         let mut stdin: Option<Arc<[u8]>> = None;
         let mut cwd: Option<Option<PathBuf>> = None;
+        let sandbox_reads = shared_sandbox_reads(selection, options);
         // The seed dialect's stdin, per event name as written (usually one).
         let mut seed_stdins: Vec<(&str, Arc<[u8]>)> = Vec::new();
         for (index, hook) in selection.hooks.iter().enumerate() {
@@ -367,6 +383,7 @@ impl Runs {
                 project_mcp_servers: options.project_mcp_servers,
                 warm_allowed: options.warm_allowed,
                 sandbox_floor: options.sandbox_floor,
+                sandbox_reads: sandbox_reads.clone(),
             };
             // (The core reads a judge not run there as the block Claude Code answers.)
             let judge_not_run = matches!(hook.kind, HookKind::Prompt(_) | HookKind::Agent(_))
@@ -583,6 +600,7 @@ pub fn warm_plan(
         project_mcp_servers: false,
         warm_allowed: options.warm_allowed,
         sandbox_floor: options.sandbox_floor,
+        sandbox_reads: None,
     };
     Some(warm::plan_without_running(
         // Not sandboxed: a sandboxed hook was answered above.

@@ -494,3 +494,76 @@ fn a_sandboxed_plugin_hook_writes_its_own_data_folder_and_not_the_users_plugin_o
         "another plugin's is not"
     );
 }
+
+/// The sandboxed hooks of one event share one read layer (made by the first to start) and each
+/// has its own write layer: every hook reads what a sandboxed hook reads and not the key, writes
+/// its own temporary folder and never another hook's, and renames across the project's folders
+/// (Landlock's `REFER`, which both layers must grant; `rename(2)` itself, for `mv` copies when
+/// Landlock refuses a rename) but not out of it. A hook alone on its event (one layer) does the
+/// same.
+#[test]
+fn sandboxed_hooks_of_one_event_share_their_reading_and_keep_their_own_writes() {
+    let p = Project::new(json!({}));
+    plant_key(&p.home.join(".ssh"));
+    let script = p.file(
+        "hooks/each.sh",
+        r#"#!/bin/sh
+out="$CLAUDE_PROJECT_DIR/results-$1"
+try() { name=$1; shift; if "$@" >/dev/null 2>&1; then echo "$name ok" >> "$out"; else echo "$name denied" >> "$out"; fi; }
+: > "$out"
+try read-project cat "$CLAUDE_PROJECT_DIR/readme"
+try read-key cat "$HOME/.ssh/id_ed25519"
+try write-own-temp sh -c 'echo t > "$TMPDIR/mine"'
+# Each hook of the event says where its temporary folder is, then tries to write every other's
+# (a hook alone has none to try).
+echo "$TMPDIR" > "$CLAUDE_PROJECT_DIR/tmp-$1"
+intruded=0
+for other in $OTHERS; do
+    [ "$other" = "$1" ] && continue
+    n=0; while [ ! -s "$CLAUDE_PROJECT_DIR/tmp-$other" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+    dir=$(cat "$CLAUDE_PROJECT_DIR/tmp-$other")
+    [ -d "$dir" ] && echo "$other" >> "$CLAUDE_PROJECT_DIR/seen-$1"
+    if (echo x > "$dir/intruder") 2>/dev/null; then intruded=$((intruded + 1)); fi
+done
+echo "others-temp written $intruded" >> "$out"
+mkdir -p "$CLAUDE_PROJECT_DIR/from-$1" "$CLAUDE_PROJECT_DIR/to-$1"
+echo x > "$CLAUDE_PROJECT_DIR/from-$1/f"
+rename() { python3 -c 'import os, sys; os.rename(sys.argv[1], sys.argv[2])' "$@"; }
+try rename-across-project rename "$CLAUDE_PROJECT_DIR/from-$1/f" "$CLAUDE_PROJECT_DIR/to-$1/f"
+try rename-out-of-project rename "$CLAUDE_PROJECT_DIR/to-$1/f" "$HOME/f-$1"
+"#,
+    );
+    p.file("readme", "the project's own\n");
+    let hook = |name: &str| json!({"type": "command", "command": format!("OTHERS='a b c' sh {} {name}", sh_quote(&script)), "sandbox": true});
+    p.write_hooks(&json!({"hooks": {
+        "PreToolUse": [{"hooks": [hook("a"), hook("b"), hook("c")]}],
+        "PostToolUse": [{"hooks": [{"type": "command", "command": format!("sh {} alone", sh_quote(&script)), "sandbox": true}]}],
+    }}));
+    for event in ["PreToolUse", "PostToolUse"] {
+        let cmd = p.command(event, "report");
+        p.report(cmd, &p.payload(event));
+    }
+    for name in ["a", "b", "c", "alone"] {
+        let results = p
+            .read(&format!("results-{name}"))
+            .unwrap_or_else(|| panic!("hook {name} ran"));
+        assert_eq!(
+            results.lines().collect::<Vec<_>>(),
+            [
+                "read-project ok",
+                "read-key denied",
+                "write-own-temp ok",
+                "others-temp written 0",
+                "rename-across-project ok",
+                "rename-out-of-project denied",
+            ],
+            "hook {name}"
+        );
+    }
+    // The three of one event each found the others' temporary folders there while they ran, and
+    // wrote none of them.
+    for name in ["a", "b", "c"] {
+        let seen = p.read(&format!("seen-{name}")).unwrap_or_default();
+        assert_eq!(seen.lines().count(), 2, "hook {name} found {seen:?}");
+    }
+}

@@ -68,7 +68,10 @@ pub(crate) fn process_spec(
         if let Some(temp) = plan.temp_dir() {
             env.push(("TMPDIR".into(), temp.into()));
         }
-        Box::new(plan)
+        Box::new(match &ctx.sandbox_reads {
+            Some(layers) => plan.sharing(layers),
+            None => plan,
+        })
     });
     ProcessSpec {
         program,

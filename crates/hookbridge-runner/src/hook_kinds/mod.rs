@@ -74,6 +74,8 @@ pub(crate) struct JobContext<'a> {
     pub warm_allowed: bool,
     /// The managed policy's floor under command hooks' sandboxes.
     pub sandbox_floor: hookbridge_core::config::managed::SandboxFloor,
+    /// The read layers the event's sandboxed hooks share ([`crate::process::ReadLayers`]).
+    pub sandbox_reads: Option<Arc<crate::process::ReadLayers>>,
 }
 
 impl JobContext<'_> {

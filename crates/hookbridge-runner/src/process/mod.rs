@@ -69,7 +69,7 @@ pub use guardian::guard_hooks_against_sigkill;
 #[cfg(unix)]
 pub use in_process::{InProcessJob, InProcessOutcome};
 #[cfg(unix)]
-pub use sandbox::{explain_denials, SandboxPlan, CREDENTIALS};
+pub use sandbox::{explain_denials, ReadLayers, SandboxPlan, CREDENTIALS};
 #[cfg(unix)]
 pub(crate) use signals::restore_default_termination_signals;
 #[cfg(unix)]

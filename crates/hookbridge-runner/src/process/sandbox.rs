@@ -97,6 +97,40 @@ pub struct SandboxPlan {
     pub network: Network,
     /// The hook's own temporary folder (its `TMPDIR`), removed when the last holder drops it.
     pub temp: Option<Arc<tempfile::TempDir>>,
+    /// The read layers of the event this hook runs on, which hooks that read alike share
+    /// ([`ReadLayers`]); `None`: the hook makes its own.
+    pub shared: Option<Arc<ReadLayers>>,
+}
+
+/// The read layers of one event's sandboxed hooks: a sandbox is two Landlock layers, one for what
+/// the hook may read (the walk beside every credential: most of its cost) and one for what it may
+/// write, connect to and signal, and hooks whose reading is alike (the same credentials there, the
+/// same own plugin data folder) share the first, made by the first of them to start. Landlock's
+/// layers intersect, and each right is handled by one layer alone — reading by the first, every
+/// other right by the second — but `REFER` (renaming and linking across folders), which Landlock
+/// denies in any layer that does not grant it, by both (granted by the first wherever it grants
+/// reading), so two layers allow exactly what one ruleset with both sets of rules would. Kept for one dispatch, never longer: a
+/// layer allows what was there when it was made, so a folder made later would stay unreadable to
+/// every later hook of a long-lived host.
+#[derive(Default)]
+pub struct ReadLayers {
+    #[cfg(target_os = "linux")]
+    made: std::sync::Mutex<Vec<(ReadKey, Arc<std::os::fd::OwnedFd>)>>,
+}
+
+impl std::fmt::Debug for ReadLayers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ReadLayers")
+    }
+}
+
+/// What a read layer is made from: the credentials there (the walk splits along them) and the
+/// hook's own plugin data folder (readable beneath the others').
+#[cfg(target_os = "linux")]
+#[derive(PartialEq, Eq)]
+struct ReadKey {
+    present: Vec<PathBuf>,
+    own_plugin_data: Option<PathBuf>,
 }
 
 /// A place the hook may write beneath.
@@ -193,7 +227,14 @@ impl SandboxPlan {
             plugin_data: plugin_data.map(|dir| dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf())),
             network: sandbox.network.clone(),
             temp: temp.map(Arc::new),
+            shared: None,
         }
+    }
+
+    /// The plan, sharing its read layer with the other hooks of `layers`' event that read alike.
+    pub fn sharing(mut self, layers: &Arc<ReadLayers>) -> SandboxPlan {
+        self.shared = Some(layers.clone());
+        self
     }
 
     /// The hook's `TMPDIR`.
@@ -410,20 +451,85 @@ pub(super) fn start_sandboxed<T: Send>(
     plan: &SandboxPlan,
     start: impl FnOnce() -> io::Result<T> + Send,
 ) -> io::Result<T> {
-    let rules = Rules::for_plan(plan)?;
+    let writes = Rules::write_layer(plan)?;
     std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("hookbridge-sandbox".into())
             // It only builds rules and calls posix_spawn.
             .stack_size(256 * 1024)
             .spawn_scoped(scope, move || {
-                rules.add_all(plan)?;
-                rules.enter(plan)?;
+                // A hook alone on its event reads by the rules of its one layer (one layer is
+                // cheaper to enter than two: a second merges the first's rules again).
+                let reads = match &plan.shared {
+                    Some(shared) => Some(shared_read_layer(shared, plan)?),
+                    None => {
+                        writes.add_reads(plan, AccessFs::from_read(ABI_NEEDED))?;
+                        None
+                    }
+                };
+                writes.add_writes(plan)?;
+                enter(reads.as_deref(), &writes.fd, plan)?;
                 start()
             })?
             .join()
             .unwrap_or_else(|_| Err(io::Error::other("the sandboxed spawn panicked")))
     })
+}
+
+/// The read layer that `plan`'s event's hooks that read alike share, made now if it is the first
+/// ([`ReadLayers`]).
+#[cfg(target_os = "linux")]
+fn shared_read_layer(shared: &ReadLayers, plan: &SandboxPlan) -> io::Result<Arc<std::os::fd::OwnedFd>> {
+    let key = ReadKey {
+        present: plan.present.clone(),
+        own_plugin_data: own_plugin_data(plan),
+    };
+    // Held while the layer is made: another hook that reads alike waits for it rather than make
+    // it again.
+    let mut made = shared
+        .made
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, fd)) = made.iter().find(|(made, _)| *made == key) {
+        return Ok(fd.clone());
+    }
+    let fd = Arc::new(Rules::read_layer(plan)?.fd);
+    made.push((key, fd.clone()));
+    Ok(fd)
+}
+
+/// Restricts the calling thread (and every process it starts from now on) to its layers (the shared
+/// read layer, if any, and its own), with no new privileges, then adds the seccomp filter for what
+/// Landlock cannot say.
+#[cfg(target_os = "linux")]
+fn enter(
+    reads: Option<&std::os::fd::OwnedFd>,
+    own: &std::os::fd::OwnedFd,
+    plan: &SandboxPlan,
+) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: prctl with integer arguments only.
+    if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
+        return Err(unsupported(&io::Error::last_os_error()));
+    }
+    for layer in reads.into_iter().chain([own]) {
+        // SAFETY: a ruleset descriptor of ours and no flags.
+        let entered = unsafe {
+            libc::syscall(
+                libc::SYS_landlock_restrict_self,
+                layer.as_raw_fd(),
+                0 as libc::c_uint,
+            )
+        };
+        if entered != 0 {
+            return Err(unsupported(&io::Error::last_os_error()));
+        }
+    }
+    match plan.network {
+        Network::None => no_sockets(false),
+        Network::TcpPorts(_) => no_sockets(true),
+        Network::All => Ok(()),
+    }
 }
 
 /// `landlock_add_rule(2)`'s rule types and their attributes (`linux/landlock.h`).
@@ -460,49 +566,89 @@ struct Rules {
 
 #[cfg(target_os = "linux")]
 impl Rules {
-    /// The empty ruleset `plan` needs: every file right handled, and the network's unless the hook
-    /// may use all of it; signals and abstract Unix sockets scoped to the sandbox.
-    fn for_plan(plan: &SandboxPlan) -> io::Result<Rules> {
-        let abi = ABI_NEEDED;
+    /// `plan`'s read layer: reading (and `REFER`, which Landlock denies by default even where a
+    /// layer does not handle it) handled, and granted everywhere but the credentials — the
+    /// folders beside each, on every level from `/` down — and beneath the hook's own plugin's
+    /// data folder. Each rule is made as the walk finds its place, whose descriptor is closed at
+    /// once (a home of a thousand entries holds no thousand open).
+    fn read_layer(plan: &SandboxPlan) -> io::Result<Rules> {
+        let read = AccessFs::from_read(ABI_NEEDED) | AccessFs::Refer;
+        let rules = Rules::create(plan, read, false)?;
+        rules.add_reads(plan, read)?;
+        Ok(rules)
+    }
+
+    /// The reading rules: `access` granted everywhere but the credentials and beneath the hook's
+    /// own plugin's data folder.
+    fn add_reads(&self, plan: &SandboxPlan, access: BitFlags<AccessFs>) -> io::Result<()> {
+        readable_roots(Path::new("/"), &plan.present, &mut |place| {
+            self.add(place, access)
+        })?;
+        if let Some(own) = own_plugin_data(plan) {
+            self.add(Place::by_path(&own, None), access)?;
+        }
+        Ok(())
+    }
+
+    /// `plan`'s own layer, empty: the file rights its rules grant handled (every one, for a hook
+    /// that shares no read layer; else every one but reading), the network's unless the hook may
+    /// use all of it, and signals and abstract Unix sockets scoped to the sandbox (its rules are
+    /// [`Rules::add_writes`], and for a hook alone [`Rules::add_reads`]).
+    fn write_layer(plan: &SandboxPlan) -> io::Result<Rules> {
         if plan.denied.is_empty() {
             return Err(io::Error::other(
                 "the hook's sandbox cannot be set up: no home folder is known (no HOME, no account entry), so the credentials beneath it cannot be kept from the hook; the hook was not run",
             ));
         }
+        let handled = match plan.shared {
+            Some(_) => AccessFs::from_write(ABI_NEEDED),
+            None => AccessFs::from_all(ABI_NEEDED),
+        };
+        Rules::create(plan, handled, true)
+    }
+
+    /// An empty ruleset handling `access` (and with `writes`, the network's rights unless the hook
+    /// may use all of it, and the scopes), made by the `landlock` crate, which checks that the
+    /// kernel speaks [`ABI_NEEDED`] and handles every right it names.
+    fn create(plan: &SandboxPlan, access: BitFlags<AccessFs>, writes: bool) -> io::Result<Rules> {
+        let abi = ABI_NEEDED;
         let mut ruleset = Ruleset::default()
             .set_compatibility(CompatLevel::HardRequirement)
-            .handle_access(AccessFs::from_all(abi))
+            .handle_access(access)
             .map_err(|e| unsupported(&e))?;
-        if plan.network != Network::All {
+        if writes && plan.network != Network::All {
             ruleset = ruleset
                 .handle_access(AccessNet::from_all(abi))
                 .map_err(|e| unsupported(&e))?;
         }
-        let created = ruleset
-            .scope(Scope::from_all(abi))
-            .map_err(|e| unsupported(&e))?
-            .create()
-            .map_err(|e| unsupported(&e))?;
+        let created = if writes {
+            ruleset
+                .scope(Scope::from_all(abi))
+                .map_err(|e| unsupported(&e))?
+                .create()
+        } else {
+            ruleset.create()
+        }
+        .map_err(|e| unsupported(&e))?;
         match Option::<std::os::fd::OwnedFd>::from(created) {
             Some(fd) => Ok(Rules { fd, abi }),
             None => Err(unsupported(&"no Landlock ruleset could be made")),
         }
     }
 
-    /// Every rule: what is readable (everything but the credentials), the writable devices, the
-    /// write roots (split where a credential lies beneath one: a project that is the home folder,
-    /// a declared `~`; Landlock's rights only add up, so a rule on a folder would grant what lies
-    /// beneath it, credentials included), the hook's own plugin's data folder and the TCP ports it
-    /// may connect to. Each rule is made as the walk finds its place, whose descriptor is closed at
-    /// once (a home of a thousand entries holds no thousand open).
-    fn add_all(&self, plan: &SandboxPlan) -> io::Result<()> {
+    /// The write layer's rules: the writable devices, the write roots (split where a credential
+    /// lies beneath one: a project that is the home folder, a declared `~`; Landlock's rights only
+    /// add up, so a rule on a folder would grant what lies beneath it, credentials included), the
+    /// hook's own plugin's data folder and the TCP ports it may connect to.
+    fn add_writes(&self, plan: &SandboxPlan) -> io::Result<()> {
         use std::os::fd::AsFd;
         let abi = self.abi;
-        let read = AccessFs::from_read(abi);
         let write = AccessFs::from_write(abi);
-        readable_roots(Path::new("/"), &plan.present, &mut |place| self.add(place, read))?;
         for device in WRITABLE_DEVICES {
-            self.add(Place::by_path(device, Some(false)), AccessFs::from_file(abi))?;
+            self.add(
+                Place::by_path(device, Some(false)),
+                AccessFs::from_file(abi) & write,
+            )?;
         }
         for root in &plan.write {
             // Where it really is: a project spelled through a symlink of the home folder
@@ -536,7 +682,7 @@ impl Rules {
             }
         }
         if let Some(own) = own_plugin_data(plan) {
-            self.add(Place::by_path(&own, None), read | write)?;
+            self.add(Place::by_path(&own, None), write)?;
         }
         if let Network::TcpPorts(ports) = &plan.network {
             for &port in ports {
@@ -607,32 +753,6 @@ impl Rules {
                 "the hook's sandbox cannot be set up: a rule was refused: {}",
                 io::Error::last_os_error()
             )))
-        }
-    }
-
-    /// Restricts the calling thread (and every process it starts from now on) to the rules, with
-    /// no new privileges, then adds the seccomp filter for what Landlock cannot say.
-    fn enter(&self, plan: &SandboxPlan) -> io::Result<()> {
-        use std::os::fd::AsRawFd;
-        // SAFETY: prctl with integer arguments only.
-        if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
-            return Err(unsupported(&io::Error::last_os_error()));
-        }
-        // SAFETY: a ruleset descriptor of ours and no flags.
-        let entered = unsafe {
-            libc::syscall(
-                libc::SYS_landlock_restrict_self,
-                self.fd.as_raw_fd(),
-                0 as libc::c_uint,
-            )
-        };
-        if entered != 0 {
-            return Err(unsupported(&io::Error::last_os_error()));
-        }
-        match plan.network {
-            Network::None => no_sockets(false),
-            Network::TcpPorts(_) => no_sockets(true),
-            Network::All => Ok(()),
         }
     }
 }
@@ -1027,6 +1147,27 @@ mod tests {
             most < before + 8,
             "{most} descriptors open at once (from {before})"
         );
+    }
+
+    /// One event's hooks that read alike get the same read layer, made once; a hook of another
+    /// plugin (whose own data folder it may read) gets its own.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn hooks_that_read_alike_share_one_read_layer_and_others_get_their_own() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        let data = tmp.path().join("data");
+        std::fs::create_dir_all(&data).unwrap();
+        let layers = ReadLayers::default();
+        let sandbox = hookbridge_core::config::Sandbox::default();
+        let plan = |data: Option<&Path>| SandboxPlan::new(&sandbox, None, Some(&home), &[], data);
+        let first = shared_read_layer(&layers, &plan(None)).unwrap();
+        let again = shared_read_layer(&layers, &plan(None)).unwrap();
+        assert!(Arc::ptr_eq(&first, &again), "made once for hooks that read alike");
+        let other_plugin = shared_read_layer(&layers, &plan(Some(&data))).unwrap();
+        assert!(!Arc::ptr_eq(&first, &other_plugin));
+        assert_eq!(layers.made.lock().unwrap().len(), 2);
     }
 
     #[test]
