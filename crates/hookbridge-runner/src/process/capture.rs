@@ -1,5 +1,6 @@
 //! Bounded, whole-answer reading of what a hook gives back, the same for every kind of hook: a
-//! process's stdout, an http endpoint's body, an MCP tool's text.
+//! process's stdout, an http endpoint's body, an MCP tool's text ([`Collector`]); and, for the
+//! supervisor, one hook's pipe read as it becomes readable into its collector (`Capture`).
 //!
 //! The shaping decision: **a cap bounds memory, never the answer.** Up to `cap` bytes are kept in
 //! memory; what comes after them goes to an unnamed temporary file (the page cache holds it, not
@@ -130,6 +131,75 @@ impl Collector {
             captured.truncated = captured.total_len > captured.bytes.len() as u64;
         }
         captured
+    }
+}
+
+/// Reads per pipe per wake-up, so that one flooding hook cannot hold the supervisor's loop.
+const READS_PER_WAKE: usize = 16;
+
+/// One output pipe and what has been collected from it.
+pub(super) struct Capture {
+    /// `None` once EOF (or a read error) was seen; dropping it closes our end.
+    pipe: Option<File>,
+    collected: Collector,
+}
+
+impl Capture {
+    pub(super) fn new(pipe: File, cap: usize, spill_limit: u64) -> Self {
+        Capture {
+            pipe: Some(pipe),
+            collected: Collector::new(cap, spill_limit),
+        }
+    }
+
+    pub(super) fn is_open(&self) -> bool {
+        self.pipe.is_some()
+    }
+
+    /// The pipe while it is open, to poll.
+    pub(super) fn pipe(&self) -> Option<&File> {
+        self.pipe.as_ref()
+    }
+
+    /// What is kept in memory so far.
+    pub(super) fn kept(&self) -> &[u8] {
+        self.collected.kept()
+    }
+
+    /// Adds `bytes` as if the pipe had given them (a line the runner writes on the hook's behalf).
+    pub(super) fn push(&mut self, bytes: &[u8]) {
+        self.collected.push(bytes);
+    }
+
+    /// A capture with nothing left to read, to take another's place.
+    pub(super) fn closed() -> Self {
+        Capture {
+            pipe: None,
+            collected: Collector::new(0, 0),
+        }
+    }
+
+    /// Reads what the pipe holds now (at most a few chunks), keeping up to the cap and spilling
+    /// what comes after it, up to the spill limit.
+    pub(super) fn read_available(&mut self, buffer: &mut Vec<u8>) {
+        for _ in 0..READS_PER_WAKE {
+            let Some(pipe) = self.pipe.as_ref() else {
+                return;
+            };
+            buffer.clear();
+            match rustix::io::read(pipe, rustix::buffer::spare_capacity(buffer)) {
+                Ok(0) => self.pipe = None,
+                Ok(_) => self.collected.push(buffer),
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(rustix::io::Errno::AGAIN) => return,
+                Err(_) => self.pipe = None,
+            }
+        }
+    }
+
+    /// What was captured (see [`Collector::finish`]).
+    pub(super) fn into_captured(self) -> CapturedOutput {
+        self.collected.finish()
     }
 }
 

@@ -9,38 +9,126 @@
 //! has lasted [`GUARDIAN_DELAY`]: the hosts that kill hookbridge do it at their own timeout, never
 //! within the first tenth of a second. Enabled with [`guard_hooks_against_sigkill`], for a process
 //! with a single thread (`hookbridge run`): the fork happens on that thread, in the middle of a run.
+//! The supervisor sees it as a `Guard`, told of each process group as it starts and ends, which
+//! does nothing where there are no guardians (not Linux).
 
+#[cfg(target_os = "linux")]
 use std::io;
+#[cfg(target_os = "linux")]
 use std::os::fd::{AsRawFd, OwnedFd};
+#[cfg(target_os = "linux")]
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+#[cfg(target_os = "linux")]
 use nix::fcntl::OFlag;
 
+use super::unix::ProcessGroup;
+
 /// How long a run goes without a guardian.
+#[cfg(target_os = "linux")]
 pub(super) const GUARDIAN_DELAY: Duration = Duration::from_millis(100);
 
 /// How long the guardian waits between SIGTERM and SIGKILL.
+#[cfg(target_os = "linux")]
 const GUARDIAN_KILL_GRACE: Duration = Duration::from_millis(500);
 
+#[cfg(target_os = "linux")]
 static ENABLED: AtomicBool = AtomicBool::new(false);
 
 /// Runs of hooks from now on get a guardian that kills their process groups if this process is
 /// killed. Only for a process that has no other thread while it runs hooks.
+#[cfg(target_os = "linux")]
 pub fn guard_hooks_against_sigkill() {
     ENABLED.store(true, Ordering::SeqCst);
 }
 
+#[cfg(target_os = "linux")]
 pub(super) fn enabled() -> bool {
     ENABLED.load(Ordering::SeqCst)
 }
 
+/// The guardian of one run, as the supervisor sees it: due once the run has lasted
+/// [`GUARDIAN_DELAY`], where the process asked for guardians and has one thread while the run
+/// lasts; then told of every process group the run starts and every one that ends. Where there
+/// are no guardians (not Linux), it does nothing.
+pub(super) struct Guard {
+    due: Option<Instant>,
+    #[cfg(target_os = "linux")]
+    guardian: Option<Guardian>,
+}
+
+impl Guard {
+    /// A run's guard. `one_thread`: the process has no other thread while the run lasts (the
+    /// guardian is forked mid-run, which only a process with one thread may do).
+    #[cfg(target_os = "linux")]
+    pub(super) fn new(one_thread: bool) -> Guard {
+        Guard {
+            due: (one_thread && enabled()).then(|| Instant::now() + GUARDIAN_DELAY),
+            guardian: None,
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub(super) fn new(_one_thread: bool) -> Guard {
+        Guard { due: None }
+    }
+
+    /// When the guardian is to be started, if it is still to be.
+    pub(super) fn due(&self) -> Option<Instant> {
+        self.due
+    }
+
+    /// Starts the guardian once it is due, told of `running`: the groups of the run's children
+    /// still unreaped.
+    pub(super) fn start_if_due(&mut self, now: Instant, running: impl Iterator<Item = ProcessGroup>) {
+        if self.due.is_none_or(|due| now < due) {
+            return;
+        }
+        self.due = None;
+        #[cfg(target_os = "linux")]
+        {
+            // A guardian that cannot be forked leaves the run as it was before guardians existed.
+            self.guardian = Guardian::start(running.map(ProcessGroup::raw)).ok();
+        }
+        #[cfg(not(target_os = "linux"))]
+        drop(running);
+    }
+
+    /// A child leading `group` was started.
+    pub(super) fn started(&mut self, _group: ProcessGroup) {
+        #[cfg(target_os = "linux")]
+        if let Some(guardian) = &mut self.guardian {
+            guardian.watch(_group.raw());
+        }
+    }
+
+    /// A child that led `_old` now leads `_new` (a warm run made again, spawned).
+    pub(super) fn regrouped(&mut self, _old: ProcessGroup, _new: ProcessGroup) {
+        #[cfg(target_os = "linux")]
+        if let Some(guardian) = &mut self.guardian {
+            guardian.release(_old.raw());
+            guardian.watch(_new.raw());
+        }
+    }
+
+    /// The child leading `_group` ended and was reaped.
+    pub(super) fn finished(&mut self, _group: ProcessGroup) {
+        #[cfg(target_os = "linux")]
+        if let Some(guardian) = &mut self.guardian {
+            guardian.release(_group.raw());
+        }
+    }
+}
+
 /// Our end of a running guardian.
+#[cfg(target_os = "linux")]
 pub(super) struct Guardian {
     pid: libc::pid_t,
     to_guardian: Option<OwnedFd>,
 }
 
+#[cfg(target_os = "linux")]
 impl Guardian {
     /// Forks the guardian, watching `groups` from the start.
     pub(super) fn start(groups: impl IntoIterator<Item = i32>) -> io::Result<Guardian> {
@@ -88,6 +176,7 @@ impl Guardian {
     }
 }
 
+#[cfg(target_os = "linux")]
 impl Drop for Guardian {
     /// The run is over: the guardian leaves without killing anything, and is reaped.
     fn drop(&mut self) {
@@ -103,6 +192,7 @@ impl Drop for Guardian {
 
 /// The guardian's life: read group ids until told the run is over (0) or until hookbridge is gone
 /// (EOF), then stop every group still watched.
+#[cfg(target_os = "linux")]
 fn guard(from_hookbridge: OwnedFd) -> ! {
     // SAFETY: plain system calls on our own process in the forked copy.
     unsafe {
@@ -148,6 +238,7 @@ fn guard(from_hookbridge: OwnedFd) -> ! {
     exit()
 }
 
+#[cfg(target_os = "linux")]
 fn exit() -> ! {
     // SAFETY: leaving the forked copy without the parent's exit handlers.
     unsafe { libc::_exit(0) }

@@ -36,8 +36,10 @@
 //! are killed with it at its timeout.
 
 #[cfg(unix)]
+mod cancel;
+#[cfg(unix)]
 pub(crate) mod capture;
-#[cfg(target_os = "linux")]
+#[cfg(unix)]
 mod guardian;
 #[cfg(unix)]
 mod in_process;
@@ -64,6 +66,8 @@ use std::time::{Duration, Instant};
 use hookbridge_core::decision::{HookExecution, RunStatus, WarmRun};
 pub use hookbridge_core::decision::{SpawnFailure, SpawnFailureKind};
 
+#[cfg(unix)]
+pub use cancel::Canceller;
 #[cfg(target_os = "linux")]
 pub use guardian::guard_hooks_against_sigkill;
 #[cfg(unix)]
@@ -74,8 +78,6 @@ pub use sandbox::{explain_denials, ReadLayers, SandboxPlan, CREDENTIALS};
 pub(crate) use signals::restore_default_termination_signals;
 #[cfg(unix)]
 pub use signals::{cancel_on_termination_signals, termination_signal_received};
-#[cfg(unix)]
-pub use supervisor::Canceller;
 #[cfg(unix)]
 pub use unix::become_child_subreaper;
 

@@ -10,18 +10,19 @@
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, ErrorKind};
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use nix::fcntl::OFlag;
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
-use super::capture::Collector;
+use super::cancel::Canceller;
+use super::capture::Capture;
 use super::deadline_after;
+use super::guardian::Guard;
 use super::in_process::InProcessJobs;
 use super::spawn::{self, Pid};
-use super::unix::{self as imp, ProcessGroup};
+use super::unix::{self as imp, pidfd_of, send_without_sigpipe, ProcessGroup};
 use super::warm::{self, WarmChild, WarmEnd, WarmMode, WarmUse};
 use super::{
     spawn_failure, CapturedOutput, Flow, Job, JobOutcome, ProcessOutcome, ProcessSpec, ProcessStatus,
@@ -45,48 +46,6 @@ const REAP_POLL: Duration = Duration::from_millis(10);
 /// is a page fault, 16 of them for nothing when a hook prints a few hundred bytes.
 const CHUNK: usize = 64 * 1024;
 
-/// Reads per pipe per wake-up, so that one flooding hook cannot hold the loop.
-const READS_PER_WAKE: usize = 16;
-
-/// Stops [`run_all`](super::run_all) from another thread: the process groups of every child still
-/// running are killed and the run returns. Cancelling twice, or after the run ended, does nothing.
-#[derive(Debug, Clone)]
-pub struct Canceller {
-    wake: Arc<(OwnedFd, OwnedFd)>,
-}
-
-impl Canceller {
-    pub fn new() -> io::Result<Canceller> {
-        let (read, write) = nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK)?;
-        Ok(Canceller {
-            wake: Arc::new((read, write)),
-        })
-    }
-
-    /// Ask the run to stop now.
-    pub fn cancel(&self) {
-        // A full pipe already says "cancelled"; nothing else can go wrong that matters here.
-        let _ = nix::unistd::write(&self.wake.1, b"x");
-    }
-
-    /// Whether [`cancel`](Self::cancel) was called: the byte it wrote is never read, so a
-    /// cancelled canceller stays cancelled (a host that runs several dispatches with one canceller
-    /// checks this before starting the next).
-    pub fn is_cancelled(&self) -> bool {
-        let mut fds = [PollFd::new(self.fd(), PollFlags::POLLIN)];
-        matches!(poll(&mut fds, PollTimeout::ZERO), Ok(n) if n > 0)
-    }
-
-    fn fd(&self) -> BorrowedFd<'_> {
-        self.wake.0.as_fd()
-    }
-
-    /// The write end, for a signal handler (which may only call write(2)).
-    pub(super) fn write_fd(&self) -> std::os::fd::RawFd {
-        self.wake.1.as_raw_fd()
-    }
-}
-
 pub(super) fn run_all(
     jobs: Vec<Job>,
     cancel: Option<&Canceller>,
@@ -101,12 +60,8 @@ pub(super) fn run_all(
             Job::InProcess(job) => in_process.push((index, job)),
         }
     }
-    let mut guard = Guard::new();
-    if !in_process.is_empty() {
-        // The guardian is forked mid-run on the assumption that this process has one thread; a
-        // run with in-process jobs has more, so it goes without one.
-        guard.due = None;
-    }
+    // A run with in-process jobs has threads of its own, so it goes without a guardian.
+    let mut guard = Guard::new(in_process.is_empty());
     let mut tasks = InProcessJobs::start(in_process);
     let mut children: Vec<Supervised> = Vec::with_capacity(waiting.len().min(slots));
     let mut stop = false;
@@ -130,7 +85,7 @@ pub(super) fn run_all(
         for child in children.iter_mut() {
             child.advance(now);
             if let Some(old) = child.regrouped.take() {
-                guard.regrouped(old, child);
+                guard.regrouped(old, child.group);
             }
         }
         let (finished_any, stopped) = hand_over_finished(&mut children, &mut guard, &mut on_finish);
@@ -144,7 +99,10 @@ pub(super) fn run_all(
         if children.is_empty() && tasks.is_empty() {
             continue;
         }
-        guard.start_if_due(Instant::now(), &children);
+        guard.start_if_due(
+            Instant::now(),
+            children.iter().filter(|c| !c.reaped).map(|c| c.group),
+        );
         if wait(&mut children, &tasks, cancel, guard.due(), &mut buffer) == Wake::Cancelled {
             break;
         }
@@ -175,7 +133,7 @@ fn start_waiting(
         let more_follow = !waiting.is_empty() && children.len() + 1 < slots;
         match Supervised::spawn(index, spec, started, more_follow) {
             Ok(child) => {
-                guard.started(&child);
+                guard.started(child.group);
                 children.push(child);
             }
             Err(failed) if out_of_descriptors(&failed.err) && !children.is_empty() => {
@@ -203,7 +161,7 @@ fn hand_over_finished(
     while i < children.len() {
         if children[i].phase == Phase::Done {
             let child = children.remove(i);
-            guard.finished(&child);
+            guard.finished(child.group);
             let (index, outcome) = child.into_outcome();
             finished_any = true;
             if on_finish(index, JobOutcome::Process(outcome)) == Flow::StopTheRest {
@@ -214,71 +172,6 @@ fn hand_over_finished(
         }
     }
     (finished_any, false)
-}
-
-/// The guardian of a run (see `guardian`): due once the run has lasted `GUARDIAN_DELAY`, where
-/// the process asked for one.
-struct Guard {
-    due: Option<Instant>,
-    #[cfg(target_os = "linux")]
-    guardian: Option<super::guardian::Guardian>,
-}
-
-impl Guard {
-    #[cfg(target_os = "linux")]
-    fn new() -> Guard {
-        Guard {
-            due: super::guardian::enabled().then(|| Instant::now() + super::guardian::GUARDIAN_DELAY),
-            guardian: None,
-        }
-    }
-
-    #[cfg(not(target_os = "linux"))]
-    fn new() -> Guard {
-        Guard { due: None }
-    }
-
-    fn due(&self) -> Option<Instant> {
-        self.due
-    }
-
-    fn start_if_due(&mut self, now: Instant, children: &[Supervised]) {
-        if self.due.is_none_or(|due| now < due) {
-            return;
-        }
-        self.due = None;
-        #[cfg(target_os = "linux")]
-        {
-            let groups = children.iter().filter(|c| !c.reaped).map(|c| c.group.raw());
-            // A guardian that cannot be forked leaves the run as it was before guardians existed.
-            self.guardian = super::guardian::Guardian::start(groups).ok();
-        }
-        #[cfg(not(target_os = "linux"))]
-        let _ = children;
-    }
-
-    fn started(&mut self, _child: &Supervised) {
-        #[cfg(target_os = "linux")]
-        if let Some(guardian) = &mut self.guardian {
-            guardian.watch(_child.group.raw());
-        }
-    }
-
-    /// A child now leads another group (a warm run made again, spawned).
-    fn regrouped(&mut self, _old: ProcessGroup, _child: &Supervised) {
-        #[cfg(target_os = "linux")]
-        if let Some(guardian) = &mut self.guardian {
-            guardian.release(_old.raw());
-            guardian.watch(_child.group.raw());
-        }
-    }
-
-    fn finished(&mut self, _child: &Supervised) {
-        #[cfg(target_os = "linux")]
-        if let Some(guardian) = &mut self.guardian {
-            guardian.release(_child.group.raw());
-        }
-    }
 }
 
 /// How many hook processes may run at once: each holds four descriptors of ours (three sockets
@@ -353,11 +246,11 @@ fn wait(
                 fds.push(PollFd::new(stdin.as_fd(), PollFlags::POLLOUT));
                 owners.push((i, Slot::Stdin));
             }
-            if let Some(out) = &child.stdout.pipe {
+            if let Some(out) = child.stdout.pipe() {
                 fds.push(PollFd::new(out.as_fd(), PollFlags::POLLIN));
                 owners.push((i, Slot::Stdout));
             }
-            if let Some(err) = &child.stderr.pipe {
+            if let Some(err) = child.stderr.pipe() {
                 fds.push(PollFd::new(err.as_fd(), PollFlags::POLLIN));
                 owners.push((i, Slot::Stderr));
             }
@@ -617,7 +510,7 @@ impl Supervised {
         if self.first_line.is_none() {
             return;
         }
-        let bytes = self.stdout.collected.kept();
+        let bytes = self.stdout.kept();
         if let Some(end) = bytes.iter().position(|&b| b == b'\n') {
             let line = bytes[..end].strip_suffix(b"\r").unwrap_or(&bytes[..end]);
             if let Some(watch) = self.first_line.take() {
@@ -667,7 +560,7 @@ impl Supervised {
                     // would report.
                     let (status, line) = warm::as_the_shell_reports(status);
                     if let Some(line) = line {
-                        self.stderr.collected.push(line.as_bytes());
+                        self.stderr.push(line.as_bytes());
                     }
                     self.reaped_with(Ok(status));
                 }
@@ -856,91 +749,4 @@ impl Drop for Supervised {
             self.kill_and_reap();
         }
     }
-}
-
-/// One output pipe and what has been collected from it.
-struct Capture {
-    /// `None` once EOF (or a read error) was seen; dropping it closes our end.
-    pipe: Option<File>,
-    collected: Collector,
-}
-
-impl Capture {
-    fn new(pipe: File, cap: usize, spill_limit: u64) -> Self {
-        Capture {
-            pipe: Some(pipe),
-            collected: Collector::new(cap, spill_limit),
-        }
-    }
-
-    fn is_open(&self) -> bool {
-        self.pipe.is_some()
-    }
-
-    /// A capture with nothing left to read, to take another's place.
-    fn closed() -> Self {
-        Capture {
-            pipe: None,
-            collected: Collector::new(0, 0),
-        }
-    }
-
-    /// Reads what the pipe holds now (at most a few chunks), keeping up to the cap and spilling
-    /// what comes after it, up to the spill limit.
-    fn read_available(&mut self, buffer: &mut Vec<u8>) {
-        for _ in 0..READS_PER_WAKE {
-            let Some(pipe) = self.pipe.as_ref() else {
-                return;
-            };
-            buffer.clear();
-            match rustix::io::read(pipe, rustix::buffer::spare_capacity(buffer)) {
-                Ok(0) => self.pipe = None,
-                Ok(_) => self.collected.push(buffer),
-                Err(rustix::io::Errno::INTR) => continue,
-                Err(rustix::io::Errno::AGAIN) => return,
-                Err(_) => self.pipe = None,
-            }
-        }
-    }
-
-    /// What was captured (see [`Collector::finish`]).
-    fn into_captured(self) -> CapturedOutput {
-        self.collected.finish()
-    }
-}
-
-/// `send(2)` with `MSG_NOSIGNAL`: a hook that closed its stdin gives `EPIPE`, never a SIGPIPE, so
-/// this runner works the same in a host that leaves SIGPIPE at its default action.
-fn send_without_sigpipe(socket: &File, bytes: &[u8]) -> io::Result<usize> {
-    // SAFETY: send reads at most `bytes.len()` bytes from a live slice.
-    let sent = unsafe {
-        libc::send(
-            socket.as_raw_fd(),
-            bytes.as_ptr().cast(),
-            bytes.len(),
-            libc::MSG_NOSIGNAL,
-        )
-    };
-    if sent < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(sent as usize)
-    }
-}
-
-/// A pidfd for `child` (readable once it exits), on kernels that have them.
-#[cfg(target_os = "linux")]
-fn pidfd_of(pid: Pid) -> Option<OwnedFd> {
-    let pid = pid.raw();
-    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1; the pid is our
-    // unreaped child, so it cannot name another process.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-    let fd = i32::try_from(fd).ok().filter(|&fd| fd >= 0)?;
-    // SAFETY: `fd` was just returned by the kernel and is owned by nobody else.
-    Some(unsafe { OwnedFd::from_raw_fd(fd) })
-}
-
-#[cfg(not(target_os = "linux"))]
-fn pidfd_of(_pid: Pid) -> Option<OwnedFd> {
-    None
 }

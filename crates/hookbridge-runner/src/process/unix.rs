@@ -1,5 +1,6 @@
-//! Unix process-group plumbing for the process runner: putting the child in its own group,
-//! signalling that group, and reading an exit status.
+//! Unix process plumbing for the process runner: putting the child in its own group, signalling
+//! that group, reading an exit status, a child's pidfd (its exit as a readable descriptor) and
+//! writing to its stdin without SIGPIPE.
 //!
 //! The shaping decision: every signal goes to the **group** (`killpg`), never to the pid alone,
 //! because the child is usually `/bin/sh -c`, and what must stop on a timeout is everything it
@@ -7,6 +8,9 @@
 //! that starting a hook never needs a fork + exec: spawn cost is what our benchmarks compare
 //! against a raw spawn.
 
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 
@@ -183,6 +187,43 @@ pub(super) fn status_of(status: ExitStatus) -> ProcessStatus {
         // Stopped/continued statuses are never returned by a wait for termination.
         (None, None) => ProcessStatus::Exited(status.into_raw()),
     }
+}
+
+/// `send(2)` with `MSG_NOSIGNAL`: a hook that closed its stdin gives `EPIPE`, never a SIGPIPE, so
+/// this runner works the same in a host that leaves SIGPIPE at its default action.
+pub(super) fn send_without_sigpipe(socket: &File, bytes: &[u8]) -> io::Result<usize> {
+    // SAFETY: send reads at most `bytes.len()` bytes from a live slice.
+    let sent = unsafe {
+        libc::send(
+            socket.as_raw_fd(),
+            bytes.as_ptr().cast(),
+            bytes.len(),
+            libc::MSG_NOSIGNAL,
+        )
+    };
+    if sent < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(sent as usize)
+    }
+}
+
+/// A pidfd for `child` (readable once it exits), on kernels that have them.
+#[cfg(target_os = "linux")]
+pub(super) fn pidfd_of(pid: super::spawn::Pid) -> Option<OwnedFd> {
+    use std::os::fd::FromRawFd;
+    let pid = pid.raw();
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1; the pid is our
+    // unreaped child, so it cannot name another process.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    let fd = i32::try_from(fd).ok().filter(|&fd| fd >= 0)?;
+    // SAFETY: `fd` was just returned by the kernel and is owned by nobody else.
+    Some(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(super) fn pidfd_of(_pid: super::spawn::Pid) -> Option<OwnedFd> {
+    None
 }
 
 #[cfg(test)]
