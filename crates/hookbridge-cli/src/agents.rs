@@ -2,10 +2,10 @@
 //! `migrate --from`), its name for people, and what hookbridge does for it — runs its hooks
 //! (`run --host`), registers itself in its hooks file (`install-into`), reads its hooks files
 //! (`migrate --from`). The three commands take their values, help and dispatch from [`AGENTS`], so
-//! a new agent is one line here and the modules its capabilities name: a `Host` in `hosts/`, a
-//! reader in `migrate/agents.rs`.
+//! a new agent is one line here and the modules its capabilities name: a `Host` and a
+//! `HostInstall` in `hosts/`, a reader in `migrate/agents.rs`.
 
-use crate::hosts::{claude::ClaudeCode, codex::Codex, gemini::Gemini, Host};
+use crate::hosts::{claude::ClaudeCode, codex::Codex, gemini::Gemini, Host, HostInstall};
 
 /// Which agent, for code that treats one differently (the readers of `migrate`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,9 +40,8 @@ pub struct Agent {
     pub summary: &'static str,
     /// `run --host <name>`: how its hooks are answered; `None`: hookbridge does not run as its hook.
     pub runs: Option<Runs>,
-    /// `install-into <name>` registers hookbridge in its hooks file (its host's
-    /// [`HooksFile`](crate::hosts::HooksFile)).
-    pub installs: bool,
+    /// `install-into <name>`: how hookbridge is registered in its hooks file; `None`: it is not.
+    pub installs: Option<&'static dyn HostInstall>,
     /// `migrate --from <name>` reads its hooks files.
     pub migrates: bool,
 }
@@ -55,7 +54,7 @@ pub const AGENTS: &[Agent] = &[
         display_name: "Claude Code",
         summary: "Claude Code: its event payload in; exit code, stdout and stderr out (see `--format`)",
         runs: Some(Runs::Host(&ClaudeCode)),
-        installs: true,
+        installs: Some(&ClaudeCode),
         migrates: true,
     },
     Agent {
@@ -64,7 +63,7 @@ pub const AGENTS: &[Agent] = &[
         display_name: "Amplifier",
         summary: "Amplifier: a kernel event's data in (`--event tool:pre`), run exactly as the hook-bridge module runs it; the `HookResult` as JSON out, or with `--format report` everything the module gets",
         runs: Some(Runs::Amplifier),
-        installs: false,
+        installs: None,
         migrates: false,
     },
     Agent {
@@ -73,7 +72,7 @@ pub const AGENTS: &[Agent] = &[
         display_name: "Gemini CLI",
         summary: "Gemini CLI: its event (`--event BeforeTool`) and payload in, Claude Code's hooks run, the answer as Gemini CLI reads it",
         runs: Some(Runs::Host(&Gemini)),
-        installs: true,
+        installs: Some(&Gemini),
         migrates: true,
     },
     Agent {
@@ -82,7 +81,7 @@ pub const AGENTS: &[Agent] = &[
         display_name: "Codex CLI",
         summary: "Codex CLI: Claude Code's events and payloads, each hook's answer read as Codex reads it, the merged answer in the form Codex honours",
         runs: Some(Runs::Host(&Codex)),
-        installs: true,
+        installs: Some(&Codex),
         migrates: true,
     },
     Agent {
@@ -91,7 +90,7 @@ pub const AGENTS: &[Agent] = &[
         display_name: "Cursor",
         summary: "Cursor: `migrate --from cursor` reads its .cursor/hooks.json",
         runs: None,
-        installs: false,
+        installs: None,
         migrates: true,
     },
     Agent {
@@ -100,7 +99,7 @@ pub const AGENTS: &[Agent] = &[
         display_name: "GitHub Copilot",
         summary: "GitHub Copilot: `migrate --from copilot` reads its .github/hooks/*.json",
         runs: None,
-        installs: false,
+        installs: None,
         migrates: true,
     },
 ];
@@ -144,12 +143,12 @@ mod tests {
                 agent.name
             );
             assert!(
-                agent.runs.is_some() || agent.installs || agent.migrates,
+                agent.runs.is_some() || agent.installs.is_some() || agent.migrates,
                 "{} does nothing",
                 agent.name
             );
-            // install-into edits a host's hooks file: nothing else.
-            if agent.installs {
+            // install-into registers `run`: an agent it installs into is one `run` answers.
+            if agent.installs.is_some() {
                 assert!(
                     matches!(agent.runs, Some(Runs::Host(_))),
                     "{} installs but is not run",

@@ -8,16 +8,19 @@ use hookbridge_core::decision::{render_claude, ClaudeAnswer};
 use hookbridge_core::event::{EventName, EventPayload};
 use serde_json::{Map, Value};
 
-use super::{AnswerContext, HooksFile, Host};
+use super::{AnswerContext, HooksFile, Host, HostInstall};
 
 /// Claude Code as a [`Host`].
 pub struct ClaudeCode;
 
-impl Host for ClaudeCode {
+/// `install-into claude`: Claude Code's settings files.
+impl HostInstall for ClaudeCode {
     fn hooks_file(&self) -> HooksFile {
         HooksFile::ClaudeSettings
     }
+}
 
+impl Host for ClaudeCode {
     /// Any event name: Claude Code adds events, and hooks on a newer one still run.
     fn claude_event(&self, event: &str) -> Result<Option<EventName>, String> {
         EventName::parse(event).map(Some).map_err(|e| {

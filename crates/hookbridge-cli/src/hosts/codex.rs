@@ -375,7 +375,8 @@ fn fit_pre_tool_use(out: &mut HookJson, notes: &mut Vec<String>) {
 /// Codex CLI as a [`Host`](super::Host).
 pub struct Codex;
 
-impl super::Host for Codex {
+/// `install-into codex`: `.codex/hooks.json`, in Claude Code's shape.
+impl super::HostInstall for Codex {
     fn hooks_file(&self) -> super::HooksFile {
         super::HooksFile::Agent(super::AgentHooksFile {
             name: ".codex/hooks.json",
@@ -383,7 +384,9 @@ impl super::Host for Codex {
             per_second: 1,
         })
     }
+}
 
+impl super::Host for Codex {
     /// Codex fires Claude Code's events by their names (a later Codex may fire more of them).
     fn claude_event(&self, name: &str) -> Result<Option<EventName>, String> {
         EventName::parse(name).map(Some).map_err(|e| e.to_string())

@@ -197,6 +197,20 @@ pub fn answer(gemini_event: &str, decision: &EventDecision) -> Option<GeminiAnsw
 /// Gemini CLI as a [`Host`](super::Host).
 pub struct Gemini;
 
+/// `install-into gemini`: `.gemini/settings.json`, in Claude Code's shape with milliseconds.
+impl super::HostInstall for Gemini {
+    fn hooks_file(&self) -> super::HooksFile {
+        super::HooksFile::Agent(super::AgentHooksFile {
+            name: ".gemini/settings.json",
+            events: EVENTS
+                .iter()
+                .map(|(gemini, claude, _)| (*gemini, claude.clone()))
+                .collect(),
+            per_second: 1000,
+        })
+    }
+}
+
 impl super::Host for Gemini {
     /// Gemini CLI's trusted folders, read as it reads them (0.61: `checkPathTrust`):
     /// `GEMINI_RESTRICTED_MODE=true` or `GEMINI_CLI_TRUST_WORKSPACE=false` trust nothing,
@@ -255,17 +269,6 @@ impl super::Host for Gemini {
             Some(_) => Err(format!("{} says DO_NOT_TRUST", rules_file.display())),
             None => Err(format!("no rule of {} trusts it", rules_file.display())),
         }
-    }
-
-    fn hooks_file(&self) -> super::HooksFile {
-        super::HooksFile::Agent(super::AgentHooksFile {
-            name: ".gemini/settings.json",
-            events: EVENTS
-                .iter()
-                .map(|(gemini, claude, _)| (*gemini, claude.clone()))
-                .collect(),
-            per_second: 1000,
-        })
     }
 
     fn claude_event(&self, name: &str) -> Result<Option<EventName>, String> {

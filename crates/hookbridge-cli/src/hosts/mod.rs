@@ -1,7 +1,8 @@
 //! The agents whose hooks `hookbridge run --host <agent>` answers, Claude Code among them. Each is
 //! one module implementing [`Host`] (how its events and payloads become Claude Code's, how the
-//! outcome is answered in its terms, and the facts of its hooks file as a [`HooksFile`], which
-//! `install_into` turns into registrations) and one line in the agent list
+//! outcome is answered in its terms) and [`HostInstall`] (the facts of its hooks file as a
+//! [`HooksFile`], which `install_into` turns into registrations, and how that file is edited), and
+//! one line in the agent list
 //! ([`crate::agents::AGENTS`], which holds its name); `run` does the rest (discovery, selection,
 //! dispatch), in one path for every host (`run/host.rs`). Claude Code is the identity host
 //! ([`claude`]): its one difference the path must know is a capability, that it reads an async
@@ -20,6 +21,8 @@ use hookbridge_core::event::{EventName, EventPayload};
 use hookbridge_runner::{DispatchOptions, EventReport};
 use serde_json::{Map, Value};
 
+use crate::install_into::claude_settings::{self, Changes, Registration, ShapeError};
+
 /// An agent's event → Claude Code's event, and the matcher the event implies (Cursor's
 /// `beforeShellExecution` is PreToolUse on `Bash`).
 pub type EventTable = &'static [(&'static str, EventName, Option<&'static str>)];
@@ -27,9 +30,6 @@ pub type EventTable = &'static [(&'static str, EventName, Option<&'static str>)]
 /// An agent that starts `hookbridge run --host <name> --event <its event>` as its hook (its name
 /// and its name for people are its line in [`crate::agents::AGENTS`]).
 pub trait Host: Sync {
-    /// Where and what `install-into <agent>` registers: facts only; the registrations and the
-    /// file's editing are `install_into`'s.
-    fn hooks_file(&self) -> HooksFile;
     /// The Claude Code event the agent's `event` is: `Ok(None)` for an event of the agent's that
     /// no Claude Code event corresponds to (nothing runs), `Err` (a message naming its events)
     /// for a name that is not one of its events.
@@ -74,6 +74,32 @@ pub trait Host: Sync {
     /// background hooks run detached and their answers are not delivered.
     fn reads_async_answers(&self) -> bool {
         false
+    }
+}
+
+/// How `install-into <agent>` registers hookbridge with an agent: where its hooks file is and how
+/// that file is edited. Separate from [`Host`] (running its hooks): an agent may be run without
+/// being installed into (Amplifier loads hookbridge as a library), and `install_into` needs
+/// nothing of how the agent is answered. A host whose hooks file is not Claude Code's shape
+/// (Cursor's `.cursor/hooks.json`: `{"version": 1, "hooks": {"<event>": [{"command": …}]}}`)
+/// gives its own [`HostInstall::register`] and [`HostInstall::unregister`]; the rest (reading
+/// with line and column, the compare-and-swap write, the backup, the report) is the same for
+/// every agent.
+pub trait HostInstall: Sync {
+    /// Where and what `install-into <agent>` registers: the facts; the registrations are made
+    /// from them by `install_into`.
+    fn hooks_file(&self) -> HooksFile;
+    /// Registers `wanted` in the hooks file's content `file` (an empty object when there was no
+    /// file), replacing hookbridge's earlier entries and keeping everything else; by default in
+    /// Claude Code's `hooks.<event>[{hooks: […]}]` shape, which Gemini CLI's and Codex CLI's
+    /// files share ([`claude_settings::register`]).
+    fn register(&self, file: &mut Value, wanted: &[Registration]) -> Result<Changes, ShapeError> {
+        claude_settings::register(file, wanted)
+    }
+    /// Removes hookbridge's entries from `file` and nothing else (by default in Claude Code's
+    /// shape: [`claude_settings::unregister`]).
+    fn unregister(&self, file: &mut Value) -> Result<Changes, ShapeError> {
+        claude_settings::unregister(file)
     }
 }
 

@@ -13,7 +13,9 @@
 //! and takes no lock: the edit is made on what was read, checked again just before the rename,
 //! and redone on the new content when another program changed it (`files::replace`). A project
 //! scope's file is written only if it really lies inside the project; the user's own file is
-//! followed through its symlink (dotfiles). The edit itself is [`claude_settings`], which is pure.
+//! followed through its symlink (dotfiles). The edit itself is the agent's
+//! [`HostInstall`] (Claude Code's shape by default, [`claude_settings`],
+//! which Gemini CLI's and Codex CLI's files share), which is pure.
 
 pub mod claude_settings;
 
@@ -30,7 +32,7 @@ use serde_json::Value;
 
 use claude_settings::{Changes, Registration};
 
-use crate::hosts::{AgentHooksFile, HooksFile};
+use crate::hosts::{AgentHooksFile, HooksFile, HostInstall};
 use crate::{say, ProjectArgs, UsageError};
 
 /// Seconds added to the slowest hook's timeout: hookbridge stops a hook at its own timeout and
@@ -73,9 +75,9 @@ pub struct InstallIntoArgs {
 /// `install-into`'s agents: those `agents::AGENTS` says it installs into.
 fn agent_names() -> clap::builder::PossibleValuesParser {
     crate::agents::values(
-        |a| a.installs,
+        |a| a.installs.is_some(),
         |a| {
-            Some(match hooks_file_of(a) {
+            Some(match installer_of(a).hooks_file() {
                 HooksFile::ClaudeSettings => a.display_name.to_string(),
                 HooksFile::Agent(file) => {
                     format!("{} (`{}`; `--scope user|project`)", a.display_name, file.name)
@@ -85,15 +87,14 @@ fn agent_names() -> clap::builder::PossibleValuesParser {
     )
 }
 
-/// The hooks file `install-into` edits for `agent`, as its host says.
-fn hooks_file_of(agent: &crate::agents::Agent) -> HooksFile {
-    match agent.runs {
-        Some(crate::agents::Runs::Host(host)) => host.hooks_file(),
-        _ => unreachable!(
-            "{} installs but is no host: only hosts install (agents.rs's test holds this, and clap offers no other agent)",
+/// How `install-into` registers hookbridge with `agent`, as its host says.
+fn installer_of(agent: &crate::agents::Agent) -> &'static dyn HostInstall {
+    agent.installs.unwrap_or_else(|| {
+        unreachable!(
+            "clap offers only the agents install-into installs into, not {}",
             agent.name
-        ),
-    }
+        )
+    })
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,7 +124,7 @@ impl Scope {
         home: Option<&Path>,
     ) -> Result<PathBuf, UsageError> {
         let no_home = || UsageError("--scope user: HOME is not set".into());
-        match (hooks_file_of(agent), self) {
+        match (installer_of(agent).hooks_file(), self) {
             (HooksFile::ClaudeSettings, scope) => scope.settings_file(project, home).ok_or_else(no_home),
             (HooksFile::Agent(file), Scope::User) => home.map(|h| h.join(file.name)).ok_or_else(no_home),
             (HooksFile::Agent(file), Scope::Project) => Ok(project.join(file.name)),
@@ -147,6 +148,7 @@ pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
         .filter(|h| !h.is_empty())
         .and_then(|h| std::path::absolute(h).ok());
     let agent = crate::agents::named(&args.agent).expect("clap accepts only the agents there are");
+    let installer = installer_of(agent);
     let file = args
         .scope
         .agent_settings_file(agent, &project.dir, home.as_deref())?;
@@ -166,14 +168,14 @@ pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
             Some(program) => program.clone(),
             None => default_program()?,
         };
-        Some(match hooks_file_of(agent) {
+        Some(match installer.hooks_file() {
             HooksFile::ClaudeSettings => registrations(&program, &set),
             HooksFile::Agent(file) => host_registrations(agent.name, &file, &program, &set),
         })
     };
 
-    edit_settings(&target, &file, wanted.as_deref(), args.dry_run)?;
-    if !args.remove && matches!(hooks_file_of(agent), HooksFile::ClaudeSettings) {
+    edit_settings(installer, &target, &file, wanted.as_deref(), args.dry_run)?;
+    if !args.remove && matches!(installer.hooks_file(), HooksFile::ClaudeSettings) {
         for (event, meant) in misspelt_events(&set) {
             say(format_args!(
                 "warning: hooks for `{event}` are not registered: Claude Code fires no such event; did you mean `{meant}`? (`hookbridge validate` shows where)"
@@ -185,9 +187,10 @@ pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Register `wanted` in the settings file `target` (named `file` to people), or remove ours for
-/// `None`; with `dry_run` print the result instead. A compare-and-swap: the edit is made on the file
+/// `None`, as `installer` edits its agent's file; with `dry_run` print the result instead. A compare-and-swap: the edit is made on the file
 /// as read, and made again on the new content while another program changes it meanwhile.
 fn edit_settings(
+    installer: &dyn HostInstall,
     target: &Path,
     file: &Path,
     wanted: Option<&[Registration]>,
@@ -195,7 +198,7 @@ fn edit_settings(
 ) -> anyhow::Result<()> {
     let mut backup = None;
     for attempt in 1..=MAX_ATTEMPTS {
-        let edit = Edit::of(target, file, wanted)?;
+        let edit = Edit::of(installer, target, file, wanted)?;
         if dry_run {
             if !edit.delete {
                 std::io::stdout().lock().write_all(edit.text.as_bytes())?;
@@ -261,8 +264,14 @@ struct Edit {
 }
 
 impl Edit {
-    /// Read `target` (named `file` to people) and register `wanted` (`None`: remove ours).
-    fn of(target: &Path, file: &Path, wanted: Option<&[Registration]>) -> anyhow::Result<Edit> {
+    /// Read `target` (named `file` to people) and register `wanted` (`None`: remove ours), as
+    /// `installer` edits its agent's file.
+    fn of(
+        installer: &dyn HostInstall,
+        target: &Path,
+        file: &Path,
+        wanted: Option<&[Registration]>,
+    ) -> anyhow::Result<Edit> {
         let original =
             crate::files::Snapshot::take(target).with_context(|| format!("reading {}", file.display()))?;
         let read = read_settings(original.bytes(), file)?;
@@ -271,8 +280,8 @@ impl Edit {
             .clone()
             .unwrap_or_else(|| Value::Object(Default::default()));
         let changes = match wanted {
-            None => claude_settings::unregister(&mut settings),
-            Some(wanted) => claude_settings::register(&mut settings, wanted),
+            None => installer.unregister(&mut settings),
+            Some(wanted) => installer.register(&mut settings, wanted),
         }
         .map_err(|e| anyhow::anyhow!("{}: {e}; nothing was changed", file.display()))?;
         let delete =
@@ -601,6 +610,7 @@ fn warn_about_doubles(set: &HookSet, target: &Path, project: &Path, home: Option
 
 #[cfg(test)]
 mod tests {
+    use super::claude_settings::ShapeError;
     use super::*;
 
     /// `plugins/hookbridge/hooks/hooks.json` is generated: `HOOKBRIDGE_BLESS=1` rewrites it.
@@ -638,6 +648,100 @@ mod tests {
         assert_eq!(detect_indent("{}"), "  ");
         assert_eq!(shell_quote("/usr/bin/hookbridge"), "/usr/bin/hookbridge");
         assert_eq!(shell_quote("/a b/it's"), r"'/a b/it'\''s'");
+    }
+
+    /// A hooks file that is not Claude Code's shape (here Cursor's: `version`, then flat entries
+    /// per event) is edited by its host's own `register` and `unregister`: reading, rendering and
+    /// the edit's report assume no shape.
+    struct FlatFile;
+
+    impl HostInstall for FlatFile {
+        fn hooks_file(&self) -> HooksFile {
+            HooksFile::Agent(AgentHooksFile {
+                name: ".flat/hooks.json",
+                events: vec![("beforeShellExecution", EventName::PreToolUse)],
+                per_second: 1,
+            })
+        }
+
+        fn register(&self, file: &mut Value, wanted: &[Registration]) -> Result<Changes, ShapeError> {
+            let file = file.as_object_mut().ok_or(ShapeError::NotAnObject)?;
+            file.insert("version".into(), 1.into());
+            let hooks = file.entry("hooks").or_insert_with(|| serde_json::json!({}));
+            let hooks = hooks.as_object_mut().ok_or(ShapeError::HooksNotAnObject)?;
+            let mut changes = Changes::default();
+            for registration in wanted {
+                let entries = hooks
+                    .entry(registration.event.clone())
+                    .or_insert_with(|| serde_json::json!([]));
+                let entries = entries
+                    .as_array_mut()
+                    .ok_or_else(|| ShapeError::EventNotAList(registration.event.clone()))?;
+                entries.push(serde_json::json!({"command": registration.command}));
+                changes.added.push(registration.event.clone());
+            }
+            Ok(changes)
+        }
+
+        fn unregister(&self, file: &mut Value) -> Result<Changes, ShapeError> {
+            let mut changes = Changes::default();
+            let hooks = file.get_mut("hooks").and_then(Value::as_object_mut);
+            for (event, entries) in hooks.into_iter().flatten() {
+                let Some(entries) = entries.as_array_mut() else {
+                    continue;
+                };
+                let before = entries.len();
+                entries.retain(|e| {
+                    !e["command"]
+                        .as_str()
+                        .is_some_and(|c| c.contains(" run --host flat "))
+                });
+                if entries.len() < before {
+                    changes.removed.push(event.clone());
+                }
+            }
+            Ok(changes)
+        }
+    }
+
+    #[test]
+    fn a_hooks_file_of_another_shape_is_edited_by_its_hosts_install() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("hooks.json");
+        std::fs::write(
+            &target,
+            "{\n    \"version\": 1,\n    \"hooks\": {\"stop\": [{\"command\": \"./mine.sh\"}]}\n}\n",
+        )
+        .unwrap();
+        let HooksFile::Agent(file) = FlatFile.hooks_file() else {
+            unreachable!()
+        };
+        let wanted = host_registrations("flat", &file, "hookbridge", &HookSet::default());
+        let edit = Edit::of(&FlatFile, &target, &target, Some(&wanted)).unwrap();
+        assert_eq!(edit.changes.added, ["beforeShellExecution"]);
+        let written: Value = serde_json::from_str(&edit.text).unwrap();
+        assert_eq!(
+            written,
+            serde_json::json!({"version": 1, "hooks": {
+                "stop": [{"command": "./mine.sh"}],
+                "beforeShellExecution": [{"command": "hookbridge run --host flat --event beforeShellExecution"}],
+            }})
+        );
+        assert!(
+            edit.text.starts_with("{\n    \"version\""),
+            "the file's indentation is kept: {}",
+            edit.text
+        );
+
+        std::fs::write(&target, &edit.text).unwrap();
+        let removal = Edit::of(&FlatFile, &target, &target, None).unwrap();
+        assert_eq!(removal.changes.removed, ["beforeShellExecution"]);
+        let left: Value = serde_json::from_str(&removal.text).unwrap();
+        assert_eq!(
+            left["hooks"]["stop"],
+            serde_json::json!([{"command": "./mine.sh"}])
+        );
+        assert_eq!(left["hooks"]["beforeShellExecution"], serde_json::json!([]));
     }
 
     #[test]
