@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hookbridge_runner::process::{
-    run_all, run_process, Canceller, Flow, ProcessSpec, ProcessStatus, Program, SpawnFailureKind,
+    run_all, run_process, Canceller, Flow, ProcessSpec, ProcessStatus, Program, SandboxPlan, SpawnFailureKind,
 };
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
@@ -27,6 +27,26 @@ fn shell(command: &str) -> ProcessSpec {
     let mut spec = ProcessSpec::new(Program::shell(command));
     spec.timeout = Duration::from_secs(60);
     spec
+}
+
+/// `spec` in a default sandbox (no network, writes beneath the system's temporary folder only):
+/// a sandboxed hook's process is started by hookbridge's own clone rather than `posix_spawn`, and
+/// must start exactly as every other hook does.
+fn sandboxed(mut spec: ProcessSpec) -> ProcessSpec {
+    let plan = SandboxPlan::new(
+        &hookbridge_core::config::Sandbox::default(),
+        Some(&std::env::temp_dir()),
+        None,
+        &[],
+        None,
+    );
+    spec.sandbox = Some(Box::new(plan));
+    spec
+}
+
+/// `spec` as it is, and sandboxed.
+fn both_ways(spec: impl Fn() -> ProcessSpec) -> [(&'static str, ProcessSpec); 2] {
+    [("plain", spec()), ("sandboxed", sandboxed(spec()))]
 }
 
 fn payload(len: usize) -> Arc<[u8]> {
@@ -134,14 +154,16 @@ fn wait_for_pids(path: &Path, count: usize) -> Vec<i32> {
 #[test]
 fn exit_codes_are_reported_with_both_streams() {
     for code in [0, 1, 2, 42, 255] {
-        let outcome = run_process(shell(&format!("echo out; echo err >&2; exit {code}")));
-        assert_eq!(outcome.status, ProcessStatus::Exited(code));
-        assert_eq!(outcome.stdout.bytes, b"out\n", "exit {code}");
-        assert_eq!(outcome.stderr.bytes, b"err\n", "exit {code}");
-        assert!(
-            !outcome.leaked && !outcome.stdin_unread,
-            "exit {code}: {outcome:?}"
-        );
+        for (how, spec) in both_ways(|| shell(&format!("echo out; echo err >&2; exit {code}"))) {
+            let outcome = run_process(spec);
+            assert_eq!(outcome.status, ProcessStatus::Exited(code), "{how}");
+            assert_eq!(outcome.stdout.bytes, b"out\n", "{how}: exit {code}");
+            assert_eq!(outcome.stderr.bytes, b"err\n", "{how}: exit {code}");
+            assert!(
+                !outcome.leaked && !outcome.stdin_unread,
+                "{how}: exit {code}: {outcome:?}"
+            );
+        }
     }
 }
 
@@ -318,36 +340,56 @@ fn a_nul_byte_in_the_command_or_environment_is_a_spawn_failure_that_says_so() {
 #[test]
 fn the_hook_starts_with_no_blocked_signals_and_sigpipe_at_its_default() {
     // This test process ignores SIGPIPE (the Rust runtime does, and so does Python); a hook must
-    // not inherit that, or `yes | head -1` in a hook would never end. Signal 13 is bit 12.
-    let outcome = run_process(shell("grep -E '^Sig(Blk|Ign):' /proc/self/status"));
-    let text = outcome.stdout.to_string_lossy().into_owned();
-    let mask = |name: &str| {
-        let line = text
-            .lines()
-            .find(|l| l.starts_with(name))
-            .unwrap_or_else(|| panic!("{text}"));
-        u64::from_str_radix(line.split_whitespace().nth(1).unwrap(), 16).unwrap()
-    };
-    assert_eq!(mask("SigBlk:"), 0, "{text}");
-    assert_eq!(
-        mask("SigIgn:") & (1 << 12),
-        0,
-        "SIGPIPE ignored in the hook: {text}"
-    );
-    let outcome = run_process(shell("yes | head -n 1"));
-    assert_eq!(outcome.status, ProcessStatus::Exited(0));
-    assert_eq!(outcome.stdout.bytes, b"y\n");
+    // not inherit that, or `yes | head -1` in a hook would never end. Signal 13 is bit 12. Nor
+    // does it keep the signals a sandboxed spawn blocks while it starts the child.
+    // Read by `grep` itself: a shell clears its signal mask when it starts.
+    for (how, spec) in both_ways(|| {
+        ProcessSpec::new(Program::exec(
+            "grep",
+            ["-E", "^Sig(Blk|Ign):", "/proc/self/status"],
+        ))
+    }) {
+        let outcome = run_process(spec);
+        let text = outcome.stdout.to_string_lossy().into_owned();
+        let mask = |name: &str| {
+            let line = text
+                .lines()
+                .find(|l| l.starts_with(name))
+                .unwrap_or_else(|| panic!("{how}: {text}"));
+            u64::from_str_radix(line.split_whitespace().nth(1).unwrap(), 16).unwrap()
+        };
+        assert_eq!(mask("SigBlk:"), 0, "{how}: {text}");
+        assert_eq!(
+            mask("SigIgn:") & (1 << 12),
+            0,
+            "{how}: SIGPIPE ignored in the hook: {text}"
+        );
+    }
+    for (how, spec) in both_ways(|| shell("yes | head -n 1")) {
+        let outcome = run_process(spec);
+        assert_eq!(outcome.status, ProcessStatus::Exited(0), "{how}");
+        assert_eq!(outcome.stdout.bytes, b"y\n", "{how}");
+    }
 }
 
 #[test]
 fn the_hook_leads_its_own_process_group_and_holds_no_other_end_of_its_pipes() {
     // The group: field 5 of /proc/PID/stat is the process group id.
-    let outcome = run_process(shell(
-        "echo $(( $(cut -d' ' -f5 /proc/$$/stat) == $$ )); ls -l /proc/$$/fd",
-    ));
-    let text = outcome.stdout.to_string_lossy().into_owned();
+    for (how, spec) in
+        both_ways(|| shell("echo $(( $(cut -d' ' -f5 /proc/$$/stat) == $$ )); ls -l /proc/$$/fd"))
+    {
+        let outcome = run_process(spec);
+        let text = outcome.stdout.to_string_lossy().into_owned();
+        check_group_and_descriptors(&text).unwrap_or_else(|e| panic!("{how}: {e}: {text}"));
+    }
+}
+
+/// Checks the output of `echo <group leader>; ls -l /proc/$$/fd`: what is wrong, if anything.
+fn check_group_and_descriptors(text: &str) -> Result<(), String> {
     let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("1"), "not a group leader: {text}");
+    if lines.next() != Some("1") {
+        return Err("not a group leader".into());
+    }
     // Every descriptor of ours is close-on-exec: no pipe of the hook reaches it twice (a second
     // write end of its stdout would keep it from ever seeing EOF, and so on). Descriptors the
     // test process itself inherited without close-on-exec may show up, as with any spawn.
@@ -363,16 +405,21 @@ fn the_hook_leads_its_own_process_group_and_holds_no_other_end_of_its_pipes() {
             links
                 .iter()
                 .find(|(n, _)| n == fd)
-                .unwrap_or_else(|| panic!("fd {fd}: {text}"))
-                .1
+                .map(|link| link.1)
+                .ok_or(format!("no fd {fd}"))
         })
-        .collect();
-    assert!(standard.iter().all(|t| t.starts_with("socket:")), "{text}");
+        .collect::<Result<_, _>>()?;
+    if !standard.iter().all(|t| t.starts_with("socket:")) {
+        return Err("a standard stream is not a socket".into());
+    }
     let reaching = links
         .iter()
         .filter(|(_, target)| standard.contains(target))
         .count();
-    assert_eq!(reaching, 3, "{text}");
+    match reaching {
+        3 => Ok(()),
+        n => Err(format!("{n} descriptors reach the three streams")),
+    }
 }
 
 /// Claude Code (Node, libuv) gives a hook Unix socketpairs for stdin, stdout and stderr, and a
@@ -526,12 +573,14 @@ fn a_missing_program_is_spawn_failed_not_found() {
         "/nonexistent/hookbridge-missing",
         "hookbridge-missing-program-7f3a",
     ] {
-        let outcome = run_process(ProcessSpec::new(Program::exec(program, ["x"])));
-        let ProcessStatus::SpawnFailed(failure) = &outcome.status else {
-            panic!("{program}: {outcome:?}");
-        };
-        assert_eq!(failure.kind, SpawnFailureKind::NotFound, "{program}");
-        assert!(failure.message.contains(program), "{}", failure.message);
+        for (how, spec) in both_ways(|| ProcessSpec::new(Program::exec(program, ["x"]))) {
+            let outcome = run_process(spec);
+            let ProcessStatus::SpawnFailed(failure) = &outcome.status else {
+                panic!("{how} {program}: {outcome:?}");
+            };
+            assert_eq!(failure.kind, SpawnFailureKind::NotFound, "{how} {program}");
+            assert!(failure.message.contains(program), "{how}: {}", failure.message);
+        }
     }
 }
 
@@ -553,17 +602,22 @@ fn a_non_executable_file_is_spawn_failed_permission_denied() {
 
 #[test]
 fn a_missing_working_directory_is_named() {
-    let mut spec = ProcessSpec::new(Program::exec("true", [""; 0]));
-    spec.cwd = Some(PathBuf::from("/nonexistent/hookbridge-cwd"));
-    let outcome = run_process(spec);
-    let ProcessStatus::SpawnFailed(failure) = &outcome.status else {
-        panic!("{outcome:?}");
-    };
-    assert!(
-        failure.message.contains("/nonexistent/hookbridge-cwd"),
-        "{}",
-        failure.message
-    );
+    for (how, spec) in both_ways(|| {
+        let mut spec = ProcessSpec::new(Program::exec("true", [""; 0]));
+        spec.cwd = Some(PathBuf::from("/nonexistent/hookbridge-cwd"));
+        spec
+    }) {
+        let outcome = run_process(spec);
+        let ProcessStatus::SpawnFailed(failure) = &outcome.status else {
+            panic!("{how}: {outcome:?}");
+        };
+        assert_eq!(failure.kind, SpawnFailureKind::NotFound, "{how}");
+        assert!(
+            failure.message.contains("/nonexistent/hookbridge-cwd"),
+            "{how}: {}",
+            failure.message
+        );
+    }
 }
 
 #[test]

@@ -1,11 +1,15 @@
 //! Sandboxed hooks: what a hook's process may touch, enforced by the kernel (Landlock), for a
 //! command hook that asks for it (`"sandbox"`, see [`hookbridge_core::config::Sandbox`]).
 //!
-//! The shaping decision: **the sandbox is entered by a short-lived thread that then starts the
-//! hook**, not between fork and exec. Landlock restricts the calling thread and every process it
-//! starts afterwards, so a thread that restricts itself and then calls the same `posix_spawn` as
-//! every other hook gives its child the sandbox, while the engine's own threads keep their rights —
-//! and the spawn path (socketpairs, process group, closed descriptors, signal defaults) stays one.
+//! The shaping decision: **the sandbox is made by the engine and entered by the hook's own process
+//! between its clone and its exec.** Landlock and seccomp restrict the task that asks and whatever
+//! it starts afterwards, so the rules and the filter are built on the engine's thread (building
+//! restricts nothing) into a [`Confinement`], and the child that `spawn.rs` clones as
+//! `posix_spawn` does (`CLONE_VM | CLONE_VFORK`, same steps) enters it with a few system calls
+//! just before its exec: the engine's threads keep their rights, and no thread is started per hook
+//! (hookbridge's first design, a thread that restricted itself and then called `posix_spawn`,
+//! spent more on starting and joining that thread than on anything else the sandbox adds but the
+//! rules themselves).
 //!
 //! What the sandbox allows (Landlock ABI 6, Linux 6.12 or later):
 //! - **reading and running** everything but the user's credentials ([`CREDENTIALS`] beneath every
@@ -425,55 +429,131 @@ fn in_a_hooks_temp(path: &Path) -> bool {
         .is_some_and(|first| first.to_string_lossy().starts_with(TEMP_PREFIX))
 }
 
-/// Runs `start` (which starts the hook) in a thread of its own that first enters `plan`'s sandbox.
-/// An error says what the kernel could not do; nothing was started then.
+/// What a sandboxed hook's process enters between its clone and its exec: none here (only Linux
+/// can enforce a sandbox), so none can be made.
 #[cfg(not(target_os = "linux"))]
-pub(super) fn start_sandboxed<T: Send>(
-    _plan: &SandboxPlan,
-    _start: impl FnOnce() -> io::Result<T> + Send,
-) -> io::Result<T> {
+pub(super) enum Confinement {}
+
+/// An error: only Linux (Landlock) can enforce a sandbox; the hook is not run.
+#[cfg(not(target_os = "linux"))]
+pub(super) fn confinement(_plan: &SandboxPlan) -> io::Result<Confinement> {
     Err(io::Error::new(
         io::ErrorKind::Unsupported,
         "the hook asks for a sandbox and only Linux (Landlock) can enforce one here; the hook was not run",
     ))
 }
 
-/// Runs `start` (which starts the hook) in a thread of its own that first enters `plan`'s sandbox:
-/// Landlock restricts the thread that asks and every process it starts afterwards, and the
-/// engine's own threads keep their rights. An error says what the kernel could not do; nothing was
-/// started then.
-///
-/// One thread makes every rule. Measured (a second thread making half the walk's rules while this
-/// one waits, docs/performance.md): no faster on a 2-core machine, for the scheduler ran the new
-/// thread on the caller's core, or woke the idle one only later.
+/// What a sandboxed hook's process enters between its clone and its exec
+/// ([`Confinement::enter`]): its Landlock layers — the read layer it shares with the event's other
+/// hooks that read alike, if any, then its own — and the seccomp filter for what Landlock cannot
+/// say. Made by the engine's thread, which making rules does not restrict.
 #[cfg(target_os = "linux")]
-pub(super) fn start_sandboxed<T: Send>(
-    plan: &SandboxPlan,
-    start: impl FnOnce() -> io::Result<T> + Send,
-) -> io::Result<T> {
-    let writes = Rules::write_layer(plan)?;
-    std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("hookbridge-sandbox".into())
-            // It only builds rules and calls posix_spawn.
-            .stack_size(256 * 1024)
-            .spawn_scoped(scope, move || {
-                // A hook alone on its event reads by the rules of its one layer (one layer is
-                // cheaper to enter than two: a second merges the first's rules again).
-                let reads = match &plan.shared {
-                    Some(shared) => Some(shared_read_layer(shared, plan)?),
-                    None => {
-                        writes.add_reads(plan, AccessFs::from_read(ABI_NEEDED))?;
-                        None
-                    }
-                };
-                writes.add_writes(plan)?;
-                enter(reads.as_deref(), &writes.fd, plan)?;
-                start()
-            })?
-            .join()
-            .unwrap_or_else(|_| Err(io::Error::other("the sandboxed spawn panicked")))
+pub(super) struct Confinement {
+    reads: Option<Arc<std::os::fd::OwnedFd>>,
+    own: std::os::fd::OwnedFd,
+    filter: Option<seccompiler::BpfProgram>,
+}
+
+/// Which step of [`Confinement::enter`] the kernel refused, with its `errno`.
+#[cfg(target_os = "linux")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum EnterFailure {
+    /// No new privileges, or a Landlock layer.
+    Landlock(i32),
+    /// The seccomp filter.
+    Seccomp(i32),
+}
+
+#[cfg(target_os = "linux")]
+impl EnterFailure {
+    /// What it means for the hook, in words: it was not run.
+    pub(super) fn into_error(self) -> io::Error {
+        match self {
+            EnterFailure::Landlock(errno) => unsupported(&io::Error::from_raw_os_error(errno)),
+            EnterFailure::Seccomp(errno) => io::Error::other(format!(
+                "the hook's sandbox cannot be set up: its seccomp filter: {}; the hook was not run",
+                io::Error::from_raw_os_error(errno)
+            )),
+        }
+    }
+}
+
+/// `plan`'s confinement, made now: the rules of its layers (a hook alone on its event reads by
+/// the rules of its one layer, one layer being cheaper to enter than two, for a second merges the
+/// first's rules again) and its seccomp filter. An error says what the kernel could not do.
+#[cfg(target_os = "linux")]
+pub(super) fn confinement(plan: &SandboxPlan) -> io::Result<Confinement> {
+    let own = Rules::write_layer(plan)?;
+    let reads = match &plan.shared {
+        Some(shared) => Some(shared_read_layer(shared, plan)?),
+        None => {
+            own.add_reads(plan, AccessFs::from_read(ABI_NEEDED))?;
+            None
+        }
+    };
+    own.add_writes(plan)?;
+    let filter = match plan.network {
+        Network::None => Some(socket_filter(false)?),
+        Network::TcpPorts(_) => Some(socket_filter(true)?),
+        Network::All => None,
+    };
+    Ok(Confinement {
+        reads,
+        own: own.fd,
+        filter,
     })
+}
+
+#[cfg(target_os = "linux")]
+impl Confinement {
+    /// Restricts the calling process (and everything it starts) to its layers, with no new
+    /// privileges, then adds the seccomp filter.
+    ///
+    /// Only system calls, no allocation and no lock: it runs in a child that still shares the
+    /// engine's memory (between `clone(CLONE_VM)` and exec, `spawn.rs`). Which is also why the
+    /// filter is entered by `seccomp(2)` here rather than through `seccompiler::apply_filter`,
+    /// which does the same today but promises nothing about allocating.
+    pub(super) fn enter(&self) -> Result<(), EnterFailure> {
+        use std::os::fd::AsRawFd;
+        let errno = || io::Error::last_os_error().raw_os_error().unwrap_or(libc::EPERM);
+        // SAFETY: prctl with integer arguments only.
+        if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
+            return Err(EnterFailure::Landlock(errno()));
+        }
+        for layer in self.reads.as_deref().into_iter().chain([&self.own]) {
+            // SAFETY: a ruleset descriptor of ours and no flags.
+            let entered = unsafe {
+                libc::syscall(
+                    libc::SYS_landlock_restrict_self,
+                    layer.as_raw_fd(),
+                    0 as libc::c_uint,
+                )
+            };
+            if entered != 0 {
+                return Err(EnterFailure::Landlock(errno()));
+            }
+        }
+        if let Some(filter) = &self.filter {
+            let program = libc::sock_fprog {
+                len: filter.len() as libc::c_ushort,
+                // The same layout: `struct sock_filter` (code, jt, jf, k), which the kernel only reads.
+                filter: filter.as_ptr().cast_mut().cast::<libc::sock_filter>(),
+            };
+            // SAFETY: `program` points to the live filter, which the kernel copies.
+            let entered = unsafe {
+                libc::syscall(
+                    libc::SYS_seccomp,
+                    libc::SECCOMP_SET_MODE_FILTER,
+                    0 as libc::c_ulong,
+                    std::ptr::from_ref(&program),
+                )
+            };
+            if entered != 0 {
+                return Err(EnterFailure::Seccomp(errno()));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The read layer that `plan`'s event's hooks that read alike share, made now if it is the first
@@ -496,40 +576,6 @@ fn shared_read_layer(shared: &ReadLayers, plan: &SandboxPlan) -> io::Result<Arc<
     let fd = Arc::new(Rules::read_layer(plan)?.fd);
     made.push((key, fd.clone()));
     Ok(fd)
-}
-
-/// Restricts the calling thread (and every process it starts from now on) to its layers (the shared
-/// read layer, if any, and its own), with no new privileges, then adds the seccomp filter for what
-/// Landlock cannot say.
-#[cfg(target_os = "linux")]
-fn enter(
-    reads: Option<&std::os::fd::OwnedFd>,
-    own: &std::os::fd::OwnedFd,
-    plan: &SandboxPlan,
-) -> io::Result<()> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: prctl with integer arguments only.
-    if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
-        return Err(unsupported(&io::Error::last_os_error()));
-    }
-    for layer in reads.into_iter().chain([own]) {
-        // SAFETY: a ruleset descriptor of ours and no flags.
-        let entered = unsafe {
-            libc::syscall(
-                libc::SYS_landlock_restrict_self,
-                layer.as_raw_fd(),
-                0 as libc::c_uint,
-            )
-        };
-        if entered != 0 {
-            return Err(unsupported(&io::Error::last_os_error()));
-        }
-    }
-    match plan.network {
-        Network::None => no_sockets(false),
-        Network::TcpPorts(_) => no_sockets(true),
-        Network::All => Ok(()),
-    }
 }
 
 /// `landlock_add_rule(2)`'s rule types and their attributes (`linux/landlock.h`).
@@ -779,10 +825,10 @@ fn own_plugin_data(plan: &SandboxPlan) -> Option<PathBuf> {
 /// see — and nothing may be sent with `MSG_FASTOPEN` nor any socket listen: Landlock (measured on
 /// Linux 6.18) lets a Fast Open `sendto` connect to any port, for it connects without `connect`,
 /// and a `listen` on a socket never bound take a port without `bind`.
-/// A seccomp filter on the sandbox thread, inherited by the hook and everything it starts; a
-/// socket is refused with `EACCES`, as Landlock refuses a TCP connection.
+/// A seccomp filter entered by the hook's process before its exec, inherited by everything it
+/// starts; a socket is refused with `EACCES`, as Landlock refuses a TCP connection.
 #[cfg(target_os = "linux")]
-fn no_sockets(tcp: bool) -> io::Result<()> {
+fn socket_filter(tcp: bool) -> io::Result<seccompiler::BpfProgram> {
     use seccompiler::{
         BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
         SeccompRule, TargetArch,
@@ -866,8 +912,7 @@ fn no_sockets(tcp: bool) -> io::Result<()> {
         arch,
     )
     .map_err(|e| failed(&e))?;
-    let program = BpfProgram::try_from(filter).map_err(|e| failed(&e))?;
-    seccompiler::apply_filter(&program).map_err(|e| failed(&e))
+    BpfProgram::try_from(filter).map_err(|e| failed(&e))
 }
 
 /// `access` as a folder's rule grants it, or only the part a file can take.
