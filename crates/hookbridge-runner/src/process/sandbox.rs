@@ -210,6 +210,11 @@ impl SandboxPlan {
                 homes.push(home);
             }
         }
+        // Each home with where it really is, when that differs (resolved once for both lists).
+        let homes: Vec<(&Path, Option<PathBuf>)> = homes
+            .into_iter()
+            .map(|home| (home, home.canonicalize().ok().filter(|real| real != home)))
+            .collect();
         let mut kept = beneath_homes(&homes, CREDENTIALS);
         let plugin_data_roots: Vec<PathBuf> = if kept.is_empty() {
             Vec::new()
@@ -260,21 +265,24 @@ fn account_home() -> Option<&'static Path> {
     .as_deref()
 }
 
-/// Each of `names` (such as [`CREDENTIALS`]) beneath each of `homes`, as named and, where a home
-/// or a name is (or lies behind) a symlink, where it really is: Landlock's rules follow the real
-/// folders, so a credential kept only by its symlinked name would stay readable by its real one.
-/// Each with whether it is there now.
-fn beneath_homes(homes: &[&Path], names: &[&str]) -> Vec<(PathBuf, bool)> {
+/// Each of `names` (such as [`CREDENTIALS`]) beneath each of `homes` (each with where it really
+/// is, when a symlink leads there), as named and, where a home or a name is (or lies behind) a
+/// symlink, where it really is: Landlock's rules follow the real folders, so a credential kept
+/// only by its symlinked name would stay readable by its real one. Each with whether it is there
+/// now.
+fn beneath_homes(homes: &[(&Path, Option<PathBuf>)], names: &[&str]) -> Vec<(PathBuf, bool)> {
     let mut denied: Vec<(PathBuf, bool)> = Vec::with_capacity(homes.len() * names.len() * 2);
+    // The same path twice is kept once. Compared as bytes, not component by component (which
+    // parses both paths for each of some forty entries, each against the others): a path spelled
+    // two ways is only kept twice, which denies nothing less.
     let add = |path: PathBuf, there: bool, denied: &mut Vec<(PathBuf, bool)>| match denied
         .iter_mut()
-        .find(|(known, _)| *known == path)
+        .find(|(known, _)| known.as_os_str() == path.as_os_str())
     {
         Some((_, known_there)) => *known_there |= there,
         None => denied.push((path, there)),
     };
-    for home in homes {
-        let real_home = home.canonicalize().ok().filter(|real| real != home);
+    for (home, real_home) in homes {
         for credential in names {
             let named = home.join(credential);
             // Most are not there: one `lstat` says so, and only what is there is resolved.
