@@ -600,6 +600,60 @@ fn a_non_executable_file_is_spawn_failed_permission_denied() {
     assert_eq!(failure.kind, SpawnFailureKind::PermissionDenied);
 }
 
+/// On a kernel that refuses to restrict the hook (here: `landlock_restrict_self` answered with
+/// ENOSYS by a seccomp filter on this test's own process, which the hook's child inherits), a
+/// sandboxed hook fails to start, says why, and runs nothing: never a run with fewer
+/// restrictions. The child that was to become the hook reports the failure before its exec.
+#[test]
+fn a_sandbox_the_kernel_refuses_is_a_spawn_failure_that_says_so_and_runs_nothing() {
+    const INSIDE: &str = "HOOKBRIDGE_TEST_LANDLOCK_REFUSED";
+    let name = "a_sandbox_the_kernel_refuses_is_a_spawn_failure_that_says_so_and_runs_nothing";
+    if std::env::var_os(INSIDE).is_none() {
+        // The filter stays on a process for good: this test runs again in a process of its own.
+        let run = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([name, "--exact", "--nocapture", "--test-threads=1"])
+            .env(INSIDE, "1")
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&run.stdout).into_owned() + &String::from_utf8_lossy(&run.stderr);
+        assert!(run.status.success(), "{said}");
+        assert!(said.contains("1 passed"), "the test did not run inside: {said}");
+        return;
+    }
+    use seccompiler::{BpfProgram, SeccompAction, SeccompFilter, TargetArch};
+    let filter = SeccompFilter::new(
+        [(libc::SYS_landlock_restrict_self, Vec::new())]
+            .into_iter()
+            .collect(),
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::ENOSYS as u32),
+        TargetArch::try_from(std::env::consts::ARCH).unwrap(),
+    )
+    .unwrap();
+    seccompiler::apply_filter(&BpfProgram::try_from(filter).unwrap()).unwrap();
+
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let outcome = run_process(sandboxed(shell(&format!("touch {}", sh_quote(&marker)))));
+    let ProcessStatus::SpawnFailed(failure) = &outcome.status else {
+        panic!("{outcome:?}");
+    };
+    assert_eq!(failure.kind, SpawnFailureKind::Other);
+    assert!(
+        failure.message.contains("this kernel cannot enforce it")
+            && failure.message.contains("the hook was not run"),
+        "{}",
+        failure.message
+    );
+    assert!(!marker.exists(), "the hook ran");
+    // Unsandboxed, the same hook runs: the filter refuses only the sandbox.
+    assert_eq!(
+        run_process(shell(&format!("touch {}", sh_quote(&marker)))).status,
+        ProcessStatus::Exited(0)
+    );
+    assert!(marker.exists());
+}
+
 #[test]
 fn a_missing_working_directory_is_named() {
     for (how, spec) in both_ways(|| {

@@ -703,3 +703,29 @@ fn check(code: libc::c_int) -> io::Result<()> {
         code => Err(io::Error::from_raw_os_error(code)),
     }
 }
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// A confined child's failure crosses to the parent as one number: every step and errno
+    /// comes back as it was, and nothing reads as a failure.
+    #[test]
+    fn a_childs_failure_comes_back_as_it_was() {
+        assert_eq!(ChildFailure::of_code(0), None);
+        for failure in [
+            ChildFailure::Spawn(libc::ENOENT),
+            ChildFailure::Spawn(libc::EACCES),
+            ChildFailure::Enter(EnterFailure::Landlock(libc::ENOSYS)),
+            ChildFailure::Enter(EnterFailure::Landlock(libc::EPERM)),
+            ChildFailure::Enter(EnterFailure::Seccomp(libc::EINVAL)),
+        ] {
+            assert_ne!(failure.code(), 0, "{failure:?}");
+            assert_eq!(ChildFailure::of_code(failure.code()), Some(failure));
+        }
+        let seccomp = ChildFailure::Enter(EnterFailure::Seccomp(libc::EINVAL)).into_error();
+        assert!(seccomp.to_string().contains("seccomp filter"), "{seccomp}");
+        let spawn = ChildFailure::Spawn(libc::ENOENT).into_error();
+        assert_eq!(spawn.kind(), io::ErrorKind::NotFound);
+    }
+}
