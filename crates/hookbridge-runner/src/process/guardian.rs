@@ -18,7 +18,9 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 #[cfg(target_os = "linux")]
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+#[cfg(target_os = "linux")]
+use std::time::Duration;
+use std::time::Instant;
 
 #[cfg(target_os = "linux")]
 use nix::fcntl::OFlag;
