@@ -72,6 +72,7 @@ pub fn hook_output(data: &[u8]) {
         duration: Duration::ZERO,
         finish_order: 0,
         warm: Default::default(),
+        unsandboxed: None,
     };
     let answer = interpret(&event, &execution);
     let decision = merge(

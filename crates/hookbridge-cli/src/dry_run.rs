@@ -162,8 +162,12 @@ fn traced_hooks<'a>(
                 runs: e.verdict == Verdict::Runs,
                 verdict: e.verdict.to_string(),
                 run,
-                said: sandbox.as_deref().map(ToString::to_string),
-                sandbox: sandbox.as_deref().map(crate::inspect::sandbox_json),
+                said: sandbox
+                    .as_deref()
+                    .map(|sandbox| crate::inspect::sandbox_said(sandbox, &floor)),
+                sandbox: sandbox
+                    .as_deref()
+                    .map(|sandbox| crate::inspect::sandbox_json(sandbox, &floor)),
                 sandbox_denials: denials,
             }
         })
@@ -399,11 +403,14 @@ fn human_hook(s: &mut String, h: &TracedHook<'_>) {
         RunStatus::Signaled(signal) => format!("killed by signal {signal}"),
         ref other => other.word().replace('_', " "),
     };
-    let warm = match (run.report.execution.warm == WarmRun::Ran, run.warm.fell_back()) {
+    let mut warm = match (run.report.execution.warm == WarmRun::Ran, run.warm.fell_back()) {
         (true, _) => " (warm)".to_string(),
         (false, Some(why)) => format!(" (spawned, not warm: {why})"),
         (false, None) => String::new(),
     };
+    if let Some(why) = &run.report.execution.unsandboxed {
+        warm += &format!(" (WITHOUT its sandbox: {why})");
+    }
     *s += &format!(
         "          {status} after {:.0} ms{warm}{}\n",
         run.duration_ms,

@@ -132,9 +132,31 @@ pub(crate) fn sandbox_floor(
     set.sandbox_floor().stricter(trust.sandbox_floor())
 }
 
+/// `sandbox` in the words `list` and `test` use, and, where this machine cannot enforce it, what
+/// happens to the hook instead under `floor`'s `sandboxUnavailable`.
+pub(crate) fn sandbox_said(sandbox: &hookbridge_core::config::Sandbox, floor: &SandboxFloor) -> String {
+    use hookbridge_core::config::managed::SandboxUnavailable;
+    let Some(why) = hookbridge_runner::process::unenforceable(&sandbox.network) else {
+        return sandbox.to_string();
+    };
+    let instead = match floor.where_unavailable() {
+        SandboxUnavailable::Refuse => "so the hook is not run (sandboxUnavailable: refuse)",
+        SandboxUnavailable::RunUnsandboxed => {
+            "so the hook runs WITHOUT it (sandboxUnavailable: runUnsandboxed)"
+        }
+    };
+    format!("{sandbox}, which this machine cannot enforce ({why}), {instead}")
+}
+
 /// A sandbox for `list --json` and `test --json`: where the hook may write, whether it reaches the
-/// network, what it may not read, and all of it in the words `list` uses (`said`).
-pub(crate) fn sandbox_json(sandbox: &hookbridge_core::config::Sandbox) -> serde_json::Value {
+/// network, what it may not read, all of it in the words `list` uses (`said`), and, where this
+/// machine cannot enforce it, why (`unenforceable`) and what happens instead (`whereUnavailable`:
+/// `refuse` or `runUnsandboxed`).
+pub(crate) fn sandbox_json(
+    sandbox: &hookbridge_core::config::Sandbox,
+    floor: &SandboxFloor,
+) -> serde_json::Value {
+    use hookbridge_core::config::managed::SandboxUnavailable;
     let write: Vec<String> = ["<project>", "<its temporary folder>"]
         .into_iter()
         .map(String::from)
@@ -144,8 +166,14 @@ pub(crate) fn sandbox_json(sandbox: &hookbridge_core::config::Sandbox) -> serde_
         .iter()
         .map(|c| format!("~/{c}"))
         .collect();
+    let where_unavailable = match floor.where_unavailable() {
+        SandboxUnavailable::Refuse => "refuse",
+        SandboxUnavailable::RunUnsandboxed => "runUnsandboxed",
+    };
     serde_json::json!({"write": write, "network": sandbox.network.to_json(), "unreadable": unreadable,
-        "said": sandbox.to_string()})
+        "said": sandbox_said(sandbox, floor),
+        "unenforceable": hookbridge_runner::process::unenforceable(&sandbox.network),
+        "whereUnavailable": where_unavailable})
 }
 
 /// `on_failure` as the seed spells it (`warn` is Claude Code's fail-open default).
@@ -363,7 +391,9 @@ impl Listing<'_> {
                 },
             }),
             on_failure: on_failure_word(hook.on_failure),
-            sandbox: effective_sandbox(hook, &self.floor).as_deref().map(sandbox_json),
+            sandbox: effective_sandbox(hook, &self.floor)
+                .as_deref()
+                .map(|sandbox| sandbox_json(sandbox, &self.floor)),
             written_as: hook.seed_event.as_deref(),
             dialect: if hook.seed_event.is_some() {
                 "seed"
@@ -413,7 +443,7 @@ impl Listing<'_> {
             }
         }
         if let Some(sandbox) = effective_sandbox(hook, &self.floor) {
-            notes.push(sandbox.to_string());
+            notes.push(sandbox_said(&sandbox, &self.floor));
         }
         if let Some(t) = hook.timeout.map(|t| t.as_secs_f64()) {
             notes.push(format!("timeout {t}s"));

@@ -143,6 +143,7 @@ proptest! {
             leaked: false,
             duration: Duration::ZERO,
             finish_order: 0,
+            unsandboxed: None,
         };
         let answer = interpret(&event, &execution);
         let decision = merge(&event, &[AnsweredHook { answer, finish_order: 0, on_failure: hookbridge_core::config::OnFailure::Continue, label: "CMD".into(), must_succeed: false }]);

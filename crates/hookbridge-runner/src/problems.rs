@@ -51,6 +51,10 @@ pub enum ProblemKind {
     Skipped(String),
     /// Could have run in a warm Python service but was spawned (the answer is the same): why.
     NotWarm(String),
+    /// Ran without the sandbox it was to have: this machine cannot enforce it (why), and
+    /// `sandboxUnavailable: runUnsandboxed` lets such a hook run. Shown to the user: a downgrade
+    /// is never silent.
+    Unsandboxed(String),
 }
 
 impl Problem {
@@ -118,6 +122,10 @@ impl fmt::Display for Problem {
             }
             ProblemKind::Skipped(why) => write!(f, "skipped: {why}")?,
             ProblemKind::NotWarm(why) => write!(f, "ran spawned, not warm: {why}")?,
+            ProblemKind::Unsandboxed(why) => write!(
+                f,
+                "ran WITHOUT its sandbox: {why}; `sandboxUnavailable: runUnsandboxed` lets it (say \"refuse\" to hold such hooks instead)"
+            )?,
         }
         if self.fails_open() {
             f.write_str("; the operation continues")?;
@@ -183,6 +191,9 @@ pub fn problems(report: &EventReport) -> Vec<Problem> {
         }
         if let WarmRun::FellBack(why) = &h.execution.warm {
             push(&h.hook, ProblemKind::NotWarm(why.clone()));
+        }
+        if let Some(why) = &h.execution.unsandboxed {
+            push(&h.hook, ProblemKind::Unsandboxed(why.clone()));
         }
     }
     for (hook, reason) in &report.skipped {

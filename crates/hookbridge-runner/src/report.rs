@@ -117,6 +117,10 @@ pub struct HookRunView<'a> {
     pub stderr_truncated: bool,
     pub leaked: bool,
     pub warm: WarmView<'a>,
+    /// Why it ran without the sandbox it was to have (`sandboxUnavailable: runUnsandboxed`);
+    /// left out when it did not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unsandboxed: Option<&'a str>,
     pub duration_ms: f64,
     pub timeout_s: f64,
     pub finish_order: usize,
@@ -178,6 +182,7 @@ impl<'a> HookRunView<'a> {
             stderr_truncated: h.execution.stderr_truncated,
             leaked: h.execution.leaked,
             warm: WarmView(&h.execution.warm),
+            unsandboxed: h.execution.unsandboxed.as_deref(),
             duration_ms: h.execution.duration.as_secs_f64() * 1000.0,
             timeout_s: h.timeout.as_secs_f64(),
             finish_order: h.execution.finish_order,

@@ -621,6 +621,7 @@ mod tests {
                     leaked: false,
                     duration: Duration::from_millis(5),
                     finish_order: i,
+                    unsandboxed: None,
                 };
                 AnsweredHook {
                     answer: interpret(&claude, &exec),

@@ -226,12 +226,16 @@ fn human(line: &Stored) -> String {
         if let Some(failure) = &line.failure {
             status += &format!(" ({})", failure.replace('_', " "));
         }
+        let ran = match (&line.unsandboxed, line.sandboxed) {
+            (Some(why), _) => format!("{} WITHOUT its sandbox ({why})", text(&line.ran)),
+            (None, true) => format!("{} sandboxed", text(&line.ran)),
+            (None, false) => text(&line.ran),
+        };
         s += &format!(
-            "\n    {} `{}` ({}), {}, {status} in {ms:.1} ms → {}{reason}",
+            "\n    {} `{}` ({}), {ran}, {status} in {ms:.1} ms → {}{reason}",
             hook.kind,
             hook.label,
             hook.source,
-            text(&line.ran),
             text(&line.decision),
         );
     } else {

@@ -438,3 +438,140 @@ fn the_users_own_settings_put_a_sandbox_floor_under_the_projects_hooks() {
     assert_eq!(said(&m), ["denied refused"]);
     drop(listener);
 }
+
+/// Where the kernel cannot enforce a sandbox (here: a kernel without Landlock, stood in for by a
+/// seccomp filter on this test's own process that answers `landlock_create_ruleset` and
+/// `landlock_restrict_self` with ENOSYS, which every hookbridge it starts inherits), a sandboxed
+/// hook is not run — unless the user's settings or the managed policy say `"sandboxUnavailable":
+/// "runUnsandboxed"` and neither says `"refuse"`; then it runs without its sandbox, and `list`, the
+/// report, the diagnostics log and the audit record each say so. On this machine's own kernel the
+/// same settings change nothing: the hook runs sandboxed.
+#[cfg(target_os = "linux")]
+#[test]
+fn where_the_kernel_cannot_sandbox_a_hook_the_settings_refuse_it_or_run_it_unsandboxed_and_say_so() {
+    const INSIDE: &str = "HOOKBRIDGE_TEST_NO_LANDLOCK";
+    let name = "managed_policy::where_the_kernel_cannot_sandbox_a_hook_the_settings_refuse_it_or_run_it_unsandboxed_and_say_so";
+    let guard = |marker: &std::path::Path| {
+        json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "sandbox": true,
+            "command": format!("touch {}; echo ran", common::project::sh_quote(marker))}]}]}})
+    };
+    let user = |floor: Value| {
+        let mut settings = floor;
+        settings["hooks"] = json!({});
+        settings
+    };
+    let audited = |m: &Machine| -> Value {
+        fs::read_to_string(m.home.join(".amplifier/hookbridge/audit.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .find(|l| l["kind"] == "hook")
+            .unwrap()
+    };
+    if std::env::var_os(INSIDE).is_none() {
+        // This kernel enforces the sandbox: `runUnsandboxed` changes nothing.
+        let m = Machine::new(&json!({"sandboxUnavailable": "runUnsandboxed"}));
+        let marker = m.project.join("ran");
+        m.hooks("project", &guard(&marker));
+        m.hooks("user", &user(json!({})));
+        let report: Value = serde_json::from_slice(&m.run("report").stdout).unwrap();
+        assert_eq!(report["hooks"][0]["stdout"], "ran\n", "{report}");
+        assert!(report["hooks"][0].get("unsandboxed").is_none(), "{report}");
+        assert_eq!(audited(&m)["sandboxed"], true);
+        let listed = m.hookbridge(&["list"]).stdout_str();
+        assert!(!listed.contains("which this machine cannot enforce"), "{listed}");
+        // The filter stays on a process for good: the rest runs again in a process of its own.
+        let run = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([name, "--exact", "--nocapture", "--test-threads=1"])
+            .env(INSIDE, "1")
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&run.stdout).into_owned() + &String::from_utf8_lossy(&run.stderr);
+        assert!(run.status.success(), "{said}");
+        assert!(said.contains("1 passed"), "the test did not run inside: {said}");
+        return;
+    }
+    use seccompiler::{BpfProgram, SeccompAction, SeccompFilter, TargetArch};
+    let filter = SeccompFilter::new(
+        [
+            (libc::SYS_landlock_create_ruleset, Vec::new()),
+            (libc::SYS_landlock_restrict_self, Vec::new()),
+        ]
+        .into_iter()
+        .collect(),
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::ENOSYS as u32),
+        TargetArch::try_from(std::env::consts::ARCH).unwrap(),
+    )
+    .unwrap();
+    seccompiler::apply_filter(&BpfProgram::try_from(filter).unwrap()).unwrap();
+
+    for (policy, users, runs) in [
+        (json!({}), json!({}), false),
+        (json!({}), json!({"sandboxUnavailable": "refuse"}), false),
+        (json!({}), json!({"sandboxUnavailable": "runUnsandboxed"}), true),
+        (json!({"sandboxUnavailable": "runUnsandboxed"}), json!({}), true),
+        (
+            json!({"sandboxUnavailable": "refuse"}),
+            json!({"sandboxUnavailable": "runUnsandboxed"}),
+            false,
+        ),
+        (
+            json!({"sandboxUnavailable": "runUnsandboxed"}),
+            json!({"sandboxUnavailable": "refuse"}),
+            false,
+        ),
+    ] {
+        let case = format!("policy {policy}, user {users}");
+        let m = Machine::new(&policy);
+        let marker = m.project.join("ran");
+        m.hooks("project", &guard(&marker));
+        m.hooks("user", &user(users));
+        let report: Value = serde_json::from_slice(&m.run("report").stdout).unwrap();
+        let hook = &report["hooks"][0];
+        let listed = m.hookbridge(&["list"]).stdout_str();
+        let log = fs::read_to_string(&m.log).unwrap_or_default();
+        let line = audited(&m);
+        assert!(
+            listed.contains("which this machine cannot enforce (this kernel has no Landlock)"),
+            "{case}: {listed}"
+        );
+        if runs {
+            assert_eq!(hook["stdout"], "ran\n", "{case}: {report}");
+            assert_eq!(
+                hook["unsandboxed"], "this kernel has no Landlock",
+                "{case}: {report}"
+            );
+            assert!(marker.exists(), "{case}");
+            assert!(
+                listed.contains("so the hook runs WITHOUT it (sandboxUnavailable: runUnsandboxed)"),
+                "{case}: {listed}"
+            );
+            assert!(
+                log.contains("ran WITHOUT its sandbox: this kernel has no Landlock"),
+                "{case}: {log}"
+            );
+            assert_eq!(
+                line["unsandboxed"], "this kernel has no Landlock",
+                "{case}: {line}"
+            );
+            assert!(line.get("sandboxed").is_none(), "{case}: {line}");
+        } else {
+            assert_eq!(hook["status"], "spawn_failed", "{case}: {report}");
+            assert!(
+                hook["detail"]
+                    .as_str()
+                    .unwrap()
+                    .contains("this kernel cannot enforce it"),
+                "{case}: {report}"
+            );
+            assert!(!marker.exists(), "{case}: the hook ran");
+            assert!(
+                listed.contains("so the hook is not run (sandboxUnavailable: refuse)"),
+                "{case}: {listed}"
+            );
+            assert!(!log.contains("WITHOUT its sandbox"), "{case}: {log}");
+            assert!(line.get("unsandboxed").is_none(), "{case}: {line}");
+        }
+    }
+}

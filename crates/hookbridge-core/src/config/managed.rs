@@ -5,7 +5,7 @@
 //! { "allowManagedHooksOnly": false, "allowProjectHooks": false,
 //!   "allowedHttpHookUrls": ["https://hooks.example.com/*"], "httpHookAllowedEnvVars": ["HOOK_TOKEN"],
 //!   "warm": false, "maxTimeout": 120, "auditLog": "/var/log/hookbridge/audit.jsonl",
-//!   "sandboxHooks": "project", "sandboxNetwork": false,
+//!   "sandboxHooks": "project", "sandboxNetwork": false, "sandboxUnavailable": "refuse",
 //!   "hooks": { "PreToolUse": [ … managed hooks, Claude Code's format … ] } }
 //! ```
 //!
@@ -18,7 +18,9 @@
 //! `HOOKBRIDGE_AUDIT_LOG` nor `off` can change; `sandboxHooks` (`"project"` or `"all"`) runs
 //! every command hook of those scopes sandboxed (the default profile where it asks for none, its
 //! `"sandbox": false` notwithstanding) and `sandboxNetwork: false` takes the network from every
-//! sandboxed hook — the floor of [`SandboxFloor`], applied when a hook runs (not when it is
+//! sandboxed hook, and `sandboxUnavailable` says what a sandboxed hook does where the kernel cannot
+//! enforce its sandbox (`"refuse"`, the default: it is not run; `"runUnsandboxed"`: it runs
+//! without, and says so) — the floor of [`SandboxFloor`], applied when a hook runs (not when it is
 //! loaded, so trust records, pinned to what the project says, stay as they are).
 //!
 //! The shaping decision: **a policy that cannot be read holds what it could have held.** A file
@@ -109,6 +111,9 @@ pub struct SandboxFloor {
     pub hooks: Option<SandboxedHooks>,
     /// `sandboxNetwork`: `false` takes the network from every sandboxed hook.
     pub network: bool,
+    /// `sandboxUnavailable`: what a sandboxed hook does where the kernel cannot enforce its
+    /// sandbox; `None`: not said, which is [`SandboxUnavailable::Refuse`].
+    pub unavailable: Option<SandboxUnavailable>,
 }
 
 impl SandboxFloor {
@@ -116,6 +121,7 @@ impl SandboxFloor {
     pub const NONE: SandboxFloor = SandboxFloor {
         hooks: None,
         network: true,
+        unavailable: None,
     };
 
     /// What the floor holds, one phrase per key set (for `list` and `validate`).
@@ -132,21 +138,62 @@ impl SandboxFloor {
         if !self.network {
             rules.push("sandboxNetwork: false: no sandboxed hook reaches the network".into());
         }
+        match self.unavailable {
+            Some(SandboxUnavailable::RunUnsandboxed) => rules.push(
+                "sandboxUnavailable: runUnsandboxed: where this kernel cannot enforce a hook's sandbox, the hook runs without it, and each such run is reported".into(),
+            ),
+            Some(SandboxUnavailable::Refuse) => rules.push(
+                "sandboxUnavailable: refuse: where this kernel cannot enforce a hook's sandbox, the hook is not run".into(),
+            ),
+            None => {}
+        }
         rules
     }
 
-    /// The stricter of two floors, on each point.
+    /// The stricter of two floors, on each point (of `sandboxUnavailable`: `refuse` over
+    /// `runUnsandboxed` over not said).
     pub fn stricter(self, other: SandboxFloor) -> SandboxFloor {
         SandboxFloor {
             hooks: self.hooks.max(other.hooks),
             network: self.network && other.network,
+            unavailable: self.unavailable.max(other.unavailable),
         }
+    }
+
+    /// What a sandboxed hook does where the kernel cannot enforce its sandbox.
+    pub fn where_unavailable(&self) -> SandboxUnavailable {
+        self.unavailable.unwrap_or(SandboxUnavailable::Refuse)
     }
 }
 
 impl Default for SandboxFloor {
     fn default() -> Self {
         SandboxFloor::NONE
+    }
+}
+
+/// What a sandboxed hook does where the kernel cannot enforce its sandbox (no Landlock, an older
+/// Landlock ABI, no seccomp filters, not Linux): `sandboxUnavailable`, the laxer first, so the
+/// stricter of two is the greater.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum SandboxUnavailable {
+    /// `"runUnsandboxed"`: the hook runs without its sandbox, and every such run says so (a
+    /// problem the user is shown, the diagnostics log, the audit record's `unsandboxed`).
+    RunUnsandboxed,
+    /// `"refuse"`, the default: the hook is not run (a hook error, in words, that follows its
+    /// `onFailure`).
+    #[default]
+    Refuse,
+}
+
+impl SandboxUnavailable {
+    /// Its value as written: `"refuse"` or `"runUnsandboxed"`.
+    pub fn of(word: &str) -> Option<SandboxUnavailable> {
+        match word {
+            "refuse" => Some(SandboxUnavailable::Refuse),
+            "runUnsandboxed" => Some(SandboxUnavailable::RunUnsandboxed),
+            _ => None,
+        }
     }
 }
 
@@ -243,6 +290,13 @@ pub fn read_rules(path: PathBuf, text: &str) -> (ManagedRules, Option<Diagnostic
         Some(Value::String(s)) if s == "all" => Ok(Some(SandboxedHooks::All)),
         Some(v) => Err(format!("`sandboxHooks` must be \"project\" or \"all\", not {v}")),
     };
+    let unavailable = match value.get("sandboxUnavailable") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if SandboxUnavailable::of(s).is_some() => Ok(SandboxUnavailable::of(s)),
+        Some(v) => Err(format!(
+            "`sandboxUnavailable` must be \"refuse\" or \"runUnsandboxed\", not {v}"
+        )),
+    };
     let rules = (|| {
         let only = boolean("allowManagedHooksOnly", false)?;
         Ok::<_, String>(ManagedRules {
@@ -255,6 +309,7 @@ pub fn read_rules(path: PathBuf, text: &str) -> (ManagedRules, Option<Diagnostic
             sandbox: SandboxFloor {
                 hooks: sandboxed_hooks?,
                 network: boolean("sandboxNetwork", true)?,
+                unavailable: unavailable?,
             },
             unreadable: None,
         })
@@ -302,13 +357,14 @@ mod tests {
         assert_eq!(rules.sandbox, SandboxFloor::NONE);
         let (rules, _) = read_rules(
             PathBuf::from("/m.json"),
-            r#"{"sandboxHooks": "all", "sandboxNetwork": false}"#,
+            r#"{"sandboxHooks": "all", "sandboxNetwork": false, "sandboxUnavailable": "runUnsandboxed"}"#,
         );
         assert_eq!(
             rules.sandbox,
             SandboxFloor {
                 hooks: Some(SandboxedHooks::All),
-                network: false
+                network: false,
+                unavailable: Some(SandboxUnavailable::RunUnsandboxed),
             }
         );
         for broken in [
@@ -319,12 +375,38 @@ mod tests {
             r#"{"auditLog": "relative.jsonl"}"#,
             r#"{"sandboxHooks": true}"#,
             r#"{"sandboxNetwork": "no"}"#,
+            r#"{"sandboxUnavailable": "run"}"#,
+            r#"{"sandboxUnavailable": false}"#,
         ] {
             let (rules, problem) = read_rules(PathBuf::from("/m.json"), broken);
             assert!(rules.allow_managed_hooks_only && !rules.warm, "{broken}");
             assert!(
                 problem.unwrap().message.contains("only managed hooks run"),
                 "{broken}"
+            );
+        }
+    }
+
+    #[test]
+    fn of_two_floors_the_stricter_says_what_an_unenforceable_sandbox_does() {
+        use SandboxUnavailable::{Refuse, RunUnsandboxed};
+        let says = |unavailable| SandboxFloor {
+            unavailable,
+            ..SandboxFloor::NONE
+        };
+        let cases = [
+            (None, None, Refuse),
+            (None, Some(RunUnsandboxed), RunUnsandboxed),
+            (Some(RunUnsandboxed), None, RunUnsandboxed),
+            (Some(RunUnsandboxed), Some(Refuse), Refuse),
+            (Some(Refuse), Some(RunUnsandboxed), Refuse),
+            (Some(Refuse), None, Refuse),
+        ];
+        for (a, b, expected) in cases {
+            assert_eq!(
+                says(a).stricter(says(b)).where_unavailable(),
+                expected,
+                "{a:?} {b:?}"
             );
         }
     }

@@ -38,6 +38,10 @@ pub fn hooks_file_schema() -> Value {
                 "type": ["boolean", "null"],
                 "description": "Your own hooks files only: false takes the network from every sandboxed hook",
             },
+            "sandboxUnavailable": {
+                "enum": ["refuse", "runUnsandboxed", null],
+                "description": "Your own hooks files only: where this kernel cannot enforce a hook's sandbox, do not run the hook (refuse, the default) or run it without its sandbox and report each such run (runUnsandboxed)",
+            },
             "hooks": {
                 "type": "object",
                 "description": "Event name → matcher groups, or hooks written directly (the seed's shape)",

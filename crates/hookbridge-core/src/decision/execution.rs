@@ -287,6 +287,10 @@ pub struct HookExecution {
     pub finish_order: usize,
     /// Whether a command hook ran in a warm Python service.
     pub warm: WarmRun,
+    /// A command hook ran without the sandbox it was to have, because this machine cannot
+    /// enforce it and `sandboxUnavailable: runUnsandboxed` allowed that: why. Never silent: it is a
+    /// problem the user is shown, and the audit record's `unsandboxed`.
+    pub unsandboxed: Option<String>,
 }
 
 /// Whether a command hook ran in a warm Python service (the runner's `process::warm`) instead of
@@ -314,6 +318,7 @@ impl HookExecution {
     pub fn without_output(status: RunStatus, finish_order: usize) -> HookExecution {
         HookExecution {
             warm: Default::default(),
+            unsandboxed: None,
             status,
             stdout: Vec::new(),
             stderr: Vec::new(),

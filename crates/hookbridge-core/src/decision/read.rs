@@ -313,6 +313,7 @@ mod tests {
             leaked: false,
             duration: Duration::ZERO,
             finish_order: 0,
+            unsandboxed: None,
         }
     }
 

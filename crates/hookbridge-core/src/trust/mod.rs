@@ -182,7 +182,7 @@ impl Applied {
         match self.sandboxed && self.state == TrustState::Trusted {
             true => SandboxFloor {
                 hooks: Some(SandboxedHooks::Project),
-                network: true,
+                ..SandboxFloor::NONE
             },
             false => SandboxFloor::NONE,
         }

@@ -98,6 +98,10 @@ pub struct HookLine<'a> {
     /// Ran in a kernel sandbox; left out of the lines of hooks that did not.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub sandboxed: bool,
+    /// Was to run sandboxed but ran without, as `sandboxUnavailable: runUnsandboxed` allows where
+    /// this machine cannot enforce the sandbox: why (bounded). Left out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unsandboxed: Option<String>,
 }
 
 /// Which hook: where it is written, what it runs, and a digest of its whole definition.
@@ -213,7 +217,8 @@ fn hook_line<'a>(
         stdout_bytes: execution.stdout.len(),
         stderr_bytes: execution.stderr.len(),
         truncated: execution.stdout_truncated || execution.stderr_truncated,
-        sandboxed: facts.sandboxed,
+        sandboxed: facts.sandboxed && execution.unsandboxed.is_none(),
+        unsandboxed: execution.unsandboxed.as_deref().map(|why| bounded(why, MAX_TEXT)),
     }
 }
 

@@ -52,6 +52,9 @@ pub struct Stored<'a> {
     /// A hook line's hook ran in a kernel sandbox.
     #[serde(default)]
     pub sandboxed: bool,
+    /// A hook line's hook was to run sandboxed but ran without: why.
+    #[serde(borrow, default)]
+    pub unsandboxed: Option<Cow<'a, str>>,
     /// An event line's outcome ([`hookbridge_core::decision::Outcome`]).
     #[serde(borrow, default)]
     pub outcome: Option<Cow<'a, str>>,
@@ -170,6 +173,7 @@ mod tests {
             stderr_bytes: 5,
             truncated: false,
             sandboxed: true,
+            unsandboxed: None,
         });
         let text = serde_json::to_string(&written).unwrap();
         let line = Stored::parse(text.as_bytes()).unwrap();
@@ -193,7 +197,7 @@ mod tests {
             )
         );
         assert!(line.in_session("s\"1"));
-        assert!(line.sandboxed);
+        assert!(line.sandboxed && line.unsandboxed.is_none());
         assert_eq!((line.duration_ms, line.code), (12.5, Some(2)));
         assert_eq!(
             (

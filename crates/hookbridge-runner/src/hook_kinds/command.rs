@@ -1,6 +1,7 @@
 //! `command` hooks: a child process, run by `/bin/sh -c` (shell form), directly (exec form, `args`)
 //! or by PowerShell, with the payload on stdin.
 
+use hookbridge_core::config::managed::SandboxUnavailable;
 use hookbridge_core::config::{CommandHook, Sandbox, Shell};
 
 use super::JobContext;
@@ -34,7 +35,13 @@ pub(crate) fn process_spec(
         },
     };
     let mut env = ctx.env;
-    let sandbox = sandbox.map(|sandbox| {
+    // Where this machine cannot enforce the sandbox and the settings say to run without it, the
+    // hook runs unsandboxed and says why; else the sandbox is made, and a kernel that cannot
+    // enforce it fails the spawn (the hook is not run).
+    let unsandboxed = sandbox
+        .filter(|_| ctx.sandbox_floor.where_unavailable() == SandboxUnavailable::RunUnsandboxed)
+        .and_then(|sandbox| crate::process::unenforceable(&sandbox.network));
+    let sandbox = sandbox.filter(|_| unsandboxed.is_none()).map(|sandbox| {
         let given = |name: &str| {
             env.iter()
                 .rev()
@@ -86,5 +93,6 @@ pub(crate) fn process_spec(
         first_line: ctx.first_line,
         warm: command.warm && ctx.warm_allowed,
         sandbox,
+        unsandboxed,
     }
 }

@@ -73,7 +73,7 @@ pub use guardian::guard_hooks_against_sigkill;
 #[cfg(unix)]
 pub use in_process::{InProcessJob, InProcessOutcome};
 #[cfg(unix)]
-pub use sandbox::{explain_denials, ReadLayers, SandboxPlan, CREDENTIALS};
+pub use sandbox::{explain_denials, unenforceable, ReadLayers, SandboxPlan, CREDENTIALS};
 #[cfg(unix)]
 pub(crate) use signals::restore_default_termination_signals;
 #[cfg(unix)]
@@ -169,6 +169,10 @@ pub struct ProcessSpec {
     /// The kernel sandbox the process starts in ([`SandboxPlan`]); `None`: none. A sandboxed
     /// process is always spawned, never run warm.
     pub sandbox: Option<Box<SandboxPlan>>,
+    /// The process was to run sandboxed, this machine cannot enforce its sandbox, and
+    /// `sandboxUnavailable: runUnsandboxed` let it run without: why, carried to its outcome (and
+    /// from there to the problems the user is shown and the audit record).
+    pub unsandboxed: Option<String>,
 }
 
 impl ProcessSpec {
@@ -195,6 +199,7 @@ impl ProcessSpec {
             first_line: None,
             warm: true,
             sandbox: None,
+            unsandboxed: None,
             kill_grace: Self::DEFAULT_KILL_GRACE,
             leak_grace: Self::DEFAULT_LEAK_GRACE,
         }
@@ -308,6 +313,8 @@ pub struct ProcessOutcome {
     /// Whether it ran in a warm Python service, and if not, why.
     #[cfg(unix)]
     pub warm: warm::WarmUse,
+    /// It ran without the sandbox it was to have: why ([`ProcessSpec::unsandboxed`]).
+    pub unsandboxed: Option<String>,
 }
 
 /// What the caller of [`run_all`] wants once a process has finished.
@@ -406,6 +413,7 @@ impl JobOutcome {
             JobOutcome::InProcess(outcome) => {
                 return HookExecution {
                     warm: Default::default(),
+                    unsandboxed: None,
                     status: outcome.status,
                     stdout: outcome.stdout,
                     stderr: outcome.stderr,
@@ -432,6 +440,7 @@ impl JobOutcome {
         };
         HookExecution {
             warm,
+            unsandboxed: outcome.unsandboxed,
             status,
             stdout_truncated: outcome.stdout.truncated,
             stderr_truncated: outcome.stderr.truncated,

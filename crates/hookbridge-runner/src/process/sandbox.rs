@@ -33,9 +33,11 @@
 //! - **no new privileges** (a setuid program runs without them) and **no signals or abstract Unix
 //!   sockets** beyond the hook's own sandbox.
 //!
-//! A kernel that cannot enforce all of it (no Landlock, or an older ABI) does not run the hook: the
-//! spawn fails, which is a hook error that follows the hook's `onFailure` — never a silent run with
-//! fewer restrictions.
+//! A kernel that cannot enforce all of it (no Landlock, or an older ABI, no seccomp filters) does
+//! not run the hook: the spawn fails, which is a hook error that follows the hook's `onFailure` —
+//! never a silent run with fewer restrictions. Only where the user's settings or the managed policy
+//! say `"sandboxUnavailable": "runUnsandboxed"` (and neither says `"refuse"`) does the hook run
+//! without its sandbox, and then every such run says so ([`unenforceable`] is what asks the kernel).
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -435,6 +437,90 @@ fn in_a_hooks_temp(path: &Path) -> bool {
         .ok()
         .and_then(|rest| rest.iter().next())
         .is_some_and(|first| first.to_string_lossy().starts_with(TEMP_PREFIX))
+}
+
+/// Why this machine cannot enforce a sandbox whose network is `network`, or `None` where it can:
+/// the kernel lacks Landlock, has it disabled or speaks an older ABI than the sandbox needs (6),
+/// or (for a sandbox that keeps the network) has no seccomp filters. Asked of the kernel once per
+/// process, by queries that restrict nothing. Any other answer than "lacks it" is `None`: the
+/// sandbox is then tried, and fails closed if it cannot be entered. What `sandboxUnavailable:
+/// runUnsandboxed` looks at, and what `list` and `test` show.
+pub fn unenforceable(network: &Network) -> Option<String> {
+    #[cfg(target_os = "linux")]
+    {
+        static LANDLOCK: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+        static SECCOMP: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+        if let Some(why) = LANDLOCK.get_or_init(landlock_lacking) {
+            return Some(why.clone());
+        }
+        match network {
+            Network::All => None,
+            Network::None | Network::TcpPorts(_) => SECCOMP.get_or_init(seccomp_lacking).clone(),
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = network;
+        Some("only Linux (Landlock) can enforce a sandbox".into())
+    }
+}
+
+/// What the kernel lacks of Landlock, asked as the `landlock` crate asks it (its own query is
+/// private to it): the ABI version `landlock_create_ruleset` gives for no ruleset at all.
+#[cfg(target_os = "linux")]
+fn landlock_lacking() -> Option<String> {
+    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+    // SAFETY: no attribute (a null pointer, size 0) and the version flag: a query, nothing made.
+    let abi = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    let needed = ABI_NEEDED as i64;
+    if abi >= needed {
+        return None;
+    }
+    if abi >= 0 {
+        return Some(format!(
+            "this kernel speaks Landlock ABI {abi}, and the sandbox needs ABI {needed} (Linux 6.12 or later)"
+        ));
+    }
+    match io::Error::last_os_error().raw_os_error() {
+        Some(libc::ENOSYS) => Some("this kernel has no Landlock".into()),
+        Some(libc::EOPNOTSUPP) => {
+            Some("Landlock is not enabled on this kernel (its `lsm=` boot list)".into())
+        }
+        _ => None,
+    }
+}
+
+/// What the kernel lacks of seccomp filters: whether it can take the one action the network
+/// filter uses (`SECCOMP_GET_ACTION_AVAIL`, Linux 4.14; a kernel without filters has no such
+/// operation either).
+#[cfg(target_os = "linux")]
+fn seccomp_lacking() -> Option<String> {
+    let action: u32 = libc::SECCOMP_RET_ERRNO;
+    // SAFETY: the kernel reads one u32 through a pointer to a live local; nothing is installed.
+    let available = unsafe {
+        libc::syscall(
+            libc::SYS_seccomp,
+            libc::SECCOMP_GET_ACTION_AVAIL,
+            0 as libc::c_ulong,
+            std::ptr::from_ref(&action),
+        )
+    };
+    match available {
+        0 => None,
+        _ => match io::Error::last_os_error().raw_os_error() {
+            Some(libc::ENOSYS | libc::EINVAL | libc::EOPNOTSUPP) => Some(
+                "this kernel has no seccomp filters, which keep the network from a sandboxed hook".into(),
+            ),
+            _ => None,
+        },
+    }
 }
 
 /// What a sandboxed hook's process enters between its clone and its exec: none here (only Linux

@@ -200,6 +200,7 @@ fn spawn_failed(failed: SpawnError, started: Instant) -> ProcessOutcome {
         stdin_unread: !failed.spec.stdin.is_empty(),
         duration: started.elapsed(),
         warm: failed.warm_use,
+        unsandboxed: failed.spec.unsandboxed,
     }
 }
 
@@ -380,6 +381,8 @@ struct Supervised {
     regrouped: Option<ProcessGroup>,
     /// A sandboxed hook's temporary folder: kept while the hook is supervised, removed after.
     _sandbox_temp: Option<Arc<tempfile::TempDir>>,
+    /// It runs without the sandbox it was to have: why ([`ProcessSpec::unsandboxed`]).
+    unsandboxed: Option<String>,
 }
 
 impl Supervised {
@@ -435,6 +438,7 @@ impl Supervised {
             warm_use,
             regrouped: None,
             _sandbox_temp: spec.sandbox.as_ref().and_then(|plan| plan.temp.clone()),
+            unsandboxed: spec.unsandboxed.clone(),
             reaped: false,
             stdin: Some(stdin),
             payload: spec.stdin,
@@ -736,6 +740,7 @@ impl Supervised {
             stdin_unread: self.stdin_written != Some(true),
             duration: self.started.elapsed(),
             warm: std::mem::replace(&mut self.warm_use, WarmUse::Ran),
+            unsandboxed: self.unsandboxed.take(),
         };
         (self.index, outcome)
     }

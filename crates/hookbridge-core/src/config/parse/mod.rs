@@ -26,7 +26,7 @@ mod yaml;
 
 pub(crate) use hook::hook_schema;
 
-use super::managed::{SandboxFloor, SandboxedHooks};
+use super::managed::{SandboxFloor, SandboxUnavailable, SandboxedHooks};
 use super::model::*;
 
 /// The result of reading one file: its groups per event, and what was wrong with it.
@@ -353,6 +353,7 @@ enum TopKey {
     HttpHookAllowedEnvVars,
     SandboxHooks,
     SandboxNetwork,
+    SandboxUnavailable,
     /// Keys of Claude Code settings files and plugin manifests that are not about hooks.
     NotAboutHooks,
     Unknown(String),
@@ -368,6 +369,7 @@ impl TopKey {
         "httpHookAllowedEnvVars",
         "sandboxHooks",
         "sandboxNetwork",
+        "sandboxUnavailable",
     ];
 
     fn of(key: &str) -> TopKey {
@@ -379,6 +381,7 @@ impl TopKey {
             "httpHookAllowedEnvVars" => TopKey::HttpHookAllowedEnvVars,
             "sandboxHooks" => TopKey::SandboxHooks,
             "sandboxNetwork" => TopKey::SandboxNetwork,
+            "sandboxUnavailable" => TopKey::SandboxUnavailable,
             "$schema" | "name" | "version" | "author" | "homepage" | "repository" | "license"
             | "keywords" | "permissions" | "env" | "model" | "statusLine" | "enabledPlugins" | "commands"
             | "agents" | "skills" | "mcpServers" | "outputStyles" | "lspServers" | "userConfig"
@@ -422,13 +425,15 @@ impl<'t> Reader<'t> {
         self.json.known_skip(peek)
     }
 
-    /// `sandboxHooks` / `sandboxNetwork`: the user's floor under every hook's sandbox, read from
-    /// the user's own files. A project's file cannot set it (a project does not choose how its own
-    /// hooks are held), and the managed policy's are read as its rules. A value that cannot be read
-    /// holds what it could have held: every hook sandboxed, no network.
+    /// `sandboxHooks` / `sandboxNetwork` / `sandboxUnavailable`: the user's floor under every
+    /// hook's sandbox, read from the user's own files. A project's file cannot set it (a project
+    /// does not choose how its own hooks are held), and the managed policy's are read as its
+    /// rules. A value that cannot be read holds what it could have held: every hook sandboxed, no
+    /// network, no hook run where its sandbox cannot be enforced.
     fn sandbox_key(&mut self, key: &TopKey, peek: Peek, at: usize, floor: &mut SandboxFloor) -> Step<()> {
         let name = match key {
             TopKey::SandboxHooks => "sandboxHooks",
+            TopKey::SandboxUnavailable => "sandboxUnavailable",
             _ => "sandboxNetwork",
         };
         let whose = match (self.source.scope, &self.source.plugin) {
@@ -460,6 +465,29 @@ impl<'t> Reader<'t> {
                     floor.hooks = Some(SandboxedHooks::All);
                 }
             },
+            (TopKey::SandboxUnavailable, _) => {
+                let word = match peek {
+                    Peek::String => Some(self.json.known_str()?.to_string()),
+                    _ => None,
+                };
+                match word.as_deref().and_then(SandboxUnavailable::of) {
+                    Some(said) => floor.unavailable = Some(said),
+                    None => {
+                        let found = match &word {
+                            Some(word) => format!("{word:?}"),
+                            None => describe(peek).to_string(),
+                        };
+                        let d = Diagnostic::error(format!(
+                            "must be \"refuse\" or \"runUnsandboxed\", not {found}; read as \"refuse\" (a hook whose sandbox cannot be enforced is not run) until it is fixed"
+                        ));
+                        self.report(d, at, name.to_string());
+                        floor.unavailable = Some(SandboxUnavailable::Refuse);
+                        if word.is_none() {
+                            self.json.known_skip(peek)?;
+                        }
+                    }
+                }
+            }
             (TopKey::SandboxHooks, _) => {
                 let d = Diagnostic::error(format!(
                     "must be \"project\" or \"all\", found {}; read as \"all\" (every hook sandboxed) until it is fixed",
@@ -532,7 +560,7 @@ impl<'t> Reader<'t> {
                         }
                     }
                 }
-                TopKey::SandboxHooks | TopKey::SandboxNetwork => {
+                TopKey::SandboxHooks | TopKey::SandboxNetwork | TopKey::SandboxUnavailable => {
                     self.sandbox_key(&top_key, peek, at, &mut content.sandbox_floor)?;
                 }
                 TopKey::Description | TopKey::NotAboutHooks => self.json.known_skip(peek)?,
@@ -1276,7 +1304,7 @@ mod tests {
             src
         };
         let json = parse_hooks_file(
-            r#"{"sandboxHooks": "project", "sandboxNetwork": false, "hooks": {}}"#,
+            r#"{"sandboxHooks": "project", "sandboxNetwork": false, "sandboxUnavailable": "runUnsandboxed", "hooks": {}}"#,
             user("/h/.amplifier/hooks/hooks.json"),
             0,
             "/p",
@@ -1285,10 +1313,11 @@ mod tests {
         let floor = SandboxFloor {
             hooks: Some(SandboxedHooks::Project),
             network: false,
+            unavailable: Some(SandboxUnavailable::RunUnsandboxed),
         };
         assert_eq!(json.sandbox_floor, floor);
         let yaml = parse_hooks_yaml(
-            "hooks: {}\nsandboxHooks: everything\nsandboxNetwork: 0\n",
+            "hooks: {}\nsandboxHooks: everything\nsandboxNetwork: 0\nsandboxUnavailable: run\n",
             user("/h/.amplifier/hooks/hooks.yaml"),
             0,
             "/p",
@@ -1307,16 +1336,35 @@ mod tests {
             found,
             [
                 ("sandboxHooks".to_string(), Some((2, 15))),
-                ("sandboxNetwork".to_string(), Some((3, 17)))
+                ("sandboxNetwork".to_string(), Some((3, 17))),
+                ("sandboxUnavailable".to_string(), Some((4, 21)))
             ]
         );
         assert_eq!(
             yaml.sandbox_floor,
             SandboxFloor {
                 hooks: Some(SandboxedHooks::All),
-                network: false
+                network: false,
+                unavailable: Some(SandboxUnavailable::Refuse),
             }
         );
+        // Not a word at all: reported, read as refuse, and the rest of the file still read.
+        let odd = parse_hooks_file(
+            r#"{"sandboxUnavailable": ["runUnsandboxed"], "sandboxNetwork": false, "hooks": {}}"#,
+            user("/h/.amplifier/hooks/hooks.json"),
+            0,
+            "/p",
+        );
+        assert_eq!(odd.diagnostics.len(), 1, "{:?}", odd.diagnostics);
+        assert!(
+            odd.diagnostics[0]
+                .message
+                .contains("not an array; read as \"refuse\""),
+            "{:?}",
+            odd.diagnostics
+        );
+        assert_eq!(odd.sandbox_floor.unavailable, Some(SandboxUnavailable::Refuse));
+        assert!(!odd.sandbox_floor.network);
         // A project's file, and a plugin's (one the user installed, too): reported, nothing set.
         let project = parse(r#"{"sandboxHooks": "all", "hooks": {}}"#);
         assert_eq!(project.sandbox_floor, SandboxFloor::NONE);
