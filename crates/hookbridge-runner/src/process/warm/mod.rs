@@ -507,7 +507,8 @@ fn resource_limits() -> Vec<[i64; 3]> {
             i64::try_from(limit).unwrap_or(-1)
         }
     };
-    const RESOURCES: [libc::__rlimit_resource_t; 16] = [
+    // Their type is the C library's (glibc's `__rlimit_resource_t`, musl's `int`): inferred.
+    let resources = [
         libc::RLIMIT_CPU,
         libc::RLIMIT_FSIZE,
         libc::RLIMIT_DATA,
@@ -525,7 +526,7 @@ fn resource_limits() -> Vec<[i64; 3]> {
         libc::RLIMIT_RTPRIO,
         libc::RLIMIT_RTTIME,
     ];
-    RESOURCES
+    resources
         .into_iter()
         .filter_map(|resource| {
             let mut limit = libc::rlimit {
