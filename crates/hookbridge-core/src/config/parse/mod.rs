@@ -1366,11 +1366,18 @@ mod tests {
         assert_eq!(odd.sandbox_floor.unavailable, Some(SandboxUnavailable::Refuse));
         assert!(!odd.sandbox_floor.network);
         // A project's file, and a plugin's (one the user installed, too): reported, nothing set.
-        let project = parse(r#"{"sandboxHooks": "all", "hooks": {}}"#);
+        let project =
+            parse(r#"{"sandboxHooks": "all", "sandboxUnavailable": "runUnsandboxed", "hooks": {}}"#);
         assert_eq!(project.sandbox_floor, SandboxFloor::NONE);
-        assert!(project.diagnostics[0]
-            .message
-            .contains("not from a project's files"));
+        assert_eq!(project.diagnostics.len(), 2, "{:?}", project.diagnostics);
+        for (d, key) in project
+            .diagnostics
+            .iter()
+            .zip(["sandboxHooks", "sandboxUnavailable"])
+        {
+            assert!(d.message.contains("not from a project's files"), "{d:?}");
+            assert_eq!(d.key.as_deref(), Some(key));
+        }
         let mut plugin_file = user("/h/.amplifier/hooks/p/hooks/hooks.json");
         plugin_file.plugin = Some(Plugin {
             name: "p".into(),
