@@ -139,13 +139,15 @@ pub(crate) fn sandbox_said(sandbox: &hookbridge_core::config::Sandbox, floor: &S
     let Some(why) = hookbridge_runner::process::unenforceable(&sandbox.network) else {
         return sandbox.to_string();
     };
-    let instead = match floor.where_unavailable() {
-        SandboxUnavailable::Refuse => "so the hook is not run (sandboxUnavailable: refuse)",
-        SandboxUnavailable::RunUnsandboxed => {
-            "so the hook runs WITHOUT it (sandboxUnavailable: runUnsandboxed)"
-        }
+    let said = floor.where_unavailable();
+    let instead = match said {
+        SandboxUnavailable::Refuse => "the hook is not run",
+        SandboxUnavailable::RunUnsandboxed => "the hook runs WITHOUT it",
     };
-    format!("{sandbox}, which this machine cannot enforce ({why}), {instead}")
+    format!(
+        "{sandbox}, which this machine cannot enforce ({why}), so {instead} (sandboxUnavailable: {})",
+        said.word()
+    )
 }
 
 /// A sandbox for `list --json` and `test --json`: where the hook may write, whether it reaches the
@@ -156,7 +158,6 @@ pub(crate) fn sandbox_json(
     sandbox: &hookbridge_core::config::Sandbox,
     floor: &SandboxFloor,
 ) -> serde_json::Value {
-    use hookbridge_core::config::managed::SandboxUnavailable;
     let write: Vec<String> = ["<project>", "<its temporary folder>"]
         .into_iter()
         .map(String::from)
@@ -166,14 +167,10 @@ pub(crate) fn sandbox_json(
         .iter()
         .map(|c| format!("~/{c}"))
         .collect();
-    let where_unavailable = match floor.where_unavailable() {
-        SandboxUnavailable::Refuse => "refuse",
-        SandboxUnavailable::RunUnsandboxed => "runUnsandboxed",
-    };
     serde_json::json!({"write": write, "network": sandbox.network.to_json(), "unreadable": unreadable,
         "said": sandbox_said(sandbox, floor),
         "unenforceable": hookbridge_runner::process::unenforceable(&sandbox.network),
-        "whereUnavailable": where_unavailable})
+        "whereUnavailable": floor.where_unavailable().word()})
 }
 
 /// `on_failure` as the seed spells it (`warn` is Claude Code's fail-open default).

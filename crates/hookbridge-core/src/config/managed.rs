@@ -138,14 +138,17 @@ impl SandboxFloor {
         if !self.network {
             rules.push("sandboxNetwork: false: no sandboxed hook reaches the network".into());
         }
-        match self.unavailable {
-            Some(SandboxUnavailable::RunUnsandboxed) => rules.push(
-                "sandboxUnavailable: runUnsandboxed: where this kernel cannot enforce a hook's sandbox, the hook runs without it, and each such run is reported".into(),
-            ),
-            Some(SandboxUnavailable::Refuse) => rules.push(
-                "sandboxUnavailable: refuse: where this kernel cannot enforce a hook's sandbox, the hook is not run".into(),
-            ),
-            None => {}
+        if let Some(said) = self.unavailable {
+            let does = match said {
+                SandboxUnavailable::RunUnsandboxed => {
+                    "the hook runs without it, and each such run is reported"
+                }
+                SandboxUnavailable::Refuse => "the hook is not run",
+            };
+            rules.push(format!(
+                "sandboxUnavailable: {}: where this kernel cannot enforce a hook's sandbox, {does}",
+                said.word()
+            ));
         }
         rules
     }
@@ -187,13 +190,23 @@ pub enum SandboxUnavailable {
 }
 
 impl SandboxUnavailable {
-    /// Its value as written: `"refuse"` or `"runUnsandboxed"`.
+    /// Both, each with its value as written.
+    const WORDS: [(SandboxUnavailable, &'static str); 2] = [
+        (SandboxUnavailable::RunUnsandboxed, "runUnsandboxed"),
+        (SandboxUnavailable::Refuse, "refuse"),
+    ];
+
+    /// The one its value as written names: `"refuse"` or `"runUnsandboxed"`.
     pub fn of(word: &str) -> Option<SandboxUnavailable> {
-        match word {
-            "refuse" => Some(SandboxUnavailable::Refuse),
-            "runUnsandboxed" => Some(SandboxUnavailable::RunUnsandboxed),
-            _ => None,
-        }
+        Self::WORDS.iter().find(|(_, w)| *w == word).map(|(it, _)| *it)
+    }
+
+    /// Its value as written.
+    pub fn word(self) -> &'static str {
+        Self::WORDS
+            .iter()
+            .find(|(it, _)| *it == self)
+            .map_or("refuse", |(_, w)| w)
     }
 }
 
