@@ -147,10 +147,7 @@ fn every_hook_run_and_the_event_are_on_the_record_with_every_field() {
 /// counts the first as never launched.
 #[test]
 fn a_hook_that_could_not_answer_says_what_kind_of_failure() {
-    let closed = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        format!("http://{}/hook", listener.local_addr().unwrap())
-    };
+    let (closed, _held) = crate::common::refusing_url("/hook");
     let refusing = FakeServer::start(Reply::Raw {
         status: 503,
         body: "down".into(),

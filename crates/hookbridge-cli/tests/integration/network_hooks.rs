@@ -202,15 +202,11 @@ fn a_model_call_that_fails_is_reported_and_contained() {
 
 #[test]
 fn an_unreachable_or_slow_model_gives_no_verdict_in_time() {
-    // Nothing listens on a port that was just closed.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // Nothing listens there, and nothing can while the port is held.
+    let (refusing, _held) = crate::common::refusing_url("");
     let p = Project::new(on("PreToolUse", prompt_hook("Check $ARGUMENTS")));
     let mut cmd = p.command("PreToolUse", "report");
-    cmd.env("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{port}"));
+    cmd.env("ANTHROPIC_BASE_URL", refusing);
     let report = p.report(cmd, &p.payload("PreToolUse"));
     assert_eq!(report["hooks"][0]["status"], "failed", "{report}");
     assert!(report["hooks"][0]["detail"]
@@ -380,14 +376,10 @@ fn an_http_error_or_unreachable_endpoint_is_a_non_blocking_error() {
     assert_eq!(done.code, Some(1), "stderr {}", done.stderr_str());
     assert!(done.stderr_str().contains("HTTP 503"), "{}", done.stderr_str());
 
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let (refusing, _held) = crate::common::refusing_url("/h");
     p.write_hooks(&on(
         "PreToolUse",
-        json!([{"type": "http", "url": format!("http://127.0.0.1:{port}/h"), "onFailure": "block"}]),
+        json!([{"type": "http", "url": refusing, "onFailure": "block"}]),
     ));
     let done = p.run("PreToolUse", "claude", &p.payload("PreToolUse"));
     let answer = json_of(&done);

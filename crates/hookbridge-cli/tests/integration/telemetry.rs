@@ -220,9 +220,7 @@ fn what_cannot_be_exported_is_said_and_what_is_switched_off_is_not_sent() {
         p.log_text()
     );
     // An endpoint that refuses: said in the diagnostics log by the exporting process.
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let refused = format!("http://{}", closed.local_addr().unwrap());
-    drop(closed);
+    let (refused, _held) = crate::common::refusing_url("");
     let done = p.finish(with_otel(p.command("PreToolUse", "claude"), &refused), &payload);
     assert_eq!(done.code, Some(0));
     let until = Instant::now() + Duration::from_secs(60);

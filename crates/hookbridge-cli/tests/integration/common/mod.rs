@@ -12,6 +12,25 @@ use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
+/// A loopback URL (`http://127.0.0.1:<port><path>`) that refuses every connection, and what keeps
+/// it so: its port is held by a socket that is bound and never listens, so no other socket can take
+/// it while the guard lives. (A listener dropped to leave a "closed" port freed it for the next
+/// bind: a test's own next server was given it once, and answered where nobody should have.)
+pub fn refusing_url(path: &str) -> (String, std::os::fd::OwnedFd) {
+    use nix::sys::socket::{bind, getsockname, socket, AddressFamily, SockFlag, SockType, SockaddrIn};
+    use std::os::fd::AsRawFd;
+    let held = socket(
+        AddressFamily::Inet,
+        SockType::Stream,
+        SockFlag::SOCK_CLOEXEC,
+        None,
+    )
+    .unwrap();
+    bind(held.as_raw_fd(), &SockaddrIn::new(127, 0, 0, 1, 0)).unwrap();
+    let port = getsockname::<SockaddrIn>(held.as_raw_fd()).unwrap().port();
+    (format!("http://127.0.0.1:{port}{path}"), held)
+}
+
 /// The `hookbridge` binary cargo built for these tests.
 pub fn hookbridge_bin() -> PathBuf {
     // `HOOKBRIDGE_TEST_BIN` runs the tests against another build (an older one, to see a new
