@@ -199,6 +199,19 @@ impl fmt::Display for Diagnostic {
     }
 }
 
+/// `text`, cut to at most `max` bytes (at a character boundary) with `…` where it was cut: for
+/// quoting what a file or an answer holds in a message.
+pub(crate) fn shorten(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,10 +20,24 @@
 //! nested non-capturing groups of at most `MAX_ALTERNATIVES` (`(?:A|…)|(?:…)`: the same language,
 //! the same order of trying, the same capture numbers), and a pattern whose nesting would still be
 //! too deep is refused like an invalid one: reported, and its group never matches.
+//!
+//! regress backtracks, as JavaScript engines do, and has no step limit: `(.*)(.*)…Z` (300 groups)
+//! against `Bash` runs for hours, and with it the event and every other hook of it, the user's
+//! guards included. A pattern that can backtrack that much ([`backtracks_heavily`]: a
+//! backreference, a quantified group that holds a quantifier or an alternation, more than
+//! [`FEW_QUANTIFIERS`] quantifiers), and any regex given a query longer than [`SHORT_QUERY`], is
+//! therefore tried on a thread of its own for at most [`MATCH_DEADLINE`]. One that takes longer
+//! is *undecided*: its group's hooks run as if it matched (a guard that cannot be ruled out is
+//! asked), the event says why, and the matcher is not tried again in this process (the thread is
+//! left to finish; `hookbridge run` exits after the event). Everything else — exact names, `*`,
+//! the required-literal shortcut, a plain regex on a tool name — is matched in place, as before.
 
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{mpsc, Arc, OnceLock};
+use std::time::Duration;
+
+use crate::diagnostics::shorten;
 
 /// Why a matcher string cannot be used. The group it belongs to never matches, as in Claude Code.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -50,7 +64,12 @@ pub enum Matcher {
         /// regrouped (see the module's documentation).
         regrouped: Option<String>,
         /// Built on first use (the pattern is known to be valid).
-        regex: OnceLock<Option<regress::Regex>>,
+        regex: OnceLock<Option<Arc<regress::Regex>>>,
+        /// The pattern can backtrack for very long ([`backtracks_heavily`]): it is tried on a
+        /// thread of its own, within [`MATCH_DEADLINE`].
+        heavy: bool,
+        /// Why it is undecided, once a try ran past the deadline: from then on it is not tried.
+        undecided: OnceLock<String>,
         required: Option<String>,
         /// The pattern is `required` then `.*`: it matches exactly the queries that contain
         /// `required`. Deciding it without regress saves building the program, and the CPU probe
@@ -106,6 +125,8 @@ impl Matcher {
                     Cow::Borrowed(_) => None,
                 },
                 regex: OnceLock::new(),
+                heavy: backtracks_heavily(pattern),
+                undecided: OnceLock::new(),
                 required,
                 literal_decides,
             }),
@@ -129,31 +150,224 @@ impl Matcher {
     }
 
     pub fn is_match(&self, query: &str) -> bool {
-        match self {
-            Matcher::All => true,
-            Matcher::Exact(names) => names.iter().any(|n| n == query),
-            Matcher::Regex {
-                source,
-                regrouped,
-                regex,
-                required,
-                literal_decides,
-            } => {
-                required.as_deref().is_none_or(|lit| query.contains(lit))
-                    && (*literal_decides
-                        || regex
-                            .get_or_init(|| build_regex(regrouped.as_deref().unwrap_or(source)))
-                            .as_ref()
-                            .is_some_and(|regex| regex.find(query).is_some()))
+        self.decide(query) != Decided::NoMatch
+    }
+
+    /// Whether the event's match query matches: [`Decided::Undecided`] for a regex that could not
+    /// be tried to its end within [`MATCH_DEADLINE`] (its hooks run as if it matched).
+    pub fn decide(&self, query: &str) -> Decided {
+        self.decide_within(query, MATCH_DEADLINE)
+    }
+
+    fn decide_within(&self, query: &str, deadline: Duration) -> Decided {
+        let Matcher::Regex {
+            source,
+            regrouped,
+            regex,
+            heavy,
+            undecided,
+            required,
+            literal_decides,
+        } = self
+        else {
+            return Decided::of(match self {
+                Matcher::Exact(names) => names.iter().any(|n| n == query),
+                _ => true,
+            });
+        };
+        if required.as_deref().is_some_and(|lit| !query.contains(lit)) {
+            return Decided::NoMatch;
+        }
+        if *literal_decides {
+            return Decided::Match;
+        }
+        if let Some(why) = undecided.get() {
+            return Decided::Undecided(why.clone());
+        }
+        let Some(regex) = regex.get_or_init(|| build_regex(regrouped.as_deref().unwrap_or(source))) else {
+            return Decided::NoMatch;
+        };
+        if !*heavy && query.len() <= SHORT_QUERY {
+            return Decided::of(regex.find(query).is_some());
+        }
+        match find_within(regex, query, deadline) {
+            Some(found) => Decided::of(found),
+            None => {
+                let why = format!(
+                    "matcher `{}` was still matching {:?} after {} ms (a pattern that backtracks without \
+                     end): its hooks run as if it matched, and it is not tried again",
+                    shorten(source, 80),
+                    shorten(query, 80),
+                    deadline.as_millis()
+                );
+                Decided::Undecided(undecided.get_or_init(|| why).clone())
             }
         }
+    }
+}
+
+/// What a matcher says of a query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decided {
+    Match,
+    NoMatch,
+    /// Not known within the deadline (why, in words): the hooks run as if it matched.
+    Undecided(String),
+}
+
+impl Decided {
+    fn of(matches: bool) -> Decided {
+        if matches {
+            Decided::Match
+        } else {
+            Decided::NoMatch
+        }
+    }
+}
+
+/// How long a regex that can backtrack heavily may take on one query. A matcher that takes this
+/// long on a tool name is not one anybody meant; well-formed ones take microseconds.
+pub const MATCH_DEADLINE: Duration = Duration::from_secs(1);
+
+/// The longest query every regex is matched against in place; longer ones get the deadline.
+pub const SHORT_QUERY: usize = 256;
+
+/// The most quantifiers a pattern matched in place may have: with at most this many, a short query
+/// is tried in well under a millisecond whatever the pattern.
+pub const FEW_QUANTIFIERS: usize = 4;
+
+/// `regex.find(query)`, on a thread of its own, if it ends within `deadline`; `None` if not (the
+/// thread is left to finish on its own).
+fn find_within(regex: &Arc<regress::Regex>, query: &str, deadline: Duration) -> Option<bool> {
+    let (tx, rx) = mpsc::channel();
+    let (regex, query) = (Arc::clone(regex), query.to_owned());
+    let spawned = std::thread::Builder::new()
+        .name("hookbridge-matcher".into())
+        .spawn(move || {
+            let _ = tx.send(regex.find(&query).is_some());
+        });
+    match spawned {
+        Ok(_) => rx.recv_timeout(deadline).ok(),
+        Err(_) => None,
+    }
+}
+
+/// Whether `pattern` may backtrack for very long on a short query: a backreference (`\1`,
+/// `\k<name>`), a quantified group that holds a quantifier or an alternation (`(a+)+`, `(a|ab)*`),
+/// or more than [`FEW_QUANTIFIERS`] quantifiers in all (`a?a?…aa…`, `(.*)(.*)…`). Errs on the side
+/// of yes: such a pattern is only tried on a thread with a deadline, which costs a few
+/// microseconds.
+fn backtracks_heavily(pattern: &str) -> bool {
+    /// One open group: whether it holds a quantifier or an alternation.
+    #[derive(Default)]
+    struct Open {
+        quantified_inside: bool,
+        alternation: bool,
+    }
+    let bytes = pattern.as_bytes();
+    let mut stack = vec![Open::default()];
+    let mut quantifiers = 0;
+    // What the next quantifier would apply to: a closed group holding a quantifier or an
+    // alternation (`Some(true)`), any other atom (`Some(false)`), nothing (`None`: after `(`, `|`).
+    let mut atom: Option<bool> = None;
+    let mut in_class = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_class {
+            match b {
+                b'\\' => i += 1,
+                b']' => {
+                    in_class = false;
+                    atom = Some(false);
+                }
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        let quantifier_len = match b {
+            b'*' | b'+' | b'?' => 1,
+            b'{' => brace_quantifier_len(&bytes[i..]),
+            _ => 0,
+        };
+        if quantifier_len > 0 && atom.is_some() {
+            quantifiers += 1;
+            if atom == Some(true) {
+                return true;
+            }
+            stack.last_mut().expect("the whole pattern").quantified_inside = true;
+            i += quantifier_len;
+            if bytes.get(i) == Some(&b'?') {
+                i += 1; // lazy
+            }
+            atom = Some(false);
+            continue;
+        }
+        match b {
+            b'\\' => {
+                match bytes.get(i + 1) {
+                    Some(b'1'..=b'9') | Some(b'k') => return true,
+                    _ => {}
+                }
+                i += 1;
+                atom = Some(false);
+            }
+            b'[' => in_class = true,
+            b'(' => {
+                stack.push(Open::default());
+                i = group_start(bytes, i);
+                atom = None;
+                continue;
+            }
+            b'|' => {
+                stack.last_mut().expect("the whole pattern").alternation = true;
+                atom = None;
+            }
+            b')' if stack.len() > 1 => {
+                let group = stack.pop().expect("checked");
+                let heavy_inside = group.quantified_inside || group.alternation;
+                let parent = stack.last_mut().expect("checked");
+                parent.quantified_inside |= group.quantified_inside;
+                atom = Some(heavy_inside);
+            }
+            b'^' | b'$' => atom = None,
+            _ => atom = Some(false),
+        }
+        i += 1;
+    }
+    quantifiers > FEW_QUANTIFIERS
+}
+
+/// The length of the quantifier `{n}`, `{n,}` or `{n,m}` at the start of `bytes`, or 0 where `{` is
+/// a literal brace (as JavaScript reads it outside Unicode mode).
+fn brace_quantifier_len(bytes: &[u8]) -> usize {
+    let mut i = 1;
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while bytes.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i > start
+    };
+    if !digits(&mut i) {
+        return 0;
+    }
+    if bytes.get(i) == Some(&b',') {
+        i += 1;
+        digits(&mut i);
+    }
+    if bytes.get(i) == Some(&b'}') {
+        i + 1
+    } else {
+        0
     }
 }
 
 /// The matching program of a pattern that passed the check at load. The optimized build cannot
 /// reject what the unoptimized one accepted (same parser), but if it ever did, the unoptimized
 /// program matches the same strings. (`None`, never matching, would need both to fail.)
-fn build_regex(source: &str) -> Option<regress::Regex> {
+fn build_regex(source: &str) -> Option<Arc<regress::Regex>> {
     let unoptimized = regress::Flags {
         no_opt: true,
         ..regress::Flags::default()
@@ -161,6 +375,7 @@ fn build_regex(source: &str) -> Option<regress::Regex> {
     regress::Regex::with_flags(source, regress::Flags::default())
         .or_else(|_| regress::Regex::with_flags(source, unoptimized))
         .ok()
+        .map(Arc::new)
 }
 
 /// The most alternatives one alternation is given to regress with; longer ones are regrouped.
@@ -342,6 +557,84 @@ impl PartialEq for Matcher {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What is tried on a thread with a deadline and what in place: patterns that can backtrack
+    /// without end are found, the shapes hooks files use are not.
+    #[test]
+    fn patterns_that_backtrack_heavily_are_told_apart_from_plain_ones() {
+        let heavy = [
+            "(.*)(.*)(.*)(.*)(.*)Z",
+            "(a+)+$",
+            "(a|ab)*c",
+            "^(\\w+\\s?)*$",
+            "(?:a{1,3}){2,}",
+            "((ab)*x)+",
+            "(a)\\1",
+            "(?<x>a)\\k<x>",
+            "a?a?a?a?a?aaaaa",
+            "x{1}y{2}z{3,}w{4,5}v+",
+        ];
+        let plain = [
+            "mcp__.*",
+            "^(Edit|Write|MultiEdit)$",
+            "Bash\\(git .*\\)",
+            "mcp__(github|gitlab)__.*",
+            "[+*?(]{2}[)]",
+            "a{",
+            "a{x}*",
+            "\\*\\+\\?\\(a+\\)+",
+            "(?:x|y)z",
+            "(?=a)\\w+",
+            "^(a)?b.*?c$",
+            "[(]x(a|b)[)]+",
+        ];
+        for p in heavy {
+            assert!(backtracks_heavily(p), "{p} can backtrack heavily");
+        }
+        for p in plain {
+            assert!(!backtracks_heavily(p), "{p} cannot");
+        }
+    }
+
+    /// A pattern that backtracks for hours on a four-letter query is undecided after the
+    /// deadline, and not tried again; a plain pattern given a long query goes through the same
+    /// thread and is decided as in place.
+    #[test]
+    fn a_match_that_runs_past_the_deadline_is_undecided_and_not_tried_again() {
+        let deadline = Duration::from_millis(20);
+        let bomb = m(&format!("{}Z", "(.*)".repeat(300)));
+        let Decided::Undecided(why) = bomb.decide_within("Bash", deadline) else {
+            panic!("decided within {deadline:?}");
+        };
+        assert!(why.contains("was still matching \"Bash\" after 20 ms"), "{why}");
+        assert!(why.contains("`(.*)(.*)"), "{why}");
+        assert!(why.len() < 400, "the pattern is quoted shortened: {why}");
+        // The second try answers at once from what the first found (a new try would take the
+        // deadline again, and with a deadline of zero could not be undecided for this reason).
+        assert_eq!(
+            bomb.decide_within("Bash", Duration::ZERO),
+            Decided::Undecided(why)
+        );
+        assert_eq!(
+            bomb.decide("Read"),
+            bomb.decide("Bash"),
+            "undecided for every query"
+        );
+        assert!(bomb.is_match("Bash"), "its hooks run as if it matched");
+
+        let long = "x".repeat(SHORT_QUERY + 1);
+        let plain = m("^x+$");
+        assert!(!backtracks_heavily("^x+$"));
+        assert_eq!(
+            plain.decide_within(&long, Duration::from_secs(60)),
+            Decided::Match
+        );
+        assert_eq!(
+            plain.decide_within(&format!("{long}y"), Duration::from_secs(60)),
+            Decided::NoMatch
+        );
+    }
+
     use proptest::prelude::*;
 
     fn m(p: &str) -> Matcher {

@@ -243,10 +243,10 @@ fn run_selection(selection: Selection<'_>, payload: &EventPayload, options: &Dis
             decision: EventDecision::default(),
             hooks: Vec::new(),
             skipped,
-            warnings: Vec::new(),
+            warnings: selection.warnings,
         };
     }
-    let mut warnings = Vec::new();
+    let mut warnings = selection.warnings.clone();
     let session_id = session_id_for_env(payload, &mut warnings);
     let mut runs = Runs::plan(&selection, payload, options, session_id.as_deref());
     runs.start_background(&event, &selection, options);

@@ -595,3 +595,42 @@ fn a_project_trusted_sandboxed_runs_its_hooks_in_the_sandbox() {
         "{bashrc}"
     );
 }
+
+/// A matcher is code too: regress backtracks without a step limit, and `(.*)` three hundred times
+/// then `Z` runs for hours against `Bash`. An untrusted repository's file holding one never gets
+/// it tried, so the user's guard answers as always; trusted, the pattern is tried within the
+/// matcher's deadline and then decided neither way: its hook runs as if it matched (a guard that
+/// cannot be ruled out is asked), and the log says why. (Before, `run` spun until the agent's own
+/// timeout, which Claude Code takes as a non-blocking error: the tool call went ahead.)
+#[test]
+fn a_matcher_that_backtracks_without_end_never_takes_the_users_guard_down() {
+    let repo = Repo::new();
+    repo.user_hooks(&guard("user-guard"));
+    let bomb = format!("{}Z", "(.*)".repeat(300));
+    repo.project_hooks(&json!({"hooks": {"PreToolUse": [{"matcher": bomb, "hooks": [
+        {"type": "command", "command": "touch \"$CLAUDE_PROJECT_DIR/project-hook-ran\""}
+    ]}]}}));
+    assert_blocked_by(&repo.run(), "user-guard");
+    assert!(
+        !repo.dir.join("project-hook-ran").exists(),
+        "a held hook never runs"
+    );
+    assert!(
+        !repo.log_text().contains("was still matching"),
+        "{}",
+        repo.log_text()
+    );
+
+    repo.trust();
+    assert_blocked_by(&repo.run(), "user-guard");
+    assert!(
+        repo.dir.join("project-hook-ran").exists(),
+        "undecided: run as if it matched"
+    );
+    let log = repo.log_text();
+    assert!(
+        log.contains("was still matching \"Bash\" after 1000 ms")
+            && log.contains("its hooks run as if it matched"),
+        "{log}"
+    );
+}

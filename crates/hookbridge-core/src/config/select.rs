@@ -10,6 +10,7 @@
 use std::path::PathBuf;
 
 use crate::event::{EventName, EventPayload, EventTraits, ToolCall};
+use crate::matcher::{Decided, Matcher};
 
 use super::model::{HookId, HookKind, HookSet, HookSpec, Scope};
 
@@ -69,6 +70,10 @@ pub struct Selection<'a> {
     pub skipped: Vec<SkippedHook<'a>>,
     /// The set's limits on http hooks (`None`: a selection made by hand, no limits).
     pub http_policy: Option<&'a super::HttpPolicy>,
+    /// What the event should say of the selection itself: a matcher that could not be decided
+    /// ([`Decided::Undecided`](crate::matcher::Decided)), whose hooks were selected as if it
+    /// matched.
+    pub warnings: Vec<String>,
 }
 
 impl<'a> Selection<'a> {
@@ -94,6 +99,14 @@ impl<'a> Selection<'a> {
             });
         }
     }
+}
+
+/// A group whose regex is never run: every hook of it is held (a project not trusted, a managed
+/// policy). Whoever wrote an untrusted file must not get to run anything, a regex that backtracks
+/// without end included; such a group is passed over without a word (the held hooks are counted
+/// and told of when the hooks load), as a regex that does not match is.
+fn never_tried(group: &super::model::MatcherGroup) -> bool {
+    matches!(group.matcher, Ok(Matcher::Regex { .. })) && group.hooks.iter().all(|h| h.held.is_some())
 }
 
 impl HookSet {
@@ -122,6 +135,9 @@ impl HookSet {
         let tool = payload.tool_call();
         for i in self.candidate_groups(payload.event(), query.as_deref()) {
             let group = &groups[i];
+            if never_tried(group) {
+                continue;
+            }
             let matches = match (&group.matcher, &query) {
                 (Err(e), _) => {
                     for hook in &group.hooks {
@@ -135,7 +151,14 @@ impl HookSet {
                     continue;
                 }
                 (Ok(_), None) => true,
-                (Ok(m), Some(q)) => m.is_match(q),
+                (Ok(m), Some(q)) => match m.decide(q) {
+                    Decided::Match => true,
+                    Decided::NoMatch => false,
+                    Decided::Undecided(why) => {
+                        selection.warnings.push(why);
+                        true
+                    }
+                },
             };
             if !matches {
                 continue;
@@ -203,6 +226,7 @@ impl HookSet {
         self.candidate_groups(event, query).into_iter().any(|i| {
             let group = &groups[i];
             !group.hooks.is_empty()
+                && !never_tried(group)
                 && match (&group.matcher, query) {
                     (Err(_), _) | (Ok(_), None) => true,
                     (Ok(m), Some(q)) => m.is_match(q),
@@ -326,6 +350,48 @@ mod tests {
             set.extend(parse_hooks_file(text, source, i, "/p"));
         }
         set
+    }
+
+    /// A group whose every hook is held never runs its regex: an untrusted file's pattern (here
+    /// one that backtracks for hours on `Bash`) is never tried, and nothing of its group is
+    /// selected or reported; trusted, the same file is tried (and the pattern decided within the
+    /// deadline: undecided, so its hook runs and the event says why).
+    #[test]
+    fn a_held_groups_regex_is_never_tried() {
+        let bomb = format!("{}Z", "(.*)".repeat(300));
+        let text = format!(
+            r#"{{"hooks": {{"PreToolUse": [{{"matcher": {bomb:?}, "hooks": [{{"type": "command", "command": "x"}}]}},
+                {{"matcher": "B.sh", "hooks": [{{"type": "command", "command": "y"}}]}}]}}}}"#
+        );
+        let built = |s: &HookSet| -> Vec<bool> {
+            s.events[&EventName::PreToolUse]
+                .iter()
+                .map(|g| matches!(&g.matcher, Ok(Matcher::Regex { regex, .. }) if regex.get().is_some()))
+                .collect()
+        };
+        let mut held = set(&[&text]);
+        assert_eq!(held.hold(Scope::Project, &crate::config::Held::NotTrusted), 2);
+        let sel = held.select(&pre("Bash", json!({"command": "ls"})));
+        assert_eq!(
+            (sel.hooks.len(), sel.skipped.len(), sel.warnings.len()),
+            (0, 0, 0)
+        );
+        assert!(!held.reaches_any(&EventName::PreToolUse, Some("Bash")));
+        assert_eq!(
+            built(&held),
+            [false, false],
+            "no regex of a held group is built, let alone run"
+        );
+
+        let trusted = set(&[&text]);
+        let sel = trusted.select(&pre("Bash", json!({"command": "ls"})));
+        assert_eq!(labels(&sel), ["x", "y"]);
+        assert_eq!(sel.warnings.len(), 1, "{:?}", sel.warnings);
+        assert!(
+            sel.warnings[0].contains("was still matching \"Bash\" after 1000 ms"),
+            "{}",
+            sel.warnings[0]
+        );
     }
 
     fn labels(sel: &Selection) -> Vec<String> {

@@ -22,6 +22,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::diagnostics::shorten;
 use crate::event::field_text;
 
 /// What the model decided.
@@ -106,17 +107,6 @@ fn first_json_object(text: &str) -> Option<Map<String, Value>> {
         from = start + 1;
     }
     None
-}
-
-fn shorten(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_string();
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
 }
 
 #[cfg(test)]
