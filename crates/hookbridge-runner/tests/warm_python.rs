@@ -343,6 +343,56 @@ fn every_way_a_script_ends_is_reported_the_same() {
 /// Hooks that do what a guard should never have to worry about: each must end the same warm and
 /// spawned (status, stdout, stderr, leak, stdin), so that no way of running can turn a block into
 /// an allow. Above all: only the hook's own process decides the run, whatever it forks.
+/// Guards that block in the last steps of an interpreter's life (found by a red-team pass: each
+/// blocked spawned and was let through warm, the run ending as if it never happened): each must
+/// block warm as it does spawned.
+#[test]
+fn a_block_decided_as_the_interpreter_ends_is_a_block_warm_too() {
+    let dir = project();
+    let cases = [
+        // A guard that fails closed when it crashes: its `sys.excepthook` exits 2 (CPython exits
+        // with the code a SystemExit raised there asks for).
+        (
+            "excepthook_exits_2.py",
+            "import sys\ndef fail_closed(*exc):\n    sys.stderr.write('guard crashed, failing closed\\n')\n    sys.exit(2)\nsys.excepthook = fail_closed\n{}['missing']\n",
+        ),
+        // Closed its own stdout or stderr, then blocked: shutdown does not flush a closed stream.
+        (
+            "closed_stdout_then_block.py",
+            "import sys\nprint('checked')\nsys.stdout.close()\nsys.stderr.write('blocked: rm -rf\\n')\nsys.exit(2)\n",
+        ),
+        (
+            "closed_stderr_then_block.py",
+            "import sys\nsys.stderr.write('blocked: rm -rf\\n')\nsys.stderr.close()\nsys.exit(2)\n",
+        ),
+        // A deny written through a writer of its own on fd 1 and never flushed: the writer's
+        // finalizer flushes it when the interpreter releases the script's globals.
+        (
+            "own_writer_unflushed.py",
+            "import os\nout = os.fdopen(os.dup(1), 'w')\nout.write('{\"decision\": \"block\", \"reason\": \"no\"}')\n",
+        ),
+        // A block decided in a finalizer at shutdown: of a global, and of a reference cycle.
+        (
+            "finalizer_blocks.py",
+            "import os, sys\nclass Verdict:\n    def __del__(self):\n        sys.stderr.write('blocked\\n')\n        sys.stderr.flush()\n        os._exit(2)\nv = Verdict()\n",
+        ),
+        (
+            "finalizer_of_a_cycle_blocks.py",
+            "import os, sys\nclass Verdict:\n    def __del__(self):\n        sys.stderr.write('blocked\\n')\n        sys.stderr.flush()\n        os._exit(2)\nv = Verdict()\nv.me = v\ndel v\n",
+        ),
+    ];
+    let py = python();
+    for (name, body) in cases {
+        write_script(dir.path(), name, body);
+        let hot = same_both_ways(&format!("{py} {name}"), dir.path());
+        let stdout = hot.stdout.to_string_lossy();
+        assert!(
+            hot.status == ProcessStatus::Exited(2) || stdout.contains("\"block\""),
+            "{name} blocks: {hot:#?}"
+        );
+    }
+}
+
 #[test]
 fn awkward_hooks_end_the_same_warm_and_spawned() {
     let dir = project();
@@ -397,6 +447,8 @@ fn awkward_hooks_end_the_same_warm_and_spawned() {
             "descriptors.py",
             "import os\nprint(sorted(int(fd) for fd in os.listdir('/proc/self/fd')))\n",
         ),
+        ("exit_code_past_a_c_long.py", "import sys\nsys.exit(2 ** 64 + 2)\n"),
+        ("exit_code_at_the_end_of_a_c_long.py", "import sys\nsys.exit(-(2 ** 63))\n"),
         (
             "flood_then_block.py",
             "import sys\nsys.stdout.write('o' * 3000000)\nsys.stderr.write('blocked ' + 'e' * 2000000)\nsys.exit(2)\n",

@@ -77,7 +77,9 @@ import socket  # noqa: E402
 import struct  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
+import traceback  # noqa: E402
 import types  # noqa: E402
+import weakref  # noqa: E402
 from importlib.machinery import SourceFileLoader  # noqa: E402
 
 # What hooks commonly import, imported once here so that children find them loaded. Import only:
@@ -218,7 +220,8 @@ def _exit_code_of(exc):
     if code is None:
         return 0
     if isinstance(code, int):
-        return code & 0xFF
+        # CPython reads it as a C long: one that does not fit is -1, so 255.
+        return code & 0xFF if -(1 << 63) <= code < (1 << 63) else 0xFF
     try:
         sys.stderr.write(str(code) + "\n")
     except Exception:
@@ -226,12 +229,20 @@ def _exit_code_of(exc):
     return 1
 
 
+def _is_closed(stream):
+    """As CPython's `file_is_closed`: a stream whose `closed` cannot be read counts as open."""
+    try:
+        return bool(stream.closed)
+    except Exception:
+        return False
+
+
 def _flush_stdio():
-    """Flushes stdout and stderr as interpreter shutdown does; a failure is reported the same way
-    and makes the exit code 120."""
+    """Flushes stdout and stderr as interpreter shutdown does (a stream the hook closed is left
+    alone); a failure is reported the same way and makes the exit code 120."""
     status = 0
     for stream in (sys.stdout, sys.stderr):
-        if stream is None:
+        if stream is None or _is_closed(stream):
             continue
         try:
             stream.flush()
@@ -309,45 +320,100 @@ def _run_child(conn, request, fds):
     if _MAIN_HAS_ANNOTATIONS:
         main.__annotations__ = {}
     sys.modules["__main__"] = main
+    # Only sys.modules holds the script's module from here, as in a fresh interpreter: at shutdown
+    # (_finalize_modules) letting it go is what releases the script's globals.
+    del main
 
     code = 0
+    before = set(sys.modules)
     try:
         if module is not None:
             runpy._run_module_as_main(module)
         else:
             with open(path, "rb") as source:
                 compiled = compile(source.read(), path, "exec", dont_inherit=True)
-            exec(compiled, main.__dict__)
+            exec(compiled, sys.modules["__main__"].__dict__)
     except SystemExit as exc:
         code = _exit_code_of(exc)
     except KeyboardInterrupt as exc:
-        _report_uncaught(exc)
-        _finish()
+        hook_exit = _report_uncaught(exc)
+        if hook_exit is not None:
+            os._exit(_finish(before, hook_exit))
+        _finish(before)
         # As CPython: an uncaught KeyboardInterrupt ends the process by SIGINT.
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGINT)
     except BaseException as exc:
-        _report_uncaught(exc)
-        code = 1
+        hook_exit = _report_uncaught(exc)
+        code = 1 if hook_exit is None else hook_exit
     # A process the hook forked that falls off the end of the script ends here too, as it would
     # in a fresh interpreter: its own shutdown, its own exit code, reported to nobody.
-    os._exit(_finish(code))
+    os._exit(_finish(before, code))
 
 
 def _report_uncaught(exc):
     """Prints an exception the script did not catch as the interpreter would: through
-    sys.excepthook, without this file's frame, so the traceback reads as the script's own."""
+    sys.excepthook, without this file's frame, so the traceback reads as the script's own. The
+    exit code a `SystemExit` raised by the hook asks for (CPython exits with it: a guard's
+    fail-closed `sys.excepthook` that calls `sys.exit(2)`), else None; another exception of the
+    hook is printed before the original one, as CPython prints them."""
     tb = exc.__traceback__.tb_next if exc.__traceback__ is not None else None
     exc = exc.with_traceback(tb)
     try:
         sys.excepthook(type(exc), exc, tb)
-    except BaseException:
-        pass
+    except SystemExit as hook_exit:
+        return _exit_code_of(hook_exit)
+    except BaseException as hook_error:
+        try:
+            sys.stderr.write("Error in sys.excepthook:\n")
+            traceback.print_exception(hook_error.with_traceback(hook_error.__traceback__.tb_next))
+            sys.stderr.write("\nOriginal exception was:\n")
+            traceback.print_exception(exc)
+        except BaseException:
+            pass
+    return None
 
 
-def _finish(code=0):
+def _finalize_modules(before):
+    """What interpreter shutdown does to modules, where a hook can see it (CPython's
+    `finalize_modules`): a collection; the script's module and those it imported let go of
+    (`sys.modules` entries set to None) and a collection, which runs the finalizers of the
+    script's objects with its globals still there; then each such module still alive has its
+    globals released (the latest import first, its `_names` before the others) and a last
+    collection. So a buffered writer the script opened on fd 1 is flushed by its finalizer and a
+    `__del__` runs, as in a fresh interpreter. Everything the server loaded is frozen out of the
+    collector's sight, so this costs the hook's own objects only. Not while a daemon thread of the
+    hook still runs: CPython stops those first, which a forked child cannot, and one reading
+    released globals would print what a fresh interpreter never does."""
+    if threading.active_count() > 1:
+        return
+    gc.collect()
+    alive = []
+    for name in [n for n in sys.modules if n == "__main__" or n not in before]:
+        try:
+            alive.append(weakref.ref(sys.modules[name]))
+        except TypeError:
+            pass
+        sys.modules[name] = None
+    gc.collect()
+    for ref in reversed(alive):
+        space = getattr(ref(), "__dict__", None)
+        if space is None:
+            continue
+        for names in ([n for n in space if n.startswith("_") and not n.startswith("__")],
+                      [n for n in space if n != "__builtins__"]):
+            for name in names:
+                try:
+                    space[name] = None
+                except BaseException:
+                    pass
+        del space
+    gc.collect()
+
+
+def _finish(before, code=0):
     """Interpreter shutdown, in CPython's order: wait for non-daemon threads, run atexit
-    handlers, flush the standard streams."""
+    handlers, flush the standard streams, release the modules, flush them again."""
     try:
         threading._shutdown()
     except BaseException:
@@ -359,6 +425,11 @@ def _finish(code=0):
     except BaseException:
         pass
     flushed = _flush_stdio()
+    try:
+        _finalize_modules(before)
+    except BaseException:
+        pass
+    flushed = _flush_stdio() or flushed
     return flushed or code
 
 
