@@ -23,7 +23,7 @@
 //!
 //! regress backtracks, as JavaScript engines do, and has no step limit: `(.*)(.*)…Z` (300 groups)
 //! against `Bash` runs for hours, and with it the event and every other hook of it, the user's
-//! guards included. A pattern that can backtrack that much ([`backtracks_heavily`]: a
+//! guards included. A pattern that can backtrack that much (`backtracks_heavily`: a
 //! backreference, a quantified group that holds a quantifier or an alternation, more than
 //! [`FEW_QUANTIFIERS`] quantifiers), and any regex given a query longer than [`SHORT_QUERY`], is
 //! therefore tried on a thread of its own for at most [`MATCH_DEADLINE`]. One that takes longer
@@ -65,7 +65,7 @@ pub enum Matcher {
         regrouped: Option<String>,
         /// Built on first use (the pattern is known to be valid).
         regex: OnceLock<Option<Arc<regress::Regex>>>,
-        /// The pattern can backtrack for very long ([`backtracks_heavily`]): it is tried on a
+        /// The pattern can backtrack for very long (`backtracks_heavily`): it is tried on a
         /// thread of its own, within [`MATCH_DEADLINE`].
         heavy: bool,
         /// Why it is undecided, once a try ran past the deadline: from then on it is not tried.

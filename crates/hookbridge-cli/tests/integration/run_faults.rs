@@ -602,3 +602,69 @@ fn a_run_stopped_by_a_signal_during_a_warm_hook_takes_the_hook_with_it() {
     stop.args(["serve", "--stop"]).env("XDG_RUNTIME_DIR", &runtime);
     assert!(stop.status().unwrap().success());
 }
+
+/// A guard that echoes the tool call into its deny (`json.dumps`, as guards do) hands on whatever
+/// the model put there. Claude Code reads the answer with `JSON.parse`, which keeps a lone
+/// surrogate and any depth of nesting; hookbridge read it with serde_json, which refuses both, and
+/// dropped the deny: the call went ahead. Now both deny; an answer nested past what hookbridge
+/// reads is a failure of the hook, which follows its `onFailure` (here `block`), never an answer
+/// dropped in silence.
+#[test]
+fn a_deny_that_echoes_what_the_model_sent_is_read_as_claude_code_reads_it() {
+    let python = require_program("python3");
+    let guard = "import json, sys\n\
+        call = json.load(sys.stdin)\n\
+        print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse', 'permissionDecision': 'deny',\n\
+            'permissionDecisionReason': 'no: ' + json.dumps(call['tool_input'])}, 'echo': call['tool_input']}))\n";
+    let p = Project::new(pre_hooks(json!([
+        {"type": "command", "command": format!("{} guard.py", python.display()), "onFailure": "block"}
+    ])));
+    p.hook_file("guard.py", guard);
+    fs::copy(p.hooks_dir().join("guard.py"), p.dir.join("guard.py")).unwrap();
+    let call = |tool_input: &str| {
+        format!(
+            r#"{{"session_id": "s", "cwd": {:?}, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {tool_input}}}"#,
+            p.dir.display().to_string()
+        )
+    };
+    let nested = |depth: usize| format!("{}\"rm -rf /\"{}", "[".repeat(depth), "]".repeat(depth));
+    let denied = |done: &Finished| {
+        let answer: Value = serde_json::from_slice(&done.stdout).unwrap_or(Value::Null);
+        answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+    };
+    let lone = p.run(
+        "PreToolUse",
+        "claude",
+        call(r#"{"command": "rm -rf / #\ud800"}"#).as_bytes(),
+    );
+    assert!(denied(&lone), "a lone surrogate: {lone:?}");
+    let deep = p.run(
+        "PreToolUse",
+        "claude",
+        call(&format!(r#"{{"command": {}}}"#, nested(300))).as_bytes(),
+    );
+    assert!(denied(&deep), "nested 300 deep: {deep:?}");
+    // Past what hookbridge reads (Python's own json.load stops at about a thousand levels, so
+    // this guard writes its deep echo itself).
+    let p = Project::new(pre_hooks(
+        json!([{"type": "command", "onFailure": "block", "command": format!(
+            "printf '{{\"decision\": \"block\", \"reason\": \"no\", \"echo\": %s}}' \"$({} -c 'print(\"[\" * 1100 + \"]\" * 1100)')\"",
+            python.display()
+        )}]),
+    ));
+    let too_deep = p.run("PreToolUse", "claude", &p.bash_payload("rm -rf /"));
+    assert!(
+        denied(&too_deep),
+        "past the depth read, onFailure block blocks: {too_deep:?}"
+    );
+    assert!(
+        String::from_utf8_lossy(&too_deep.stdout).contains("blocking because onFailure is"),
+        "{too_deep:?}"
+    );
+    assert!(
+        p.log_text()
+            .contains("nests 1101 levels deep, past the 1000 hookbridge reads"),
+        "{}",
+        p.log_text()
+    );
+}

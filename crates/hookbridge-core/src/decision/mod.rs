@@ -15,6 +15,7 @@ mod answer;
 pub(crate) mod claude;
 mod execution;
 mod in_words;
+pub mod json_text;
 mod judged;
 mod merge;
 pub mod output_schema;

@@ -9,6 +9,7 @@ use crate::event::EventName;
 
 use super::answer::{HookAnswer, HookJson, HookOutput, NoVerdictReason, PermissionDecision};
 use super::execution::{HookExecution, HookFailure, HookFailureKind, RunStatus};
+use super::json_text::{self, Unread};
 use super::judged::{verdict_answer, Judge};
 use HookFailureKind::{Refused, TooLarge, Unreadable};
 
@@ -76,11 +77,8 @@ fn speaks_seed(hook: &HookSpec) -> bool {
 /// with Claude Code's rules; an answer that is neither dialect is a failure of the hook.
 fn interpret_seed(event: &EventName, execution: &HookExecution) -> HookAnswer {
     let stdout = String::from_utf8_lossy(&execution.stdout);
-    let trimmed = stdout.trim().trim_start_matches('\u{feff}').trim_start();
-    let object = match trimmed
-        .starts_with('{')
-        .then(|| serde_json::from_str::<Value>(trimmed))
-    {
+    let trimmed = json_text::js_trim(&stdout);
+    let object = match trimmed.starts_with('{').then(|| json_text::parse(trimmed)) {
         Some(Ok(Value::Object(object))) => object,
         _ => return interpret(event, execution),
     };
@@ -114,11 +112,12 @@ fn seed_json_answer(
 /// `prompt`; use [`interpret_hook`] to read it as its hook's).
 pub fn interpret(event: &EventName, execution: &HookExecution) -> HookAnswer {
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let read = || parse_stdout(event, &text(&execution.stdout));
     match &execution.status {
         RunStatus::Exited(2) => HookAnswer::Blocking {
             stderr: text(&execution.stderr),
-            json: match parse_stdout(event, &text(&execution.stdout)) {
-                HookOutput::Json(json) => Some(json),
+            json: match read() {
+                Ok(HookOutput::Json(json)) => Some(json),
                 _ => None,
             },
         },
@@ -133,21 +132,24 @@ pub fn interpret(event: &EventName, execution: &HookExecution) -> HookAnswer {
                 ),
             )
         }
-        RunStatus::Exited(0) | RunStatus::Answered => {
-            HookAnswer::Output(parse_stdout(event, &text(&execution.stdout)))
-        }
-        RunStatus::Exited(code) => match parse_stdout(event, &text(&execution.stdout)) {
+        RunStatus::Exited(0) | RunStatus::Answered | RunStatus::Responded(200..=299) => match read() {
+            Ok(output) => HookAnswer::Output(output),
+            Err(why) => failed(TooLarge, why),
+        },
+        RunStatus::Exited(code) => match read() {
             // A valid JSON object decides whatever the exit code (Claude Code reads JSON on every
             // exit code since 2.1.228).
-            HookOutput::Json(json) => HookAnswer::Output(HookOutput::Json(json)),
+            Ok(HookOutput::Json(json)) => HookAnswer::Output(HookOutput::Json(json)),
+            Err(why) => failed(TooLarge, why),
             _ => HookAnswer::NonBlockingError {
                 code: Some(*code),
                 stderr: text(&execution.stderr),
             },
         },
         // A hook that printed its JSON answer and was then killed still answered (case 169).
-        RunStatus::Signaled(sig) => match parse_stdout(event, &text(&execution.stdout)) {
-            HookOutput::Json(json) => HookAnswer::Output(HookOutput::Json(json)),
+        RunStatus::Signaled(sig) => match read() {
+            Ok(HookOutput::Json(json)) => HookAnswer::Output(HookOutput::Json(json)),
+            Err(why) => failed(TooLarge, why),
             _ => HookAnswer::NonBlockingError {
                 code: None,
                 stderr: format!("{}killed by signal {sig}", text(&execution.stderr)),
@@ -168,8 +170,6 @@ pub fn interpret(event: &EventName, execution: &HookExecution) -> HookAnswer {
         RunStatus::Cancelled(why) => HookAnswer::NoVerdict {
             why: NoVerdictReason::Cancelled(*why),
         },
-        // An http hook's body is read like a command's stdout on success.
-        RunStatus::Responded(200..=299) => HookAnswer::Output(parse_stdout(event, &text(&execution.stdout))),
         RunStatus::Responded(status) => failed(
             Refused,
             format!(
@@ -205,7 +205,7 @@ fn http_answer(event: &EventName, status: u16, url: &str, execution: &HookExecut
         return interpret(event, execution); // past what hookbridge reads: a failure, worded there
     }
     let body = String::from_utf8_lossy(&execution.stdout);
-    let trimmed = body.trim().trim_start_matches('\u{feff}').trim_start();
+    let trimmed = json_text::js_trim(&body);
     if trimmed.is_empty() {
         return HookAnswer::Output(HookOutput::Json(Box::new(HookJson::from_object(
             event,
@@ -224,7 +224,8 @@ fn http_answer(event: &EventName, status: u16, url: &str, execution: &HookExecut
             format!("HTTP hook must return JSON, but got non-JSON response body: {shown}{cut}"),
         );
     }
-    match serde_json::from_str::<Value>(trimmed) {
+    match json_text::parse(trimmed) {
+        Err(Unread::TooDeep(depth)) => failed(TooLarge, too_deep(depth)),
         Ok(Value::Object(map)) => match super::output_schema::problem(&map) {
             Some(problem) => failed(
                 Unreadable,
@@ -264,31 +265,43 @@ fn first_line_of(body: &str) -> Option<String> {
 }
 
 /// Claude Code 2.1.328's reading of stdout (measured, cases 48, 125–127, 135, 136): trimmed text
-/// that starts with `{` is JSON if it parses as an object and fits the output schema; if it does not
-/// parse but ends with `}`, or fails the schema, it is dropped; any other text is plain.
-fn parse_stdout(event: &EventName, stdout: &str) -> HookOutput {
-    // A UTF-8 byte-order mark before the JSON does not make it text (case 161).
-    let trimmed = stdout.trim().trim_start_matches('\u{feff}').trim_start();
+/// (as JavaScript trims: a byte-order mark is white space, case 161) that starts with `{` is JSON
+/// if it parses as an object and fits the output schema; if it does not parse but ends with `}`,
+/// or fails the schema, it is dropped; any other text is plain. `Err`: JSON nested deeper than
+/// hookbridge reads ([`json_text::MAX_DEPTH`]), which the caller makes a failure of the hook.
+fn parse_stdout(event: &EventName, stdout: &str) -> Result<HookOutput, String> {
+    let trimmed = json_text::js_trim(stdout);
     if trimmed.is_empty() {
-        return HookOutput::Empty;
+        return Ok(HookOutput::Empty);
     }
     if trimmed.starts_with('{') {
-        match serde_json::from_str::<Value>(trimmed) {
+        match json_text::parse(trimmed) {
             Ok(Value::Object(map)) => {
                 if let Some(problem) = super::output_schema::problem(&map) {
-                    return HookOutput::Dropped(format!(
+                    return Ok(HookOutput::Dropped(format!(
                         "JSON output does not fit the hook output schema: {problem}"
-                    ));
+                    )));
                 }
-                return HookOutput::Json(Box::new(HookJson::from_object(event, map)));
+                return Ok(HookOutput::Json(Box::new(HookJson::from_object(event, map))));
             }
+            Err(Unread::TooDeep(depth)) => return Err(too_deep(depth)),
             _ if trimmed.ends_with('}') => {
-                return HookOutput::Dropped("output looks like JSON but does not parse".into());
+                return Ok(HookOutput::Dropped(
+                    "output looks like JSON but does not parse".into(),
+                ));
             }
             _ => {}
         }
     }
-    HookOutput::Plain(stdout.to_string())
+    Ok(HookOutput::Plain(stdout.to_string()))
+}
+
+/// Why an answer nested `depth` levels deep was not read.
+fn too_deep(depth: usize) -> String {
+    format!(
+        "its JSON answer nests {depth} levels deep, past the {} hookbridge reads, so it was not read",
+        json_text::MAX_DEPTH
+    )
 }
 
 /// A failed answer of `kind`, said in `message`.
