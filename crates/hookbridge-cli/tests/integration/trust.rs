@@ -634,3 +634,47 @@ fn a_matcher_that_backtracks_without_end_never_takes_the_users_guard_down() {
         "{log}"
     );
 }
+
+/// Trust pins the scripts a command runs when a wrapper or an option with a value stands in front
+/// of them (found by a red-team pass: each of these ran an edited script with no new review), and
+/// still not the files a hook writes as it runs.
+#[test]
+fn a_script_behind_a_wrapper_or_an_option_is_pinned_too() {
+    let forms = [
+        ("timeout 5 ./b.sh", "b.sh", true),
+        ("exec ./c", "c", true),
+        ("python3 -W ignore d.py", "d.py", false),
+        (". ./f.sh", "f.sh", false),
+        ("bash -o pipefail g.sh", "g.sh", false),
+        ("nice -n 5 ./j.sh", "j.sh", true),
+        ("command ./l.sh", "l.sh", true),
+    ];
+    for (command, script, executable) in forms {
+        let repo = Repo::new();
+        let body = |who: &str| {
+            if script.ends_with(".py") {
+                format!("import sys\nprint('{who}', file=sys.stderr)\nsys.exit(2)\n")
+            } else {
+                format!("#!/bin/sh\necho {who} >&2\nexit 2\n")
+            }
+        };
+        let path = repo.file(script, &body("as-trusted"));
+        if executable {
+            fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        repo.project_hooks(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": format!("{command}; s=$?; date | tee -a audit.log >/dev/null; exit $s")}
+        ]}]}}));
+        repo.trust();
+        assert_blocked_by(&repo.run(), "as-trusted");
+        // The log it writes grows on every run: not pinned, nothing held.
+        assert_blocked_by(&repo.run(), "as-trusted");
+        repo.file(script, &body("edited-after-trust"));
+        let held = repo.run_in_session("after-edit", &[]);
+        assert_held(&held);
+        assert!(
+            !held.stderr_str().contains("edited-after-trust"),
+            "`{command}` ran an edited {script}"
+        );
+    }
+}

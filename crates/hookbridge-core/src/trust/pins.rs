@@ -258,8 +258,12 @@ fn canonical_hook(out: &mut serde_json::Map<String, Value>, hook: &HookSpec, pro
 
 /// The files inside the project (`root`, canonical) that `command` runs: the program, and the
 /// script an interpreter is given (`bash x.sh`, `python3 -u x.py`, `node x.js`), in each simple
-/// command of the line. Files a command only writes or reads as data (`>> log.txt`, `< in.json`,
-/// `cat notes.md`) are not pinned: they change as hooks run.
+/// command of the line; and any other word of it that names a file which is code — executable, or
+/// named as a script is (`.sh`, `.py`, …: [`looks_like_code`]) — so that a wrapper or an option
+/// with a value in front (`timeout 5 ./b.sh`, `exec`, `nice -n 5`, `. ./f.sh`, `python3 -W
+/// ignore d.py`, `bash -o pipefail g.sh`) cannot run a script nobody pinned. Files a command only
+/// writes or reads as data (`>> log.txt`, `< in.json`, `cat notes.md`, `tee -a audit.log`) are
+/// not pinned: they change as hooks run.
 fn named_files(
     command: &crate::config::CommandHook,
     hook: &HookSpec,
@@ -290,7 +294,12 @@ fn named_files(
     };
     let mut files = Vec::new();
     for words in commands {
-        for word in run_words(&words) {
+        let run = run_words(&words);
+        for word in &words {
+            let named_to_run = run.iter().any(|w| std::ptr::eq(*w, word));
+            if !named_to_run && word.starts_with('-') {
+                continue;
+            }
             let word = expand_placeholders(word, &placeholder);
             if word.is_empty() || word.len() > 4096 {
                 continue;
@@ -304,7 +313,10 @@ fn named_files(
             // One `stat` first: most words name no file (a program found on PATH, an argument), and
             // resolving a path component by component costs a system call per component (with a
             // thousand plugins, most of a run's time went to resolving paths that do not exist).
-            if !std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+            let Ok(meta) = std::fs::metadata(&path) else {
+                continue;
+            };
+            if !meta.is_file() || !(named_to_run || looks_like_code(&path, &meta)) {
                 continue;
             }
             let Ok(real) = std::fs::canonicalize(&path) else {
@@ -317,6 +329,29 @@ fn named_files(
     }
     files
 }
+
+/// Whether a file a command names, not as its program or an interpreter's script, is code all
+/// the same: executable, or named as a script is.
+fn looks_like_code(path: &Path, meta: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if meta.permissions().mode() & 0o111 != 0 {
+            return true;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = meta;
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| SCRIPT_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+}
+
+/// The extensions of the files the interpreters below run (and `jq -f`, `awk -f` filters).
+const SCRIPT_EXTENSIONS: &[&str] = &[
+    "sh", "bash", "zsh", "ksh", "fish", "py", "pyw", "js", "mjs", "cjs", "ts", "mts", "cts", "rb", "pl",
+    "pm", "php", "lua", "ps1", "r", "tcl", "awk", "sed", "jq",
+];
 
 /// Programs that run the file they are given: their first argument that is not an option is the
 /// script.
