@@ -678,3 +678,61 @@ fn a_script_behind_a_wrapper_or_an_option_is_pinned_too() {
         );
     }
 }
+
+/// Trust pins a hook's relative paths from the project root, and Claude Code runs a hook in the
+/// session's working directory: after `cd pkg`, `bash scripts/guard.sh` would run
+/// `pkg/scripts/guard.sh`, which a later `git pull` may have brought and nobody reviewed (found by
+/// a red-team pass). Such a hook is not run, and the log says which file; from the root, or from a
+/// folder where the path names nothing, it runs as trusted.
+#[test]
+fn a_relative_script_that_names_another_file_from_the_working_directory_is_not_run() {
+    let repo = Repo::new();
+    repo.file("scripts/guard.sh", "echo project-guard >&2\nexit 2\n");
+    fs::create_dir_all(repo.dir.join("docs")).unwrap();
+    repo.project_hooks(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "bash scripts/guard.sh"}
+    ]}]}}));
+    repo.trust();
+    assert_blocked_by(&repo.run(), "project-guard");
+    let from = |dir: &Path| {
+        let cmd = untrusted_run("PreToolUse", &repo.dir, &repo.home, &repo.log, "claude");
+        let payload = json!({"session_id": "s1", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": "rm -rf /"}, "cwd": dir});
+        let done = run_with_deadline(cmd, payload.to_string().as_bytes(), WATCHDOG);
+        assert!(!done.timed_out, "hookbridge run hung");
+        done
+    };
+    // A folder without scripts/guard.sh: the path names nothing there, so nothing unpinned runs
+    // (bash fails to find it, as it would under Claude Code).
+    let elsewhere = from(&repo.dir.join("docs"));
+    assert!(
+        elsewhere.stderr_str().contains("scripts/guard.sh"),
+        "{elsewhere:?}"
+    );
+    assert!(
+        !repo.log_text().contains("not the file `hookbridge trust` pinned"),
+        "{}",
+        repo.log_text()
+    );
+
+    let pulled = repo.file(
+        "pkg/scripts/guard.sh",
+        "touch \"$CLAUDE_PROJECT_DIR/unreviewed-ran\"\n",
+    );
+    let done = from(&repo.dir.join("pkg"));
+    assert!(
+        !repo.dir.join("unreviewed-ran").exists(),
+        "the unpinned pkg/scripts/guard.sh ran"
+    );
+    assert_eq!(done.code, Some(0), "{done:?}");
+    let log = repo.log_text();
+    assert!(
+        log.contains(&format!(
+            "its command runs {}, which is not the file `hookbridge trust` pinned",
+            pulled.display()
+        )),
+        "{log}"
+    );
+    // From the root it is the pinned script, as trusted.
+    assert_blocked_by(&repo.run(), "project-guard");
+}

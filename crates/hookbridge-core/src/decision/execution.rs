@@ -1,5 +1,6 @@
 //! What happened when a hook ran: the runner's report, in plain data.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::verdict::Verdict;
@@ -172,6 +173,9 @@ pub enum NotRunReason {
     NoJudgesOn(EventName),
     /// An `http` hook whose URL no pattern in the settings' `allowedHttpHookUrls` allows.
     UrlNotAllowed { url: String },
+    /// A project hook run in `cwd`, where a relative path of its command names `file`, which is not
+    /// the file trust pinned from the project root (hookbridge's own rule).
+    NotPinnedHere { cwd: PathBuf, file: PathBuf },
 }
 
 impl std::fmt::Display for NotRunReason {
@@ -185,6 +189,13 @@ impl std::fmt::Display for NotRunReason {
                     "HTTP hook blocked: {url} does not match any pattern in allowedHttpHookUrls"
                 )
             }
+            NotRunReason::NotPinnedHere { cwd, file } => write!(
+                f,
+                "not run: from its working directory {} its command runs {}, which is not the file \
+                 `hookbridge trust` pinned from the project root",
+                cwd.display(),
+                file.display()
+            ),
         }
     }
 }

@@ -17,7 +17,9 @@
 pub mod pins;
 pub mod store;
 
-pub use pins::{current_pins, current_pins_at, PinnedFile, PinnedHook, PinnedServer, ProjectPins};
+pub use pins::{
+    current_pins, current_pins_at, unpinned_from, PinnedFile, PinnedHook, PinnedServer, ProjectPins,
+};
 pub use store::{state_dir, state_dir_for, StoreError, TrustRecord, TrustStore};
 
 pub use crate::config::Held;

@@ -263,13 +263,73 @@ fn canonical_hook(out: &mut serde_json::Map<String, Value>, hook: &HookSpec, pro
 /// with a value in front (`timeout 5 ./b.sh`, `exec`, `nice -n 5`, `. ./f.sh`, `python3 -W
 /// ignore d.py`, `bash -o pipefail g.sh`) cannot run a script nobody pinned. Files a command only
 /// writes or reads as data (`>> log.txt`, `< in.json`, `cat notes.md`, `tee -a audit.log`) are
-/// not pinned: they change as hooks run.
+/// not pinned: they change as hooks run. A relative word is taken from the project root.
 fn named_files(
     command: &crate::config::CommandHook,
     hook: &HookSpec,
     project: &Path,
     root: &Path,
 ) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for (word, named_to_run, _) in candidate_words(command, hook, project) {
+        let path = Path::new(&word);
+        let path = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            project.join(path)
+        };
+        if !names_code(&path, named_to_run) {
+            continue;
+        }
+        let Ok(real) = std::fs::canonicalize(&path) else {
+            continue;
+        };
+        if real.starts_with(root) && !files.contains(&real) {
+            files.push(real);
+        }
+    }
+    files
+}
+
+/// For a project hook that runs in `cwd`, not in the project root its files were pinned from
+/// (pins take a relative word from the root): the first file its command names by a
+/// relative path that, from `cwd`, is another file than from the root (or is there only from
+/// `cwd`) — a file trust never pinned, which the hook must not run. `None` when each such word
+/// names the same file both ways. A program without a `/` is looked up on `PATH`, not in `cwd`.
+pub fn unpinned_from(
+    command: &crate::config::CommandHook,
+    hook: &HookSpec,
+    project: &Path,
+    cwd: &Path,
+) -> Option<PathBuf> {
+    for (word, named_to_run, program) in candidate_words(command, hook, project) {
+        let relative = Path::new(&word);
+        if relative.is_absolute() || (program && !word.contains('/')) {
+            continue;
+        }
+        let here = cwd.join(relative);
+        if !names_code(&here, named_to_run) {
+            continue;
+        }
+        let Ok(real) = std::fs::canonicalize(&here) else {
+            continue;
+        };
+        if std::fs::canonicalize(project.join(relative)).ok().as_ref() != Some(&real) {
+            return Some(real);
+        }
+    }
+    None
+}
+
+/// The words of `command` that may name a file it runs, placeholders expanded, each with whether
+/// it is named to run (the program, an interpreter's script: a file there is pinned whatever it
+/// is) or not (a file there is pinned if it is code), and whether it is a simple command's
+/// program. Options (`-x`) are skipped.
+fn candidate_words(
+    command: &crate::config::CommandHook,
+    hook: &HookSpec,
+    project: &Path,
+) -> Vec<(String, bool, bool)> {
     let plugin_root = hook.source.plugin.as_ref().map(|p| p.root.clone());
     let placeholder = |name: &str| -> Option<String> {
         match name {
@@ -292,42 +352,31 @@ fn named_files(
             }
         }
     };
-    let mut files = Vec::new();
+    let mut out = Vec::new();
     for words in commands {
         let run = run_words(&words);
         for word in &words {
             let named_to_run = run.iter().any(|w| std::ptr::eq(*w, word));
+            let program = run.first().is_some_and(|p| std::ptr::eq(*p, word));
             if !named_to_run && word.starts_with('-') {
                 continue;
             }
             let word = expand_placeholders(word, &placeholder);
-            if word.is_empty() || word.len() > 4096 {
-                continue;
-            }
-            let path = Path::new(&word);
-            let path = if path.is_absolute() {
-                path.to_path_buf()
-            } else {
-                project.join(path)
-            };
-            // One `stat` first: most words name no file (a program found on PATH, an argument), and
-            // resolving a path component by component costs a system call per component (with a
-            // thousand plugins, most of a run's time went to resolving paths that do not exist).
-            let Ok(meta) = std::fs::metadata(&path) else {
-                continue;
-            };
-            if !meta.is_file() || !(named_to_run || looks_like_code(&path, &meta)) {
-                continue;
-            }
-            let Ok(real) = std::fs::canonicalize(&path) else {
-                continue;
-            };
-            if real.starts_with(root) && !files.contains(&real) {
-                files.push(real);
+            if !word.is_empty() && word.len() <= 4096 {
+                out.push((word, named_to_run, program));
             }
         }
     }
-    files
+    out
+}
+
+/// Whether `path` is a file the command runs: any file for a word named to run, a file that is
+/// code ([`looks_like_code`]) for another word. One `stat`: most words name no file (a program
+/// found on PATH, an argument), and resolving a path component by component costs a system call
+/// per component (with a thousand plugins, most of a run's time went to resolving paths that do
+/// not exist).
+fn names_code(path: &Path, named_to_run: bool) -> bool {
+    std::fs::metadata(path).is_ok_and(|meta| meta.is_file() && (named_to_run || looks_like_code(path, &meta)))
 }
 
 /// Whether a file a command names, not as its program or an interpreter's script, is code all

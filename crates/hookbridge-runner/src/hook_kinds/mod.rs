@@ -25,7 +25,7 @@ pub mod prompt;
 pub mod rule;
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -70,6 +70,8 @@ pub(crate) struct JobContext<'a> {
     pub first_line: Option<crate::process::FirstLineWatch>,
     /// Whether the project's own `.mcp.json` servers may be called (the project is trusted).
     pub project_mcp_servers: bool,
+    /// The project root, which a project hook's files were pinned from.
+    pub project_dir: &'a Path,
     /// Whether command hooks may run warm at all (managed policy).
     pub warm_allowed: bool,
     /// The managed policy's floor under command hooks' sandboxes.
@@ -150,6 +152,18 @@ pub(crate) fn job_for(hook: &HookSpec, event: &str, ctx: JobContext<'_>) -> Resu
     readiness(hook, ctx.policy)?;
     match &hook.kind {
         HookKind::Command(c) => {
+            // A project hook's relative paths were pinned from the project root; run elsewhere,
+            // one may name a file nobody trusted.
+            if hook.source.scope == hookbridge_core::config::Scope::Project {
+                if let Some(cwd) = ctx.cwd.as_deref().filter(|cwd| *cwd != ctx.project_dir) {
+                    if let Some(file) = hookbridge_core::trust::unpinned_from(c, hook, ctx.project_dir, cwd) {
+                        return Err(NotRunReason::NotPinnedHere {
+                            cwd: cwd.to_path_buf(),
+                            file,
+                        });
+                    }
+                }
+            }
             let sandbox = hookbridge_core::config::managed::effective_sandbox(hook, &ctx.sandbox_floor);
             let plugin_data = hook.source.plugin.as_ref().map(|p| p.data_dir.as_path());
             Ok(Job::Process(command::process_spec(
