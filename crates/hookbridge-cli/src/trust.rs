@@ -305,7 +305,10 @@ fn show_all(out: &mut impl Write, pins: &ProjectPins) -> std::io::Result<()> {
         }
     }
     if !pins.servers.is_empty() {
-        writeln!(out, "  MCP servers of the project's .mcp.json that hooks call:")?;
+        writeln!(
+            out,
+            "  MCP servers that hooks call (the project's .mcp.json; plugin:…, a plugin's own):"
+        )?;
         for s in &pins.servers {
             writeln!(out, "    {}  sha256:{}", s.name, &s.digest[..16])?;
         }
@@ -334,7 +337,7 @@ fn show_diff(out: &mut impl Write, diff: &trust::Diff) -> std::io::Result<()> {
         writeln!(out, "  - script no longer named: {s}")?;
     }
     for s in &diff.servers_changed {
-        writeln!(out, "  ~ MCP server of the project's .mcp.json: {s}")?;
+        writeln!(out, "  ~ MCP server a hook calls: {s}")?;
     }
     Ok(())
 }

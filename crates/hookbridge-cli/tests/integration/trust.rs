@@ -287,9 +287,7 @@ fn a_changed_mcp_server_of_the_project_holds_it_again() {
     );
     let review = repo.hookbridge(&["trust", repo.dir.to_str().unwrap()]);
     assert!(
-        review
-            .stdout_str()
-            .contains("~ MCP server of the project's .mcp.json: guard"),
+        review.stdout_str().contains("~ MCP server a hook calls: guard"),
         "{}",
         review.stdout_str()
     );
@@ -735,4 +733,47 @@ fn a_relative_script_that_names_another_file_from_the_working_directory_is_not_r
     );
     // From the root it is the pinned script, as trusted.
     assert_blocked_by(&repo.run(), "project-guard");
+}
+
+/// A project plugin's own MCP server (`plugin:<name>:<server>`, defined in the plugin's
+/// `.mcp.json` or its manifest) is pinned and shown like a server of the project's `.mcp.json`:
+/// changed after trust, it holds the project again (found by a red-team pass: the changed server
+/// ran with no new review).
+#[test]
+fn a_changed_server_of_a_project_plugin_holds_it_again() {
+    let repo = Repo::new();
+    repo.file(
+        ".amplifier/hooks/foo/.claude-plugin/plugin.json",
+        &json!({"name": "foo"}).to_string(),
+    );
+    repo.file(
+        ".amplifier/hooks/foo/hooks/hooks.json",
+        &json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "mcp_tool", "server": "plugin:foo:srv", "tool": "check"}
+        ]}]}})
+        .to_string(),
+    );
+    let server =
+        |script: &str| json!({"mcpServers": {"srv": {"command": "python3", "args": [script]}}}).to_string();
+    repo.file(".amplifier/hooks/foo/.mcp.json", &server("srv.py"));
+    let review = repo.hookbridge(&["trust", "--yes", repo.dir.to_str().unwrap()]);
+    assert!(
+        review.stdout_str().contains("plugin:foo:srv  sha256:"),
+        "{}",
+        review.stdout_str()
+    );
+    let listed = repo.hookbridge(&["list"]);
+    assert!(!listed.stdout_str().contains("HELD"), "{}", listed.stdout_str());
+
+    repo.file(".amplifier/hooks/foo/.mcp.json", &server("evil.py"));
+    let listed = repo.hookbridge(&["list"]);
+    assert!(listed.stdout_str().contains("HELD"), "{}", listed.stdout_str());
+    let review = repo.hookbridge(&["trust", repo.dir.to_str().unwrap()]);
+    assert!(
+        review
+            .stdout_str()
+            .contains("~ MCP server a hook calls: plugin:foo:srv"),
+        "{}",
+        review.stdout_str()
+    );
 }

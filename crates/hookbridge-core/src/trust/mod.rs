@@ -56,7 +56,8 @@ pub struct Diff {
     pub scripts_changed: Vec<String>,
     pub scripts_added: Vec<String>,
     pub scripts_removed: Vec<String>,
-    /// MCP servers of the project's `.mcp.json` that hooks call, added, changed or removed.
+    /// MCP servers that hooks call (the project's `.mcp.json`, a project plugin's own), added,
+    /// changed or removed.
     pub servers_changed: Vec<String>,
 }
 

@@ -106,10 +106,18 @@ pub fn current_pins_at(
     // Sorted and each once: a project with a thousand plugins names a thousand scripts.
     let mut named: std::collections::BTreeSet<PathBuf> = std::collections::BTreeSet::new();
     let mut servers: Vec<String> = Vec::new();
+    let mut plugin_servers: Vec<(&Path, &str)> = Vec::new();
     for (event, group, hook) in set.hooks() {
         if let HookKind::McpTool(m) = &hook.kind {
             if !servers.contains(&m.server) {
                 servers.push(m.server.clone());
+            }
+            // A project plugin's own server (`plugin:<name>:<server>`), from its folder.
+            if let (Scope::Project, Some(plugin)) = (hook.source.scope, &hook.source.plugin) {
+                let own = (plugin.root.as_path(), m.server.as_str());
+                if m.server.starts_with("plugin:") && !plugin_servers.contains(&own) {
+                    plugin_servers.push(own);
+                }
             }
         }
         if hook.source.scope != Scope::Project {
@@ -151,7 +159,36 @@ pub fn current_pins_at(
         });
     }
     pins.servers = project_servers(project, &servers);
+    pins.servers.extend(
+        plugin_servers
+            .into_iter()
+            .filter_map(|(root, name)| plugin_server(root, name)),
+    );
     pins
+}
+
+/// The entry of a project plugin's own server `name` (`plugin:<plugin>:<server>`), by digest: where
+/// the runner finds it, the plugin's `.mcp.json` first, then its manifest's `mcpServers`. A file
+/// there that is not JSON is pinned by its text, so that it becoming readable is a change.
+fn plugin_server(root: &Path, name: &str) -> Option<PinnedServer> {
+    let server = name.strip_prefix("plugin:")?.split_once(':')?.1;
+    for file in [root.join(".mcp.json"), root.join(".claude-plugin/plugin.json")] {
+        let Ok(text) = crate::config::read_bounded(&file, crate::config::MAX_CONFIG_BYTES) else {
+            continue;
+        };
+        let digest = match serde_json::from_str::<Value>(&text) {
+            Ok(value) => match value.get("mcpServers").and_then(|s| s.get(server)) {
+                Some(entry) => sha256_json(entry),
+                None => continue,
+            },
+            Err(_) => sha256_hex(text.as_bytes()),
+        };
+        return Some(PinnedServer {
+            name: name.to_string(),
+            digest,
+        });
+    }
+    None
 }
 
 fn relative_to(project: &Path, path: &Path) -> String {
