@@ -363,8 +363,14 @@ fn refuse_payload(
     Ok(ExitCode::from(crate::EXIT_INTERNAL))
 }
 
-/// A timeout from its flag, else from `var`; a bad value of the variable is a logged warning and
-/// the default (the flag's own values were checked by the parser: a bad one is a usage error).
+/// The shortest timeout an environment variable may set. The variables reach `run` through the
+/// agent's environment, which a project's settings can extend (Claude Code's `env`): a timeout of a
+/// millisecond would make every hook, the user's guards too, time out and let the call through.
+const SHORTEST_TIMEOUT_FROM_ENV: Duration = Duration::from_secs(1);
+
+/// A timeout from its flag, else from `var`; a bad value of the variable (or one below
+/// [`SHORTEST_TIMEOUT_FROM_ENV`]) is a logged warning and the default (the flag's own values were
+/// checked by the parser: a bad one is a usage error).
 fn timeout_setting(flag: Option<Duration>, var: &str, problems: &mut Vec<String>) -> Option<Duration> {
     if flag.is_some() {
         return flag;
@@ -373,7 +379,17 @@ fn timeout_setting(flag: Option<Duration>, var: &str, problems: &mut Vec<String>
     let parsed = raw
         .to_str()
         .ok_or_else(|| "not UTF-8".to_string())
-        .and_then(|text| parse_timeout(text).map_err(|e| e.to_string()));
+        .and_then(|text| parse_timeout(text).map_err(|e| e.to_string()))
+        .and_then(|timeout| {
+            if timeout < SHORTEST_TIMEOUT_FROM_ENV {
+                Err(format!(
+                    "below the {} s an environment variable may set",
+                    SHORTEST_TIMEOUT_FROM_ENV.as_secs()
+                ))
+            } else {
+                Ok(timeout)
+            }
+        });
     match parsed {
         Ok(timeout) => Some(timeout),
         Err(why) => {

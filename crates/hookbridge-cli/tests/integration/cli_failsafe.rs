@@ -577,19 +577,21 @@ fn timeout_flags_are_capped_or_refused_never_a_panic() {
     }
 }
 
-/// A bad `HOOKBRIDGE_*_TIMEOUT` value is a logged warning and the default, never a failed run.
+/// A bad `HOOKBRIDGE_*_TIMEOUT` value is a logged warning and the default, never a failed run;
+/// so is one below a second, which would make every guard time out and let the call through (a
+/// project's settings can extend the agent's environment).
 #[test]
 fn timeout_variables_with_bad_values_are_logged_and_ignored() {
     require_program("bash");
     let p = Project::new(pre_hooks(BLOCK));
     for var in ["HOOKBRIDGE_MAX_TIMEOUT", "HOOKBRIDGE_DEFAULT_TIMEOUT"] {
-        for value in ["1e20", "1e300"] {
+        for value in ["1e20", "1e300", "1"] {
             let mut cmd = run_cmd(&p, "PreToolUse", &[]);
             cmd.env(var, value);
             let done = p.finish(cmd, &pre_bash(&p));
             assert_eq!(done.code, Some(2), "{var}={value}: stderr {}", done.stderr_str());
         }
-        for value in ["nan", "inf", "-1", "0", "abc"] {
+        for value in ["nan", "inf", "-1", "0", "abc", "1e-9", "0.001", "0.999"] {
             let mut cmd = run_cmd(&p, "PreToolUse", &[]);
             cmd.env(var, value);
             let done = p.finish(cmd, &pre_bash(&p));
