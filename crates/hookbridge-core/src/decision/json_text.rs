@@ -10,6 +10,8 @@
 //!   at either end, and not U+0085, which Rust's `trim` removes);
 //! - a lone surrogate escape is read as U+FFFD (the answer's meaning is kept; its reason shows
 //!   U+FFFD where Claude Code's would hold the lone surrogate);
+//! - a number past what a double holds (`1e999`, Infinity to `JSON.parse`) is read as the largest
+//!   double of its sign;
 //! - an answer nested deeper than 128 levels is read on a thread with a stack sized for it, up to
 //!   [`MAX_DEPTH`] levels; a deeper one is [`Unread::TooDeep`], which the reader makes a failure
 //!   of the hook (following its `onFailure`), never an answer dropped in silence.
@@ -70,7 +72,9 @@ pub fn parse(text: &str) -> Result<Value, Unread> {
     };
     let mended = mend_lone_surrogates(text);
     let text = mended.as_deref().unwrap_or(text);
-    if mended.is_some() {
+    let capped = cap_huge_numbers(text);
+    let text = capped.as_deref().unwrap_or(text);
+    if mended.is_some() || capped.is_some() {
         if let Ok(value) = serde_json::from_str::<Value>(text) {
             return Ok(value);
         }
@@ -117,6 +121,54 @@ fn nesting_depth(text: &str) -> usize {
         }
     }
     deepest
+}
+
+/// `text` with every number outside strings that a double cannot hold (it parses as infinite)
+/// written as the largest double of its sign, or `None` where there is none.
+fn cap_huge_numbers(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let (mut out, mut copied, mut i, mut in_string, mut escaped) = (None::<String>, 0, 0, false, false);
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        if b == b'"' {
+            in_string = true;
+            i += 1;
+            continue;
+        }
+        if b == b'-' || b.is_ascii_digit() {
+            let start = i;
+            while i < bytes.len() && matches!(bytes[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
+                i += 1;
+            }
+            let token = &text[start..i];
+            if token.parse::<f64>().is_ok_and(f64::is_infinite) {
+                let s = out.get_or_insert_with(|| String::with_capacity(text.len()));
+                s.push_str(&text[copied..start]);
+                s.push_str(if token.starts_with('-') {
+                    "-1.7976931348623157e308"
+                } else {
+                    "1.7976931348623157e308"
+                });
+                copied = i;
+            }
+            continue;
+        }
+        i += 1;
+    }
+    out.map(|mut s| {
+        s.push_str(&text[copied..]);
+        s
+    })
 }
 
 /// `text` with every `\u` escape of a lone surrogate (one not part of a high-low pair) written
@@ -196,6 +248,20 @@ mod tests {
         assert_eq!(parse(r#"{"\uD800": 1}"#).unwrap(), json!({"\u{fffd}": 1}));
         assert_eq!(parse(r#"{"a": "\uDBFF"}"#).unwrap(), json!({"a": "\u{fffd}"}));
         assert!(matches!(parse(r#"{"a": "\ud800"#), Err(Unread::Invalid(_))));
+    }
+
+    #[test]
+    fn a_number_past_a_double_is_read_as_the_largest_one() {
+        let deny = r#"{"decision": "block", "n": 1e999, "m": [-2E+400, 5], "s": "1e999"}"#;
+        assert!(
+            serde_json::from_str::<Value>(deny).is_err(),
+            "serde_json refuses it"
+        );
+        let read = parse(deny).unwrap();
+        assert_eq!(read["decision"], "block");
+        assert_eq!(read["n"].as_f64(), Some(f64::MAX));
+        assert_eq!(read["m"], json!([-f64::MAX, 5]));
+        assert_eq!(read["s"], "1e999", "a string is not a number");
     }
 
     #[test]
