@@ -20,6 +20,9 @@ pub struct Problem {
     /// The hook concerned; `None` for a problem of the dispatch itself.
     pub hook: Option<(EventName, HookSummary)>,
     pub kind: ProblemKind,
+    /// Why this failure blocked the event instead of letting it go on (`onFailure: "block"`, or
+    /// the user's-own-hook rule), if it did.
+    pub blocks: Option<&'static str>,
 }
 
 /// What happened.
@@ -127,8 +130,10 @@ impl fmt::Display for Problem {
                 "ran WITHOUT its sandbox: {why}; `sandboxUnavailable: runUnsandboxed` lets it (say \"refuse\" to hold such hooks instead)"
             )?,
         }
-        if self.fails_open() {
-            f.write_str("; the operation continues")?;
+        match self.blocks {
+            Some(because) if self.fails_open() => write!(f, "; {because}")?,
+            None if self.fails_open() => f.write_str("; the operation continues")?,
+            _ => {}
         }
         Ok(())
     }
@@ -142,12 +147,15 @@ pub fn problems(report: &EventReport) -> Vec<Problem> {
         .map(|w| Problem {
             hook: None,
             kind: ProblemKind::Dispatch(w.clone()),
+            blocks: None,
         })
         .collect();
-    let mut push = |hook: &HookSummary, kind: ProblemKind| {
+    let exit2_blocks = report.event.traits().exit2_blocks;
+    let mut push = |hook: &HookSummary, kind: ProblemKind, blocks: Option<&'static str>| {
         out.push(Problem {
             hook: Some((report.event.clone(), hook.clone())),
             kind,
+            blocks,
         })
     };
     for h in &report.hooks {
@@ -181,23 +189,27 @@ pub fn problems(report: &EventReport) -> Vec<Problem> {
             _ => None,
         });
         if let Some(kind) = kind {
-            push(&h.hook, kind);
+            let blocks = h
+                .answered()
+                .failure_blocks()
+                .filter(|_| exit2_blocks && h.answer.is_failure());
+            push(&h.hook, kind, blocks);
         }
         if h.execution.leaked {
-            push(&h.hook, ProblemKind::Leaked);
+            push(&h.hook, ProblemKind::Leaked, None);
         }
         if h.execution.stdout_truncated || h.execution.stderr_truncated {
-            push(&h.hook, ProblemKind::Truncated);
+            push(&h.hook, ProblemKind::Truncated, None);
         }
         if let WarmRun::FellBack(why) = &h.execution.warm {
-            push(&h.hook, ProblemKind::NotWarm(why.clone()));
+            push(&h.hook, ProblemKind::NotWarm(why.clone()), None);
         }
         if let Some(why) = &h.execution.unsandboxed {
-            push(&h.hook, ProblemKind::Unsandboxed(why.clone()));
+            push(&h.hook, ProblemKind::Unsandboxed(why.clone()), None);
         }
     }
     for (hook, reason) in &report.skipped {
-        push(hook, ProblemKind::Skipped(reason.to_string()));
+        push(hook, ProblemKind::Skipped(reason.to_string()), None);
     }
     out
 }
@@ -238,15 +250,26 @@ mod tests {
         let timed_out = Problem {
             hook: Some((EventName::PreToolUse, summary(HookType::Command, "sleep 30"))),
             kind: ProblemKind::TimedOut(Duration::from_secs(1)),
+            blocks: None,
         };
         assert_eq!(
             timed_out.to_string(),
             "PreToolUse hook `sleep 30` (/p/.amplifier/hooks/hooks.json:3:7) timed out after 1 s; its process tree was killed and it gave no answer; the operation continues"
         );
         assert!(timed_out.for_the_user());
+        // With `onFailure: "block"` the line says the event was blocked, not that it went on.
+        let blocked = Problem {
+            blocks: Some("blocking because onFailure is \"block\""),
+            ..timed_out
+        };
+        assert_eq!(
+            blocked.to_string(),
+            "PreToolUse hook `sleep 30` (/p/.amplifier/hooks/hooks.json:3:7) timed out after 1 s; its process tree was killed and it gave no answer; blocking because onFailure is \"block\""
+        );
         let skipped = Problem {
             hook: Some((EventName::Stop, summary(HookType::Prompt, "ok?"))),
             kind: ProblemKind::Skipped("disabled".into()),
+            blocks: None,
         };
         assert_eq!(
             skipped.to_string(),

@@ -138,8 +138,9 @@ pub struct AnsweredHook {
 
 impl AnsweredHook {
     /// Why a failure of this hook blocks the event, if it does: the user's-own-hook rule first,
-    /// then `onFailure: "block"` (Claude Code 2.1.328 weighs them in this order).
-    fn failure_blocks(&self) -> Option<&'static str> {
+    /// then `onFailure: "block"` (Claude Code 2.1.328 weighs them in this order). Only on an event
+    /// a block can stop (its exit 2 blocks).
+    pub fn failure_blocks(&self) -> Option<&'static str> {
         if self.must_succeed {
             Some(MUST_SUCCEED)
         } else if self.on_failure == OnFailure::Block {
