@@ -10,7 +10,10 @@
 //! | `allow`, `continue` | nothing: the call goes on through the usual permission checks | | | |
 //!
 //! A `message` with any action but `block`/`ask` is shown to the user (`systemMessage`). Keys of
-//! Claude Code's own answers beside `action` are kept, and win where both say the same thing.
+//! Claude Code's own answers beside `action` are kept, merged field by field with what the action
+//! says (a `hookSpecificOutput` of the hook's own never replaces the action's deny; a `null` is
+//! absent), and win where both set the same field, but for a decision: one that differs from the
+//! action's makes the answer unusable (a failure of the hook, under its `on_failure`).
 
 use serde_json::{Map, Value};
 
@@ -98,10 +101,43 @@ pub fn to_claude_answer(
         unreachable!("an answer serializes to an object")
     };
     let seeds_own = new_prompt.map(|prompt| (HookJson::NEW_CONTENT.to_string(), Value::String(prompt)));
-    for (key, value) in fields.into_iter().chain(seeds_own) {
-        answer.entry(key).or_insert(value);
-    }
+    keep_both(&mut answer, fields.into_iter().chain(seeds_own))?;
     Ok(answer)
+}
+
+/// The keys that carry a decision: where the hook's own Claude Code keys say another one than its
+/// `action` does, the answer cannot be read either way.
+const DECISION_KEYS: &[&str] = &["permissionDecision", "decision", "behavior"];
+
+/// Adds what the `action` says to the hook's own Claude Code keys, field by field inside objects
+/// (`hookSpecificOutput`), so that a key the hook also set (an `additionalContext`, a `null`) never
+/// replaces the block the action made: a `null` of the hook's counts as absent, the hook's own
+/// value wins elsewhere, and a decision of its own that differs from the action's is an error.
+fn keep_both(
+    answer: &mut Map<String, Value>,
+    said: impl IntoIterator<Item = (String, Value)>,
+) -> Result<(), SeedAnswerError> {
+    for (key, value) in said {
+        match answer.get_mut(&key) {
+            None | Some(Value::Null) => {
+                answer.insert(key, value);
+            }
+            Some(Value::Object(own)) if value.is_object() => {
+                let Value::Object(fields) = value else {
+                    unreachable!("checked")
+                };
+                keep_both(own, fields)?;
+            }
+            Some(own) if DECISION_KEYS.contains(&key.as_str()) && *own != value => {
+                return Err(SeedAnswerError(format!(
+                    "the answer's `action` says `{key}: {value}` and its own `{key}` says {own}"
+                )));
+            }
+            Some(_) => {}
+        }
+    }
+    answer.retain(|_, v| !v.is_null());
+    Ok(())
 }
 
 /// What `block` says on `event`, with the hook's message as the reason.
@@ -200,6 +236,40 @@ mod tests {
             "deny"
         );
         assert!(answer(EventName::SessionEnd, json!({"action": "block"})).is_err());
+    }
+
+    /// A block is never lost to a Claude Code key the hook also printed (found by a red-team
+    /// pass: each of these answered allow): its own `hookSpecificOutput` is merged field by field,
+    /// a `null` is absent, and a decision of its own that differs is an error.
+    #[test]
+    fn the_hooks_own_claude_code_keys_never_replace_the_block() {
+        let deny = json!({"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no"});
+        let with = |extra: Value| {
+            let mut v = json!({"action": "block", "message": "no"});
+            v.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            answer(EventName::PreToolUse, v)
+        };
+        let mut with_context = deny.clone();
+        with_context["additionalContext"] = json!("guard v2");
+        assert_eq!(
+            with(json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "guard v2"}})).unwrap(),
+            json!({"hookSpecificOutput": with_context})
+        );
+        assert_eq!(
+            with(json!({"hookSpecificOutput": null})).unwrap(),
+            json!({"hookSpecificOutput": deny})
+        );
+        assert_eq!(
+            with(json!({"decision": null})).unwrap(),
+            json!({"hookSpecificOutput": deny})
+        );
+        // Its own deny agrees; its own allow does not.
+        assert!(with(json!({"hookSpecificOutput": {"permissionDecision": "deny"}})).is_ok());
+        let conflict = with(json!({"hookSpecificOutput": {"permissionDecision": "allow"}})).unwrap_err();
+        assert!(conflict.0.contains("`permissionDecision`"), "{conflict}");
+        assert!(answer(EventName::Stop, json!({"action": "block", "decision": "approve"})).is_err());
     }
 
     #[test]
