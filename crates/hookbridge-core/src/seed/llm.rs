@@ -6,8 +6,12 @@
 //! (`{{cwd}}`, `{{tool_input.command}}`, `{{prompt}}`). Strings are inserted as they are, other
 //! values as JSON, a missing one as nothing; `{{ name }}` may have spaces.
 //!
-//! Reply: the first JSON object in the text (a code fence around it is fine). Its verdict is read
-//! from the first of these keys it has, in this order, and the reason from `reason` or `message`:
+//! Reply: the JSON objects in the text (a code fence around one is fine). An object's verdict is
+//! read from these keys (a `null` is no key), its reason from `reason` or `message`; an object with
+//! none of them (the model quoting the tool call) is passed over. Any block decides, in any object
+//! and under any key — so neither a quoted `{"safe": true}` before the verdict nor a second key
+//! turns a block into an allow — and a value that decides nothing is a failure unless something
+//! blocks:
 //!
 //! | key | allows | blocks |
 //! |---|---|---|
@@ -17,8 +21,9 @@
 //! | `decision` | `"allow"`, `"approve"` | `"block"`, `"deny"` |
 //! | `action` | `"allow"`, `"continue"` | `"block"` |
 //!
-//! Anything else — no object, none of the keys, a value of another type — is a failure of the
-//! hook, handled by its `on_failure`.
+//! Words are read in any case (`"Deny"`). Anything else — no object (a reply cut short by
+//! `max_tokens` among them), none of the keys, a value of another type — is a failure of the hook,
+//! handled by its `on_failure`.
 
 use serde_json::{Map, Value};
 
@@ -57,56 +62,98 @@ pub fn render_template(template: &str, event: &str, payload: &Map<String, Value>
 
 /// Read the model's reply (see the module table).
 pub fn verdict_of_reply(reply: &str) -> Result<LlmVerdict, String> {
-    let object = first_json_object(reply).ok_or_else(|| {
-        format!(
+    let objects = json_objects(reply);
+    let Some(first) = objects.first() else {
+        return Err(format!(
             "the model's reply holds no JSON object: {}",
             shorten(reply.trim(), 200)
-        )
-    })?;
+        ));
+    };
+    let (mut allowed, mut undecided) = (None, None);
+    for object in &objects {
+        match verdict_of(object) {
+            None => {}
+            Some(Ok(verdict)) if !verdict.allow => return Ok(verdict),
+            Some(Ok(verdict)) => {
+                allowed.get_or_insert(verdict);
+            }
+            Some(Err(why)) => {
+                undecided.get_or_insert(why);
+            }
+        }
+    }
+    match (allowed, undecided) {
+        (_, Some(why)) => Err(why),
+        (Some(verdict), None) => Ok(verdict),
+        (None, None) => Err(format!(
+            "the model's answer has none of `safe`, `ok`, `allow`, `decision`, `action`: {}",
+            shorten(&Value::Object(first.clone()).to_string(), 200)
+        )),
+    }
+}
+
+/// The verdict of one object: `None` when it has none of the keys (the model quoting the tool
+/// call, an example), else what its keys say — a block if any says block, an error if one says
+/// nothing that can be read, else an allow. A `null` is no key.
+fn verdict_of(object: &Map<String, Value>) -> Option<Result<LlmVerdict, String>> {
     let reason = ["reason", "message"]
         .iter()
         .find_map(|k| object.get(*k).and_then(Value::as_str))
         .map(str::to_string);
     let words = |v: &Value, allow: &[&str], block: &[&str]| -> Option<bool> {
-        let s = v.as_str()?;
-        if allow.contains(&s) {
+        let s = v.as_str()?.trim().to_ascii_lowercase();
+        if allow.contains(&s.as_str()) {
             Some(true)
-        } else if block.contains(&s) {
+        } else if block.contains(&s.as_str()) {
             Some(false)
         } else {
             None
         }
     };
+    let mut said = None;
     for key in ["safe", "ok", "allow", "decision", "action"] {
-        let Some(value) = object.get(key) else { continue };
+        let Some(value) = object.get(key).filter(|v| !v.is_null()) else {
+            continue;
+        };
         let allow = match key {
             "decision" => words(value, &["allow", "approve"], &["block", "deny"]),
             "action" => words(value, &["allow", "continue"], &["block"]),
             _ => value.as_bool(),
         };
-        return match allow {
-            Some(allow) => Ok(LlmVerdict { allow, reason }),
-            None => Err(format!("the model's `{key}` is {value}, which decides nothing")),
-        };
+        match allow {
+            Some(false) => return Some(Ok(LlmVerdict { allow: false, reason })),
+            Some(true) => {
+                said.get_or_insert(Ok(()));
+            }
+            None => {
+                said = Some(Err(format!(
+                    "the model's `{key}` is {value}, which decides nothing"
+                )))
+            }
+        }
     }
-    Err(format!(
-        "the model's answer has none of `safe`, `ok`, `allow`, `decision`, `action`: {}",
-        shorten(&Value::Object(object).to_string(), 200)
-    ))
+    said.map(|said| said.map(|()| LlmVerdict { allow: true, reason }))
 }
 
-/// The first `{…}` of `text` that parses as a JSON object.
-fn first_json_object(text: &str) -> Option<Map<String, Value>> {
+/// Every `{…}` of `text` that parses as a JSON object, in order, each whole (an object inside one
+/// is part of it); at most 64.
+fn json_objects(text: &str) -> Vec<Map<String, Value>> {
+    let mut out = Vec::new();
     let mut from = 0;
     while let Some(offset) = text[from..].find('{') {
         let start = from + offset;
         let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
         if let Some(Ok(Value::Object(o))) = stream.next() {
-            return Some(o);
+            out.push(o);
+            if out.len() == 64 {
+                break;
+            }
+            from = start + stream.byte_offset().max(1);
+        } else {
+            from = start + 1;
         }
-        from = start + 1;
     }
-    None
+    out
 }
 
 #[cfg(test)]
@@ -130,7 +177,7 @@ mod tests {
     }
 
     #[test]
-    fn every_answer_shape_is_read_and_the_first_key_wins() {
+    fn every_answer_shape_is_read_and_any_block_wins() {
         let cases = [
             (r#"{"safe": false, "reason": "rm"}"#, false, Some("rm")),
             ("```json\n{\"safe\": true}\n```", true, None),
@@ -140,6 +187,20 @@ mod tests {
             (r#"{"decision": "approve"}"#, true, None),
             (r#"{"action": "block"}"#, false, None),
             (r#"{"ok": true, "safe": false}"#, false, None),
+            // Found by a red-team pass, each read as an allow or a failure before:
+            (
+                r#"The call was {"command": "rm -rf /"}. Verdict: {"safe": false, "reason": "rm"}"#,
+                false,
+                Some("rm"),
+            ),
+            (
+                r#"Like {"safe": true} for ls; here: {"safe": false}"#,
+                false,
+                None,
+            ),
+            (r#"{"safe": null, "ok": false}"#, false, None),
+            (r#"{"decision": "Deny"}"#, false, None),
+            (r#"{"safe": true} {"note": 1}"#, true, None),
         ];
         for (reply, allow, reason) in cases {
             let v = verdict_of_reply(reply).unwrap();
@@ -151,6 +212,8 @@ mod tests {
             r#"{"safe": "maybe"}"#,
             r#"{"verdict": 1}"#,
             "{bad json",
+            r#"{"safe": true} and {"safe": "maybe"}"#,
+            r#"{"safe": false, "reason": "This command deletes which would"#,
         ] {
             assert!(verdict_of_reply(garbage).is_err(), "{garbage}");
         }
