@@ -188,16 +188,56 @@ fn arg_matches(arg: &ArgGlob, input: &Map<String, Value>, cwd: Option<&str>) -> 
     if !arg.is_path {
         return arg.glob.pattern.matches_with(&text, TEXT);
     }
-    if arg.glob.pattern.matches_with(&text, PATH) {
+    // A path is matched as the file it names, never as written: `/etc/./passwd`, `/etc//passwd`
+    // and `/tmp/../etc/passwd` are `/etc/passwd` to a `/etc/*` rule (and to an allow rule
+    // `/tmp/**`, not a file of /tmp). A relative path is also taken from the working directory.
+    let path = normalize(&text);
+    if arg.glob.pattern.matches_with(&path, PATH) {
         return true;
     }
+    let Some(cwd) = cwd.map(normalize).filter(|c| c.starts_with('/')) else {
+        return false;
+    };
+    let absolute = if path.starts_with('/') {
+        path
+    } else {
+        let absolute = normalize(&format!("{cwd}/{path}"));
+        if arg.glob.pattern.matches_with(&absolute, PATH) {
+            return true;
+        }
+        absolute
+    };
     // A relative pattern (`src/*.rs`) against an absolute path inside the working directory.
-    let relative = cwd
-        .map(|c| c.trim_end_matches('/'))
-        .filter(|c| !c.is_empty())
-        .and_then(|c| text.strip_prefix(c))
+    let relative = absolute
+        .strip_prefix(cwd.trim_end_matches('/'))
         .and_then(|rest| rest.strip_prefix('/'));
     relative.is_some_and(|r| arg.glob.pattern.matches_with(r, PATH))
+}
+
+/// `path` with `.` segments and repeated `/` removed and each `..` taking the segment before it
+/// away, as the file system reads it (symbolic links aside); a relative path keeps the `..`s that
+/// lead above it, an absolute one stops at `/`.
+fn normalize(path: &str) -> String {
+    let absolute = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|last| *last != "..") => {
+                parts.pop();
+            }
+            ".." if absolute => {}
+            other => parts.push(other),
+        }
+    }
+    let joined = parts.join("/");
+    if absolute {
+        format!("/{joined}")
+    } else if joined.is_empty() {
+        ".".to_string()
+    } else {
+        joined
+    }
 }
 
 #[cfg(test)]
@@ -264,6 +304,32 @@ mod tests {
             Some(&input(json!({"notebook_path": "a.ipynb"}))),
             None
         ));
+    }
+
+    /// A path is matched as the file it names (found by a red-team pass: a `/etc/*` block rule let
+    /// each of these through).
+    #[test]
+    fn a_path_is_matched_as_the_file_it_names_not_as_written() {
+        let etc = rule(Some("Write"), &[("file_path", "/etc/*")]);
+        let call = |p: &str| input(json!({"file_path": p}));
+        for path in [
+            "/etc/passwd",
+            "/etc/./passwd",
+            "/etc//passwd",
+            "/tmp/../etc/passwd",
+            "/../etc/passwd",
+        ] {
+            assert!(etc.matches(Some("Write"), Some(&call(path)), None), "{path}");
+        }
+        // Relative to the working directory.
+        assert!(etc.matches(Some("Write"), Some(&call("../../etc/passwd")), Some("/home/u")));
+        assert!(!etc.matches(Some("Write"), Some(&call("/etc/ssh/sshd_config")), None));
+        // An allow rule over /tmp does not cover a path that leaves it.
+        let tmp = rule(Some("Write"), &[("file_path", "/tmp/**")]);
+        assert!(tmp.matches(Some("Write"), Some(&call("/tmp/a/b")), None));
+        assert!(!tmp.matches(Some("Write"), Some(&call("/tmp/../etc/passwd")), None));
+        assert_eq!(normalize("a/../../b/./c//"), "../b/c");
+        assert_eq!(normalize("./"), ".");
     }
 
     #[test]
