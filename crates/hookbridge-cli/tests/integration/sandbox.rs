@@ -25,6 +25,8 @@ try write-home sh -c 'echo pwned >> "$HOME/.bashrc"'
 try write-declared sh -c 'echo x > "$HOME/.cache/guard/x"'
 try read-key cat "$HOME/.ssh/id_ed25519"
 try read-key-through-proc cat "/proc/self/root$HOME/.ssh/id_ed25519"
+try read-agent-sign-in sh -c 'cat "$HOME/.claude/.credentials.json" > /dev/null'
+try read-agent-settings sh -c 'cat "$HOME/.claude/settings.json" > /dev/null'
 try write-through-symlink sh -c 'ln -sf "$HOME/.bashrc" "$CLAUDE_PROJECT_DIR/rc-link" && echo pwned >> "$CLAUDE_PROJECT_DIR/rc-link"'
 try hard-link ln "$HOME/.bashrc" "$CLAUDE_PROJECT_DIR/rc-hard"
 try setsid-child setsid -w sh -c 'echo pwned >> "$HOME/.bashrc"'
@@ -75,6 +77,14 @@ fn try_all_with(sandbox: impl FnOnce(u16) -> Option<Value>) -> Tried {
     )
     .unwrap();
     std::fs::write(p.home.join(".bashrc"), "the user's own\n").unwrap();
+    // Claude Code's sign-in beside its settings: the one is a credential, the other is not.
+    std::fs::create_dir_all(p.home.join(".claude")).unwrap();
+    std::fs::write(
+        p.home.join(".claude/.credentials.json"),
+        "{\"claudeAiOauth\": {}}",
+    )
+    .unwrap();
+    std::fs::write(p.home.join(".claude/settings.json"), "{}").unwrap();
     std::fs::create_dir_all(p.home.join(".cache/guard")).unwrap();
     let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
     // A stand-in for an ssh agent's socket (SSH_AUTH_SOCK): it signs with the keys the hook may
@@ -120,6 +130,8 @@ fn a_sandboxed_hook_does_its_work_and_cannot_reach_past_its_rights() {
             "write-declared denied",
             "read-key denied",
             "read-key-through-proc denied",
+            "read-agent-sign-in denied",
+            "read-agent-settings ok",
             "write-through-symlink denied",
             "hard-link denied",
             "setsid-child denied",
@@ -157,6 +169,8 @@ fn the_same_hook_unsandboxed_reaches_all_of_it() {
             "write-declared ok",
             "read-key ok",
             "read-key-through-proc ok",
+            "read-agent-sign-in ok",
+            "read-agent-settings ok",
             "write-through-symlink ok",
             "hard-link ok",
             "setsid-child ok",

@@ -54,7 +54,9 @@ use landlock::{
 #[cfg(target_os = "linux")]
 const ABI_NEEDED: ABI = ABI::V6;
 
-/// Beneath the home folder: what a hook never reads (keys, cloud and registry credentials).
+/// Beneath the home folder: what a hook never reads (keys, cloud and registry credentials, and
+/// the coding agents' own sign-ins: a hook's output reaches the model, so a token it could read
+/// could leave through it even without a network).
 pub const CREDENTIALS: &[&str] = &[
     ".ssh",
     ".gnupg",
@@ -68,7 +70,11 @@ pub const CREDENTIALS: &[&str] = &[
     ".pypirc",
     ".config/gcloud",
     ".config/gh",
+    ".config/github-copilot",
     ".local/share/keyrings",
+    ".claude/.credentials.json",
+    ".codex/auth.json",
+    ".gemini/oauth_creds.json",
 ];
 
 use hookbridge_core::config::PLUGIN_DATA_DIR;
