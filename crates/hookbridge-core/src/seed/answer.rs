@@ -102,6 +102,9 @@ pub fn to_claude_answer(
     };
     let seeds_own = new_prompt.map(|prompt| (HookJson::NEW_CONTENT.to_string(), Value::String(prompt)));
     keep_both(&mut answer, fields.into_iter().chain(seeds_own))?;
+    // A top-level `null` of the hook's (`"decision": null`) is no key (Claude Code's schema would
+    // refuse the whole answer for it); inside objects the hook's values are its own.
+    answer.retain(|_, v| !v.is_null());
     Ok(answer)
 }
 
@@ -136,7 +139,6 @@ fn keep_both(
             Some(_) => {}
         }
     }
-    answer.retain(|_, v| !v.is_null());
     Ok(())
 }
 
