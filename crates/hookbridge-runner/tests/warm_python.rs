@@ -447,6 +447,10 @@ fn awkward_hooks_end_the_same_warm_and_spawned() {
             "descriptors.py",
             "import os\nprint(sorted(int(fd) for fd in os.listdir('/proc/self/fd')))\n",
         ),
+        (
+            "excepthook_raises.py",
+            "import sys\ndef broken(*exc):\n    raise ValueError('the hook broke')\nsys.excepthook = broken\n{}['missing']\n",
+        ),
         ("exit_code_past_a_c_long.py", "import sys\nsys.exit(2 ** 64 + 2)\n"),
         ("exit_code_at_the_end_of_a_c_long.py", "import sys\nsys.exit(-(2 ** 63))\n"),
         (

@@ -366,9 +366,13 @@ def _report_uncaught(exc):
     except BaseException as hook_error:
         try:
             sys.stderr.write("Error in sys.excepthook:\n")
-            traceback.print_exception(hook_error.with_traceback(hook_error.__traceback__.tb_next))
+            # The three-argument form (the one-argument one is Python 3.10's, and a service may
+            # run 3.9); the hook's error without its context (the exception it was handling),
+            # as CPython prints it.
+            hook_tb = hook_error.__traceback__.tb_next
+            traceback.print_exception(type(hook_error), hook_error, hook_tb, chain=False)
             sys.stderr.write("\nOriginal exception was:\n")
-            traceback.print_exception(exc)
+            traceback.print_exception(type(exc), exc, tb)
         except BaseException:
             pass
     return None
