@@ -151,7 +151,7 @@ pub(crate) fn sandbox_said(sandbox: &hookbridge_core::config::Sandbox, floor: &S
 }
 
 /// A sandbox for `list --json` and `test --json`: where the hook may write, whether it reaches the
-/// network, what it may not read, all of it in the words `list` uses (`said`), and, where this
+/// network, what it may not read, which variables named as secrets it is given all the same (`env`), all of it in the words `list` uses (`said`), and, where this
 /// machine cannot enforce it, why (`unenforceable`) and what happens instead (`whereUnavailable`:
 /// `refuse` or `runUnsandboxed`).
 pub(crate) fn sandbox_json(
@@ -168,6 +168,7 @@ pub(crate) fn sandbox_json(
         .map(|c| format!("~/{c}"))
         .collect();
     serde_json::json!({"write": write, "network": sandbox.network.to_json(), "unreadable": unreadable,
+        "env": sandbox.env,
         "said": sandbox_said(sandbox, floor),
         "unenforceable": hookbridge_runner::process::unenforceable(&sandbox.network),
         "whereUnavailable": floor.where_unavailable().word()})

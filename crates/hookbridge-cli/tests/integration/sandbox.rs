@@ -1,7 +1,7 @@
 //! Sandboxed hooks (`"sandbox"`, docs/sandbox.md), tried as an attacker would with real
 //! hooks: a sandboxed hook does its ordinary work — reads the payload, writes a project file and
 //! its temporary folder, answers a deny — and cannot write outside its rights, read the user's
-//! keys, connect to a loopback port, send UDP, reach a Unix socket (an ssh agent's), or get out through a symlink, a hard link,
+//! keys or the secrets in its environment, connect to a loopback port, send UDP, reach a Unix socket (an ssh agent's), or get out through a symlink, a hard link,
 //! `/proc/self/root`, a `setsid` child or a signal. The same hook unsandboxed does all of it: the
 //! control that shows each check can fail.
 
@@ -41,6 +41,9 @@ try socketpair python3 -c 'import socket; a, b = socket.socketpair(); a.send(b"x
 try io-uring-refused-by-sandbox python3 -c 'import ctypes; libc = ctypes.CDLL(None, use_errno=True); p = ctypes.create_string_buffer(120); assert libc.syscall(425, 4, p) < 0 and ctypes.get_errno() == 13'
 try signal-outside kill -0 "$HOOKBRIDGE_TEST_PID"
 try no-new-privileges grep -q 'NoNewPrivs:[[:space:]]*1' /proc/self/status
+try env-api-key test -n "$ANTHROPIC_API_KEY"
+try env-token test -n "$GITHUB_TOKEN"
+try env-plain test -n "$EDITOR_OF_CHOICE"
 echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "sandboxed guard says no"}}'
 "#;
 
@@ -96,7 +99,10 @@ fn try_all_with(sandbox: impl FnOnce(u16) -> Option<Value>) -> Tried {
         .env("OTHER_PORT", other.local_addr().unwrap().port().to_string())
         .env("UDP_PORT", udp.local_addr().unwrap().port().to_string())
         .env("AGENT_SOCK", &agent)
-        .env("HOOKBRIDGE_TEST_PID", std::process::id().to_string());
+        .env("HOOKBRIDGE_TEST_PID", std::process::id().to_string())
+        .env("ANTHROPIC_API_KEY", "sk-ant-the-users")
+        .env("GITHUB_TOKEN", "ghp_the-users")
+        .env("EDITOR_OF_CHOICE", "vi");
     let done = p.finish(cmd, &serde_json::to_vec(&p.payload("PreToolUse")).unwrap());
     assert_eq!(done.code, Some(0), "{}", done.stderr_str());
     Tried {
@@ -146,6 +152,9 @@ fn a_sandboxed_hook_does_its_work_and_cannot_reach_past_its_rights() {
             "io-uring-refused-by-sandbox ok",
             "signal-outside denied",
             "no-new-privileges ok",
+            "env-api-key denied",
+            "env-token denied",
+            "env-plain ok",
         ]
     );
     assert_eq!(tried.bashrc, "the user's own\n");
@@ -185,6 +194,9 @@ fn the_same_hook_unsandboxed_reaches_all_of_it() {
             "io-uring-refused-by-sandbox denied",
             "signal-outside ok",
             "no-new-privileges denied",
+            "env-api-key ok",
+            "env-token ok",
+            "env-plain ok",
         ]
     );
     assert_ne!(tried.bashrc, "the user's own\n");
@@ -197,8 +209,16 @@ fn the_same_hook_unsandboxed_reaches_all_of_it() {
 
 #[test]
 fn a_sandbox_that_allows_the_network_and_a_declared_folder_allows_them_only() {
-    let tried = try_all(Some(json!({"network": true, "write": ["~/.cache/guard"]})));
-    for reached in ["connect ok", "udp ok", "unix-socket ok"] {
+    let tried = try_all(Some(
+        json!({"network": true, "write": ["~/.cache/guard"], "env": ["GITHUB_TOKEN"]}),
+    ));
+    for reached in [
+        "connect ok",
+        "udp ok",
+        "unix-socket ok",
+        "env-token ok",
+        "env-api-key denied",
+    ] {
         assert!(
             tried.results.contains(&reached.to_string()),
             "{reached}: {:?}",
@@ -282,7 +302,7 @@ fn a_sandbox_written_wrong_is_named_with_its_place_and_the_hook_is_skipped() {
         "{said}"
     );
     assert!(
-        said.contains("`sandbox` must be true, false or an object with `write` (a list of paths) and `network` (true, false or a list of TCP ports), found a string"),
+        said.contains("`sandbox` must be true, false or an object with `write` (a list of paths), `network` (true, false or a list of TCP ports) and `env` (a list of variable names), found a string"),
         "{said}"
     );
     assert!(said.contains("hooks.json:"), "{said}");

@@ -505,7 +505,12 @@ fn taking_a_hooks_sandbox_away_holds_it_again() {
     repo.project_hooks(&sandboxed(json!(true)));
     repo.trust();
     assert_blocked_by(&repo.run(), "project-guard");
-    for weaker in [json!(false), json!({"network": true}), json!({"write": ["~"]})] {
+    for weaker in [
+        json!(false),
+        json!({"network": true}),
+        json!({"env": ["GITHUB_TOKEN"]}),
+        json!({"write": ["~"]}),
+    ] {
         repo.project_hooks(&sandboxed(weaker.clone()));
         let done = repo.run_in_session(&format!("after-{weaker}"), &[]);
         assert_held(&done);

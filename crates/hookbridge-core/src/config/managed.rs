@@ -242,8 +242,8 @@ pub fn effective_sandbox<'a>(
     let sandbox = match &command.sandbox {
         Some(own) if floor.network || !own.network.any() => Cow::Borrowed(own),
         Some(own) => Cow::Owned(super::Sandbox {
-            write: own.write.clone(),
             network: super::Network::None,
+            ..own.clone()
         }),
         None if required => Cow::Owned(super::Sandbox::default()),
         None => return None,

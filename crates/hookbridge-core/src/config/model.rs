@@ -126,9 +126,10 @@ pub struct CommandHook {
 }
 
 /// A command hook's sandbox (`"sandbox": true`, or an object that refines it): the hook reads
-/// everywhere but the user's credentials (`~/.ssh`, `~/.aws`, …), writes only the project, its own
-/// temporary folder and the paths in `write`, reaches the network only as `network` says, and
-/// can neither gain privileges nor signal processes outside its sandbox.
+/// everywhere but the user's credentials (`~/.ssh`, `~/.aws`, …) and is given no environment
+/// variable named as a secret (`ANTHROPIC_API_KEY`, `GITHUB_TOKEN`, …) but those in `env`, writes
+/// only the project, its own temporary folder and the paths in `write`, reaches the network only
+/// as `network` says, and can neither gain privileges nor signal processes outside its sandbox.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Sandbox {
     /// More paths the hook may write beneath, as written (`~/` is the home folder; a relative
@@ -136,6 +137,9 @@ pub struct Sandbox {
     pub write: Vec<String>,
     /// What network the hook reaches (`false`: none).
     pub network: Network,
+    /// The environment variables named as secrets that the hook is given all the same (each
+    /// once, in order written): by default it is given none of them.
+    pub env: Vec<String>,
 }
 
 /// What network a sandboxed hook reaches: `"network": false` (the default), `true`, or a list of
@@ -218,7 +222,11 @@ impl std::fmt::Display for Sandbox {
         for path in &self.write {
             write!(f, ", {path}")?;
         }
-        write!(f, "; {}; no credentials)", self.network)
+        write!(f, "; {}; no credentials", self.network)?;
+        match self.env.as_slice() {
+            [] => f.write_str(")"),
+            kept => write!(f, " but ${})", kept.join(", $")),
+        }
     }
 }
 

@@ -251,6 +251,10 @@ fn canonical_hook(out: &mut serde_json::Map<String, Value>, hook: &HookSpec, pro
             // to be trusted again.
             if let Some(sandbox) = &c.sandbox {
                 command["sandbox"] = json!({"write": sandbox.write, "network": sandbox.network.to_json()});
+                // Likewise `env` only when it keeps a secret: pins made before it stay as they were.
+                if !sandbox.env.is_empty() {
+                    command["sandbox"]["env"] = json!(sandbox.env);
+                }
             }
             command
         }

@@ -12,6 +12,10 @@
 //! rules themselves).
 //!
 //! What the sandbox allows (Landlock ABI 6, Linux 6.12 or later):
+//! - **no environment variable named as a secret** ([`names_a_secret`](crate::process::names_a_secret): `ANTHROPIC_API_KEY`,
+//!   `GITHUB_TOKEN`, `PGPASSWORD`, …) of those the engine inherited, but those the hook's `env`
+//!   lists: the files of the credentials below are kept from it, and a key in the environment is
+//!   the same key;
 //! - **reading and running** everything but the user's credentials ([`CREDENTIALS`] beneath every
 //!   home folder the hook could mean: the engine's `HOME`, the account's, the hook's own; by name
 //!   and where symlinks really lead; those there when the hook starts). Landlock only allows, so
@@ -79,6 +83,36 @@ pub const CREDENTIALS: &[&str] = &[
 
 use hookbridge_core::config::PLUGIN_DATA_DIR;
 
+/// Whether an environment variable's name says it holds a secret, so that a sandboxed hook is not
+/// given it (the files of [`CREDENTIALS`] hold the same kind of thing): one of its words (split
+/// at `_`, in any case) is or ends in `TOKEN`, `SECRET`, `PASSWORD`, `PASSWD`, `PASSPHRASE`,
+/// `CREDENTIAL(S)`, `APIKEY` or `COOKIE`, or is `KEY`/`KEYS` (not after `PUBLIC`), `AUTH`,
+/// `PAT`, `PWD` (not the name alone, nor `OLDPWD`) or `DSN`. By name only: a value is never
+/// looked at, so a secret in a variable named otherwise (`DATABASE_URL` with a password in it)
+/// is given. A hook that needs one of them lists it in its sandbox's `env`.
+pub fn names_a_secret(name: &[u8]) -> bool {
+    const ENDINGS: &[&[u8]] = &[
+        b"TOKEN",
+        b"SECRET",
+        b"PASSWORD",
+        b"PASSWD",
+        b"PASSPHRASE",
+        b"CREDENTIAL",
+        b"CREDENTIALS",
+        b"APIKEY",
+        b"COOKIE",
+    ];
+    const WORDS: &[&[u8]] = &[b"KEY", b"KEYS", b"AUTH", b"PAT", b"DSN"];
+    let upper = name.to_ascii_uppercase();
+    let words: Vec<&[u8]> = upper.split(|&b| b == b'_').collect();
+    words.iter().enumerate().any(|(at, word)| {
+        let after_public = at > 0 && words[at - 1] == b"PUBLIC";
+        ENDINGS.iter().any(|ending| word.ends_with(ending))
+            || (WORDS.contains(word) && !after_public)
+            || (*word == b"PWD" && words.len() > 1)
+    })
+}
+
 /// How the name of a hook's own temporary folder begins.
 const TEMP_PREFIX: &str = "hookbridge-hook-";
 
@@ -112,6 +146,8 @@ pub struct SandboxPlan {
     /// The read layers of the event this hook runs on, which hooks that read alike share
     /// ([`ReadLayers`]); `None`: the hook makes its own.
     pub shared: Option<Arc<ReadLayers>>,
+    /// The variables named as secrets that the hook is given all the same (its `env`).
+    pub kept_env: Vec<String>,
 }
 
 /// The read layers of one event's sandboxed hooks: a sandbox is two Landlock layers, one for what
@@ -245,7 +281,14 @@ impl SandboxPlan {
             network: sandbox.network.clone(),
             temp: temp.map(Arc::new),
             shared: None,
+            kept_env: sandbox.env.clone(),
         }
+    }
+
+    /// Whether the hook is not given the inherited variable `name`: one [named as a
+    /// secret](crate::process::names_a_secret) that its `env` does not list.
+    pub fn withholds(&self, name: &[u8]) -> bool {
+        names_a_secret(name) && !self.kept_env.iter().any(|kept| kept.as_bytes() == name)
     }
 
     /// The plan, sharing its read layer with the other hooks of `layers`' event that read alike.
@@ -1189,6 +1232,64 @@ mod tests {
     }
 
     #[test]
+    fn a_variable_is_withheld_by_its_name_saying_it_holds_a_secret() {
+        for secret in [
+            "ANTHROPIC_API_KEY",
+            "OPENAI_API_KEY",
+            "GEMINI_API_KEY",
+            "GITHUB_TOKEN",
+            "GH_TOKEN",
+            "NPM_AUTHTOKEN",
+            "AWS_SECRET_ACCESS_KEY",
+            "AWS_ACCESS_KEY_ID",
+            "AWS_SESSION_TOKEN",
+            "CLAUDE_CODE_OAUTH_TOKEN",
+            "PGPASSWORD",
+            "MYSQL_PWD",
+            "GITHUB_PAT",
+            "SENTRY_DSN",
+            "STRIPE_KEY",
+            "SIGNING_KEYS",
+            "DOCKER_AUTH",
+            "GOOGLE_APPLICATION_CREDENTIALS",
+            "SSH_PASSPHRASE",
+            "client_secret",
+            "HF_TOKEN",
+            "SESSION_COOKIE",
+            "MY_APIKEY",
+        ] {
+            assert!(names_a_secret(secret.as_bytes()), "{secret}");
+        }
+        for plain in [
+            "PATH",
+            "HOME",
+            "PWD",
+            "OLDPWD",
+            "LANG",
+            "CLAUDE_PROJECT_DIR",
+            "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
+            "TOKENIZERS_PARALLELISM",
+            "KEYMAP",
+            "SSH_PUBLIC_KEY",
+            "XAUTHORITY",
+            "PATCH_LEVEL",
+            "MONKEY",
+            "",
+        ] {
+            assert!(!names_a_secret(plain.as_bytes()), "{plain}");
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let sandbox = hookbridge_core::config::Sandbox {
+            env: vec!["GITHUB_TOKEN".into()],
+            ..Default::default()
+        };
+        let plan = SandboxPlan::new(&sandbox, Some(tmp.path()), None, &[], None);
+        assert!(!plan.withholds(b"GITHUB_TOKEN"), "kept by its `env`");
+        assert!(plan.withholds(b"GH_TOKEN"));
+        assert!(!plan.withholds(b"PATH"));
+    }
+
+    #[test]
     fn a_denial_in_a_sandboxed_hooks_stderr_is_said_in_words() {
         let tmp = tempfile::tempdir().unwrap();
         let home = tmp.path().join("home");
@@ -1199,6 +1300,7 @@ mod tests {
         let sandbox = hookbridge_core::config::Sandbox {
             write: vec!["~/.cache".into()],
             network: Network::None,
+            env: vec![],
         };
         let stderr = format!(
             "/bin/sh: 1: cannot create {home}/.bashrc: Permission denied\n\

@@ -115,7 +115,7 @@ pub(super) fn spawn(spec: &ProcessSpec) -> io::Result<SpawnedChild> {
 /// [`spawn`], the child entering `confinement` (if any) before its exec.
 fn spawn_with(spec: &ProcessSpec, confinement: Option<&Confinement>) -> io::Result<SpawnedChild> {
     let argv = Argv::of(&spec.program)?;
-    let env = Environment::with_overlay(&spec.env)?;
+    let env = Environment::with_overlay(&spec.env, spec.sandbox.as_deref())?;
     let program = resolve(argv.program(), &spec.env, spec.cwd.as_deref())?;
     let cwd = spec.cwd.as_deref().map(c_string_of_path).transpose()?;
 
@@ -438,7 +438,10 @@ struct Environment {
 }
 
 impl Environment {
-    fn with_overlay(overlay: &[(std::ffi::OsString, std::ffi::OsString)]) -> io::Result<Environment> {
+    fn with_overlay(
+        overlay: &[(std::ffi::OsString, std::ffi::OsString)],
+        sandbox: Option<&super::SandboxPlan>,
+    ) -> io::Result<Environment> {
         let mut own: Vec<CString> = Vec::with_capacity(overlay.len());
         for (name, value) in overlay {
             let name = name.as_bytes();
@@ -460,7 +463,7 @@ impl Environment {
             // SAFETY: `environ` entries are NUL-terminated strings (see the module documentation);
             // the name is read up to its `=` (or the NUL), never past the end.
             let name = unsafe { inherited_name(entry) };
-            if !names.contains(&name) {
+            if !names.contains(&name) && !sandbox.is_some_and(|plan| plan.withholds(name)) {
                 pointers.push(entry);
             }
         }

@@ -86,7 +86,7 @@ impl Reader<'_> {
 
 /// A `sandbox` value as the model holds it: `None` for `false`.
 pub(super) fn sandbox_of(value: &Value) -> Result<Option<Sandbox>, String> {
-    const SHAPE: &str = "`sandbox` must be true, false or an object with `write` (a list of paths) and `network` (true, false or a list of TCP ports)";
+    const SHAPE: &str = "`sandbox` must be true, false or an object with `write` (a list of paths), `network` (true, false or a list of TCP ports) and `env` (a list of variable names)";
     let object = match value {
         Value::Bool(false) => return Ok(None),
         Value::Bool(true) => return Ok(Some(Sandbox::default())),
@@ -135,19 +135,42 @@ pub(super) fn sandbox_of(value: &Value) -> Result<Option<Sandbox>, String> {
                     Network::TcpPorts(ports)
                 };
             }
-            ("write" | "network", other) => {
+            ("env", Value::Array(names)) => {
+                for name in names {
+                    match name.as_str() {
+                        Some(name) if is_variable_name(name) => {
+                            if !sandbox.env.iter().any(|kept| kept == name) {
+                                sandbox.env.push(name.to_string());
+                            }
+                        }
+                        _ => {
+                            return Err(format!(
+                                "`sandbox.env` lists environment variable names (letters, digits and `_`, not starting with a digit), found {name}"
+                            ))
+                        }
+                    }
+                }
+            }
+            ("write" | "network" | "env", other) => {
                 return Err(format!(
                     "{SHAPE}; `sandbox.{key}` is {}",
                     crate::event::json_type(other)
                 ))
             }
             _ => {
-                let hint = crate::diagnostics::did_you_mean(key, ["write", "network"]);
+                let hint = crate::diagnostics::did_you_mean(key, ["write", "network", "env"]);
                 return Err(format!("`sandbox.{key}` is not a sandbox setting{hint}"));
             }
         }
     }
     Ok(Some(sandbox))
+}
+
+/// A name a shell can export: letters, digits and `_`, not starting with a digit.
+fn is_variable_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// A command hook's fields, checked.
@@ -166,6 +189,35 @@ struct CommandFields {
 mod tests {
     use super::*;
     use serde_json::Value;
+
+    #[test]
+    fn a_sandboxs_env_lists_variable_names_each_once() {
+        let env = |v: Value| sandbox_of(&serde_json::json!({"env": v})).map(|s| s.unwrap().env);
+        assert_eq!(
+            env(serde_json::json!(["GITHUB_TOKEN", "_X1", "GITHUB_TOKEN"])),
+            Ok(vec!["GITHUB_TOKEN".to_string(), "_X1".to_string()])
+        );
+        assert_eq!(env(serde_json::json!([])), Ok(vec![]));
+        for bad in [
+            serde_json::json!([""]),
+            serde_json::json!(["A=B"]),
+            serde_json::json!(["1X"]),
+            serde_json::json!(["A B"]),
+            serde_json::json!([7]),
+        ] {
+            let said = env(bad.clone()).unwrap_err();
+            assert!(
+                said.starts_with("`sandbox.env` lists environment variable names"),
+                "{bad}: {said}"
+            );
+        }
+        assert!(env(serde_json::json!("GITHUB_TOKEN"))
+            .unwrap_err()
+            .contains("`sandbox.env` is a string"));
+        assert!(sandbox_of(&serde_json::json!({"evn": []}))
+            .unwrap_err()
+            .contains("did you mean `env`"));
+    }
 
     #[test]
     fn a_sandboxs_network_is_false_true_or_a_list_of_tcp_ports() {
@@ -194,13 +246,19 @@ mod tests {
         assert!(network(serde_json::json!("yes"))
             .unwrap_err()
             .contains("`network` (true, false or a list of TCP ports)"));
-        let sandbox = Sandbox {
+        let mut sandbox = Sandbox {
             write: vec![],
             network: Network::TcpPorts(vec![5432, 8080]),
+            env: vec![],
         };
         assert_eq!(
             sandbox.to_string(),
             "sandboxed (writes project, temp; TCP to ports 5432, 8080 only; no credentials)"
+        );
+        sandbox.env = vec!["GITHUB_TOKEN".into(), "NPM_TOKEN".into()];
+        assert_eq!(
+            sandbox.to_string(),
+            "sandboxed (writes project, temp; TCP to ports 5432, 8080 only; no credentials but $GITHUB_TOKEN, $NPM_TOKEN)"
         );
         assert_eq!(Network::TcpPorts(vec![80]).to_string(), "TCP to port 80 only");
         assert_eq!(sandbox.network.to_json(), serde_json::json!([5432, 8080]));

@@ -793,9 +793,11 @@ impl HookKey {
                     "write": {"type": "array", "items": {"type": "string", "minLength": 1},
                         "description": "More paths the hook may write beneath (`~/` is the home folder; relative: the project's)"},
                     "network": {"type": ["boolean", "array"], "items": {"type": "integer", "minimum": 1, "maximum": 65535},
-                        "description": "true: every socket; a list of ports: TCP connections to those ports only, on any address; false (the default): no socket"}},
+                        "description": "true: every socket; a list of ports: TCP connections to those ports only, on any address; false (the default): no socket"},
+                    "env": {"type": "array", "items": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+                        "description": "Environment variables named as secrets (`*_TOKEN`, `*_API_KEY`, …) that the hook is given all the same; by default it is given none"}},
                 "additionalProperties": false,
-                "description": "Run the hook in a kernel sandbox (Landlock): it reads everywhere but the user's credentials, writes only the project, its temporary folder and `write`, and reaches no network unless `network` allows it"}),
+                "description": "Run the hook in a kernel sandbox (Landlock): it reads everywhere but the user's credentials (files, and environment variables named as secrets), writes only the project, its temporary folder and `write`, and reaches no network unless `network` allows it"}),
             HookKey::RewakeMessage | HookKey::RewakeSummary => json!({"description": "Accepted and ignored"}),
             HookKey::HoldsTools => {
                 json!({"description": "Accepted and ignored: Claude Code honours it only in its official security-guidance plugin"})
