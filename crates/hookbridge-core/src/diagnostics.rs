@@ -37,10 +37,14 @@ pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     if let Some(same) = candidates.iter().find(|c| c.eq_ignore_ascii_case(name)) {
         return Some(same);
     }
+    // Two edits change the length by two at most: a candidate further off in length is not
+    // measured (a name of megabytes costs a count of its characters, not a table of them).
+    let length = name.chars().count();
     candidates
         .iter()
+        .filter(|c| c.chars().count().abs_diff(length) <= 2)
         .map(|c| (strsim::damerau_levenshtein(c, name), *c))
-        .filter(|(distance, _)| *distance <= 2 && *distance < name.chars().count())
+        .filter(|(distance, _)| *distance <= 2 && *distance < length)
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, c)| c)
 }

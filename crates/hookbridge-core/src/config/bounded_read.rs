@@ -10,6 +10,29 @@ use std::path::Path;
 /// behind a symlink is stopped earlier, as a device) is read no further than this.
 pub const MAX_CONFIG_BYTES: u64 = 16 << 20;
 
+/// The most events, matcher groups and hooks one hooks file holds (counted together): Claude Code
+/// has 34 events and a real file a few dozen hooks. Past it the whole file is skipped (reported),
+/// and the rest of it only skipped over: each hook costs some microseconds to read and pin, and a
+/// file a repository controls must not make every event of its user wait seconds.
+pub const MAX_ENTRIES_PER_FILE: usize = 10_000;
+
+/// The most problems listed for one file; the rest are counted in one line (a file of a million
+/// unknown keys would otherwise write a million lines to the diagnostics log on every event).
+pub const MAX_DIAGNOSTICS_PER_FILE: usize = 100;
+
+/// What discovery reads from one hooks directory (a project's `.amplifier/hooks/`, the user's)
+/// at most, for the same reason: the files' sizes together, their events, matcher groups and
+/// hooks together, their plugin folders, and their listed problems. Past any of them the
+/// directory's remaining files are not read (one error says so); the other directories are read
+/// as ever, so a repository's cannot crowd out the user's own hooks.
+pub const MAX_BYTES_PER_HOOKS_DIR: u64 = 4 * MAX_CONFIG_BYTES;
+/// See [`MAX_BYTES_PER_HOOKS_DIR`].
+pub const MAX_ENTRIES_PER_HOOKS_DIR: usize = 2 * MAX_ENTRIES_PER_FILE;
+/// See [`MAX_BYTES_PER_HOOKS_DIR`]: a thousand plugins load in tens of milliseconds.
+pub const MAX_PLUGINS_PER_HOOKS_DIR: usize = 2_000;
+/// See [`MAX_BYTES_PER_HOOKS_DIR`].
+pub const MAX_DIAGNOSTICS_PER_HOOKS_DIR: usize = 5 * MAX_DIAGNOSTICS_PER_FILE;
+
 /// Why a config file that is there was not read.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {

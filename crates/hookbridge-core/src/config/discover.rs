@@ -22,7 +22,10 @@ use sha2::{Digest, Sha256};
 
 use crate::diagnostics::Diagnostic;
 
-use super::bounded_read::{read_bounded, read_checked, ReadError, MAX_CONFIG_BYTES};
+use super::bounded_read::{
+    read_bounded, read_checked, ReadError, MAX_BYTES_PER_HOOKS_DIR, MAX_CONFIG_BYTES,
+    MAX_DIAGNOSTICS_PER_HOOKS_DIR, MAX_ENTRIES_PER_HOOKS_DIR, MAX_PLUGINS_PER_HOOKS_DIR,
+};
 use super::model::{ConfigSource, HookSet, Plugin, Scope};
 use super::parse::{is_yaml_path, parse_hooks_file, parse_hooks_yaml};
 use super::state::{HooksDirState, STATE_FILE_NAME};
@@ -98,6 +101,7 @@ pub fn discover(options: &DiscoveryOptions) -> HookSet {
             project_dir: &project_dir,
             scope: *scope,
             data_root: plugin_data_root(options, *scope),
+            budget: Budget::default(),
         };
         folder.load(&mut set);
     }
@@ -144,6 +148,90 @@ struct HooksFolder<'a> {
     scope: Scope,
     /// Where its plugins' `${CLAUDE_PLUGIN_DATA}` folders are ([`plugin_data_root`]).
     data_root: PathBuf,
+    /// What its files have taken so far of what one hooks directory may ([`Budget`]).
+    budget: Budget,
+}
+
+/// What the files of one hooks directory have taken so far of what discovery reads from one
+/// ([`MAX_BYTES_PER_HOOKS_DIR`] and the limits beside it): a repository's hooks directory is the
+/// repository's to fill, and each file it adds costs every event of its user some time.
+#[derive(Default)]
+struct Budget {
+    bytes: std::cell::Cell<u64>,
+    entries: std::cell::Cell<usize>,
+    listed: std::cell::Cell<usize>,
+    /// Problems past [`MAX_DIAGNOSTICS_PER_HOOKS_DIR`], counted; and whether one was an error.
+    unlisted: std::cell::Cell<usize>,
+    unlisted_error: std::cell::Cell<bool>,
+    /// A file was not read for want of budget: so is every later one (said once).
+    spent: std::cell::Cell<bool>,
+}
+
+impl Budget {
+    /// Whether the file at `path`, of `len` bytes, is still read; when it is the first that is
+    /// not, says why in `set`.
+    fn allows(&self, set: &mut HookSet, path: &Path, len: usize) -> bool {
+        if self.spent.get() {
+            return false;
+        }
+        let bytes = self.bytes.get().saturating_add(len as u64);
+        let over = if bytes > MAX_BYTES_PER_HOOKS_DIR {
+            format!(
+                "it would take the files read from this hooks directory past {} MiB",
+                MAX_BYTES_PER_HOOKS_DIR >> 20
+            )
+        } else if self.entries.get() >= MAX_ENTRIES_PER_HOOKS_DIR {
+            format!(
+                "the files read before it in this hooks directory hold {} events, matcher groups and hooks",
+                self.entries.get()
+            )
+        } else {
+            self.bytes.set(bytes);
+            return true;
+        };
+        self.spent.set(true);
+        set.diagnostics.push(
+            Diagnostic::error(format!(
+                "not read: {over}, the most hookbridge reads from one hooks directory; it and the files after it there are ignored"
+            ))
+            .in_file(path),
+        );
+        false
+    }
+
+    /// Takes what `parsed` holds: its entries, and its problems up to what is listed for one
+    /// hooks directory (the rest are counted, and said in [`Budget::unlisted`]).
+    fn take(&self, parsed: &mut super::parse::ParsedFile) {
+        self.entries.set(self.entries.get() + parsed.entries);
+        let room = MAX_DIAGNOSTICS_PER_HOOKS_DIR.saturating_sub(self.listed.get());
+        if parsed.diagnostics.len() > room {
+            let rest = parsed.diagnostics.split_off(room);
+            self.unlisted.set(self.unlisted.get() + rest.len());
+            if rest
+                .iter()
+                .any(|d| d.severity == crate::diagnostics::Severity::Error)
+            {
+                self.unlisted_error.set(true);
+            }
+        }
+        self.listed.set(self.listed.get() + parsed.diagnostics.len());
+    }
+
+    /// The line that says how many problems of the hooks directory `dir` are not listed, if any.
+    fn unlisted(&self, dir: &Path) -> Option<Diagnostic> {
+        let count = self.unlisted.get();
+        (count > 0).then(|| {
+            let message = format!(
+                "{count} more problems in the files of this hooks directory are not listed (only the first {MAX_DIAGNOSTICS_PER_HOOKS_DIR} are)"
+            );
+            let d = if self.unlisted_error.get() {
+                Diagnostic::error(message)
+            } else {
+                Diagnostic::warning(message)
+            };
+            d.in_file(dir)
+        })
+    }
 }
 
 impl HooksFolder<'_> {
@@ -196,10 +284,21 @@ impl HooksFolder<'_> {
         }
         // Every path is `dir/<name>`: comparing whole paths as bytes compares the names.
         plugin_dirs.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
+        if plugin_dirs.len() > MAX_PLUGINS_PER_HOOKS_DIR {
+            set.diagnostics.push(
+                Diagnostic::error(format!(
+                    "holds {} plugin folders: only the first {MAX_PLUGINS_PER_HOOKS_DIR} by name are read, the most hookbridge reads from one hooks directory",
+                    plugin_dirs.len()
+                ))
+                .in_file(self.dir),
+            );
+            plugin_dirs.truncate(MAX_PLUGINS_PER_HOOKS_DIR);
+        }
         for plugin_dir in &plugin_dirs {
             let name = plugin_dir.file_name().unwrap_or_default();
             self.load_plugin(set, plugin_dir, name);
         }
+        set.diagnostics.extend(self.budget.unlisted(self.dir));
         if has_state {
             self.apply_state(set);
         }
@@ -389,6 +488,9 @@ impl HooksFolder<'_> {
     }
 
     fn load_text(&self, set: &mut HookSet, text: &str, path: &Path, plugin: Option<Plugin>) {
+        if !self.budget.allows(set, path, text.len()) {
+            return;
+        }
         let source = ConfigSource {
             path: path.to_path_buf(),
             scope: self.scope,
@@ -396,11 +498,12 @@ impl HooksFolder<'_> {
             plugin,
             description: None,
         };
-        let parsed = if is_yaml_path(path) {
+        let mut parsed = if is_yaml_path(path) {
             parse_hooks_yaml(text, source, set.sources.len(), self.project_dir)
         } else {
             parse_hooks_file(text, source, set.sources.len(), self.project_dir)
         };
+        self.budget.take(&mut parsed);
         set.extend(parsed);
     }
 }
@@ -600,6 +703,110 @@ mod tests {
 
     fn hook(cmd: &str) -> String {
         format!(r#"{{"hooks": {{"Stop": [{{"hooks": [{{"type": "command", "command": "{cmd}"}}]}}]}}}}"#)
+    }
+
+    /// A project's hooks directory cannot make discovery read without end: past its budget of
+    /// entries its later files are not read (said once, naming the first), past its plugin count
+    /// its later plugins are not; the user's own hooks load whatever the project holds.
+    #[test]
+    fn a_projects_hooks_directory_is_read_to_its_budget_and_the_users_hooks_load_all_the_same() {
+        use crate::config::{MAX_ENTRIES_PER_FILE, MAX_ENTRIES_PER_HOOKS_DIR, MAX_PLUGINS_PER_HOOKS_DIR};
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("proj");
+        let home = tmp.path().join("home");
+        let hooks = project.join(HOOKS_DIR_NAME);
+        let many: Vec<String> = (0..MAX_ENTRIES_PER_FILE - 2)
+            .map(|i| format!(r#"{{"type": "command", "command": "echo {i}"}}"#))
+            .collect();
+        let full = format!(r#"{{"hooks": {{"Stop": [{{"hooks": [{}]}}]}}}}"#, many.join(","));
+        let files = MAX_ENTRIES_PER_HOOKS_DIR / MAX_ENTRIES_PER_FILE;
+        for i in 0..=files {
+            write(&hooks.join(format!("p{i}/hooks.json")), &full);
+        }
+        write(&home.join(".amplifier/hooks/hooks.json"), &hook("user"));
+        let set = discover(&DiscoveryOptions::new(&project, Some(&home)));
+        let errors: Vec<String> = set.diagnostics.iter().map(ToString::to_string).collect();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].contains(&format!("p{files}/hooks.json: error: not read: the files read before it in this hooks directory hold {MAX_ENTRIES_PER_HOOKS_DIR} events")),
+            "{errors:?}"
+        );
+        let commands = |set: &HookSet| -> Vec<String> {
+            set.hooks()
+                .map(|(_, _, h)| match &h.kind {
+                    HookKind::Command(c) => c.command.clone(),
+                    _ => unreachable!(),
+                })
+                .collect()
+        };
+        let loaded = commands(&set);
+        assert_eq!(loaded.len(), files * (MAX_ENTRIES_PER_FILE - 2) + 1);
+        assert_eq!(loaded.last().map(String::as_str), Some("user"));
+
+        let project = tmp.path().join("plugins");
+        let hooks = project.join(HOOKS_DIR_NAME);
+        for i in 0..=MAX_PLUGINS_PER_HOOKS_DIR {
+            std::fs::create_dir_all(hooks.join(format!("p{i:05}"))).unwrap();
+        }
+        write(
+            &hooks.join(format!("p{MAX_PLUGINS_PER_HOOKS_DIR:05}/hooks.json")),
+            &hook("last"),
+        );
+        write(&hooks.join("p00000/hooks.json"), &hook("first"));
+        let set = discover(&DiscoveryOptions::new(&project, Some(&home)));
+        assert_eq!(commands(&set), ["first", "user"]);
+        let said: Vec<String> = set.diagnostics.iter().map(ToString::to_string).collect();
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(
+            said[0].contains("error: holds 2001 plugin folders: only the first 2000 by name are read"),
+            "{said:?}"
+        );
+    }
+
+    /// The other two budgets of a hooks directory: its files' bytes together, and the problems
+    /// listed of them together (the rest are counted in one line).
+    #[test]
+    fn a_hooks_directorys_bytes_and_listed_problems_are_bounded_too() {
+        use crate::config::{MAX_BYTES_PER_HOOKS_DIR, MAX_CONFIG_BYTES, MAX_DIAGNOSTICS_PER_HOOKS_DIR};
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("proj");
+        let hooks = project.join(HOOKS_DIR_NAME);
+        let padding = "x".repeat(MAX_CONFIG_BYTES as usize - 40);
+        let big = format!(r#"{{"description": "{padding}", "hooks": {{}}}}"#);
+        let files = (MAX_BYTES_PER_HOOKS_DIR / MAX_CONFIG_BYTES) as usize;
+        for i in 0..files {
+            write(&hooks.join(format!("p{i}/hooks.json")), &big);
+        }
+        write(&hooks.join(format!("p{files}/hooks.json")), &hook("past"));
+        let set = discover(&DiscoveryOptions::new(&project, None));
+        let said: Vec<String> = set.diagnostics.iter().map(ToString::to_string).collect();
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(
+            said[0].contains(&format!("p{files}/hooks.json: error: not read: it would take the files read from this hooks directory past 64 MiB")),
+            "{said:?}"
+        );
+        assert_eq!(set.hooks().count(), 0);
+
+        let project = tmp.path().join("noisy");
+        let hooks = project.join(HOOKS_DIR_NAME);
+        let keys: Vec<String> = (0..150).map(|i| format!(r#""k{i}": 1"#)).collect();
+        let noisy = format!(
+            r#"{{{}, "hooks": {{"Stop": [{{"hooks": [{{"type": "command", "command": "ok"}}]}}]}}}}"#,
+            keys.join(",")
+        );
+        for i in 0..6 {
+            write(&hooks.join(format!("p{i}/hooks.json")), &noisy);
+        }
+        let set = discover(&DiscoveryOptions::new(&project, None));
+        assert_eq!(set.hooks().count(), 6, "every file loads");
+        assert_eq!(set.diagnostics.len(), MAX_DIAGNOSTICS_PER_HOOKS_DIR + 1);
+        let last = set.diagnostics.last().unwrap();
+        // Each file lists 100 and counts 50 in a line of its own: 6 × 101 = 606, 500 listed.
+        assert_eq!(
+            last.message,
+            "106 more problems in the files of this hooks directory are not listed (only the first 500 are)"
+        );
+        assert_eq!(last.severity, crate::diagnostics::Severity::Warning);
     }
 
     #[test]

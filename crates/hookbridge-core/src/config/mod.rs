@@ -19,7 +19,11 @@ mod schema;
 mod select;
 mod state;
 
-pub use bounded_read::{read_bounded, ReadError, MAX_CONFIG_BYTES};
+pub use bounded_read::{
+    read_bounded, ReadError, MAX_BYTES_PER_HOOKS_DIR, MAX_CONFIG_BYTES, MAX_DIAGNOSTICS_PER_FILE,
+    MAX_DIAGNOSTICS_PER_HOOKS_DIR, MAX_ENTRIES_PER_FILE, MAX_ENTRIES_PER_HOOKS_DIR,
+    MAX_PLUGINS_PER_HOOKS_DIR,
+};
 pub use condition::{Condition, ConditionError};
 pub use discover::{
     discover, plugin_data_dir, DiscoveryOptions, HOOKS_DIR_FILES, HOOKS_DIR_NAME, PLUGIN_DATA_DIR,

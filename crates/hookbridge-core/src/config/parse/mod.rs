@@ -26,6 +26,7 @@ mod yaml;
 
 pub(crate) use hook::hook_schema;
 
+use super::bounded_read::{MAX_DIAGNOSTICS_PER_FILE, MAX_ENTRIES_PER_FILE};
 use super::managed::{SandboxFloor, SandboxUnavailable, SandboxedHooks};
 use super::model::*;
 
@@ -41,6 +42,10 @@ pub struct ParsedFile {
     /// The file's `sandboxHooks` / `sandboxNetwork`: read from the user's own files only (a
     /// project's are reported and ignored; the managed policy's are its rules').
     pub sandbox_floor: SandboxFloor,
+    /// How many events, matcher groups and hooks it holds (at most
+    /// [`MAX_ENTRIES_PER_FILE`]; past it, none: the
+    /// file is skipped), for discovery's budget per hooks directory.
+    pub entries: usize,
 }
 
 /// What the placeholders of this file resolve to. Borrowed: every file of a folder shares them.
@@ -148,6 +153,7 @@ pub fn parse_hooks_yaml(
                 disable_all_hooks: false,
                 http_limits: HttpLimits::default(),
                 sandbox_floor: SandboxFloor::NONE,
+                entries: 0,
             }
         }
     }
@@ -197,6 +203,10 @@ fn read_file(
         key: KeyPath(String::with_capacity(64)),
         diagnostics: Vec::new(),
         seed_event: None,
+        entries: 0,
+        too_many_at: None,
+        unlisted: 0,
+        unlisted_error: false,
     };
     let mut content = FileContent {
         events: IndexMap::new(),
@@ -205,7 +215,14 @@ fn read_file(
         sandbox_floor: SandboxFloor::NONE,
     };
     let problem = match reader.file(&mut content) {
-        Ok(()) => None,
+        Ok(()) => reader.too_many_at.map(|at| {
+            (
+                format!(
+                    "holds more than {MAX_ENTRIES_PER_FILE} events, matcher groups and hooks, the most hookbridge reads from one hooks file; the whole file is skipped"
+                ),
+                at,
+            )
+        }),
         Err(FileProblem::Syntax(err)) => Some((
             format!("not valid {format}: {}; the whole file is skipped", err.error_type),
             err.index,
@@ -225,10 +242,24 @@ fn read_file(
             disable_all_hooks: false,
             http_limits: HttpLimits::default(),
             sandbox_floor: SandboxFloor::NONE,
+            entries: 0,
         };
     }
     let mut diagnostics = reader.diagnostics;
     diagnostics.sort_by_key(|d| d.position);
+    let entries = reader.entries;
+    if reader.unlisted > 0 {
+        let message = format!(
+            "{} more problems in this file are not listed (only the first {MAX_DIAGNOSTICS_PER_FILE} are)",
+            reader.unlisted
+        );
+        let d = if reader.unlisted_error {
+            Diagnostic::error(message)
+        } else {
+            Diagnostic::warning(message)
+        };
+        diagnostics.push(d.in_file(&source.path));
+    }
     ParsedFile {
         source,
         events: content.events,
@@ -236,6 +267,7 @@ fn read_file(
         disable_all_hooks: content.disable_all_hooks,
         http_limits: content.http_limits,
         sandbox_floor: content.sandbox_floor,
+        entries,
     }
 }
 
@@ -342,6 +374,14 @@ struct Reader<'t> {
     /// Set while a hook written in the seed's shape (directly in an event's list) is read: the
     /// event's name as written there.
     seed_event: Option<Arc<str>>,
+    /// Events, matcher groups and hooks met so far ([`Reader::count_entry`]).
+    entries: usize,
+    /// Where the entry past [`MAX_ENTRIES_PER_FILE`] starts: the file is skipped whole.
+    too_many_at: Option<usize>,
+    /// Problems past [`MAX_DIAGNOSTICS_PER_FILE`], counted, not listed; and whether one of them
+    /// is an error (the summary then is one, so `validate` still fails).
+    unlisted: usize,
+    unlisted_error: bool,
 }
 
 /// The keys a file's top level may have.
@@ -402,8 +442,41 @@ impl<'t> Reader<'t> {
     }
 
     fn report(&mut self, d: Diagnostic, at: usize, key: String) {
+        if !self.listing() {
+            self.unlisted += 1;
+            self.unlisted_error |= d.severity == crate::diagnostics::Severity::Error;
+            return;
+        }
         let d = d.in_file(&self.source.path).at(self.lines.position(at)).key(key);
         self.diagnostics.push(d);
+    }
+
+    /// Whether a problem found now is listed (the file has fewer than
+    /// [`MAX_DIAGNOSTICS_PER_FILE`]); past it, problems are only counted, and what would only
+    /// word them better (a "did you mean") is not worked out.
+    fn listing(&self) -> bool {
+        self.diagnostics.len() < MAX_DIAGNOSTICS_PER_FILE
+    }
+
+    /// [`did_you_mean`](crate::diagnostics::did_you_mean) while problems are listed.
+    fn hint<'c>(&self, name: &str, candidates: impl IntoIterator<Item = &'c str>) -> String {
+        if self.listing() {
+            crate::diagnostics::did_you_mean(name, candidates)
+        } else {
+            String::new()
+        }
+    }
+
+    /// Counts one more event, matcher group or hook, starting at `at`: `false` past
+    /// [`MAX_ENTRIES_PER_FILE`], when the file is to be skipped whole and the caller only skips
+    /// over the entry.
+    fn count_entry(&mut self, at: usize) -> bool {
+        self.entries += 1;
+        if self.entries <= MAX_ENTRIES_PER_FILE {
+            return true;
+        }
+        self.too_many_at.get_or_insert(at);
+        false
     }
 
     /// A diagnostic at offset `at`, under the current key path.
@@ -572,7 +645,7 @@ impl<'t> Reader<'t> {
                             "`{name}` is an event, but events belong under `hooks` (`{{\"hooks\": {{\"{name}\": [...]}}}}`); its hooks were not loaded"
                         ))
                     } else {
-                        let hint = crate::diagnostics::did_you_mean(
+                        let hint = self.hint(
                             &name,
                             TopKey::HOOK_KEYS
                                 .iter()
@@ -672,6 +745,10 @@ impl<'t> Reader<'t> {
         peek: Peek,
         at: usize,
     ) -> Step<Option<Vec<MatcherGroup>>> {
+        if !self.count_entry(at) {
+            self.json.known_skip(peek)?;
+            return Ok(None);
+        }
         if !event.is_known() && crate::seed::seed_event(written).is_none() {
             let meant = crate::diagnostics::closest(
                 event.as_str(),
@@ -791,6 +868,10 @@ impl<'t> Reader<'t> {
         at: usize,
         group_index: usize,
     ) -> Step<Option<MatcherGroup>> {
+        if !self.count_entry(at) {
+            self.json.known_skip(peek)?;
+            return Ok(None);
+        }
         if peek != Peek::Object {
             self.wrong_container(peek, at, "a matcher group", "an object")?;
             return Ok(None);
@@ -826,7 +907,7 @@ impl<'t> Reader<'t> {
                     self.key.cut(mark);
                 }
                 GroupKey::Unknown(name) => {
-                    let hint = crate::diagnostics::did_you_mean(&name, ["matcher", "hooks"]);
+                    let hint = self.hint(&name, ["matcher", "hooks"]);
                     let d = Diagnostic::warning(format!(
                         "unknown key `{name}` in a matcher group; ignored{hint}"
                     ));
@@ -927,6 +1008,68 @@ mod tests {
     use super::*;
     use crate::diagnostics::Severity;
     use std::path::PathBuf;
+
+    /// `n` command hooks in one matcher group of PreToolUse: `n + 2` entries.
+    fn with_hooks(n: usize) -> String {
+        let hooks: Vec<String> = (0..n)
+            .map(|i| format!(r#"{{"type": "command", "command": "echo {i}"}}"#))
+            .collect();
+        format!(
+            r#"{{"hooks": {{"PreToolUse": [{{"hooks": [{}]}}]}}}}"#,
+            hooks.join(",")
+        )
+    }
+
+    #[test]
+    fn a_file_past_the_entries_it_may_hold_is_skipped_whole_with_one_error() {
+        let at_limit = parse(&with_hooks(MAX_ENTRIES_PER_FILE - 2));
+        assert!(at_limit.diagnostics.is_empty(), "{:?}", at_limit.diagnostics);
+        assert_eq!(at_limit.entries, MAX_ENTRIES_PER_FILE);
+        assert_eq!(
+            at_limit.events[&EventName::PreToolUse][0].hooks.len(),
+            MAX_ENTRIES_PER_FILE - 2
+        );
+
+        let past = parse(&with_hooks(MAX_ENTRIES_PER_FILE - 1));
+        assert!(past.events.is_empty(), "skipped whole");
+        assert_eq!(past.entries, 0);
+        assert_eq!(past.diagnostics.len(), 1, "{:?}", past.diagnostics);
+        let d = &past.diagnostics[0];
+        assert_eq!(d.severity, Severity::Error);
+        assert!(
+            d.message
+                .starts_with("holds more than 10000 events, matcher groups and hooks"),
+            "{d}"
+        );
+        assert!(d.position.is_some(), "at the first entry past the limit: {d}");
+        // Groups and events count too: ten thousand empty groups are as many entries.
+        let groups = vec![r#"{"hooks": []}"#; MAX_ENTRIES_PER_FILE];
+        let text = format!(r#"{{"hooks": {{"Stop": [{}]}}}}"#, groups.join(","));
+        assert!(parse(&text).events.is_empty());
+    }
+
+    #[test]
+    fn past_a_hundred_problems_a_file_lists_no_more_and_counts_them_in_one_line() {
+        let keys: Vec<String> = (0..1000).map(|i| format!(r#""k{i}": 1"#)).collect();
+        let text = format!(r#"{{{}, "hooks": {{"Stop": []}}}}"#, keys.join(","));
+        let parsed = parse(&text);
+        assert_eq!(parsed.diagnostics.len(), MAX_DIAGNOSTICS_PER_FILE + 1);
+        let last = parsed.diagnostics.last().unwrap();
+        assert_eq!(
+            last.message,
+            "900 more problems in this file are not listed (only the first 100 are)"
+        );
+        assert_eq!(last.severity, Severity::Warning, "only warnings were left out");
+        assert!(
+            parsed.events.contains_key(&EventName::Stop),
+            "the file still loads"
+        );
+        // An error among those left out makes the line an error: `validate` still fails.
+        let text = format!(r#"{{{}, "hooks": {{"PreToolUs": []}}}}"#, keys.join(","));
+        let last = parse(&text).diagnostics.pop().unwrap();
+        assert_eq!(last.severity, Severity::Error, "{last}");
+        assert!(last.message.starts_with("901 more problems"), "{last}");
+    }
 
     #[test]
     fn placeholders_expand_known_names_once_and_keep_the_rest() {

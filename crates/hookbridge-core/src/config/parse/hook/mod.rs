@@ -40,6 +40,10 @@ impl Reader<'_> {
         at: usize,
         id: HookId,
     ) -> Step<Option<HookSpec>> {
+        if !self.count_entry(at) {
+            self.json.known_skip(peek)?;
+            return Ok(None);
+        }
         if peek != Peek::Object {
             self.wrong_container(peek, at, "a hook", "an object")?;
             return Ok(None);
@@ -433,7 +437,7 @@ impl Reader<'_> {
             }
         };
         let Some(hook_type) = HookType::from_name(&name) else {
-            let hint = crate::diagnostics::did_you_mean(&name, HookType::ALL.map(HookType::name));
+            let hint = self.hint(&name, HookType::ALL.map(HookType::name));
             let d = Diagnostic::error(format!(
                 "unknown hook type `{name}`{hint} (expected {}); this hook is skipped",
                 HookType::expected()
@@ -461,7 +465,7 @@ impl Reader<'_> {
                 .iter()
                 .filter(|(_, key)| key.used_by(family))
                 .map(|(name, _)| *name);
-            let hint = crate::diagnostics::did_you_mean(name, own_keys);
+            let hint = self.hint(name, own_keys);
             let d = Diagnostic::warning(format!(
                 "unknown key `{name}` for a {} hook; ignored{hint}",
                 typed.hook_type

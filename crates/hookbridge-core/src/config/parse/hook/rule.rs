@@ -79,7 +79,7 @@ impl Reader<'_> {
                     ),
                 ),
                 (other, _) => {
-                    let hint = crate::diagnostics::did_you_mean(other, ["tool", "args"]);
+                    let hint = self.hint(other, ["tool", "args"]);
                     let d = Diagnostic::warning(format!(
                         "unknown key `{other}` in `match` (it has `tool` and `args`); ignored{hint}"
                     ));
