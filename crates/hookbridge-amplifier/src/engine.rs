@@ -63,6 +63,8 @@ pub struct EngineSettings {
     pub default_timeout: Option<Duration>,
     /// No hook runs longer (`None`: no cap).
     pub max_timeout: Option<Duration>,
+    /// Timeouts for the project's hooks only (`run --host amplifier`'s environment variables).
+    pub project_timeouts: hookbridge_runner::ProjectTimeouts,
     /// Hooks written in the host's own config (`config: {hooks: {...}}` in a bundle), as the JSON
     /// text of a hooks file; loaded after the discovered files.
     pub inline_hooks: Option<String>,
@@ -365,6 +367,7 @@ impl Engine {
         options.sandbox_floor = policy.trust_floor;
         options.default_timeout = self.settings.default_timeout;
         options.max_timeout = self.settings.max_timeout;
+        options.project_timeouts = self.settings.project_timeouts;
         options.env_file = host.env_file.clone();
         options.extra_env = host.extra_env.iter().map(|(k, v)| (k.into(), v.into())).collect();
         options.model = self.model.read().unwrap_or_else(|e| e.into_inner()).clone();
@@ -486,6 +489,7 @@ mod tests {
             include_project: false,
             default_timeout: None,
             max_timeout: None,
+            project_timeouts: Default::default(),
             inline_hooks: Some(json!({ "hooks": hooks }).to_string()),
             async_hooks: AsyncHooks::Await,
         })

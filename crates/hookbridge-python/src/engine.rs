@@ -255,6 +255,7 @@ impl Engine {
             include_project: include_project_hooks,
             default_timeout,
             max_timeout,
+            project_timeouts: Default::default(),
             inline_hooks,
             async_hooks: hookbridge_runner::AsyncHooks::BackgroundThread,
         };

@@ -37,6 +37,10 @@ pub struct DispatchOptions {
     pub default_timeout: Option<Duration>,
     /// No hook may run longer than this, whatever it asks for.
     pub max_timeout: Option<Duration>,
+    /// Timeouts that reach the project's hooks only: those of the environment
+    /// (`HOOKBRIDGE_DEFAULT_TIMEOUT`, `HOOKBRIDGE_MAX_TIMEOUT`), which a project's settings can
+    /// set. `default_timeout` and `max_timeout`, when set, win over them.
+    pub project_timeouts: ProjectTimeouts,
     /// Bytes of stdout and of stderr kept per hook.
     pub output_cap: usize,
     /// The env file offered to SessionStart/Setup/CwdChanged/FileChanged hooks as `CLAUDE_ENV_FILE`
@@ -85,6 +89,15 @@ pub struct DispatchOptions {
     pub restrict_personal_config: bool,
 }
 
+/// Timeouts for the project's hooks only ([`DispatchOptions::project_timeouts`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ProjectTimeouts {
+    /// For the project's hooks that set no `timeout`.
+    pub default: Option<Duration>,
+    /// No hook of the project's runs longer.
+    pub max: Option<Duration>,
+}
+
 impl DispatchOptions {
     /// Per stream: [`hook_kinds::DEFAULT_OUTPUT_CAP`].
     pub const DEFAULT_OUTPUT_CAP: usize = hook_kinds::DEFAULT_OUTPUT_CAP;
@@ -105,6 +118,7 @@ impl DispatchOptions {
             cwd: None,
             default_timeout: None,
             max_timeout: None,
+            project_timeouts: ProjectTimeouts::default(),
             output_cap: Self::DEFAULT_OUTPUT_CAP,
             env_file: None,
             extra_env: Vec::new(),
@@ -149,11 +163,18 @@ impl DispatchOptions {
         let own = hook.timeout;
         let claude_default =
             (hook.kind.hook_type().default_timeout_secs()).unwrap_or(event.traits().default_timeout_secs);
+        // The environment's settings reach the project's hooks only: a project's settings can set
+        // the agent's environment, and a second's cap would let the user's guards time out.
+        let project = match hook.source.scope {
+            hookbridge_core::config::Scope::Project => self.project_timeouts,
+            _ => ProjectTimeouts::default(),
+        };
         let default = self
             .default_timeout
+            .or(project.default)
             .unwrap_or(Duration::from_secs(claude_default));
         let timeout = own.unwrap_or(default);
-        match self.max_timeout {
+        match self.max_timeout.or(project.max) {
             Some(max) => timeout.min(max),
             None => timeout,
         }

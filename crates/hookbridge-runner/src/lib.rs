@@ -17,5 +17,7 @@ pub mod process;
 pub mod report;
 pub mod start_up;
 
-pub use dispatch::{dispatch, dispatch_selection, warm_plan, AsyncAnswers, AsyncHooks, DispatchOptions};
+pub use dispatch::{
+    dispatch, dispatch_selection, warm_plan, AsyncAnswers, AsyncHooks, DispatchOptions, ProjectTimeouts,
+};
 pub use report::{EventReport, HookReport, HookSummary};

@@ -7,7 +7,8 @@ use std::process::ExitCode;
 use hookbridge_runner::AsyncHooks;
 
 use super::{
-    prepare_to_run_hooks, print_json, project_and_input, stopped_by_signal, timeout_setting, Format, RunArgs,
+    prepare_to_run_hooks, print_json, project_and_input, stopped_by_signal, timeouts_from_env, Format,
+    RunArgs,
 };
 use crate::{diagnostics_log, say, UsageError};
 
@@ -34,8 +35,9 @@ pub(super) fn run_amplifier(args: RunArgs) -> anyhow::Result<ExitCode> {
         user_home: home.clone(),
         include_user: !args.project.no_user_hooks,
         include_project: !args.project.no_project_hooks,
-        default_timeout: timeout_setting(args.default_timeout, "HOOKBRIDGE_DEFAULT_TIMEOUT", &mut problems),
-        max_timeout: timeout_setting(args.max_timeout, "HOOKBRIDGE_MAX_TIMEOUT", &mut problems),
+        default_timeout: args.default_timeout,
+        max_timeout: args.max_timeout,
+        project_timeouts: timeouts_from_env(&args, &mut problems),
         inline_hooks: None,
         // This process exits after the event: a forked supervisor sees async hooks through.
         async_hooks: AsyncHooks::ForkedSupervisor,

@@ -49,11 +49,13 @@ pub struct RunArgs {
     /// Also show problems on the terminal (never on stdout/stderr, which the host reads).
     #[arg(long, short)]
     verbose: bool,
-    /// Timeout in seconds for hooks that set none (default: $HOOKBRIDGE_DEFAULT_TIMEOUT, else
-    /// Claude Code's: 600 s; 30 s for UserPromptSubmit). Positive; capped at 24.8 days.
+    /// Timeout in seconds for hooks that set none (default: Claude Code's: 600 s; 30 s for
+    /// UserPromptSubmit; $HOOKBRIDGE_DEFAULT_TIMEOUT for the project's hooks). Positive; capped at
+    /// 24.8 days.
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     default_timeout: Option<Duration>,
-    /// No hook runs longer than this many seconds (default: $HOOKBRIDGE_MAX_TIMEOUT, else 24.8 days).
+    /// No hook runs longer than this many seconds (default: 24.8 days; $HOOKBRIDGE_MAX_TIMEOUT for
+    /// the project's hooks, as a project's settings can set the variables).
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     max_timeout: Option<Duration>,
     /// What to do with `async: true` hooks (not `asyncRewake` ones).
@@ -324,10 +326,31 @@ fn project_and_input(args: &RunArgs) -> anyhow::Result<(PathBuf, Vec<String>, Ve
     Ok((project.dir, project.warnings, input))
 }
 
-/// The hooks' timeouts from `--default-timeout`/`--max-timeout` or their variables.
+/// The hooks' timeouts from `--default-timeout`/`--max-timeout` (every hook's), or their
+/// variables (the project's hooks' only: [`timeouts_from_env`]).
 fn set_timeouts(options: &mut DispatchOptions, args: &RunArgs, problems: &mut Vec<String>) {
-    options.default_timeout = timeout_setting(args.default_timeout, "HOOKBRIDGE_DEFAULT_TIMEOUT", problems);
-    options.max_timeout = timeout_setting(args.max_timeout, "HOOKBRIDGE_MAX_TIMEOUT", problems);
+    options.default_timeout = args.default_timeout;
+    options.max_timeout = args.max_timeout;
+    options.project_timeouts = timeouts_from_env(args, problems);
+}
+
+/// The timeouts of `HOOKBRIDGE_DEFAULT_TIMEOUT` and `HOOKBRIDGE_MAX_TIMEOUT` where no flag sets
+/// them, which reach the project's hooks only: the variables come through the agent's
+/// environment, which a project's settings can extend (Claude Code's `env`), so a second's cap
+/// from them must not let the user's own guards time out.
+fn timeouts_from_env(args: &RunArgs, problems: &mut Vec<String>) -> hookbridge_runner::ProjectTimeouts {
+    hookbridge_runner::ProjectTimeouts {
+        default: args
+            .default_timeout
+            .is_none()
+            .then(|| env_timeout("HOOKBRIDGE_DEFAULT_TIMEOUT", problems))
+            .flatten(),
+        max: args
+            .max_timeout
+            .is_none()
+            .then(|| env_timeout("HOOKBRIDGE_MAX_TIMEOUT", problems))
+            .flatten(),
+    }
 }
 
 /// The exit code when a termination signal stopped the hooks (every one still running was killed
@@ -363,18 +386,14 @@ fn refuse_payload(
     Ok(ExitCode::from(crate::EXIT_INTERNAL))
 }
 
-/// The shortest timeout an environment variable may set. The variables reach `run` through the
-/// agent's environment, which a project's settings can extend (Claude Code's `env`): a timeout of a
-/// millisecond would make every hook, the user's guards too, time out and let the call through.
+/// The shortest timeout an environment variable may set, even for the project's own hooks (a
+/// timeout of a millisecond is no setting anyone means).
 const SHORTEST_TIMEOUT_FROM_ENV: Duration = Duration::from_secs(1);
 
-/// A timeout from its flag, else from `var`; a bad value of the variable (or one below
-/// [`SHORTEST_TIMEOUT_FROM_ENV`]) is a logged warning and the default (the flag's own values were
-/// checked by the parser: a bad one is a usage error).
-fn timeout_setting(flag: Option<Duration>, var: &str, problems: &mut Vec<String>) -> Option<Duration> {
-    if flag.is_some() {
-        return flag;
-    }
+/// The timeout `var` sets; a bad value (or one below [`SHORTEST_TIMEOUT_FROM_ENV`]) is a logged
+/// warning and the default (the flags' own values were checked by the parser: a bad one is a
+/// usage error).
+fn env_timeout(var: &str, problems: &mut Vec<String>) -> Option<Duration> {
     let raw = std::env::var_os(var).filter(|v| !v.is_empty())?;
     let parsed = raw
         .to_str()

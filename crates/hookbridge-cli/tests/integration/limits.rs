@@ -1,5 +1,5 @@
-//! The limits `hookbridge run` puts on hooks and on itself: the `HOOKBRIDGE_MAX_TIMEOUT` /
-//! `--max-timeout` cap on every hook's timeout, the output budget the hooks of one event share,
+//! The limits `hookbridge run` puts on hooks and on itself: the `--max-timeout` cap on every
+//! hook's timeout (`HOOKBRIDGE_MAX_TIMEOUT` on the project's), the output budget the hooks of one event share,
 //! and the diagnostics log's rotation to `.log.1` past 10 MiB (docs/diagnostics.md).
 //!
 //! Assertions are on what the report and the files say (a hook's `timeout_s` and `timed_out`
@@ -70,6 +70,51 @@ fn the_max_timeout_caps_every_hook() {
         600.0,
         "Claude Code's PreToolUse default: {report:#}"
     );
+}
+
+/// The variables come through the agent's environment, which a project's settings can set
+/// (Claude Code's `env`): they reach the project's hooks only. A user's guard that takes longer
+/// than the second `HOOKBRIDGE_MAX_TIMEOUT=1` says still blocks; the flag caps it, as the user's
+/// own registration says.
+#[test]
+fn the_timeout_variables_reach_the_projects_hooks_only() {
+    require_program("sleep");
+    let p = Project::new(on(
+        "PreToolUse",
+        json!([{"type": "command", "command": "exec sleep 120 # project hook", "timeout": 600}]),
+    ));
+    let user = p.home.join(".amplifier/hooks");
+    fs::create_dir_all(&user).unwrap();
+    fs::write(
+        user.join("hooks.json"),
+        on(
+            "PreToolUse",
+            json!([{"type": "command", "command": "sleep 1.2; echo 'user guard says no' >&2; exit 2"}]),
+        )
+        .to_string(),
+    )
+    .unwrap();
+    let payload = p.payload("PreToolUse");
+    let mut by_env = p.command("PreToolUse", "report");
+    by_env
+        .env("HOOKBRIDGE_MAX_TIMEOUT", "1")
+        .env("HOOKBRIDGE_DEFAULT_TIMEOUT", "1");
+    let report = p.report(by_env, &payload);
+    let project = hook(&report, "project hook");
+    assert_eq!(project["timeout_s"], 1.0, "{project:#}");
+    assert_eq!(project["status"], "timed_out", "{project:#}");
+    let guard = hook(&report, "user guard");
+    assert_eq!(
+        guard["timeout_s"], 600.0,
+        "the user's own keeps its timeout: {guard:#}"
+    );
+    assert_eq!(guard["status"], "exited", "{guard:#}");
+    assert_eq!(report["answer"]["exit_code"], 2, "the guard blocks: {report:#}");
+
+    let mut by_flag = p.command("PreToolUse", "report");
+    by_flag.args(["--max-timeout", "1"]);
+    let report = p.report(by_flag, &payload);
+    assert_eq!(hook(&report, "user guard")["status"], "timed_out", "{report:#}");
 }
 
 /// The hooks of one event share a 16 MiB output budget: each keeps at most 4 MiB per stream, a
