@@ -143,6 +143,85 @@ fn the_tools_json_answer_denies_and_its_input_is_filled_from_the_hook_input() {
     assert_eq!((done.code, done.stdout_str()), (Some(0), String::new()));
 }
 
+/// A server that tries what a sandbox keeps from it when it starts — write the home folder, read
+/// a key, see the environment's secret and one its configuration names — and says which it could
+/// in its deny.
+const PROBING_SERVER: &str = r#"
+import json, os, sys
+home = os.environ["HOME"]
+def can(f):
+    try:
+        f()
+        return "ok"
+    except Exception:
+        return "denied"
+def write_home():
+    open(os.path.join(home, "written-by-server"), "w").write("x")
+def read_key():
+    open(os.path.join(home, ".ssh", "id_ed25519")).read()
+def env(name):
+    if not os.environ.get(name):
+        raise KeyError(name)
+said = "write-home %s, read-key %s, env-key %s, configured-secret %s" % (
+    can(write_home), can(read_key), can(lambda: env("ANTHROPIC_API_KEY")), can(lambda: env("HANDED")))
+for line in sys.stdin:
+    msg = json.loads(line)
+    mid, method = msg.get("id"), msg.get("method")
+    if method == "initialize":
+        r = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
+             "serverInfo": {"name": "p", "version": "1"}}
+    elif method == "tools/call":
+        r = {"content": [{"type": "text", "text": json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+             "permissionDecision": "deny", "permissionDecisionReason": said}})}]}
+    else:
+        continue
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": mid, "result": r}) + "\n")
+    sys.stdout.flush()
+"#;
+
+/// Where the user's floor sandboxes the project's hooks (`sandboxHooks: project`, as `trust
+/// --sandboxed` does), the project's MCP server runs in the default sandbox too: it is code the
+/// project supplies. Without the floor the same server reaches all of it (the control).
+#[test]
+fn a_projects_stdio_server_runs_sandboxed_where_the_projects_hooks_do() {
+    let p = Project::new(on("PreToolUse", mcp_hook("check")));
+    p.file("probe.py", PROBING_SERVER);
+    let python3 = common::require_program("python3");
+    p.file(
+        ".mcp.json",
+        &json!({"mcpServers": {"guard": {"command": python3, "args": ["probe.py"], "env": {"HANDED": "${SECRET_TOKEN}"}}}})
+            .to_string(),
+    );
+    std::fs::create_dir_all(p.home.join(".ssh")).unwrap();
+    std::fs::write(p.home.join(".ssh/id_ed25519"), "KEY").unwrap();
+    let reason = |p: &Project| {
+        let mut cmd = p.command("PreToolUse", "claude");
+        cmd.env("ANTHROPIC_API_KEY", "sk-ant-x")
+            .env("SECRET_TOKEN", "t0k");
+        let done = p.finish(cmd, &bash(p, "ls"));
+        let answer: Value = serde_json::from_slice(&done.stdout).unwrap_or(Value::Null);
+        answer["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("no deny: {} / {}", done.stdout_str(), p.log_text()))
+    };
+    assert_eq!(
+        reason(&p),
+        "write-home ok, read-key ok, env-key ok, configured-secret ok"
+    );
+    let user = p.home.join(".amplifier/hooks");
+    std::fs::create_dir_all(&user).unwrap();
+    std::fs::write(
+        user.join("hooks.json"),
+        r#"{"sandboxHooks": "project", "hooks": {}}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        reason(&p),
+        "write-home denied, read-key denied, env-key denied, configured-secret denied"
+    );
+}
+
 #[test]
 fn a_deny_larger_than_the_output_cap_still_denies() {
     let p = project(on("PreToolUse", mcp_hook("big_deny")));

@@ -73,7 +73,9 @@ pub use guardian::guard_hooks_against_sigkill;
 #[cfg(unix)]
 pub use in_process::{InProcessJob, InProcessOutcome};
 #[cfg(unix)]
-pub use sandbox::{explain_denials, names_a_secret, unenforceable, ReadLayers, SandboxPlan, CREDENTIALS};
+pub use sandbox::{
+    confine_command, explain_denials, names_a_secret, unenforceable, ReadLayers, SandboxPlan, CREDENTIALS,
+};
 #[cfg(unix)]
 pub(crate) use signals::restore_default_termination_signals;
 #[cfg(unix)]

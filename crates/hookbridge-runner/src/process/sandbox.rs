@@ -572,6 +572,34 @@ fn seccomp_lacking() -> Option<String> {
     }
 }
 
+/// Makes `command` (a process the engine starts other than a hook's own, such as a project's MCP
+/// server) enter `plan`'s sandbox before its exec, and withholds the secrets of the environment
+/// from it as from a sandboxed hook. An error when the sandbox cannot be made here: the process
+/// must not then be started.
+pub fn confine_command(command: &mut std::process::Command, plan: &SandboxPlan) -> io::Result<()> {
+    for (name, _) in std::env::vars_os() {
+        if plan.withholds(std::os::unix::ffi::OsStrExt::as_bytes(name.as_os_str())) {
+            command.env_remove(name);
+        }
+    }
+    #[cfg(target_os = "linux")]
+    {
+        let confinement = confinement(plan)?;
+        // SAFETY: `enter` makes system calls only, no allocation and no lock (see it), which is
+        // what a child forked from a process with threads may do before its exec.
+        unsafe {
+            std::os::unix::process::CommandExt::pre_exec(command, move || {
+                confinement.enter().map_err(EnterFailure::into_error)
+            });
+        }
+        Ok(())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        match confinement(plan)? {}
+    }
+}
+
 /// What a sandboxed hook's process enters between its clone and its exec: none here (only Linux
 /// can enforce a sandbox), so none can be made.
 #[cfg(not(target_os = "linux"))]

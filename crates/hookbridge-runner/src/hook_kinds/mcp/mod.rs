@@ -13,6 +13,13 @@
 //! server makes of it "method not found" (this module holds those messages). The deprecated
 //! HTTP+SSE transport (`type: "sse"`) and `ws` are not spoken: such a hook is a non-blocking error
 //! that says so.
+//!
+//! A stdio server is a program, and where the sandbox floor (`hookbridge trust --sandboxed`,
+//! `sandboxHooks`) sandboxes the hooks of whoever supplied it — the project's `.mcp.json` and a
+//! project plugin's servers for `project`, every server for `all` — it runs in the default sandbox
+//! (`process::confine_command`: no network, writes to the project and its temporary folder only,
+//! no credentials, none of the environment's secrets, which its configuration cannot name either),
+//! or is not started where that cannot be enforced, as a sandboxed command hook would not be.
 
 mod http;
 mod stdio;
@@ -59,13 +66,7 @@ pub(crate) fn job(hook: &HookSpec, mcp: &McpToolHook, ctx: JobContext<'_>) -> In
         .plugin
         .as_ref()
         .map(|p| (p.name.clone(), p.root.clone()));
-    let found = find_server(
-        &mcp.server,
-        project.as_deref().filter(|_| ctx.project_mcp_servers),
-        home.as_deref(),
-        plugin,
-        |name| ctx.var(name),
-    );
+    let (found, sandbox) = server_and_sandbox(hook, mcp, &ctx, project.as_deref(), home.as_deref(), plugin);
     let cwd = ctx.cwd.clone().or(project);
     let env = ctx.env.clone();
     let tool = mcp.tool.clone();
@@ -85,16 +86,38 @@ pub(crate) fn job(hook: &HookSpec, mcp: &McpToolHook, ctx: JobContext<'_>) -> In
                     args,
                     env: server_env,
                 }) => {
+                    let (sandbox, unsandboxed) = match sandbox {
+                        Some(Ok(plan)) => (Some(plan), None),
+                        Some(Err(why)) => (None, Some(why)),
+                        None => (None, None),
+                    };
+                    let mut env: Vec<_> = env
+                        .into_iter()
+                        .chain(server_env.into_iter().map(|(k, v)| (k.into(), v.into())))
+                        .collect();
+                    env.extend(
+                        sandbox
+                            .as_ref()
+                            .and_then(|plan| plan.temp_dir())
+                            .map(|temp| ("TMPDIR".into(), temp.into())),
+                    );
                     let server = stdio::StdioServer {
                         command,
                         args,
-                        env: env
-                            .into_iter()
-                            .chain(server_env.into_iter().map(|(k, v)| (k.into(), v.into())))
-                            .collect(),
+                        env,
                         cwd,
+                        sandbox,
                     };
-                    stdio::call(&server, &tool, arguments, deadline)
+                    let called = stdio::call(&server, &tool, arguments, deadline);
+                    if let Some(why) = unsandboxed {
+                        let mut outcome = match called {
+                            Ok(result) => outcome_of(&server_name, &tool, &result, cap),
+                            Err(e) => failure(&server_name, e),
+                        };
+                        outcome.stderr = format!("MCP server `{server_name}` ran WITHOUT its sandbox: {why} (sandboxUnavailable: runUnsandboxed)").into_bytes();
+                        return outcome;
+                    }
+                    called
                 }
                 Ok(McpServer::Http { url, headers }) => {
                     http::call(&http::HttpServer { url, headers }, &tool, arguments, deadline)
@@ -111,12 +134,108 @@ pub(crate) fn job(hook: &HookSpec, mcp: &McpToolHook, ctx: JobContext<'_>) -> In
             };
             match called {
                 Ok(result) => outcome_of(&server_name, &tool, &result, cap),
-                Err(CallError::TimedOut) => InProcessOutcome::of(RunStatus::TimedOut),
-                Err(CallError::Failed(kind, why)) => InProcessOutcome::of(RunStatus::Failed(
-                    HookFailure::new(kind, format!("MCP server `{server_name}`: {why}")),
-                )),
+                Err(e) => failure(&server_name, e),
             }
         }),
+    }
+}
+
+/// The server `mcp` names, and the sandbox it is to run in ([`server_sandbox`]): `Some(Ok)` to
+/// run in, `Some(Err(why))` where this machine cannot enforce it and the settings say to run
+/// without. A server that runs sandboxed is found again with no secret of the environment to fill
+/// in its configuration: a repository's `.mcp.json` could otherwise hand it `${ANTHROPIC_API_KEY}`
+/// under any name.
+#[allow(clippy::type_complexity)]
+fn server_and_sandbox(
+    hook: &HookSpec,
+    mcp: &McpToolHook,
+    ctx: &JobContext<'_>,
+    project: Option<&Path>,
+    home: Option<&Path>,
+    plugin: Option<(String, PathBuf)>,
+) -> (
+    Result<McpServer, ServerProblem>,
+    Option<Result<crate::process::SandboxPlan, String>>,
+) {
+    let project_servers = project.filter(|_| ctx.project_mcp_servers);
+    let found = find_server(&mcp.server, project_servers, home, plugin.clone(), |name| {
+        ctx.var(name)
+    });
+    let sandbox = match &found {
+        Ok((McpServer::Stdio { .. }, origin)) => {
+            server_sandbox(*origin, hook.source.scope, &ctx.sandbox_floor)
+        }
+        _ => None,
+    };
+    let found = match sandbox {
+        Some(_) => find_server(&mcp.server, project_servers, home, plugin, |name| {
+            ctx.var(name)
+                .filter(|_| !crate::process::names_a_secret(name.as_bytes()))
+        }),
+        None => found,
+    }
+    .map(|(server, _)| server);
+    let sandbox = sandbox.map(|sandbox| {
+        match crate::process::unenforceable(&sandbox.network).filter(|_| {
+            ctx.sandbox_floor.where_unavailable()
+                == hookbridge_core::config::managed::SandboxUnavailable::RunUnsandboxed
+        }) {
+            Some(why) => Err(why),
+            None => Ok(crate::process::SandboxPlan::new(
+                &sandbox,
+                project,
+                home,
+                &[],
+                hook.source
+                    .plugin
+                    .as_ref()
+                    .map(|p| p.data_dir.as_path())
+                    .filter(|dir| dir.is_absolute() && std::fs::create_dir_all(dir).is_ok()),
+            )),
+        }
+    });
+    (found, sandbox)
+}
+
+/// A call that got no result, as the hook's outcome.
+fn failure(server_name: &str, error: CallError) -> InProcessOutcome {
+    match error {
+        CallError::TimedOut => InProcessOutcome::of(RunStatus::TimedOut),
+        CallError::Failed(kind, why) => InProcessOutcome::of(RunStatus::Failed(HookFailure::new(
+            kind,
+            format!("MCP server `{server_name}`: {why}"),
+        ))),
+    }
+}
+
+/// Where an MCP server was found, which says who supplied it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// `~/.claude.json`: the user's, for this project (local scope) or for all (user scope).
+    User,
+    /// The project's `.mcp.json`.
+    Project,
+    /// The hook's own plugin's, supplied by whoever supplied the plugin (the hook's scope).
+    Plugin,
+}
+
+/// The sandbox a stdio server found at `origin` runs in, for a hook of `scope`, under `floor`:
+/// the default sandbox (no network) where the floor sandboxes the hooks of whoever supplied it.
+fn server_sandbox(
+    origin: Origin,
+    scope: hookbridge_core::config::Scope,
+    floor: &hookbridge_core::config::managed::SandboxFloor,
+) -> Option<hookbridge_core::config::Sandbox> {
+    use hookbridge_core::config::managed::SandboxedHooks;
+    let projects = match origin {
+        Origin::Project => true,
+        Origin::Plugin => scope == hookbridge_core::config::Scope::Project,
+        Origin::User => false,
+    };
+    match floor.hooks {
+        Some(SandboxedHooks::All) => Some(Default::default()),
+        Some(SandboxedHooks::Project) if projects => Some(Default::default()),
+        _ => None,
     }
 }
 
@@ -138,7 +257,9 @@ pub fn server_problem(
     let project = Some(project).filter(|_| project_servers);
     match find_server(&mcp.server, project, home, plugin, |name| {
         std::env::var(name).ok()
-    }) {
+    })
+    .map(|(server, _)| server)
+    {
         Ok(McpServer::Stdio { .. } | McpServer::Http { .. }) => None,
         Ok(McpServer::Unsupported { transport, url }) => Some(ServerProblem::Unsupported {
             name: mcp.server.clone(),
@@ -253,7 +374,7 @@ fn find_server(
     home: Option<&Path>,
     plugin: Option<(String, PathBuf)>,
     var: impl Fn(&str) -> Option<String>,
-) -> Result<McpServer, ServerProblem> {
+) -> Result<(McpServer, Origin), ServerProblem> {
     let misconfigured = |place: String| {
         move |error| ServerProblem::Misconfigured {
             name: name.to_string(),
@@ -293,7 +414,9 @@ fn find_server(
         };
         for file in [root.join(".mcp.json"), root.join(".claude-plugin/plugin.json")] {
             if let Some(found) = read(&file).and_then(|t| pick(&t, &[], server)) {
-                return found.map_err(misconfigured(format!("in {}", file.display())));
+                return found
+                    .map(|s| (s, Origin::Plugin))
+                    .map_err(misconfigured(format!("in {}", file.display())));
             }
         }
         return Err(ServerProblem::NotInItsPlugin {
@@ -310,15 +433,21 @@ fn find_server(
     let project_key = project.map(|p| p.to_string_lossy().into_owned());
     if let (Some(text), Some(key)) = (&claude_json_text, &project_key) {
         if let Some(found) = pick(text, &["projects", key], name) {
-            return found.map_err(misconfigured("(local scope)".into()));
+            return found
+                .map(|s| (s, Origin::User))
+                .map_err(misconfigured("(local scope)".into()));
         }
     }
     if let Some(found) = claude_json_text.as_deref().and_then(|t| pick(t, &[], name)) {
-        return found.map_err(misconfigured("(user scope)".into()));
+        return found
+            .map(|s| (s, Origin::User))
+            .map_err(misconfigured("(user scope)".into()));
     }
     if let Some(file) = project.map(|p| p.join(".mcp.json")) {
         if let Some(found) = read(&file).and_then(|t| pick(&t, &[], name)) {
-            return found.map_err(misconfigured(format!("in {}", file.display())));
+            return found
+                .map(|s| (s, Origin::Project))
+                .map_err(misconfigured(format!("in {}", file.display())));
         }
     }
     Err(ServerProblem::NotConfigured {
@@ -400,7 +529,8 @@ mod tests {
         let server = |c: &str| json!({"command": c});
         std::fs::write(
             project.join(".mcp.json"),
-            json!({"mcpServers": {"a": server("project-a"), "b": server("project-b")}}).to_string(),
+            json!({"mcpServers": {"a": server("project-a"), "b": server("project-b"), "d": server("project-d")}})
+                .to_string(),
         )
         .unwrap();
         std::fs::write(
@@ -424,15 +554,17 @@ mod tests {
                 |_| None,
             )
         };
-        let command = |r: Result<McpServer, ServerProblem>| match r {
-            Ok(McpServer::Stdio { command, .. }) => command,
+        let command = |r: Result<(McpServer, Origin), ServerProblem>| match r {
+            Ok((McpServer::Stdio { command, .. }, origin)) => (command, origin),
             other => panic!("{other:?}"),
         };
-        assert_eq!(command(find("a")), "local-a");
+        let found = |command: &str, origin| (command.to_string(), origin);
+        assert_eq!(command(find("a")), found("local-a", Origin::User));
         // The user's server wins over the project's of the same name (never the other way).
-        assert_eq!(command(find("b")), "user-b");
-        assert_eq!(command(find("c")), "user-c");
-        assert_eq!(command(find("plugin:plug:s")), "plugin-s");
+        assert_eq!(command(find("b")), found("user-b", Origin::User));
+        assert_eq!(command(find("c")), found("user-c", Origin::User));
+        assert_eq!(command(find("d")), found("project-d", Origin::Project));
+        assert_eq!(command(find("plugin:plug:s")), found("plugin-s", Origin::Plugin));
         assert_eq!(
             find("plugin:other:s").unwrap_err(),
             ServerProblem::AnotherPlugins {

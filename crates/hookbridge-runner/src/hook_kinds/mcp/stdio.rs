@@ -20,6 +20,8 @@ pub(super) struct StdioServer {
     pub args: Vec<String>,
     pub env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
     pub cwd: Option<PathBuf>,
+    /// The sandbox it runs in, if any (see the module above).
+    pub sandbox: Option<crate::process::SandboxPlan>,
 }
 
 /// The server's process group, stopped when dropped.
@@ -61,6 +63,14 @@ pub(super) fn call(
     }
     if let Some(cwd) = &server.cwd {
         command.current_dir(cwd);
+    }
+    if let Some(plan) = &server.sandbox {
+        crate::process::confine_command(&mut command, plan).map_err(|e| {
+            CallError::Failed(
+                Unreachable,
+                format!("could not start `{}` in its sandbox: {e}", server.command),
+            )
+        })?;
     }
     let mut child = command
         .spawn()
