@@ -61,6 +61,27 @@ struct Registry {
 struct Entry {
     source: String,
     root: PathBuf,
+    /// Whether hookbridge cloned it into `~/.amplifier/marketplaces/` (so `remove` deletes it);
+    /// a folder added where it is is never deleted. Absent in registries written before it was
+    /// kept: then a clone is a git source kept at `marketplaces/<name>` ([`Entry::is_clone`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cloned: Option<bool>,
+}
+
+impl Entry {
+    /// Whether `remove` deletes its folder: hookbridge's own clone, never a folder of the user's
+    /// (whatever its path spells: `~/.amplifier/marketplaces/x/../../../code` is the user's).
+    fn is_clone(&self, clones: &Path) -> bool {
+        self.cloned.unwrap_or_else(|| {
+            let looks_like_git = |s: &str| s.contains("://") || s.starts_with("git@") || s.ends_with(".git");
+            looks_like_git(&self.source)
+                && self.root.parent() == Some(clones)
+                && self
+                    .root
+                    .components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::RootDir))
+        })
+    }
 }
 
 fn amplifier_home() -> Result<PathBuf, UsageError> {
@@ -109,11 +130,16 @@ pub fn marketplace(args: MarketplaceArgs) -> anyhow::Result<ExitCode> {
 fn add(source: &str, force: bool) -> anyhow::Result<ExitCode> {
     let mut registry = load_registry()?;
     let clones = amplifier_home()?.join("marketplaces");
-    let (name, root) = match Source::classify(source)? {
+    let (name, root, cloned) = match Source::classify(source)? {
         Source::Folder(folder) => {
+            // Where it really is: a path spelled through `..` or a symlink is kept as the folder
+            // it names, so that no later command takes it for somewhere else.
+            let folder = folder
+                .canonicalize()
+                .with_context(|| format!("resolving {}", folder.display()))?;
             let name = catalog_name(&catalog(&folder)?, &folder)?;
-            check_replacing(&registry, &name, &folder, source, &clones, force)?;
-            (name, folder)
+            check_replacing(&registry, &name, (&folder, false), source, &clones, force)?;
+            (name, folder, false)
         }
         Source::Git { url, .. } => {
             std::fs::create_dir_all(&clones).with_context(|| format!("creating {}", clones.display()))?;
@@ -122,14 +148,14 @@ fn add(source: &str, force: bool) -> anyhow::Result<ExitCode> {
             git_clone(&url, None, &clone)?;
             let name = catalog_name(&catalog(&clone)?, &clone)?;
             let root = clones.join(&name);
-            check_replacing(&registry, &name, &root, source, &clones, force)?;
+            check_replacing(&registry, &name, (&root, true), source, &clones, force)?;
             if root.exists() {
                 std::fs::remove_dir_all(&root)
                     .with_context(|| format!("removing the old {}", root.display()))?;
             }
             std::fs::rename(&clone, &root)
                 .with_context(|| format!("moving the clone to {}", root.display()))?;
-            (name, root)
+            (name, root, true)
         }
         Source::Marketplace { .. } => {
             return Err(UsageError(format!("`{source}`: a marketplace is a folder or a git URL")).into())
@@ -141,12 +167,13 @@ fn add(source: &str, force: bool) -> anyhow::Result<ExitCode> {
         Entry {
             source: source.to_string(),
             root: root.clone(),
+            cloned: Some(cloned),
         },
     );
     save_registry(&registry)?;
     let verb = match &replaced {
         None => "added".to_string(),
-        Some(old) if same_origin(old, source, &root, &clones) => "refreshed".to_string(),
+        Some(old) if same_origin(old, source, (&root, cloned), &clones) => "refreshed".to_string(),
         Some(old) => format!("replaced (it was {}, {})", old.source, old.root.display()),
     };
     say(format_args!(
@@ -157,10 +184,10 @@ fn add(source: &str, force: bool) -> anyhow::Result<ExitCode> {
 }
 
 /// Whether the marketplace `old` comes from the same place as a new one added from `source`
-/// (found at `root`): the same git URL for a clone, the same folder otherwise.
-fn same_origin(old: &Entry, source: &str, root: &Path, clones: &Path) -> bool {
-    let cloned = |root: &Path| root.starts_with(clones);
-    match (cloned(&old.root), cloned(root)) {
+/// (found at `root`, and whether it is a clone): the same git URL for a clone, the same folder
+/// otherwise.
+fn same_origin(old: &Entry, source: &str, (root, cloned): (&Path, bool), clones: &Path) -> bool {
+    match (old.is_clone(clones), cloned) {
         (true, true) => old.source == source,
         (false, false) => old.root == root,
         _ => false,
@@ -172,7 +199,7 @@ fn same_origin(old: &Entry, source: &str, root: &Path, clones: &Path) -> bool {
 fn check_replacing(
     registry: &Registry,
     name: &str,
-    root: &Path,
+    root: (&Path, bool),
     source: &str,
     clones: &Path,
     force: bool,
@@ -236,7 +263,7 @@ fn remove(name: &str) -> anyhow::Result<ExitCode> {
     };
     save_registry(&registry)?;
     let clones = amplifier_home()?.join("marketplaces");
-    if entry.root.starts_with(&clones) && entry.root.exists() {
+    if entry.is_clone(&clones) && entry.root.exists() {
         std::fs::remove_dir_all(&entry.root).with_context(|| format!("removing {}", entry.root.display()))?;
     }
     say(format_args!(

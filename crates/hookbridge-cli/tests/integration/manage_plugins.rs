@@ -705,3 +705,55 @@ fn a_marketplace_name_taken_by_another_source_needs_force() {
     assert_eq!(cli(&p, &["install", "guard@tools", "--force"]).code, Some(0));
     assert_eq!(blocked(&p).as_deref(), Some("the second\n"));
 }
+
+/// `marketplace remove` deletes hookbridge's own clones only: a folder added where it is stays,
+/// however its path was spelled — through `~/.amplifier/marketplaces/<clone>/../../..` (added from
+/// inside a clone) or a symlink there — and its registry entry is kept as the folder it really is.
+#[test]
+fn removing_a_folder_marketplace_never_deletes_the_folder_whatever_its_path_spells() {
+    let p = Project::new(json!({"hooks": {}}));
+    let clones = p.home.join(".amplifier/marketplaces");
+    fs::create_dir_all(clones.join("official")).unwrap();
+    let mine = p.home.join("code/my-catalog");
+    fs::create_dir_all(mine.join(".claude-plugin")).unwrap();
+    fs::write(
+        mine.join(".claude-plugin/marketplace.json"),
+        json!({"name": "mine", "plugins": []}).to_string(),
+    )
+    .unwrap();
+    fs::write(mine.join("WORK.txt"), "precious").unwrap();
+    std::os::unix::fs::symlink(&mine, clones.join("linked")).unwrap();
+    for spelled in [
+        clones.join("official/../../../code/my-catalog"),
+        clones.join("linked"),
+    ] {
+        let done = cli(&p, &["marketplace", "add", spelled.to_str().unwrap()]);
+        assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+        let registry: Value =
+            serde_json::from_str(&fs::read_to_string(p.home.join(".amplifier/marketplaces.json")).unwrap())
+                .unwrap();
+        assert_eq!(
+            registry["marketplaces"]["mine"]["root"],
+            json!(mine.canonicalize().unwrap()),
+            "kept as where it really is"
+        );
+        let done = cli(&p, &["marketplace", "remove", "mine"]);
+        assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+        assert_eq!(
+            fs::read_to_string(mine.join("WORK.txt")).ok().as_deref(),
+            Some("precious"),
+            "{spelled:?}"
+        );
+    }
+    // A registry written before `cloned` was kept: a folder entry spelled through the clones
+    // folder is not taken for a clone either.
+    fs::write(
+        p.home.join(".amplifier/marketplaces.json"),
+        json!({"marketplaces": {"mine": {"source": "../../../code/my-catalog",
+            "root": clones.join("official/../../../code/my-catalog")}}})
+        .to_string(),
+    )
+    .unwrap();
+    assert_eq!(cli(&p, &["marketplace", "remove", "mine"]).code, Some(0));
+    assert!(mine.join("WORK.txt").exists());
+}
