@@ -445,12 +445,25 @@ impl HooksFolder<'_> {
             };
             let relative = path.trim_start_matches("./");
             let file = manifest.plugin_dir.join(relative);
+            // The plugin's own files only, as Claude Code has them (`./`-relative): a path out of
+            // it (absolute, `..`, or a symlink that leads out) would load whatever someone else
+            // puts there, as this plugin's hooks.
+            if !inside_plugin(manifest.plugin_dir, relative) {
+                set.diagnostics.push(
+                    Diagnostic::error(format!(
+                        "`hooks` names `{path}`, which is not inside the plugin: a plugin's hooks files are its own (`./hooks/extra.json`); not loaded"
+                    ))
+                    .in_file(manifest.path)
+                    .key("hooks"),
+                );
+                continue;
+            }
             if manifest.hooks_file.is_some_and(|f| same_file(f, &file)) {
                 continue; // hooks/hooks.json named again in the manifest: load it once
             }
             // Opened relative to the hooks directory, like the plugin's other files.
             let name = match manifest.plugin_dir.file_name() {
-                Some(folder) if !Path::new(relative).is_absolute() => relative_name(folder, relative),
+                Some(folder) => relative_name(folder, relative),
                 _ => file.clone().into_os_string(),
             };
             self.load_file(set, &name, &file, Some(manifest.plugin.clone()), |set| {
@@ -515,6 +528,24 @@ struct Manifest<'a> {
     plugin: &'a Plugin,
     /// The plugin's `hooks/hooks.json`, if it was loaded already.
     hooks_file: Option<&'a Path>,
+}
+
+/// Whether `relative` names a path inside `plugin_dir`: relative, with no `..`, and, where it is
+/// there, really inside once symlinks are resolved.
+fn inside_plugin(plugin_dir: &Path, relative: &str) -> bool {
+    use std::path::Component;
+    let path = Path::new(relative);
+    if !path
+        .components()
+        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+    {
+        return false;
+    }
+    match (plugin_dir.join(path).canonicalize(), plugin_dir.canonicalize()) {
+        (Ok(real), Ok(root)) => real.starts_with(root),
+        // Not there (reported as missing), or the plugin folder cannot be resolved.
+        _ => true,
+    }
 }
 
 /// `dir/relative` in one allocation (`relative` may have several components).
@@ -701,6 +732,16 @@ mod tests {
         fs::write(path, text).unwrap();
     }
 
+    /// The commands of `set`'s hooks (all command hooks), as written, in order.
+    fn commands(set: &HookSet) -> Vec<String> {
+        set.hooks()
+            .map(|(_, _, h)| match &h.kind {
+                HookKind::Command(c) => c.command.clone(),
+                _ => unreachable!(),
+            })
+            .collect()
+    }
+
     fn hook(cmd: &str) -> String {
         format!(r#"{{"hooks": {{"Stop": [{{"hooks": [{{"type": "command", "command": "{cmd}"}}]}}]}}}}"#)
     }
@@ -731,14 +772,6 @@ mod tests {
             errors[0].contains(&format!("p{files}/hooks.json: error: not read: the files read before it in this hooks directory hold {MAX_ENTRIES_PER_HOOKS_DIR} events")),
             "{errors:?}"
         );
-        let commands = |set: &HookSet| -> Vec<String> {
-            set.hooks()
-                .map(|(_, _, h)| match &h.kind {
-                    HookKind::Command(c) => c.command.clone(),
-                    _ => unreachable!(),
-                })
-                .collect()
-        };
         let loaded = commands(&set);
         assert_eq!(loaded.len(), files * (MAX_ENTRIES_PER_FILE - 2) + 1);
         assert_eq!(loaded.last().map(String::as_str), Some("user"));
@@ -807,6 +840,39 @@ mod tests {
             "106 more problems in the files of this hooks directory are not listed (only the first 500 are)"
         );
         assert_eq!(last.severity, crate::diagnostics::Severity::Warning);
+    }
+
+    /// A manifest's `hooks` names the plugin's own files only: an absolute path, one through
+    /// `..`, and a symlink that leads out are each an error and load nothing.
+    #[test]
+    fn a_manifests_hooks_path_out_of_the_plugin_loads_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("proj");
+        let home = tmp.path().join("home");
+        let outside = tmp.path().join("elsewhere/h.json");
+        write(&outside, &hook("outside"));
+        let plugin = home.join(".amplifier/hooks/fmt");
+        write(&plugin.join("hooks/hooks.json"), &hook("own"));
+        std::os::unix::fs::symlink(&outside, plugin.join("link.json")).unwrap();
+        let named = [
+            outside.to_string_lossy().into_owned(),
+            "../../../../elsewhere/h.json".to_string(),
+            "./link.json".to_string(),
+        ];
+        write(
+            &plugin.join(".claude-plugin/plugin.json"),
+            &serde_json::json!({"name": "fmt", "hooks": named}).to_string(),
+        );
+        let set = discover(&DiscoveryOptions::new(&project, Some(&home)));
+        assert_eq!(commands(&set), ["own"]);
+        let said: Vec<String> = set.diagnostics.iter().map(ToString::to_string).collect();
+        assert_eq!(said.len(), 3, "{said:?}");
+        for (said, path) in said.iter().zip(&named) {
+            assert!(
+                said.contains(&format!("`hooks` names `{path}`, which is not inside the plugin")),
+                "{said}"
+            );
+        }
     }
 
     #[test]
