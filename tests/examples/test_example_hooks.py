@@ -492,7 +492,7 @@ def test_paths_with_spaces(tmp_path, hookbridge):
 
 def test_validate_and_list_the_example_project(hookbridge, tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in SCRUBBED_ENV}
-    env.update(HOME=str(tmp_path), HOOKBRIDGE_LOG=str(tmp_path / "log"))
+    env.update(HOME=str(tmp_path), HOOKBRIDGE_LOG=str(tmp_path / "diagnostics.log"))
     done = subprocess.run(
         [str(hookbridge), "validate", "--project-dir", str(EXAMPLE)], capture_output=True, text=True, env=env
     )

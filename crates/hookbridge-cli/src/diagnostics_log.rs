@@ -1,7 +1,8 @@
 //! The diagnostics log: where problems go when the answer channel (stdout/stderr) belongs to the
 //! agent host.
 //!
-//! Location: `$HOOKBRIDGE_LOG` if set, else `~/.amplifier/hookbridge/diagnostics.log`. One line per
+//! Location: `$HOOKBRIDGE_LOG` if set to a log (`audit::log_named_by`: a project's settings can
+//! set it, and a `~/.bashrc` must not be appended to), else `~/.amplifier/hookbridge/diagnostics.log`. One line per
 //! problem, prefixed with a UTC timestamp and the event. The file is rotated to `<log>.1` past
 //! 10 MiB.
 //!
@@ -24,9 +25,21 @@ use rustix::fs::{FlockOperation, OFlags};
 const ROTATE_AT: u64 = 10 * 1024 * 1024;
 
 pub fn path() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("HOOKBRIDGE_LOG").filter(|p| !p.is_empty()) {
-        return Some(PathBuf::from(p));
+    match hookbridge_runner::audit::log_named_by("HOOKBRIDGE_LOG", ".log") {
+        Some(Ok(path)) => return Some(path),
+        Some(Err(why)) => {
+            // Said in the default log, which is where the lines go instead.
+            let default = default_path()?;
+            let _ = write(&default, render("hookbridge", &[why]).as_bytes());
+            return Some(default);
+        }
+        None => {}
     }
+    default_path()
+}
+
+/// `~/.amplifier/hookbridge/diagnostics.log`.
+fn default_path() -> Option<PathBuf> {
     let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
     Some(
         PathBuf::from(home)

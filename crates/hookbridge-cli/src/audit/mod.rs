@@ -38,7 +38,13 @@ impl AuditFileArgs {
                 "HOOKBRIDGE_AUDIT_LOG=off: there is no audit log; name one with --file".into(),
             )
             .into()),
-            Some(p) => Ok(PathBuf::from(p)),
+            // Where `run` writes it: the variable's file when it may name one, else the default.
+            Some(_) => match audit::log_named_by("HOOKBRIDGE_AUDIT_LOG", ".jsonl") {
+                Some(Ok(path)) => Ok(path),
+                _ => audit::default_path().ok_or_else(|| {
+                    UsageError("HOME is not set: name the audit log with --file".into()).into()
+                }),
+            },
             None => audit::default_path()
                 .ok_or_else(|| UsageError("HOME is not set: name the audit log with --file".into()).into()),
         }

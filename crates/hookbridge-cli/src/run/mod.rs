@@ -247,8 +247,9 @@ fn load_hooks(
     }
     let mut options = DispatchOptions::new(project_dir);
     options.apply_trust(&loaded.trust);
-    options.audit =
-        hookbridge_runner::audit::AuditLog::for_host(host, set.managed.as_ref()).map(std::sync::Arc::new);
+    let audit = hookbridge_runner::audit::AuditLog::for_host(host, set.managed.as_ref());
+    problems.extend(audit.as_ref().and_then(|a| a.ignored.clone()));
+    options.audit = audit.map(std::sync::Arc::new);
     options.telemetry = telemetry::telemetry(host, problems);
     set_timeouts(&mut options, args, problems);
     options.apply_settings(&set);

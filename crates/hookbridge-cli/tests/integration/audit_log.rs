@@ -413,6 +413,48 @@ fn log_filters_and_stats_sum_the_runs() {
     assert!(text.contains("3 hook(s), 2 tool call(s)"), "{text}");
 }
 
+/// The variables come through the agent's environment, which a project's settings can set: a
+/// log is never appended to a file that is not one (`~/.bashrc` would run what a line quotes), nor
+/// through a symlink named like one. The default log is written instead, and the diagnostics log
+/// (itself refused the same way, and kept at its default) says why.
+#[test]
+fn a_log_variable_naming_a_file_that_is_no_log_is_refused_and_the_default_used() {
+    let p = Project::new(on("Stop", json!([{"type": "command", "command": "exit 1"}])));
+    let bashrc = p.home.join(".bashrc");
+    std::fs::write(&bashrc, "the user's own\n").unwrap();
+    let link = p.dir.join("audit.jsonl");
+    std::os::unix::fs::symlink(&bashrc, &link).unwrap();
+    let default_diagnostics = p.home.join(".amplifier/hookbridge/diagnostics.log");
+    for (audit, diagnostics) in [(&bashrc, &bashrc), (&link, &bashrc)] {
+        let mut cmd = p.command("Stop", "claude");
+        cmd.env("HOOKBRIDGE_AUDIT_LOG", audit)
+            .env("HOOKBRIDGE_LOG", diagnostics);
+        p.finish(cmd, &serde_json::to_vec(&p.payload("Stop")).unwrap());
+        assert_eq!(std::fs::read_to_string(&bashrc).unwrap(), "the user's own\n");
+        let said = std::fs::read_to_string(&default_diagnostics).unwrap();
+        assert!(
+            said.contains(&format!(
+                "HOOKBRIDGE_LOG=`{}` ignored: a log's file name ends in `.log`",
+                bashrc.display()
+            )),
+            "{said}"
+        );
+        let why = if audit == &link {
+            "a symlink"
+        } else {
+            "a log's file name ends in `.jsonl`"
+        };
+        assert!(
+            said.contains(&format!(
+                "HOOKBRIDGE_AUDIT_LOG=`{}` ignored: {why}",
+                audit.display()
+            )),
+            "{said}"
+        );
+    }
+    assert_eq!(lines(&p).len(), 4, "the record went to the default log");
+}
+
 #[test]
 fn the_audit_log_can_be_switched_off_or_moved() {
     let p = Project::new(on("Stop", json!([{"type": "command", "command": "true"}])));

@@ -30,7 +30,7 @@ impl Machine {
         fs::create_dir_all(home.join(".amplifier/hooks")).unwrap();
         let policy_path = tmp.path().join("etc-hookbridge-managed.json");
         fs::write(&policy_path, policy.to_string()).unwrap();
-        let log = tmp.path().join("log");
+        let log = tmp.path().join("diagnostics.log");
         Machine {
             _tmp: tmp,
             project,

@@ -482,6 +482,7 @@ mod tests {
             host: "test".into(),
             max_bytes,
             keep: 4,
+            ignored: None,
         }
     }
 

@@ -42,6 +42,9 @@ pub struct AuditLog {
     pub max_bytes: u64,
     /// Rotated files kept (`<log>.1` … `<log>.N`).
     pub keep: usize,
+    /// Why `HOOKBRIDGE_AUDIT_LOG` was not followed, when it was not (the default is used): for
+    /// the diagnostics log.
+    pub ignored: Option<String>,
 }
 
 impl AuditLog {
@@ -52,29 +55,76 @@ impl AuditLog {
     /// The audit log for `host`'s events: the managed policy's `auditLog` if it sets one (neither
     /// the environment nor `off` moves it), else `HOOKBRIDGE_AUDIT_LOG` (a path, or `off`), else
     /// `~/.amplifier/hookbridge/audit.jsonl`; `None` when it is off or there is no home.
-    /// `HOOKBRIDGE_AUDIT_MAX_BYTES` sets the rotation size.
+    /// `HOOKBRIDGE_AUDIT_MAX_BYTES` sets the rotation size (1 MiB at least). The variables come
+    /// through the agent's environment, which a project's settings can set: the path must be one
+    /// [`log_named_by`] accepts, else the default is used and [`AuditLog::ignored`] says why.
     pub fn for_host(host: &str, managed: Option<&ManagedRules>) -> Option<AuditLog> {
+        let mut ignored = None;
         let path = match (
             managed.and_then(|m| m.audit_log.clone()),
             std::env::var_os("HOOKBRIDGE_AUDIT_LOG").filter(|p| !p.is_empty()),
         ) {
             (Some(mandatory), _) => mandatory,
             (None, Some(p)) if p == "off" => return None,
-            (None, Some(p)) => PathBuf::from(p),
+            (None, Some(_)) => match log_named_by("HOOKBRIDGE_AUDIT_LOG", ".jsonl")? {
+                Ok(path) => path,
+                Err(why) => {
+                    ignored = Some(why);
+                    default_path()?
+                }
+            },
             (None, None) => default_path()?,
         };
         let max_bytes = std::env::var("HOOKBRIDGE_AUDIT_MAX_BYTES")
             .ok()
             .and_then(|v| v.parse().ok())
-            .filter(|&n: &u64| n >= 1024)
+            .filter(|&n: &u64| n >= Self::SMALLEST_MAX_BYTES)
             .unwrap_or(Self::DEFAULT_MAX_BYTES);
         Some(AuditLog {
             path,
             host: host.to_string(),
             max_bytes,
             keep: Self::DEFAULT_KEEP,
+            ignored,
         })
     }
+
+    /// The smallest rotation size `HOOKBRIDGE_AUDIT_MAX_BYTES` may set: with the rotated files
+    /// kept, some thousands of lines, so that a project's settings cannot rotate the record away
+    /// within a session. (Debug builds take 1 KiB, for the tests of rotation under concurrent
+    /// runs, which would otherwise write megabytes.)
+    #[cfg(not(debug_assertions))]
+    pub const SMALLEST_MAX_BYTES: u64 = 1024 * 1024;
+    /// See the release build's.
+    #[cfg(debug_assertions)]
+    pub const SMALLEST_MAX_BYTES: u64 = 1024;
+}
+
+/// The log file the variable `var` names, if it names one: `Ok` for a path whose file name ends
+/// in `ending` (`.jsonl`, `.log`) and that is not a symlink, or for a FIFO or a character device
+/// there (a reader, a terminal); `Err` with why not for anything else. The variables come through
+/// the agent's environment, which a project's settings can set, and a log appended to
+/// `~/.bashrc` would have the shell run what it quotes (a hook's reason, a command).
+pub fn log_named_by(var: &str, ending: &str) -> Option<Result<PathBuf, String>> {
+    use std::os::unix::fs::FileTypeExt;
+    let path = PathBuf::from(std::env::var_os(var).filter(|p| !p.is_empty())?);
+    let refused = |what: &str| {
+        Err(format!(
+            "{var}=`{}` ignored: {what} (a project's settings can set the variable); the default log is used",
+            path.display()
+        ))
+    };
+    Some(match std::fs::symlink_metadata(&path) {
+        Ok(meta) if meta.file_type().is_symlink() => refused("a symlink"),
+        Ok(meta) if meta.file_type().is_fifo() || meta.file_type().is_char_device() => Ok(path),
+        _ if path
+            .file_name()
+            .is_some_and(|name| name.to_string_lossy().ends_with(ending)) =>
+        {
+            Ok(path)
+        }
+        _ => refused(&format!("a log's file name ends in `{ending}`")),
+    })
 }
 
 /// `~/.amplifier/hookbridge/audit.jsonl`, the one default.
