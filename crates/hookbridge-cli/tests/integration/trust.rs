@@ -782,3 +782,88 @@ fn a_changed_server_of_a_project_plugin_holds_it_again() {
         review.stdout_str()
     );
 }
+
+/// A script the project names whose file is a symlink leading out of the project (`./g.sh ->
+/// /tmp/g.sh`) is the project's to point anywhere and someone else's to write: it is pinned where
+/// it really is, shown in the review, and a change there holds the project (red-team pass 3).
+#[test]
+fn a_script_that_a_projects_symlink_leads_out_of_the_project_is_pinned_where_it_is() {
+    let repo = Repo::new();
+    let outside = repo.home.join("shared-tmp/g.sh");
+    fs::create_dir_all(outside.parent().unwrap()).unwrap();
+    fs::write(&outside, "echo as-trusted >&2; exit 2\n").unwrap();
+    std::os::unix::fs::symlink(&outside, repo.dir.join("g.sh")).unwrap();
+    repo.project_hooks(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "bash ./g.sh"}
+    ]}]}}));
+    let review = repo
+        .hookbridge(&["trust", repo.dir.to_str().unwrap()])
+        .stdout_str();
+    assert!(
+        review.contains(&format!("{}  sha256:", outside.canonicalize().unwrap().display())),
+        "{review}"
+    );
+    repo.trust();
+    assert_blocked_by(&repo.run(), "as-trusted");
+    fs::write(&outside, "echo written-by-someone-else >&2; exit 2\n").unwrap();
+    let held = repo.run_in_session("after-edit", &[]);
+    assert_held(&held);
+    assert!(!held.stderr_str().contains("written-by-someone-else"));
+}
+
+/// The program and script of a project server a hook calls (`.mcp.json`: `python3 server.py`)
+/// are pinned like a hook's: a changed `server.py` holds the project (red-team pass 3). The
+/// server runs in the project root, where its files were pinned from, whatever the session's
+/// working directory.
+#[test]
+fn a_changed_script_of_a_projects_mcp_server_holds_it_again() {
+    let repo = Repo::new();
+    let python3 = common::require_program("python3");
+    let server = |reason: &str| {
+        format!(
+            r#"import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m: continue
+    if m["method"] == "initialize":
+        r = {{"protocolVersion": "2025-06-18", "capabilities": {{"tools": {{}}}}, "serverInfo": {{"name": "g", "version": "1"}}}}
+    else:
+        r = {{"content": [{{"type": "text", "text": json.dumps({{"decision": "block", "reason": "{reason}"}})}}]}}
+    print(json.dumps({{"jsonrpc": "2.0", "id": m["id"], "result": r}}), flush=True)
+"#
+        )
+    };
+    repo.file("server.py", &server("as-trusted"));
+    repo.file("pkg/server.py", &server("from-the-subfolder"));
+    repo.file(
+        ".mcp.json",
+        &json!({"mcpServers": {"guard": {"command": python3, "args": ["server.py"]}}}).to_string(),
+    );
+    repo.project_hooks(&json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "mcp_tool", "server": "guard", "tool": "check"}
+    ]}]}}));
+    let review = repo
+        .hookbridge(&["trust", repo.dir.to_str().unwrap()])
+        .stdout_str();
+    assert!(review.contains("server.py  sha256:"), "{review}");
+    repo.trust();
+    let blocked = |done: &Finished| -> String {
+        let answer: Value = serde_json::from_slice(&done.stdout).unwrap_or(Value::Null);
+        answer["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(blocked(&repo.run()), "as-trusted");
+    // From a subfolder, the server is still the project root's.
+    let mut cmd = untrusted_run("PreToolUse", &repo.dir, &repo.home, &repo.log, "claude");
+    cmd.current_dir(repo.dir.join("pkg"));
+    let payload = json!({"session_id": "s1", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "ls"}, "cwd": repo.dir.join("pkg")});
+    let done = run_with_deadline(cmd, payload.to_string().as_bytes(), WATCHDOG);
+    assert_eq!(blocked(&done), "as-trusted", "{done:?}");
+    repo.file("server.py", &server("edited-after-trust"));
+    let held = repo.run_in_session("after-edit", &[]);
+    assert_held(&held);
+    assert_eq!(blocked(&held), "");
+}

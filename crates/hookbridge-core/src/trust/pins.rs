@@ -10,8 +10,11 @@
 //! A command's files are found without running anything: its words as `/bin/sh` would read them
 //! (the project and plugin placeholders expanded), else each of its simple commands split at shell
 //! punctuation with redirections dropped; the program, and the script an interpreter is given
-//! (`bash x.sh`, `python3 x.py`), when it is a regular file inside the project (after symlinks), is
-//! pinned by content. What that script imports or reads (another module, `node_modules`, a data
+//! (`bash x.sh`, `python3 x.py`), when it is a regular file named inside the project, is pinned by
+//! content — where it really is, also when that is outside the project (a repository's `g.sh ->
+//! /tmp/g.sh` is pinned as `/tmp/g.sh`, so that whoever can write there cannot change it unseen).
+//! So are the program and script of each project server a hook calls (`.mcp.json`: `python3
+//! server.py`). What such a script imports or reads (another module, `node_modules`, a data
 //! file) is not, and neither is a file a command writes (`>> log.txt`): `hookbridge trust` says so.
 
 use std::path::{Path, PathBuf};
@@ -128,6 +131,8 @@ pub fn current_pins_at(
             named.extend(named_files(c, hook, project, root));
         }
     }
+    // Each project server a hook calls, and the files it runs (from the project root).
+    pins.servers = project_servers(project, &servers, &mut named);
     // What was trusted, by path: looked up, not searched, for each of possibly a thousand scripts.
     let known: std::collections::HashMap<&str, &PinnedFile> = previous
         .map(|p| p.scripts.iter().map(|s| (s.path.as_str(), s)).collect())
@@ -158,7 +163,6 @@ pub fn current_pins_at(
             stat,
         });
     }
-    pins.servers = project_servers(project, &servers);
     pins.servers.extend(
         plugin_servers
             .into_iter()
@@ -311,8 +315,19 @@ fn named_files(
     project: &Path,
     root: &Path,
 ) -> Vec<PathBuf> {
+    let words = candidate_words(command, hook, project)
+        .into_iter()
+        .map(|(word, named_to_run, _)| (word, named_to_run));
+    files_named(words, project, root)
+}
+
+/// The files among `words` (each with whether it is named to run: see [`names_code`]) that are
+/// the project's to change: named inside it (a relative word is taken from the project root) or
+/// really inside it, each where it really is — also outside the project, where a symlink of the
+/// project's leads.
+fn files_named(words: impl Iterator<Item = (String, bool)>, project: &Path, root: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    for (word, named_to_run, _) in candidate_words(command, hook, project) {
+    for (word, named_to_run) in words {
         let path = Path::new(&word);
         let path = if path.is_absolute() {
             path.to_path_buf()
@@ -325,7 +340,8 @@ fn named_files(
         let Ok(real) = std::fs::canonicalize(&path) else {
             continue;
         };
-        if real.starts_with(root) && !files.contains(&real) {
+        let named_inside = path.starts_with(project) || path.starts_with(root) || real.starts_with(root);
+        if named_inside && !files.contains(&real) {
             files.push(real);
         }
     }
@@ -571,7 +587,11 @@ fn expand_placeholders(word: &str, placeholder: &dyn Fn(&str) -> Option<String>)
 }
 
 /// The entries of the project's `.mcp.json` that `names` call, each by digest.
-fn project_servers(project: &Path, names: &[String]) -> Vec<PinnedServer> {
+fn project_servers(
+    project: &Path,
+    names: &[String],
+    named: &mut std::collections::BTreeSet<PathBuf>,
+) -> Vec<PinnedServer> {
     if names.is_empty() {
         return Vec::new();
     }
@@ -589,10 +609,12 @@ fn project_servers(project: &Path, names: &[String]) -> Vec<PinnedServer> {
     let Some(servers) = value.get("mcpServers").and_then(Value::as_object) else {
         return Vec::new();
     };
+    let root = canonical_project(project);
     let mut pinned: Vec<PinnedServer> = names
         .iter()
         .filter_map(|name| {
             let entry = servers.get(name)?;
+            named.extend(server_files(entry, project, &root));
             Some(PinnedServer {
                 name: name.clone(),
                 digest: sha256_json(entry),
@@ -601,6 +623,31 @@ fn project_servers(project: &Path, names: &[String]) -> Vec<PinnedServer> {
         .collect();
     pinned.sort_by(|a, b| a.name.cmp(&b.name));
     pinned
+}
+
+/// The files named inside the project that a stdio server's entry (`{"command", "args"}`) runs:
+/// its program and the script an interpreter is given, and any other argument that names code, as
+/// for a hook's exec form ([`files_named`]).
+fn server_files(entry: &Value, project: &Path, root: &Path) -> Vec<PathBuf> {
+    let Some(command) = entry.get("command").and_then(Value::as_str) else {
+        return Vec::new();
+    };
+    let words: Vec<String> = std::iter::once(command.to_string())
+        .chain(
+            entry
+                .get("args")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|a| a.as_str().map(str::to_string)),
+        )
+        .collect();
+    let run = run_words(&words);
+    let words = words.iter().filter_map(|word| {
+        let named_to_run = run.iter().any(|w| std::ptr::eq(*w, word));
+        (named_to_run || !word.starts_with('-')).then(|| (word.clone(), named_to_run))
+    });
+    files_named(words, project, root)
 }
 
 /// `(device, inode, size, mtime ns, ctime ns)` of `path`.

@@ -67,7 +67,13 @@ pub(crate) fn job(hook: &HookSpec, mcp: &McpToolHook, ctx: JobContext<'_>) -> In
         .as_ref()
         .map(|p| (p.name.clone(), p.root.clone()));
     let (found, sandbox) = server_and_sandbox(hook, mcp, &ctx, project.as_deref(), home.as_deref(), plugin);
-    let cwd = ctx.cwd.clone().or(project);
+    // A project's server runs in the project root, where trust pinned the files it names from
+    // (and where Claude Code, started in the project, starts it); any other in the session's.
+    let cwd = match &found {
+        Ok((_, Origin::Project)) => project,
+        _ => ctx.cwd.clone().or(project),
+    };
+    let found = found.map(|(server, _)| server);
     let env = ctx.env.clone();
     let tool = mcp.tool.clone();
     let server_name = mcp.server.clone();
@@ -154,7 +160,7 @@ fn server_and_sandbox(
     home: Option<&Path>,
     plugin: Option<(String, PathBuf)>,
 ) -> (
-    Result<McpServer, ServerProblem>,
+    Result<(McpServer, Origin), ServerProblem>,
     Option<Result<crate::process::SandboxPlan, String>>,
 ) {
     let project_servers = project.filter(|_| ctx.project_mcp_servers);
@@ -173,8 +179,7 @@ fn server_and_sandbox(
                 .filter(|_| !crate::process::names_a_secret(name.as_bytes()))
         }),
         None => found,
-    }
-    .map(|(server, _)| server);
+    };
     let sandbox = sandbox.map(|sandbox| {
         match crate::process::unenforceable(&sandbox.network).filter(|_| {
             ctx.sandbox_floor.where_unavailable()
