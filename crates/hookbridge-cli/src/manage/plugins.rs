@@ -361,6 +361,10 @@ impl std::fmt::Display for LeftOut {
 /// checked to be regular before it is read, so a FIFO never hangs the copy.
 pub fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<Vec<LeftOut>> {
     std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
+    // Where the source really is: a link that passes the check by its words can still lead out
+    // through another link (`d -> ../../..`, then `esc -> d/../..`); where it resolves is checked
+    // too (a copy resolves as its source does).
+    let real_from = from.canonicalize().unwrap_or_else(|_| from.to_path_buf());
     let mut left_out = Vec::new();
     let mut stack = vec![(from.to_path_buf(), to.to_path_buf(), PathBuf::new())];
     while let Some((src, dst, relative)) = stack.pop() {
@@ -380,7 +384,11 @@ pub fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<Vec<LeftOut>> {
             };
             if kind.is_symlink() {
                 let link = std::fs::read_link(entry.path())?;
-                if !super::stays_inside(&relative, &link) {
+                let leads_out = entry
+                    .path()
+                    .canonicalize()
+                    .is_ok_and(|real| !real.starts_with(&real_from));
+                if !super::stays_inside(&relative, &link) || leads_out {
                     leave(format!(
                         "a symlink to {}, outside the plugin (only links inside it are copied)",
                         link.display()

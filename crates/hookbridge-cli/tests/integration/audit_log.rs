@@ -280,6 +280,28 @@ fn fifty_concurrent_runs_through_rotation_lose_no_line() {
     assert_eq!((verified.first_seq, verified.lines), (Some(0), 100));
     let all = hookbridge_runner::audit::read_all(&path).unwrap();
     assert_eq!(all.iter().filter(|l| l["kind"] == "event").count(), 50);
+    // A rotated file deleted from the middle of the record is a gap, not where it ends (red-team
+    // pass 3: `.2` gone with `.3` there read as "older lines were rotated away").
+    // The 100 lines laid out again as four files of 25, oldest in `.3`.
+    let files = hookbridge_runner::audit::AuditFiles::of(&path);
+    let mut raw = Vec::new();
+    files
+        .for_each_line(|_, _, bytes| {
+            raw.push(String::from_utf8(bytes.to_vec()).unwrap());
+            true
+        })
+        .unwrap();
+    for file in &files.0 {
+        std::fs::remove_file(file).unwrap();
+    }
+    for (chunk, suffix) in raw.chunks(25).zip([".3", ".2", ".1", ""]) {
+        let text: String = chunk.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(format!("{}{suffix}", path.display()), text).unwrap();
+    }
+    assert!(hookbridge_runner::audit::verify(&path).unwrap().is_ok());
+    std::fs::remove_file(format!("{}.2", path.display())).unwrap();
+    let broken = hookbridge_runner::audit::verify(&path).unwrap().unwrap_err();
+    assert!(broken.what.contains("were removed"), "{broken:?}");
 }
 
 #[test]

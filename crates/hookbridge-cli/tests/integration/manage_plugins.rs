@@ -537,17 +537,27 @@ fn a_plugin_copy_takes_regular_files_folders_and_links_inside_only() {
     std::os::unix::fs::symlink(&secret, odd.join("scripts/key")).unwrap();
     std::os::unix::fs::symlink("../../../..", odd.join("scripts/up")).unwrap();
     std::os::unix::fs::symlink("guard.sh", odd.join("scripts/guard-link.sh")).unwrap();
+    // A link whose words stay inside but that leads out through another link (red-team pass 3):
+    // `a/b/c/d` is the plugin's root, so `esc` is four folders above it.
+    fs::create_dir_all(odd.join("a/b/c")).unwrap();
+    std::os::unix::fs::symlink("../../..", odd.join("a/b/c/d")).unwrap();
+    std::os::unix::fs::symlink("a/b/c/d/../../../..", odd.join("esc")).unwrap();
     let err = install(&odd);
     left_out(&err, "sock", "a socket");
     left_out(&err, "key", "outside the plugin");
     left_out(&err, "up", "outside the plugin");
+    left_out(&err, "esc", "outside the plugin");
     let installed = p.dir.join(".amplifier/hooks/odd");
     assert!(installed.join("scripts/guard.sh").is_file());
     assert!(fs::symlink_metadata(installed.join("scripts/guard-link.sh"))
         .unwrap()
         .file_type()
         .is_symlink());
-    for gone in ["sock", "scripts/key", "scripts/up"] {
+    assert!(fs::symlink_metadata(installed.join("a/b/c/d"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    for gone in ["sock", "scripts/key", "scripts/up", "esc"] {
         assert!(
             fs::symlink_metadata(installed.join(gone)).is_err(),
             "{gone} was copied"

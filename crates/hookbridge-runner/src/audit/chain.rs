@@ -280,7 +280,9 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// The files of the record, oldest first: `<log>.N` … `<log>.1`, `<log>` (those that exist).
+/// The files of the record, oldest first: `<log>.N` … `<log>.1`, `<log>` (those that exist; a
+/// rotated file missing between two that are there is a gap in the chain, which [`verify`] names,
+/// not where the record ends).
 #[derive(Debug, Clone)]
 pub struct AuditFiles(pub Vec<PathBuf>);
 
@@ -288,7 +290,7 @@ impl AuditFiles {
     pub fn of(path: &Path) -> AuditFiles {
         let mut files: Vec<PathBuf> = (1..=64)
             .map(|n| with_suffix(path, &format!(".{n}")))
-            .take_while(|p| p.exists())
+            .filter(|p| p.exists())
             .collect();
         files.reverse();
         if path.exists() {
