@@ -335,6 +335,25 @@ fn an_http_deny_larger_than_the_output_cap_still_denies() {
     );
 }
 
+/// A deny sent gzip-encoded (a proxy or framework compresses it) still denies, as Node reads it
+/// decompressed (red-team pass 3: it was a non-JSON body, a non-blocking error).
+#[test]
+fn a_gzip_encoded_http_deny_still_denies() {
+    let server = FakeServer::start(Reply::Gzipped(deny_with_reason_of(10)));
+    let p = Project::new(on(
+        "PreToolUse",
+        json!([{"type": "http", "url": format!("{}/h", server.url)}]),
+    ));
+    let done = p.run("PreToolUse", "claude", &p.payload("PreToolUse"));
+    let answer = json_of(&done);
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"],
+        "deny",
+        "{}",
+        p.log_text()
+    );
+}
+
 #[test]
 fn an_http_answer_past_everything_hookbridge_reads_is_a_hook_error_that_follows_on_failure() {
     // 80 MiB: past the cap and the spill together (68 MiB).

@@ -35,6 +35,8 @@ pub enum Reply {
     Refusal,
     /// Any status and body.
     Raw { status: u16, body: String },
+    /// A 200 whose body is sent `Content-Encoding: gzip`.
+    Gzipped(String),
     /// Wait this long before answering with the model's text.
     Slow(Duration, String),
     /// A conversation: the Nth request gets the Nth turn (the last one again past the end), in the
@@ -80,9 +82,21 @@ impl FakeServer {
                     };
                     let (status, body) = answer(&reply, &got, index);
                     let header = tiny_http::Header::from_bytes("content-type", "application/json").unwrap();
-                    let response = tiny_http::Response::from_string(body)
+                    let mut response = tiny_http::Response::from_data(body.into_bytes())
                         .with_status_code(status)
                         .with_header(header);
+                    if let Reply::Gzipped(plain) = &reply {
+                        use std::io::Write;
+                        let mut encoder =
+                            flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+                        encoder.write_all(plain.as_bytes()).unwrap();
+                        let encoding = tiny_http::Header::from_bytes("content-encoding", "gzip").unwrap();
+                        response = tiny_http::Response::from_data(encoder.finish().unwrap())
+                            .with_header(
+                                tiny_http::Header::from_bytes("content-type", "application/json").unwrap(),
+                            )
+                            .with_header(encoding);
+                    }
                     let _ = request.respond(response);
                 }
             });
@@ -122,6 +136,7 @@ fn answer(reply: &Reply, got: &Received, index: usize) -> (u16, String) {
         ),
         Reply::Refusal => (200, json!({"content": [], "stop_reason": "refusal"}).to_string()),
         Reply::Raw { status, body } => (*status, body.clone()),
+        Reply::Gzipped(_) => (200, String::new()),
         Reply::Slow(wait, text) => {
             thread::sleep(*wait);
             (200, text_reply(text))
