@@ -594,3 +594,46 @@ fn validate_accepts_an_http_server_and_names_the_transport_it_does_not_speak() {
     );
     assert!(!stderr.contains("`web`"), "{stderr}");
 }
+
+/// A project's server over HTTP is held to the user's http policy, as an http hook is (a hook's
+/// input is posted to it; red-team pass 3): a URL `allowedHttpHookUrls` does not allow is never
+/// called, and `httpHookAllowedEnvVars` says which variables its headers may read.
+#[test]
+fn a_projects_http_server_is_held_to_the_users_http_policy() {
+    let (p, _server) = http_project(on("PreToolUse", http_hook("check", 20)));
+    let user = p.home.join(".amplifier/hooks");
+    std::fs::create_dir_all(&user).unwrap();
+    let policy = |limits: Value| {
+        let mut file = limits;
+        file["hooks"] = json!({});
+        std::fs::write(user.join("hooks.json"), file.to_string()).unwrap();
+    };
+    let reason = |p: &Project| -> String {
+        let done = run_with_token(p, "claude", &bash(p, "rm -rf /"));
+        let answer: Value = serde_json::from_slice(&done.stdout).unwrap_or(Value::Null);
+        answer["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+
+    policy(json!({"allowedHttpHookUrls": ["https://hooks.example.com/*"]}));
+    assert_eq!(reason(&p), "");
+    assert!(
+        http_calls(&p).is_empty(),
+        "the server was called: {:?}",
+        http_calls(&p)
+    );
+    assert!(
+        p.log_text()
+            .contains("does not match any pattern in allowedHttpHookUrls"),
+        "{}",
+        p.log_text()
+    );
+
+    // Allowed, but its header may not read MCP_TOKEN: the server refuses the empty bearer.
+    policy(json!({"allowedHttpHookUrls": ["http://127.0.0.1:*"], "httpHookAllowedEnvVars": []}));
+    assert_eq!(reason(&p), "");
+    policy(json!({"allowedHttpHookUrls": ["http://127.0.0.1:*"], "httpHookAllowedEnvVars": ["MCP_TOKEN"]}));
+    assert_eq!(reason(&p), "HTTP MCP says no: rm -rf /");
+}

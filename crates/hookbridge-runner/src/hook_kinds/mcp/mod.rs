@@ -150,7 +150,9 @@ pub(crate) fn job(hook: &HookSpec, mcp: &McpToolHook, ctx: JobContext<'_>) -> In
 /// run in, `Some(Err(why))` where this machine cannot enforce it and the settings say to run
 /// without. A server that runs sandboxed is found again with no secret of the environment to fill
 /// in its configuration: a repository's `.mcp.json` could otherwise hand it `${ANTHROPIC_API_KEY}`
-/// under any name.
+/// under any name. A server over HTTP that is not the user's own is held to the http policy, as
+/// an http hook is (a hook's input is posted to it): its URL must be one `allowedHttpHookUrls`
+/// allows, and its configuration reads only the variables `httpHookAllowedEnvVars` allows.
 #[allow(clippy::type_complexity)]
 fn server_and_sandbox(
     hook: &HookSpec,
@@ -167,6 +169,23 @@ fn server_and_sandbox(
     let found = find_server(&mcp.server, project_servers, home, plugin.clone(), |name| {
         ctx.var(name)
     });
+    if let Ok((McpServer::Http { .. }, origin)) = &found {
+        if *origin != Origin::User {
+            let found = find_server(&mcp.server, project_servers, home, plugin, |name| {
+                ctx.var(name).filter(|_| ctx.policy.allows_env_var(name))
+            });
+            let found = match found {
+                Ok((McpServer::Http { url, .. }, _)) if !ctx.policy.allows_url(&url) => {
+                    Err(ServerProblem::UrlNotAllowed {
+                        name: mcp.server.clone(),
+                        url,
+                    })
+                }
+                other => other,
+            };
+            return (found, None);
+        }
+    }
     let sandbox = match &found {
         Ok((McpServer::Stdio { .. }, origin)) => {
             server_sandbox(*origin, hook.source.scope, &ctx.sandbox_floor)
@@ -327,6 +346,9 @@ pub enum ServerProblem {
     },
     #[error("no MCP server `{name}` is configured (looked in ~/.claude.json and {project}/.mcp.json)")]
     NotConfigured { name: String, project: String },
+    /// A server over HTTP that is not the user's own, at a URL the http policy does not allow.
+    #[error("MCP server `{name}` ({url}): HTTP hook blocked: {url} does not match any pattern in allowedHttpHookUrls")]
+    UrlNotAllowed { name: String, url: String },
     #[error("MCP server `{name}` uses the `{transport}` transport ({url}); hookbridge speaks stdio and streamable HTTP (`\"type\": \"http\"`) to MCP servers")]
     Unsupported {
         name: String,
