@@ -408,6 +408,18 @@ impl Engine {
                 Ok(payload) => payload,
                 Err(e) => {
                     warnings.push(format!("{claude} hooks were not run: {e}"));
+                    // A tool call whose input Claude Code's contract cannot carry (not an object:
+                    // the model's arguments, as sent) is one the guards on it cannot check; Claude
+                    // Code refuses such a call before its hooks. Fail closed, as it does.
+                    if claude == hookbridge_core::event::EventName::PreToolUse {
+                        let tool = data.get("tool_name").and_then(Value::as_str).unwrap_or_default();
+                        let claude_tool = crate::tools::claude_tool_name(tool);
+                        if set.reaches_any(&claude, Some(claude_tool)) {
+                            results.push(HookResult::deny(format!(
+                                "hookbridge could not give this `{tool}` call to the PreToolUse hooks that guard it ({e}), so it is refused"
+                            )));
+                        }
+                    }
                     continue;
                 }
             };
@@ -493,6 +505,40 @@ mod tests {
             inline_hooks: Some(json!({ "hooks": hooks }).to_string()),
             async_hooks: AsyncHooks::Await,
         })
+    }
+
+    /// A tool call whose input is not an object (the model's arguments as sent) cannot be given to
+    /// the PreToolUse hooks that guard its tool: it is refused, as Claude Code refuses such a call
+    /// before its hooks (red-team pass 3: it ran no guard and went on). A tool no hook guards goes
+    /// on as before.
+    #[test]
+    fn a_guarded_tool_call_whose_input_is_no_object_is_refused() {
+        let engine = engine(json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "echo no bash >&2; exit 2"}]}]}));
+        let host = HostContext::default();
+        let action = |tool: &str, input: Value| {
+            let data = json!({"tool_name": tool, "tool_input": input}).to_string();
+            let out = engine.dispatch(TOOL_PRE, &data, &host).unwrap();
+            out["result"]["action"].as_str().unwrap_or_default().to_string()
+        };
+        assert_eq!(
+            action("bash", json!({"command": "rm -rf ~"})),
+            "deny",
+            "the guard runs"
+        );
+        for input in [
+            json!("rm -rf ~"),
+            Value::Null,
+            json!(["rm", "-rf", "~"]),
+            json!(7),
+        ] {
+            assert_eq!(action("bash", input.clone()), "deny", "{input}");
+            assert_eq!(
+                action("read_file", input.clone()),
+                "continue",
+                "unguarded: {input}"
+            );
+        }
     }
 
     /// `may_select_tool` answers from the tool's name what `selects` answers from the whole data:
