@@ -381,6 +381,33 @@ fn an_http_answer_past_everything_hookbridge_reads_is_a_hook_error_that_follows_
     assert_eq!(json_of(&done)["hookSpecificOutput"]["permissionDecision"], "deny");
 }
 
+/// An answer of many small values is bounded by its values, not only its bytes (red-team pass 3: a
+/// 10 MB `{"junk": [0,0,…]}` took 718 MB to read, so the 68 MiB bound allowed gigabytes, and a run
+/// that runs out of memory loses every other guard's deny): past 100,000 values it is a failure of
+/// the hook, which follows its `onFailure`.
+#[test]
+fn an_http_answer_of_too_many_values_is_a_hook_error_that_follows_on_failure() {
+    let zeros = vec!["0"; 200_000].join(",");
+    let server = FakeServer::start(Reply::Raw {
+        status: 200,
+        body: format!(r#"{{"junk": [{zeros}], "decision": "block", "reason": "no"}}"#),
+    });
+    let p = Project::new(on(
+        "PreToolUse",
+        json!([{"type": "http", "url": format!("{}/h", server.url), "onFailure": "block"}]),
+    ));
+    let done = p.run("PreToolUse", "claude", &p.payload("PreToolUse"));
+    let answer = json_of(&done);
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{answer}"
+    );
+    assert!(
+        answer.to_string().contains("holds more than 100000 values"),
+        "{answer}"
+    );
+}
+
 #[test]
 fn an_http_error_or_unreachable_endpoint_is_a_non_blocking_error() {
     let server = FakeServer::start(Reply::Raw {

@@ -18,6 +18,11 @@
 //!
 //! The common answer (valid, shallow, well-formed) is one serde_json parse, as before; the
 //! rewrites run only after that parse failed.
+//!
+//! What is read is bounded by its values too, not only its bytes: a parsed value takes some 70
+//! bytes (a 10 MB answer of `0,0,0,…` took 718 MB), so an answer of more than [`MAX_VALUES`] is
+//! [`Unread::TooMany`], counted first without reading it, and a failure of the hook like a too
+//! deep one. (A deny whose reason is megabytes long is one value.)
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -27,6 +32,10 @@ use serde_json::Value;
 /// it: a thousand levels take a few hundred KiB of a 2 MiB thread's stack in a debug build (ten
 /// thousand overflowed it, in the test below).
 pub const MAX_DEPTH: usize = 1_000;
+
+/// The most values an answer is read with ([`count_values`]): far past any hook's answer (an
+/// `updatedInput` with a list of edits holds hundreds), and a few megabytes parsed.
+pub const MAX_VALUES: usize = 100_000;
 
 /// The stack of the thread that reads an answer nested deeper than serde_json's default limit:
 /// generous for [`MAX_DEPTH`] levels in a debug build; only touched pages are ever committed.
@@ -39,6 +48,8 @@ pub enum Unread {
     Invalid(serde_json::Error),
     /// Nested deeper than [`MAX_DEPTH`]: its depth.
     TooDeep(usize),
+    /// More values than [`MAX_VALUES`] (counted as far as just past it).
+    TooMany(usize),
 }
 
 impl std::fmt::Display for Unread {
@@ -46,6 +57,7 @@ impl std::fmt::Display for Unread {
         match self {
             Unread::Invalid(e) => write!(f, "{e}"),
             Unread::TooDeep(depth) => write!(f, "nested {depth} levels deep, past the {MAX_DEPTH} read"),
+            Unread::TooMany(_) => write!(f, "more than {MAX_VALUES} values, past what is read"),
         }
     }
 }
@@ -66,6 +78,10 @@ pub fn js_trim(text: &str) -> &str {
 
 /// `JSON.parse(text)` (`text` already trimmed).
 pub fn parse(text: &str) -> Result<Value, Unread> {
+    let values = count_values(text.as_bytes(), MAX_VALUES);
+    if values > MAX_VALUES {
+        return Err(Unread::TooMany(values));
+    }
     let first = match serde_json::from_str::<Value>(text) {
         Ok(value) => return Ok(value),
         Err(e) => e,
@@ -83,6 +99,40 @@ pub fn parse(text: &str) -> Result<Value, Unread> {
         depth if depth > MAX_DEPTH => Err(Unread::TooDeep(depth)),
         depth if depth > 127 => parse_deep(text).ok_or(Unread::Invalid(first)),
         _ => Err(Unread::Invalid(first)),
+    }
+}
+
+/// How many values the JSON text `text` holds, counted without reading it (one, and one more for
+/// each `[`, `{` and `,` outside strings: a little over for empty containers), up to just past
+/// `max`: cheap enough to run before every parse, whatever the text is.
+pub fn count_values(text: &[u8], max: usize) -> usize {
+    let mut count = 1;
+    outside_strings(text, |byte| {
+        if matches!(byte, b',' | b'[' | b'{') {
+            count += 1;
+        }
+        count <= max
+    });
+    count
+}
+
+/// Calls `each` with every byte of the JSON text `text` outside its strings (the quotes too are
+/// inside), in order, until it returns `false`.
+fn outside_strings(text: &[u8], mut each: impl FnMut(u8) -> bool) {
+    let (mut in_string, mut escaped) = (false, false);
+    for &byte in text {
+        match (in_string, byte) {
+            (true, _) if escaped => escaped = false,
+            (true, b'\\') => escaped = true,
+            (true, b'"') => in_string = false,
+            (true, _) => {}
+            (false, b'"') => in_string = true,
+            (false, _) => {
+                if !each(byte) {
+                    return;
+                }
+            }
+        }
     }
 }
 
@@ -104,22 +154,18 @@ fn parse_deep(text: &str) -> Option<Value> {
 
 /// The deepest nesting of `[` and `{` outside strings.
 fn nesting_depth(text: &str) -> usize {
-    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
-    for &b in text.as_bytes() {
-        match (in_string, b) {
-            (true, _) if escaped => escaped = false,
-            (true, b'\\') => escaped = true,
-            (true, b'"') => in_string = false,
-            (true, _) => {}
-            (false, b'"') => in_string = true,
-            (false, b'[' | b'{') => {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    outside_strings(text.as_bytes(), |byte| {
+        match byte {
+            b'[' | b'{' => {
                 depth += 1;
                 deepest = deepest.max(depth);
             }
-            (false, b']' | b'}') => depth = depth.saturating_sub(1),
-            (false, _) => {}
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
         }
-    }
+        true
+    });
     deepest
 }
 
@@ -219,6 +265,22 @@ fn mend_lone_surrogates(text: &str) -> Option<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn values_are_counted_outside_strings_and_past_the_most_read_an_answer_is_not() {
+        assert_eq!(count_values(b"{}", 10), 2);
+        assert_eq!(count_values(br#"{"a": [1, 2, 3], "b": "x,y[{"}"#, 100), 6);
+        assert_eq!(
+            count_values(br#""a\",[,""#, 100),
+            1,
+            "an escaped quote stays inside"
+        );
+        assert_eq!(count_values(b"[0,0,0,0,0,0]", 3), 4, "stops just past the most");
+        let many = format!("{{\"junk\": [{}]}}", vec!["0"; MAX_VALUES].join(","));
+        assert!(matches!(parse(&many), Err(Unread::TooMany(n)) if n == MAX_VALUES + 1));
+        let long = format!("{{\"reason\": \"{}\"}}", ",".repeat(MAX_VALUES * 2));
+        assert!(parse(&long).is_ok(), "one long string is one value");
+    }
 
     #[test]
     fn trims_as_javascript_does() {

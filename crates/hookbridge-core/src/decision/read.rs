@@ -226,6 +226,7 @@ fn http_answer(event: &EventName, status: u16, url: &str, execution: &HookExecut
     }
     match json_text::parse(trimmed) {
         Err(Unread::TooDeep(depth)) => failed(TooLarge, too_deep(depth)),
+        Err(Unread::TooMany(_)) => failed(TooLarge, too_many()),
         Ok(Value::Object(map)) => match super::output_schema::problem(&map) {
             Some(problem) => failed(
                 Unreadable,
@@ -267,8 +268,9 @@ fn first_line_of(body: &str) -> Option<String> {
 /// Claude Code 2.1.328's reading of stdout (measured, cases 48, 125–127, 135, 136): trimmed text
 /// (as JavaScript trims: a byte-order mark is white space, case 161) that starts with `{` is JSON
 /// if it parses as an object and fits the output schema; if it does not parse but ends with `}`,
-/// or fails the schema, it is dropped; any other text is plain. `Err`: JSON nested deeper than
-/// hookbridge reads ([`json_text::MAX_DEPTH`]), which the caller makes a failure of the hook.
+/// or fails the schema, it is dropped; any other text is plain. `Err`: JSON nested deeper or
+/// holding more values than hookbridge reads ([`json_text::MAX_DEPTH`], [`json_text::MAX_VALUES`]),
+/// which the caller makes a failure of the hook.
 fn parse_stdout(event: &EventName, stdout: &str) -> Result<HookOutput, String> {
     let trimmed = json_text::js_trim(stdout);
     if trimmed.is_empty() {
@@ -285,6 +287,7 @@ fn parse_stdout(event: &EventName, stdout: &str) -> Result<HookOutput, String> {
                 return Ok(HookOutput::Json(Box::new(HookJson::from_object(event, map))));
             }
             Err(Unread::TooDeep(depth)) => return Err(too_deep(depth)),
+            Err(Unread::TooMany(_)) => return Err(too_many()),
             _ if trimmed.ends_with('}') => {
                 return Ok(HookOutput::Dropped(
                     "output looks like JSON but does not parse".into(),
@@ -301,6 +304,13 @@ fn too_deep(depth: usize) -> String {
     format!(
         "its JSON answer nests {depth} levels deep, past the {} hookbridge reads, so it was not read",
         json_text::MAX_DEPTH
+    )
+}
+
+fn too_many() -> String {
+    format!(
+        "its JSON answer holds more than {} values, past what hookbridge reads, so it was not read",
+        json_text::MAX_VALUES
     )
 }
 

@@ -123,8 +123,17 @@ impl Session<'_> {
         if !stream {
             let mut text = Vec::new();
             BufReader::new(body).read_to_end(&mut text).map_err(read_error)?;
-            let value: Value = serde_json::from_slice(&text)
-                .map_err(|e| CallError::Failed(Unreadable, format!("the response is not JSON: {e}")))?;
+            let value: Value = match super::message_of(&text)? {
+                Some(value) => value,
+                None => {
+                    let e = serde_json::from_slice::<Value>(&text).err();
+                    let why = e.map_or_else(String::new, |e| e.to_string());
+                    return Err(CallError::Failed(
+                        Unreadable,
+                        format!("the response is not JSON: {why}"),
+                    ));
+                }
+            };
             // One message, or a batch of them.
             let messages = match value {
                 Value::Array(items) => items,
@@ -151,7 +160,7 @@ impl Session<'_> {
             let line = line.trim_end_matches(['\n', '\r']);
             if read == 0 || line.is_empty() {
                 // The end of an event (or of the stream): its data is one JSON-RPC message.
-                if let Ok(message) = serde_json::from_str::<Value>(&data) {
+                if let Some(message) = super::message_of(data.as_bytes())? {
                     match incoming(&message, id) {
                         Incoming::Answer(result) => return result,
                         Incoming::Reply(reply) => self.notify(&reply, deadline)?,

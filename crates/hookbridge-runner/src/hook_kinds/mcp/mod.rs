@@ -483,6 +483,22 @@ fn find_server(
     })
 }
 
+/// One message of the server's, read as JSON (`Ok(None)` when it is not JSON), bounded by its
+/// values as a hook's answer is ([`json_text::MAX_VALUES`](hookbridge_core::decision::json_text::MAX_VALUES)):
+/// a message of `0,0,0,…` would take some 70 bytes of memory per byte sent.
+fn message_of(bytes: &[u8]) -> Result<Option<Value>, CallError> {
+    use hookbridge_core::decision::json_text::{count_values, MAX_VALUES};
+    if count_values(bytes, MAX_VALUES) > MAX_VALUES {
+        return Err(CallError::Failed(
+            HookFailureKind::TooLarge,
+            format!(
+                "a message of the server's holds more than {MAX_VALUES} values, past what hookbridge reads"
+            ),
+        ));
+    }
+    Ok(serde_json::from_slice(bytes).ok())
+}
+
 /// Why a call got no result.
 pub(super) enum CallError {
     TimedOut,

@@ -173,7 +173,7 @@ fn answer(
                 return Err(CallError::Failed(Unreachable, "the server exited before it answered".into()))
             }
         };
-        let Ok(message) = serde_json::from_slice::<Value>(&line) else {
+        let Some(message) = super::message_of(&line)? else {
             continue; // not JSON-RPC (a log line on stdout): not ours to read
         };
         match incoming(&message, id) {
