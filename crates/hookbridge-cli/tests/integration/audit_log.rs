@@ -248,6 +248,43 @@ fn no_secret_reaches_the_record() {
     }
 }
 
+/// An endpoint whose answer is not JSON — an error page that echoes the request, its headers and
+/// the payload — fails the hook with words that quote it, as Claude Code's do; the record keeps the
+/// words and not the body (red-team pass 3).
+#[test]
+fn a_non_json_body_quoted_in_a_failure_stays_out_of_the_record() {
+    const TOKEN: &str = "tok-SECRET-header-value";
+    const INPUT: &str = "payload-SECRET-password";
+    let server = FakeServer::start(Reply::Raw {
+        status: 200,
+        body: format!("<html>you sent Authorization: Bearer {TOKEN} and {INPUT}</html>"),
+    });
+    let p = Project::new(on(
+        "PreToolUse",
+        json!([{"type": "http", "url": format!("{}/hook", server.url), "onFailure": "block",
+                "headers": {"Authorization": "Bearer ${HOOK_TOKEN}"}, "allowedEnvVars": ["HOOK_TOKEN"]}]),
+    ));
+    let mut payload = p.payload("PreToolUse");
+    payload["tool_input"]["command"] = json!(format!("login --password {INPUT}"));
+    let mut cmd = p.command("PreToolUse", "claude");
+    cmd.env("HOOK_TOKEN", TOKEN);
+    let done = p.finish(cmd, &serde_json::to_vec(&payload).unwrap());
+    assert!(
+        done.stdout_str()
+            .contains("non-JSON response body: <html>you sent"),
+        "the model is shown the body, as by Claude Code: {}",
+        done.stdout_str()
+    );
+    let text = std::fs::read_to_string(audit_path(&p)).unwrap();
+    assert!(
+        text.contains("HTTP hook must return JSON, but got non-JSON response body:"),
+        "{text}"
+    );
+    for secret in [TOKEN, INPUT, "<html>"] {
+        assert!(!text.contains(secret), "{secret} is in the audit log:\n{text}");
+    }
+}
+
 #[test]
 fn fifty_concurrent_runs_through_rotation_lose_no_line() {
     let p = Project::new(on(

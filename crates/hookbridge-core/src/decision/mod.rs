@@ -37,5 +37,5 @@ pub use merge::{
     merge, users_own_hook_must_succeed, AnsweredHook, Blocking, BlockingSource, Context, ContextKind,
     EventDecision, Problem, StopRequest,
 };
-pub use read::{answer_shaped, interpret, interpret_hook};
+pub use read::{answer_shaped, interpret, interpret_hook, NON_JSON_BODY};
 pub use verdict::{judge_prompt, verdict_schema, Verdict, VerdictError, JUDGE_SYSTEM_PROMPT};

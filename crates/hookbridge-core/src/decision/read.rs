@@ -219,10 +219,7 @@ fn http_answer(event: &EventName, status: u16, url: &str, execution: &HookExecut
         } else {
             ""
         };
-        return failed(
-            Unreadable,
-            format!("HTTP hook must return JSON, but got non-JSON response body: {shown}{cut}"),
-        );
+        return failed(Unreadable, format!("{NON_JSON_BODY}{shown}{cut}"));
     }
     match json_text::parse(trimmed) {
         Err(Unread::TooDeep(depth)) => failed(TooLarge, too_deep(depth)),
@@ -313,6 +310,11 @@ fn too_many() -> String {
         json_text::MAX_VALUES
     )
 }
+
+/// What an http hook's failure says before the start of a body that is not JSON, which it quotes
+/// as Claude Code does (the model is shown it). The quote is the endpoint's output, which the audit
+/// log never keeps (an error page may echo the request, its headers and the payload).
+pub const NON_JSON_BODY: &str = "HTTP hook must return JSON, but got non-JSON response body: ";
 
 /// A failed answer of `kind`, said in `message`.
 fn failed(kind: HookFailureKind, message: impl Into<String>) -> HookAnswer {

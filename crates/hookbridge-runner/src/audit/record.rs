@@ -163,7 +163,7 @@ pub fn event_lines<'a>(
             .decision
             .blocking
             .as_ref()
-            .map(|b| bounded(b.message().trim(), MAX_TEXT)),
+            .map(|b| bounded(without_output(b.message().trim()), MAX_TEXT)),
         hooks: report.hooks.len(),
         skipped: report.skipped.len(),
         held: report
@@ -213,7 +213,9 @@ fn hook_line<'a>(
             _ => None,
         }),
         decision,
-        reason: reason.or(detail.as_deref()).map(|r| bounded(r.trim(), MAX_TEXT)),
+        reason: reason
+            .or(detail.as_deref())
+            .map(|r| bounded(without_output(r.trim()), MAX_TEXT)),
         stdout_bytes: execution.stdout.len(),
         stderr_bytes: execution.stderr.len(),
         truncated: execution.stdout_truncated || execution.stderr_truncated,
@@ -355,6 +357,18 @@ fn round_ms(ms: f64) -> f64 {
 }
 
 /// `text` cut to `max` characters, marked with `…` when cut.
+/// `reason` without the endpoint's output it quotes, if it quotes some: a failure's words for a
+/// body that is not JSON ([`NON_JSON_BODY`](hookbridge_core::decision::NON_JSON_BODY)) go on with
+/// the body, which may echo the request — its headers, the payload — and a line never holds a
+/// hook's output.
+fn without_output(reason: &str) -> &str {
+    let mark = hookbridge_core::decision::NON_JSON_BODY;
+    match reason.find(mark) {
+        Some(at) => reason[..at + mark.len()].trim_end(),
+        None => reason,
+    }
+}
+
 fn bounded(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         None => text.to_string(),
