@@ -13,7 +13,8 @@ use serde_json::{json, Value};
 
 /// The server: `check` denies commands with `rm` in them; `ask_first` makes a request of the client
 /// (roots/list) before answering; `broken` answers isError; `big_deny` denies with a 5 MiB reason;
-/// `endless_line` writes one line that never ends; `hang` never answers; `crash` exits.
+/// `endless_line` writes one line that never ends; `hang` starts a child in a session of its own
+/// (its pid in `mcp_child.pid`) and never answers; `crash` exits.
 /// It writes its pid to `mcp.pid` and every call to `mcp_calls.jsonl`.
 const SERVER: &str = r#"
 import json, os, sys, time
@@ -58,6 +59,10 @@ for line in sys.stdin:
             while True:
                 sys.stdout.write(chunk)
         elif name == "hang":
+            import subprocess
+            child = subprocess.Popen(["sleep", "60"], start_new_session=True, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            open("mcp_child.pid", "w").write(str(child.pid))
             time.sleep(60)
         elif name == "crash":
             sys.exit(3)
@@ -333,6 +338,13 @@ fn a_server_that_hangs_times_out_and_is_killed() {
     let report = p.report(p.command("PreToolUse", "report"), &bash(&p, "ls"));
     assert_eq!(report["hooks"][0]["status"], "timed_out", "{report}");
     assert_server_gone(&p);
+    // Its child in a session of its own is found by parentage and killed with it, as a command
+    // hook's is (red-team pass 3: only the server's group was).
+    let child: u32 = p.read("mcp_child.pid").unwrap().trim().parse().unwrap();
+    assert!(
+        common::wait_until(Duration::from_secs(10), || !common::pid_alive(child)),
+        "the server's setsid child {child} is still running"
+    );
 }
 
 /// A streamable-HTTP MCP server (protocol 2025-06-18) on loopback: `initialize` answered in JSON

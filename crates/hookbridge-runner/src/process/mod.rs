@@ -82,6 +82,7 @@ pub(crate) use signals::restore_default_termination_signals;
 pub use signals::{cancel_on_termination_signals, termination_signal_received};
 #[cfg(unix)]
 pub use unix::become_child_subreaper;
+pub(crate) use unix::kill_tree;
 
 /// What to run.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -156,6 +156,20 @@ pub(super) fn escaped_descendants(roots: &[i32], group: ProcessGroup) -> Vec<Esc
     out
 }
 
+/// Kills the process group led by `leader` (a child the engine started and has not waited for)
+/// and every descendant of it that left the group (`setsid`), found by parentage first: a process
+/// the engine starts other than a hook (an MCP stdio server) goes as a hook's tree does at its
+/// timeout.
+pub(crate) fn kill_tree(leader: i32) {
+    if leader <= 1 {
+        return;
+    }
+    let group = ProcessGroup(Pid::from_raw(leader));
+    let escaped = escaped_descendants(&[leader], group);
+    group.kill();
+    kill_all(&escaped);
+}
+
 /// Asks each to stop (SIGTERM).
 pub(super) fn terminate_all(escapees: &[Escapee]) {
     escapees.iter().for_each(|e| e.signal(Signal::SIGTERM));

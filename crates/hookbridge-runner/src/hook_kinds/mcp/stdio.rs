@@ -24,13 +24,12 @@ pub(super) struct StdioServer {
     pub sandbox: Option<crate::process::SandboxPlan>,
 }
 
-/// The server's process group, stopped when dropped.
+/// The server's process group and whatever of its own left it, stopped when dropped.
 struct Running(Child);
 
 impl Drop for Running {
     fn drop(&mut self) {
-        let group = nix::unistd::Pid::from_raw(self.0.id() as i32);
-        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
+        crate::process::kill_tree(self.0.id() as i32);
         let _ = self.0.wait();
     }
 }
