@@ -411,8 +411,12 @@ impl Engine {
                     // A tool call whose input Claude Code's contract cannot carry (not an object:
                     // the model's arguments, as sent) is one the guards on it cannot check; Claude
                     // Code refuses such a call before its hooks. Fail closed, as it does.
-                    if claude == hookbridge_core::event::EventName::PreToolUse {
-                        let tool = data.get("tool_name").and_then(Value::as_str).unwrap_or_default();
+                    // (No tool named: no call to run, nothing to refuse.)
+                    let tool = data
+                        .get("tool_name")
+                        .and_then(Value::as_str)
+                        .filter(|t| !t.is_empty());
+                    if let (hookbridge_core::event::EventName::PreToolUse, Some(tool)) = (&claude, tool) {
                         let claude_tool = crate::tools::claude_tool_name(tool);
                         if set.reaches_any(&claude, Some(claude_tool)) {
                             results.push(HookResult::deny(format!(
@@ -539,6 +543,9 @@ mod tests {
                 "unguarded: {input}"
             );
         }
+        // No tool named: no call to refuse (malformed data never blocks anything).
+        let out = engine.dispatch(TOOL_PRE, "{}", &host).unwrap();
+        assert_eq!(out["result"]["action"], "continue");
     }
 
     /// `may_select_tool` answers from the tool's name what `selects` answers from the whole data:
