@@ -89,12 +89,14 @@ fn write(path: &Path, text: &[u8]) -> io::Result<()> {
 }
 
 /// Open for appending without ever blocking, creating the log's folder if needed.
+/// The log at `path`, opened to append: never through a symlink (`O_NOFOLLOW`: a link put in
+/// place after `audit::log_named_by` looked cannot redirect the lines), never waiting on a FIFO.
 fn open(path: &Path) -> io::Result<File> {
     let mut options = OpenOptions::new();
     options
         .create(true)
         .append(true)
-        .custom_flags(OFlags::NONBLOCK.bits() as i32);
+        .custom_flags((OFlags::NONBLOCK | OFlags::NOFOLLOW).bits() as i32);
     match options.open(path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             if let Some(parent) = path.parent() {
@@ -164,4 +166,22 @@ pub fn to_terminal(lines: &[String]) {
 /// which humantime can write).
 fn timestamp() -> String {
     humantime::format_rfc3339_seconds(SystemTime::now().max(UNIX_EPOCH)).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A symlink at the log's path is never written through: the file it leads to is unchanged.
+    #[test]
+    fn the_log_is_never_opened_through_a_symlink() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("bashrc");
+        fs::write(&victim, "# mine\n").unwrap();
+        let path = dir.path().join("diagnostics.log");
+        std::os::unix::fs::symlink(&victim, &path).unwrap();
+        assert!(open(&path).is_err());
+        let _ = write(&path, b"a line\n");
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "# mine\n");
+    }
 }

@@ -249,14 +249,19 @@ fn open_lock(path: &Path) -> io::Result<File> {
 /// The log, opened for appending and created with mode 0600, with what it is. Only a regular file
 /// will do: a FIFO or a device named as the log would block the run or swallow the record, so it
 /// is opened without waiting and refused.
+/// The log at `path`, opened to append (created `0600`): never through a symlink (`O_NOFOLLOW`,
+/// so a link put in place after `audit::log_named_by` looked cannot redirect the lines), and never
+/// waiting on a FIFO nobody reads (`O_NONBLOCK`).
 fn open_private(path: &Path) -> io::Result<(File, fs::Metadata)> {
+    use rustix::fs::OFlags;
     let file = OpenOptions::new()
         .create(true)
         .read(true)
         .append(true)
         .mode(0o600)
-        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
-        .open(path)?;
+        .custom_flags((OFlags::NONBLOCK | OFlags::NOFOLLOW).bits() as i32)
+        .open(path)
+        .map_err(|e| refused_link(path, e))?;
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(io::Error::other(format!(
@@ -265,6 +270,18 @@ fn open_private(path: &Path) -> io::Result<(File, fs::Metadata)> {
         )));
     }
     Ok((file, meta))
+}
+
+/// `ELOOP` from an `O_NOFOLLOW` open, said as what it is.
+fn refused_link(path: &Path, e: io::Error) -> io::Error {
+    if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) {
+        io::Error::other(format!(
+            "{} is a symlink; the audit log is never written through one",
+            path.display()
+        ))
+    } else {
+        e
+    }
 }
 
 fn ensure_parent(path: &Path) -> io::Result<()> {
@@ -444,6 +461,20 @@ pub fn verify(path: &Path) -> io::Result<Result<Verified, Broken>> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A symlink at the log's path (put there after the path was checked, say) is refused, and
+    /// the file it leads to is left as it was.
+    #[test]
+    fn the_log_is_never_appended_through_a_symlink() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("bashrc");
+        fs::write(&victim, "# mine\n").unwrap();
+        let path = dir.path().join("audit.jsonl");
+        std::os::unix::fs::symlink(&victim, &path).unwrap();
+        let err = open_private(&path).unwrap_err();
+        assert!(err.to_string().contains("is a symlink"), "{err}");
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "# mine\n");
+    }
 
     /// A log cut short by someone else after its length was read: the tail is what is there.
     #[test]
