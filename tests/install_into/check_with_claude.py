@@ -159,8 +159,9 @@ def main():
             with open(os.path.join(tmp, "case.json")) as f:
                 installed_commands = mux_diff.hook_commands(json.load(f))
             if plugin:
-                installed_commands = sorted({f"hookbridge run --event {e}" for e in spec.get("settings", {}).get("hooks", {})}
-                                            | set(installed_commands), key=len, reverse=True)
+                with open(os.path.join(plugin, "hooks", "hooks.json")) as f:
+                    shipped = mux_diff.hook_commands({"settings": json.load(f)})
+                installed_commands = sorted(set(shipped) | set(installed_commands), key=len, reverse=True)
             # The one-time step of a user of hookbridge: trusting the project's hooks (docs/trust.md).
             trust = f"{shlex.quote(hookbridge)} trust --yes ."
             direct, installed = direct_run(case_dir), checked(mux_diff.run_oracle(tmp, trust), "installed")

@@ -39,7 +39,7 @@ pub struct DispatchOptions {
     pub max_timeout: Option<Duration>,
     /// Timeouts that reach the project's hooks only: those of the environment
     /// (`HOOKBRIDGE_DEFAULT_TIMEOUT`, `HOOKBRIDGE_MAX_TIMEOUT`), which a project's settings can
-    /// set. `default_timeout` and `max_timeout`, when set, win over them.
+    /// set. `default_timeout`, when set, wins over theirs; of two caps the lower applies.
     pub project_timeouts: ProjectTimeouts,
     /// Bytes of stdout and of stderr kept per hook.
     pub output_cap: usize,
@@ -174,10 +174,10 @@ impl DispatchOptions {
             .or(project.default)
             .unwrap_or(Duration::from_secs(claude_default));
         let timeout = own.unwrap_or(default);
-        match self.max_timeout.or(project.max) {
-            Some(max) => timeout.min(max),
-            None => timeout,
-        }
+        [self.max_timeout, project.max]
+            .into_iter()
+            .flatten()
+            .fold(timeout, Duration::min)
     }
 }
 

@@ -6,14 +6,20 @@
 //! and applying the same registrations twice changes nothing, so a second `install-into` writes no
 //! byte. A hook is "ours" by what it runs, not by the program's name: its shell command is the
 //! shape this module writes — any program, then exactly `run [--host H] --event <the event it is
-//! registered on>` and the async flags — so a renamed or versioned copy (`hookbridge-1.2`) finds
+//! registered on>`, the hooks' cap (`--max-timeout N`) and the async flags — so a renamed or versioned copy (`hookbridge-1.2`) finds
 //! and replaces its own entries; or its first two words are `hookbridge` (any path ending in it)
 //! and `run`, as copied by hand from the README. Either is replaced, never doubled.
 
 use serde_json::{Map, Value};
 
-/// One hook to register: `command` on `event`, with the agent's outer `timeout` in its unit
-/// (seconds for Claude Code, milliseconds for Gemini CLI).
+use super::TIMEOUT_MARGIN_SECS;
+
+/// One hook to register: `command` on `event`, with the agent's outer `timeout` in seconds
+/// (written in the agent's unit, [`Registration::per_second`]). Each registered command carries
+/// `--max-timeout` its outer timeout less [`TIMEOUT_MARGIN_SECS`]: hookbridge then stops any hook
+/// that would outlast the registration (one added or lengthened after `install-into`, a project's)
+/// itself, following its `onFailure`, and answers with what the others said — where the agent's own
+/// timeout would kill hookbridge and lose every answer, a deny already given among them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Registration {
     pub event: String,
@@ -26,12 +32,14 @@ pub struct Registration {
     /// The same for `asyncRewake` hooks, registered with `asyncRewake: true` (Claude Code wakes the
     /// model with an exit 2 only for a hook registered that way).
     pub rewake_timeout: Option<u64>,
+    /// The agent's timeouts count this many per second (1 for seconds, 1000 for milliseconds).
+    pub per_second: u64,
 }
 
 impl Registration {
     /// The matcher group Claude Code reads: no matcher (hookbridge applies each hook's own).
     pub fn group(&self) -> Value {
-        let mut main = self.command.clone();
+        let mut main = self.capped(self.timeout);
         let mut hooks = Vec::new();
         for (timeout, flag, key) in [
             (self.async_timeout, ASYNC_FLAGS[0], "async"),
@@ -41,15 +49,26 @@ impl Registration {
                 main.push_str(&format!(" {flag} skip"));
                 hooks.push(serde_json::json!({
                     "type": "command",
-                    "command": format!("{} {flag} only", self.command),
+                    "command": format!("{} {flag} only", self.capped(timeout)),
                     key: true,
-                    "timeout": timeout,
+                    "timeout": timeout.saturating_mul(self.per_second),
                 }));
             }
         }
-        let main = serde_json::json!({"type": "command", "command": main, "timeout": self.timeout});
+        let main = serde_json::json!({
+            "type": "command",
+            "command": main,
+            "timeout": self.timeout.saturating_mul(self.per_second),
+        });
         hooks.insert(0, main);
         serde_json::json!({ "hooks": hooks })
+    }
+
+    /// The command of an entry whose outer timeout is `timeout` seconds: no hook behind it runs
+    /// past the margin before it.
+    fn capped(&self, timeout: u64) -> String {
+        let cap = timeout.saturating_sub(TIMEOUT_MARGIN_SECS).max(1);
+        format!("{} {MAX_TIMEOUT_FLAG} {cap}", self.command)
     }
 }
 
@@ -83,6 +102,9 @@ pub enum ShapeError {
 /// [`Registration::group`]).
 const ASYNC_FLAGS: [&str; 2] = ["--async-hooks", "--async-rewake-hooks"];
 
+/// The flag after `--event E` that caps every hook of the registration (see [`Registration`]).
+const MAX_TIMEOUT_FLAG: &str = "--max-timeout";
+
 /// Whether `command`, registered on `event`, runs `hookbridge run` (see the module doc).
 pub fn is_hookbridge_run(command: &str, event: &str) -> bool {
     let words = hookbridge_core::shell_words::simple_command(command, &|_| None)
@@ -97,8 +119,9 @@ pub fn is_hookbridge_run(command: &str, event: &str) -> bool {
     program.rsplit('/').next() == Some("hookbridge") || is_registration_tail(rest, event)
 }
 
-/// `[--host H] --event <event>`, then each of [`ASYNC_FLAGS`] at most once with `skip` or `only`:
-/// the arguments after `run` of a registration of `event`, whatever the program is called.
+/// `[--host H] --event <event>`, then at most once each `--max-timeout <whole seconds>` and each
+/// of [`ASYNC_FLAGS`] with `skip` or `only`: the arguments after `run` of a registration of
+/// `event` (of this version or an earlier one, which had no cap), whatever the program is called.
 fn is_registration_tail(words: &[String], event: &str) -> bool {
     let words = match words {
         [host, _, rest @ ..] if host == "--host" => rest,
@@ -115,9 +138,12 @@ fn is_registration_tail(words: &[String], event: &str) -> bool {
         .map(|pair| (pair[0].as_str(), pair[1].as_str()))
         .collect();
     pairs.iter().enumerate().all(|(i, (flag, value))| {
-        ASYNC_FLAGS.contains(flag)
-            && ["skip", "only"].contains(value)
-            && !pairs[..i].iter().any(|(earlier, _)| earlier == flag)
+        let known = if *flag == MAX_TIMEOUT_FLAG {
+            !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit())
+        } else {
+            ASYNC_FLAGS.contains(flag) && ["skip", "only"].contains(value)
+        };
+        known && !pairs[..i].iter().any(|(earlier, _)| earlier == flag)
     })
 }
 
@@ -322,6 +348,7 @@ mod tests {
             timeout,
             async_timeout: None,
             rewake_timeout: None,
+            per_second: 1,
         }
     }
 
@@ -370,6 +397,17 @@ mod tests {
             "Stop"
         ));
         assert!(!ours("/opt/hb-2 run --event Stop --async-hooks later", "Stop"));
+        assert!(ours("/opt/hb-2 run --event Stop --max-timeout 600", "Stop"));
+        assert!(
+            ours("/opt/hb-2 run --event Stop --async-hooks skip", "Stop"),
+            "before the cap"
+        );
+        assert!(!ours("/opt/hb-2 run --event Stop --max-timeout 1e3", "Stop"));
+        assert!(!ours("/opt/hb-2 run --event Stop --max-timeout ''", "Stop"));
+        assert!(!ours(
+            "/opt/hb-2 run --event Stop --max-timeout 6 --max-timeout 7",
+            "Stop"
+        ));
         assert!(!ours("make run --event", "Stop"));
         assert!(!ours("./deploy.sh run --event", "Stop"));
 

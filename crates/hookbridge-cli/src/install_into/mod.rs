@@ -35,8 +35,9 @@ use claude_settings::{Changes, Registration};
 use crate::hosts::{AgentHooksFile, HooksFile, HostInstall};
 use crate::{say, ProjectArgs, UsageError};
 
-/// Seconds added to the slowest hook's timeout: hookbridge stops a hook at its own timeout and
-/// must still have time to answer before Claude Code stops hookbridge.
+/// Seconds added to the slowest hook's timeout: hookbridge stops a hook at its own timeout (at
+/// the latest at the registration's `--max-timeout`, the outer timeout less this) and must still
+/// have time to answer before the agent stops hookbridge.
 pub const TIMEOUT_MARGIN_SECS: u64 = 5;
 
 /// Events registered only when hooks for them exist: a hook on them replaces Claude Code's own
@@ -327,6 +328,7 @@ pub fn registrations(program: &str, set: &HookSet) -> Vec<Registration> {
                 async_timeout: timeouts
                     .outer(|h| matches!(&h.kind, HookKind::Command(c) if c.run_async && !c.async_rewake)),
                 rewake_timeout: timeouts.outer(|h| matches!(&h.kind, HookKind::Command(c) if c.async_rewake)),
+                per_second: 1,
                 event: event.as_str().to_string(),
             }
         })
@@ -341,12 +343,12 @@ fn host_registrations(name: &str, file: &AgentHooksFile, program: &str, set: &Ho
         .iter()
         .map(|(own, event)| {
             let timeouts = OuterTimeouts::of(set, event);
-            let secs = timeouts.outer(|_| true).unwrap_or(timeouts.floor);
             Registration {
                 command: format!("{program} run --host {name} --event {own}"),
-                timeout: secs.saturating_mul(file.per_second),
+                timeout: timeouts.outer(|_| true).unwrap_or(timeouts.floor),
                 async_timeout: None,
                 rewake_timeout: None,
+                per_second: file.per_second,
                 event: own.to_string(),
             }
         })
@@ -755,5 +757,59 @@ mod tests {
         assert_eq!(stop.timeout, 600 + TIMEOUT_MARGIN_SECS);
         let prompt = all.iter().find(|r| r.event == "UserPromptSubmit").unwrap();
         assert_eq!(prompt.timeout, 30 + TIMEOUT_MARGIN_SECS);
+    }
+
+    /// Every registered command caps its hooks at its own outer timeout less the margin, in
+    /// seconds whatever the agent's unit, so hookbridge answers before the agent stops it.
+    #[test]
+    fn each_registered_command_caps_its_hooks_below_its_outer_timeout() {
+        let stop = Registration {
+            async_timeout: Some(65),
+            rewake_timeout: Some(905),
+            ..registrations("hb", &HookSet::default())
+                .into_iter()
+                .find(|r| r.event == "Stop")
+                .unwrap()
+        };
+        let group = stop.group();
+        let entries: Vec<(&str, u64)> = group["hooks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| (h["command"].as_str().unwrap(), h["timeout"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(
+            entries,
+            [
+                (
+                    "hb run --event Stop --max-timeout 600 --async-hooks skip --async-rewake-hooks skip",
+                    605
+                ),
+                ("hb run --event Stop --max-timeout 60 --async-hooks only", 65),
+                (
+                    "hb run --event Stop --max-timeout 900 --async-rewake-hooks only",
+                    905
+                ),
+            ]
+        );
+        let gemini = Registration {
+            command: "hb run --host gemini --event BeforeTool".into(),
+            event: "BeforeTool".into(),
+            per_second: 1000,
+            ..stop
+        };
+        let group = gemini.group();
+        assert_eq!(group["hooks"][0]["timeout"], 605_000);
+        assert!(group["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .starts_with("hb run --host gemini --event BeforeTool --max-timeout 600 "));
+        for entry in group["hooks"].as_array().unwrap() {
+            let command = entry["command"].as_str().unwrap();
+            assert!(
+                claude_settings::is_hookbridge_run(command, "BeforeTool"),
+                "{command}"
+            );
+        }
     }
 }

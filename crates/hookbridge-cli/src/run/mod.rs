@@ -54,8 +54,9 @@ pub struct RunArgs {
     /// 24.8 days.
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     default_timeout: Option<Duration>,
-    /// No hook runs longer than this many seconds (default: 24.8 days; $HOOKBRIDGE_MAX_TIMEOUT for
-    /// the project's hooks, as a project's settings can set the variables).
+    /// No hook runs longer than this many seconds (default: 24.8 days; `install-into` registers
+    /// its outer timeout less 5 s). $HOOKBRIDGE_MAX_TIMEOUT caps the project's hooks too (the
+    /// lower wins), as a project's settings can set the variables.
     #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
     max_timeout: Option<Duration>,
     /// What to do with `async: true` hooks (not `asyncRewake` ones).
@@ -335,10 +336,11 @@ fn set_timeouts(options: &mut DispatchOptions, args: &RunArgs, problems: &mut Ve
     options.project_timeouts = timeouts_from_env(args, problems);
 }
 
-/// The timeouts of `HOOKBRIDGE_DEFAULT_TIMEOUT` and `HOOKBRIDGE_MAX_TIMEOUT` where no flag sets
-/// them, which reach the project's hooks only: the variables come through the agent's
-/// environment, which a project's settings can extend (Claude Code's `env`), so a second's cap
-/// from them must not let the user's own guards time out.
+/// The timeouts of `HOOKBRIDGE_DEFAULT_TIMEOUT` (where no flag sets the default) and
+/// `HOOKBRIDGE_MAX_TIMEOUT` (beside the flag's cap: the lower wins), which reach the project's hooks
+/// only: the variables come through the agent's environment, which a project's settings can extend
+/// (Claude Code's `env`), so a second's cap from them must not let the user's own guards time out;
+/// and a registration's `--max-timeout` must not lift the cap a user set on a project's hooks.
 fn timeouts_from_env(args: &RunArgs, problems: &mut Vec<String>) -> hookbridge_runner::ProjectTimeouts {
     hookbridge_runner::ProjectTimeouts {
         default: args
@@ -346,11 +348,7 @@ fn timeouts_from_env(args: &RunArgs, problems: &mut Vec<String>) -> hookbridge_r
             .is_none()
             .then(|| env_timeout("HOOKBRIDGE_DEFAULT_TIMEOUT", problems))
             .flatten(),
-        max: args
-            .max_timeout
-            .is_none()
-            .then(|| env_timeout("HOOKBRIDGE_MAX_TIMEOUT", problems))
-            .flatten(),
+        max: env_timeout("HOOKBRIDGE_MAX_TIMEOUT", problems),
     }
 }
 

@@ -65,7 +65,13 @@ fn a_new_file_registers_every_event_and_a_second_run_changes_no_byte() {
         "SessionEnd",
     ] {
         let hook = our_hook(&settings, event);
-        assert_eq!(hook["command"], format!("hookbridge run --event {event}"));
+        assert_eq!(
+            hook["command"],
+            format!(
+                "hookbridge run --event {event} --max-timeout {}",
+                hook["timeout"].as_u64().unwrap() - 5
+            )
+        );
         assert_eq!(hook["type"], "command");
         assert!(hook["timeout"].as_u64().unwrap() > 30, "{hook}");
     }
@@ -353,14 +359,14 @@ fn async_rewake_hooks_get_a_registration_of_their_own() {
     assert_eq!(
         group,
         &json!({"hooks": [
-            {"type": "command", "command": "hookbridge run --event PreToolUse --async-rewake-hooks skip", "timeout": 905},
-            {"type": "command", "command": "hookbridge run --event PreToolUse --async-rewake-hooks only",
+            {"type": "command", "command": "hookbridge run --event PreToolUse --max-timeout 900 --async-rewake-hooks skip", "timeout": 905},
+            {"type": "command", "command": "hookbridge run --event PreToolUse --max-timeout 900 --async-rewake-hooks only",
              "asyncRewake": true, "timeout": 905}
         ]})
     );
     assert_eq!(
         our_hook(&settings, "Stop"),
-        &json!({"type": "command", "command": "hookbridge run --event Stop", "timeout": 605}),
+        &json!({"type": "command", "command": "hookbridge run --event Stop --max-timeout 600", "timeout": 605}),
         "events without such hooks keep one registration"
     );
     let before = fs::read(settings_path(&p)).unwrap();
@@ -398,7 +404,7 @@ fn async_rewake_hooks_get_a_registration_of_their_own() {
     assert_eq!(install(&p, &[]).code, Some(0));
     assert_eq!(
         parsed(&settings_path(&p))["hooks"]["PreToolUse"],
-        json!([{"hooks": [{"type": "command", "command": "hookbridge run --event PreToolUse", "timeout": 605}]}])
+        json!([{"hooks": [{"type": "command", "command": "hookbridge run --event PreToolUse --max-timeout 600", "timeout": 605}]}])
     );
 }
 
@@ -417,7 +423,7 @@ fn async_hooks_get_a_registration_of_their_own() {
     assert_eq!(install(&p, &[]).code, Some(0));
     let settings = parsed(&settings_path(&p));
     let group = &settings["hooks"]["PostToolUse"][0];
-    let base = "hookbridge run --event PostToolUse";
+    let base = "hookbridge run --event PostToolUse --max-timeout 600";
     assert_eq!(
         group,
         &json!({"hooks": [
@@ -512,7 +518,7 @@ fn install_into_gemini_registers_the_gemini_host_with_millisecond_timeouts() {
     let before_tool = &settings["hooks"]["BeforeTool"][0]["hooks"][0];
     assert_eq!(
         before_tool,
-        &json!({"type": "command", "command": "hookbridge run --host gemini --event BeforeTool", "timeout": 905_000})
+        &json!({"type": "command", "command": "hookbridge run --host gemini --event BeforeTool --max-timeout 900", "timeout": 905_000})
     );
     assert_eq!(settings["hooks"]["AfterAgent"][0]["hooks"][0]["timeout"], 605_000);
     let before = fs::read(&settings_file).unwrap();
@@ -562,7 +568,7 @@ fn install_into_codex_registers_the_codex_host_in_hooks_json() {
     let pre = &settings["hooks"]["PreToolUse"][0]["hooks"][0];
     assert_eq!(
         pre,
-        &json!({"type": "command", "command": "hookbridge run --host codex --event PreToolUse", "timeout": 605})
+        &json!({"type": "command", "command": "hookbridge run --host codex --event PreToolUse --max-timeout 600", "timeout": 605})
     );
     // Codex runs a project's hooks only in a project it trusts; so does hookbridge under it.
     std::fs::create_dir_all(p.home.join(".codex")).unwrap();
@@ -783,7 +789,7 @@ fn a_renamed_binary_finds_its_own_registrations() {
         .unwrap()
         .to_string();
     assert!(
-        command.ends_with("/opt/hookbridge-1.2 run --event Stop"),
+        command.ends_with("/opt/hookbridge-1.2 run --event Stop --max-timeout 600"),
         "{command}"
     );
     let hooks = count(&settings);
@@ -809,7 +815,7 @@ fn a_renamed_binary_finds_its_own_registrations() {
     assert_eq!(count(&settings), hooks, "{settings}");
     assert_eq!(
         our_hook(&settings, "Stop")["command"],
-        "hookbridge run --event Stop"
+        "hookbridge run --event Stop --max-timeout 600"
     );
     assert_eq!(run_copy(&[]).code, Some(0));
 

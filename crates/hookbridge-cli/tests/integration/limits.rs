@@ -1,5 +1,5 @@
 //! The limits `hookbridge run` puts on hooks and on itself: the `--max-timeout` cap on every
-//! hook's timeout (`HOOKBRIDGE_MAX_TIMEOUT` on the project's), the output budget the hooks of one event share,
+//! hook's timeout (`HOOKBRIDGE_MAX_TIMEOUT` on the project's; the lower wins), the output budget the hooks of one event share,
 //! and the diagnostics log's rotation to `.log.1` past 10 MiB (docs/diagnostics.md).
 //!
 //! Assertions are on what the report and the files say (a hook's `timeout_s` and `timed_out`
@@ -79,21 +79,7 @@ fn the_max_timeout_caps_every_hook() {
 #[test]
 fn the_timeout_variables_reach_the_projects_hooks_only() {
     require_program("sleep");
-    let p = Project::new(on(
-        "PreToolUse",
-        json!([{"type": "command", "command": "exec sleep 120 # project hook", "timeout": 600}]),
-    ));
-    let user = p.home.join(".amplifier/hooks");
-    fs::create_dir_all(&user).unwrap();
-    fs::write(
-        user.join("hooks.json"),
-        on(
-            "PreToolUse",
-            json!([{"type": "command", "command": "sleep 1.2; echo 'user guard says no' >&2; exit 2"}]),
-        )
-        .to_string(),
-    )
-    .unwrap();
+    let p = with_a_user_guard(600, "sleep 1.2; echo 'user guard says no' >&2; exit 2");
     let payload = p.payload("PreToolUse");
     let mut by_env = p.command("PreToolUse", "report");
     by_env
@@ -115,6 +101,47 @@ fn the_timeout_variables_reach_the_projects_hooks_only() {
     by_flag.args(["--max-timeout", "1"]);
     let report = p.report(by_flag, &payload);
     assert_eq!(hook(&report, "user guard")["status"], "timed_out", "{report:#}");
+}
+
+/// A registration's cap (`install-into` registers `--max-timeout` its outer timeout less 5 s) keeps
+/// a deny already given when another hook of the event would outlast the registration: the slow
+/// one is stopped by hookbridge, which answers with the deny in time, rather than by the agent,
+/// which would stop hookbridge and lose it. Scaled down here: a 1 s cap for 605 s's 600 s. And
+/// `HOOKBRIDGE_MAX_TIMEOUT` still caps the project's hooks beside the flag: the lower wins.
+#[test]
+fn a_registrations_cap_keeps_a_deny_from_a_hook_that_would_outlast_it() {
+    require_program("sleep");
+    let p = with_a_user_guard(3600, "echo 'user guard says no' >&2; exit 2");
+    let payload = p.payload("PreToolUse");
+    let mut registered = p.command("PreToolUse", "report");
+    registered.args(["--max-timeout", "1"]);
+    let report = p.report(registered, &payload);
+    let slow = hook(&report, "project hook");
+    assert_eq!(slow["timeout_s"], 1.0, "{slow:#}");
+    assert_eq!(slow["status"], "timed_out", "{slow:#}");
+    assert_eq!(report["answer"]["exit_code"], 2, "the deny stands: {report:#}");
+
+    let mut both = p.command("PreToolUse", "report");
+    both.args(["--max-timeout", "600"])
+        .env("HOOKBRIDGE_MAX_TIMEOUT", "1");
+    let report = p.report(both, &payload);
+    let slow = hook(&report, "project hook");
+    assert_eq!(slow["timeout_s"], 1.0, "the variable's lower cap: {slow:#}");
+    assert_eq!(hook(&report, "user guard")["timeout_s"], 600.0, "{report:#}");
+}
+
+/// A project whose PreToolUse hook sleeps 120 s (its `timeout` given) beside the user's own
+/// PreToolUse hook `guard`.
+fn with_a_user_guard(timeout: u64, guard: &str) -> Project {
+    let p = Project::new(on(
+        "PreToolUse",
+        json!([{"type": "command", "command": "exec sleep 120 # project hook", "timeout": timeout}]),
+    ));
+    let user = p.home.join(".amplifier/hooks");
+    fs::create_dir_all(&user).unwrap();
+    let hooks = on("PreToolUse", json!([{"type": "command", "command": guard}]));
+    fs::write(user.join("hooks.json"), hooks.to_string()).unwrap();
+    p
 }
 
 /// The hooks of one event share a 16 MiB output budget: each keeps at most 4 MiB per stream, a
