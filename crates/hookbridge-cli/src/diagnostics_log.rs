@@ -24,13 +24,17 @@ use rustix::fs::{FlockOperation, OFlags};
 
 const ROTATE_AT: u64 = 10 * 1024 * 1024;
 
+/// Where the lines go: `$HOOKBRIDGE_LOG` when it names a log, else the default log — which then
+/// says once per process why the variable was ignored.
 pub fn path() -> Option<PathBuf> {
+    static IGNORED_SAID: std::sync::Once = std::sync::Once::new();
     match hookbridge_runner::audit::log_named_by("HOOKBRIDGE_LOG", ".log") {
         Some(Ok(path)) => return Some(path),
         Some(Err(why)) => {
-            // Said in the default log, which is where the lines go instead.
             let default = default_path()?;
-            let _ = write(&default, render("hookbridge", &[why]).as_bytes());
+            IGNORED_SAID.call_once(|| {
+                let _ = write(&default, render("hookbridge", &[why]).as_bytes());
+            });
             return Some(default);
         }
         None => {}
@@ -88,9 +92,9 @@ fn write(path: &Path, text: &[u8]) -> io::Result<()> {
     file.write_all(text)
 }
 
-/// Open for appending without ever blocking, creating the log's folder if needed.
-/// The log at `path`, opened to append: never through a symlink (`O_NOFOLLOW`: a link put in
-/// place after `audit::log_named_by` looked cannot redirect the lines), never waiting on a FIFO.
+/// The log at `path`, opened to append, creating its folder if needed: never through a symlink
+/// (`O_NOFOLLOW`: a link put in place after `audit::log_named_by` looked cannot redirect the lines),
+/// and never waiting on a FIFO.
 fn open(path: &Path) -> io::Result<File> {
     let mut options = OpenOptions::new();
     options
