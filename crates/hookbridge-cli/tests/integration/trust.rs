@@ -116,6 +116,52 @@ fn notice_in(done: &Finished) -> Option<String> {
     answer["systemMessage"].as_str().map(str::to_string)
 }
 
+/// The user's own folder is never taken for a project's: a session opened in the home directory,
+/// a project directory pointed at it through the environment (a project's settings can set
+/// `AMPLIFIER_PROJECT_DIR`), and a repository whose `.amplifier/hooks` is a symlink to it all run
+/// the user's guard as the user's — never held for trust, never capped by the project's
+/// timeout variables.
+#[test]
+fn the_users_own_folder_is_never_loaded_as_a_projects() {
+    let repo = Repo::new();
+    repo.user_hooks(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "sleep 1.2; echo user-guard >&2; exit 2"}
+    ]}]}}));
+    let home = fs::canonicalize(&repo.home).unwrap();
+    // `dir` as the project, or with `env`, the project the environment names.
+    let in_home = |dir: &Path, env: &[(&str, &str)]| {
+        let mut cmd = match env {
+            [] => untrusted_run("PreToolUse", dir, &repo.home, &repo.log, "claude"),
+            _ => {
+                let mut cmd = common::hookbridge_in(dir, &repo.home, &repo.log);
+                cmd.args(["run", "--event", "PreToolUse"])
+                    .env("HOOKBRIDGE_WARM", "0");
+                cmd
+            }
+        };
+        cmd.env("HOOKBRIDGE_MAX_TIMEOUT", "1");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let payload = json!({"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": "rm -rf /"}, "cwd": dir});
+        let done = run_with_deadline(cmd, payload.to_string().as_bytes(), WATCHDOG);
+        assert!(!done.timed_out, "hookbridge run hung");
+        done
+    };
+    let done = in_home(&home, &[]);
+    assert_blocked_by(&done, "user-guard");
+    assert_eq!(notice_in(&done), None, "nothing held");
+    let done = in_home(&repo.dir, &[("AMPLIFIER_PROJECT_DIR", home.to_str().unwrap())]);
+    assert_blocked_by(&done, "user-guard");
+
+    fs::remove_dir_all(repo.dir.join(".amplifier/hooks")).unwrap();
+    std::os::unix::fs::symlink(home.join(".amplifier/hooks"), repo.dir.join(".amplifier/hooks")).unwrap();
+    let done = in_home(&repo.dir, &[]);
+    assert_blocked_by(&done, "user-guard");
+    assert_eq!(notice_in(&done), None, "nothing held");
+}
+
 #[test]
 fn an_untrusted_projects_hooks_are_held_and_the_user_is_told_once_per_session() {
     let repo = Repo::new();

@@ -80,18 +80,19 @@ pub fn discover(options: &DiscoveryOptions) -> HookSet {
         load_managed(&mut set, managed, &options.project_dir);
     }
     let project_hooks = options.project_hooks_dir();
+    let user_hooks = options.user_hooks_dir.as_ref().filter(|_| options.include_user);
     let mut dirs = Vec::new();
-    if options.include_project {
+    // The user's own folder is loaded once, as the user's, when the project's is the same folder:
+    // a session opened in the home directory, a project directory set to it through the
+    // environment (which a project's settings can set), or a repository whose `.amplifier/hooks`
+    // is a symlink to it. As the project's, every guard of the user's would be held for trust —
+    // and switched off.
+    let project_is_the_users = user_hooks.is_some_and(|user| same_existing_path(user, &project_hooks));
+    if options.include_project && !project_is_the_users {
         dirs.push((project_hooks.clone(), Scope::Project));
     }
-    if options.include_user {
-        if let Some(user) = &options.user_hooks_dir {
-            // A project opened in the home directory must not load the same files twice.
-            let same = same_existing_path(user, &project_hooks);
-            if !(same && options.include_project) {
-                dirs.push((user.clone(), Scope::User));
-            }
-        }
+    if let Some(user) = user_hooks {
+        dirs.push((user.clone(), Scope::User));
     }
     let project_dir = options.project_dir.to_string_lossy();
     for (dir, scope) in &dirs {
