@@ -22,7 +22,7 @@ use hookbridge_runner::{dispatch_selection, AsyncHooks, DispatchOptions};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::{ProjectArgs, UsageError};
+use crate::{shown, ProjectArgs, UsageError};
 
 #[derive(Args, Debug)]
 pub struct TestArgs {
@@ -108,7 +108,7 @@ pub fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
     let written = if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&trace)?)
     } else {
-        out.write_all(human(&trace).as_bytes())
+        out.write_all(shown::lines(&human(&trace)).as_bytes())
     };
     match written.and_then(|()| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
@@ -232,7 +232,7 @@ fn dry_run(
                 }
             ));
         }
-        out.write_all(text.as_bytes())
+        out.write_all(shown::lines(&text).as_bytes())
     };
     match written.and_then(|()| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),

@@ -17,7 +17,7 @@ use hookbridge_runner::hook_kinds::readiness;
 use hookbridge_runner::process::warm::WarmMode;
 use serde::Serialize;
 
-use crate::{say, ProjectArgs};
+use crate::{say, shown, ProjectArgs};
 
 #[derive(Args, Debug)]
 pub struct ListArgs {
@@ -241,7 +241,7 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
         )?;
     }
     for line in &held {
-        writeln!(out, "{line}")?;
+        writeln!(out, "{}", shown::lines(line))?;
     }
     if !held.is_empty() {
         writeln!(out)?;
@@ -249,7 +249,7 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
     let mut current = None;
     for (event, group, hook) in set.hooks() {
         if current != Some(event) {
-            writeln!(out, "{event}")?;
+            writeln!(out, "{}", shown::field(event.as_str()))?;
             current = Some(event);
         }
         let matcher = group
@@ -265,12 +265,14 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
         };
         writeln!(
             out,
-            "  {matcher:<16} {:<8} {}{notes}\n  {:<16} {:<8} ↳ {}:{}:{} ({})",
-            hook.kind.type_name(),
-            hook.kind.label(),
+            "  {:<16} {:<8} {}{}\n  {:<16} {:<8} ↳ {}:{}:{} ({})",
+            shown::field(matcher),
+            shown::field(hook.kind.type_name()),
+            shown::field(hook.kind.label()),
+            shown::lines(&notes),
             "",
             "",
-            hook.source.path.display(),
+            shown::field(&hook.source.path.to_string_lossy()),
             hook.position.line,
             hook.position.column,
             hook.source.scope.as_str()
@@ -282,7 +284,7 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
     if !set.diagnostics.is_empty() {
         writeln!(out, "\nproblems:")?;
         for d in &set.diagnostics {
-            writeln!(out, "  {d}")?;
+            writeln!(out, "  {}", shown::lines(&d.to_string()))?;
         }
     }
     out.flush()?;

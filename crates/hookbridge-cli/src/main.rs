@@ -43,6 +43,7 @@ mod migrate;
 mod preflight;
 mod run;
 mod serve;
+mod shown;
 mod trust;
 
 use std::io::Write as _;

@@ -14,7 +14,7 @@ use anyhow::Context;
 use hookbridge_core::config::{HookSet, Scope};
 use hookbridge_core::trust::{self, PinnedHook, ProjectPins, TrustRecord, TrustState, TrustStore};
 
-use crate::{ProjectArgs, UsageError};
+use crate::{shown, ProjectArgs, UsageError};
 
 #[derive(clap::Args, Debug)]
 pub struct TrustArgs {
@@ -272,20 +272,27 @@ fn confirm(question: &str, sandboxed: bool) -> anyhow::Result<Answer> {
     })
 }
 
+/// One hook as the review shows it: every field a project wrote escaped ([`shown::field`]), so
+/// that no control sequence in it can make the line read as another hook.
 fn hook_line(h: &PinnedHook) -> String {
     let matcher = h
         .matcher
         .as_deref()
-        .map(|m| format!(" [{m}]"))
+        .map(|m| format!(" [{}]", shown::field(m)))
         .unwrap_or_default();
     let sandbox = h
         .sandbox
         .as_deref()
-        .map(|s| format!("\n      {s}"))
+        .map(|s| format!("\n      {}", shown::field(s)))
         .unwrap_or_default();
     format!(
         "{}{matcher}  {}  {}\n      at {}:{}:{}{sandbox}",
-        h.event, h.kind, h.label, h.source, h.line, h.column
+        shown::field(&h.event),
+        shown::field(&h.kind),
+        shown::field(&h.label),
+        shown::field(&h.source),
+        h.line,
+        h.column
     )
 }
 
@@ -301,7 +308,7 @@ fn show_all(out: &mut impl Write, pins: &ProjectPins) -> std::io::Result<()> {
             pins.scripts.len()
         )?;
         for s in &pins.scripts {
-            writeln!(out, "    {}  sha256:{}", s.path, &s.sha256[..16])?;
+            writeln!(out, "    {}  sha256:{}", shown::field(&s.path), &s.sha256[..16])?;
         }
     }
     if !pins.servers.is_empty() {
@@ -310,7 +317,7 @@ fn show_all(out: &mut impl Write, pins: &ProjectPins) -> std::io::Result<()> {
             "  MCP servers that hooks call (the project's .mcp.json; plugin:…, a plugin's own):"
         )?;
         for s in &pins.servers {
-            writeln!(out, "    {}  sha256:{}", s.name, &s.digest[..16])?;
+            writeln!(out, "    {}  sha256:{}", shown::field(&s.name), &s.digest[..16])?;
         }
     }
     Ok(())
@@ -322,22 +329,27 @@ fn show_diff(out: &mut impl Write, diff: &trust::Diff) -> std::io::Result<()> {
     }
     for (before, now) in &diff.hooks_changed {
         writeln!(out, "  ~ changed  {}", hook_line(now))?;
-        writeln!(out, "      was    {}  {}", before.kind, before.label)?;
+        writeln!(
+            out,
+            "      was    {}  {}",
+            shown::field(&before.kind),
+            shown::field(&before.label)
+        )?;
     }
     for h in &diff.hooks_removed {
         writeln!(out, "  - removed  {}", hook_line(h))?;
     }
     for s in &diff.scripts_changed {
-        writeln!(out, "  ~ script changed: {s}")?;
+        writeln!(out, "  ~ script changed: {}", shown::field(s))?;
     }
     for s in &diff.scripts_added {
-        writeln!(out, "  + script now named by a hook: {s}")?;
+        writeln!(out, "  + script now named by a hook: {}", shown::field(s))?;
     }
     for s in &diff.scripts_removed {
-        writeln!(out, "  - script no longer named: {s}")?;
+        writeln!(out, "  - script no longer named: {}", shown::field(s))?;
     }
     for s in &diff.servers_changed {
-        writeln!(out, "  ~ MCP server a hook calls: {s}")?;
+        writeln!(out, "  ~ MCP server a hook calls: {}", shown::field(s))?;
     }
     Ok(())
 }

@@ -201,7 +201,7 @@ fn show(out: &mut impl Write, bytes: &[u8], filter: &Filter, json: bool) -> std:
         out.write_all(bytes)?;
         out.write_all(b"\n")
     } else {
-        writeln!(out, "{}", human(&line))
+        writeln!(out, "{}", crate::shown::lines(&human(&line)))
     }
 }
 

@@ -289,7 +289,7 @@ pub fn stats(args: StatsArgs) -> anyhow::Result<ExitCode> {
         })?;
         writeln!(out, "{answer}")
     } else {
-        out.write_all(text(&table).as_bytes())
+        out.write_all(crate::shown::lines(&text(&table)).as_bytes())
     };
     match written.and_then(|()| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),

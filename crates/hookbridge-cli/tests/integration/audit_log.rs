@@ -798,3 +798,23 @@ fn a_hook_cancelled_because_another_blocked_is_on_the_record_as_cancelled_not_as
         stop.stdout_str()
     );
 }
+
+/// A guard's reason quotes the model's command, and the model can write terminal control
+/// sequences into it (a clipboard write, a line erased and rewritten): `log` and `stats` print
+/// them escaped, so reading the record never acts on them and a line shows what it holds.
+#[test]
+fn log_and_stats_print_no_terminal_control_sequence() {
+    common::require_program("python3");
+    let quote = r#"python3 -c 'import json,sys; sys.stderr.write(json.load(sys.stdin)["tool_input"]["command"]); sys.exit(2)'"#;
+    let p = Project::new(on("PreToolUse", json!([{"type": "command", "command": quote}])));
+    let forged = "rm -rf ~\u{1b}]52;c;ZXZpbA==\u{7}\u{1b}[2K\r allowed";
+    let done = p.run("PreToolUse", "claude", &p.bash_payload(forged));
+    assert_eq!(done.code, Some(2), "{}", done.stderr_str());
+    for args in [&["log"][..], &["stats"]] {
+        let text = p.finish(p.hookbridge(args), b"").stdout_str();
+        assert!(!text.contains(['\u{1b}', '\r', '\u{7}']), "{args:?}: {text:?}");
+        if args == ["log"] {
+            assert!(text.contains("rm -rf ~\\u{1b}]52;c;ZXZpbA==\\u{7}"), "{text}");
+        }
+    }
+}
