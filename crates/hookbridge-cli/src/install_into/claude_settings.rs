@@ -6,9 +6,11 @@
 //! and applying the same registrations twice changes nothing, so a second `install-into` writes no
 //! byte. A hook is "ours" by what it runs, not by the program's name: its shell command is the
 //! shape this module writes — any program, then exactly `run [--host H] --event <the event it is
-//! registered on>`, the hooks' cap (`--max-timeout N`) and the async flags — so a renamed or versioned copy (`hookbridge-1.2`) finds
-//! and replaces its own entries; or its first two words are `hookbridge` (any path ending in it)
-//! and `run`, as copied by hand from the README. Either is replaced, never doubled.
+//! registered on>`, the hooks' cap (`--max-timeout N`) and the async flags — so a renamed or
+//! versioned copy (`hookbridge-1.2`) finds and replaces its own entries, and so does the line
+//! copied by hand from the README (`hookbridge run --event Stop`). A `hookbridge run` the user wrote
+//! with other arguments (`--project-dir ~/policy --no-user-hooks`: a policy of their own) is theirs
+//! and is never replaced or removed ([`hand_written_runs`] lets `install-into` say it is kept).
 
 use serde_json::{Map, Value};
 
@@ -105,18 +107,30 @@ const ASYNC_FLAGS: [&str; 2] = ["--async-hooks", "--async-rewake-hooks"];
 /// The flag after `--event E` that caps every hook of the registration (see [`Registration`]).
 const MAX_TIMEOUT_FLAG: &str = "--max-timeout";
 
-/// Whether `command`, registered on `event`, runs `hookbridge run` (see the module doc).
+/// Whether `command`, registered on `event`, is a registration of hookbridge's (see the module
+/// doc).
 pub fn is_hookbridge_run(command: &str, event: &str) -> bool {
-    let words = hookbridge_core::shell_words::simple_command(command, &|_| None)
-        .map(|command| command.words)
-        .unwrap_or_default();
-    let [program, run, rest @ ..] = words.as_slice() else {
+    let Ok(simple) = hookbridge_core::shell_words::simple_command(command, &|_| None) else {
         return false;
     };
-    if run != "run" {
-        return false;
+    match simple.words.as_slice() {
+        [_, run, rest @ ..] => run == "run" && is_registration_tail(rest, event),
+        _ => false,
     }
-    program.rsplit('/').next() == Some("hookbridge") || is_registration_tail(rest, event)
+}
+
+/// Every `hookbridge run` the user wrote in `settings` with arguments other than a registration's
+/// (`(event, command)`): kept as theirs, beside hookbridge's own.
+pub fn hand_written_runs(settings: &Value) -> Vec<(String, String)> {
+    other_commands(settings)
+        .into_iter()
+        .filter(|(_, command)| {
+            // Loosely: its words need not be a simple command's (`~/policy`, `$HOME`).
+            let mut words = command.split_whitespace();
+            let program = words.next().and_then(|p| p.rsplit('/').next());
+            program == Some("hookbridge") && words.next() == Some("run")
+        })
+        .collect()
 }
 
 /// `[--host H] --event <event>`, then at most once each `--max-timeout <whole seconds>` and each
@@ -356,7 +370,10 @@ mod tests {
     fn ours_is_hookbridge_run_by_any_path_and_nothing_else() {
         let ours = |command: &str| is_hookbridge_run(command, "Stop");
         assert!(ours("hookbridge run --event Stop"));
-        assert!(ours("/usr/local/bin/hookbridge run --event Stop --project-dir x"));
+        assert!(
+            !ours("/usr/local/bin/hookbridge run --event Stop --project-dir x"),
+            "the user's own: other arguments"
+        );
         assert!(ours("'/a b/hookbridge' run --event Stop"));
         assert!(!ours("hookbridge list"));
         assert!(!ours("myhookbridge run"));
@@ -466,6 +483,27 @@ mod tests {
         assert_eq!(stop.len(), 3);
         assert_eq!(stop[1]["hooks"][0]["timeout"], 35);
         assert_eq!(stop[2]["hooks"][0]["command"], "echo last");
+    }
+
+    /// A `hookbridge run` of the user's own, with arguments no registration has (a policy of
+    /// theirs), is neither replaced nor removed, and is named as kept.
+    #[test]
+    fn a_hand_written_hookbridge_run_with_other_arguments_is_the_users() {
+        let policy = "hookbridge run --event PreToolUse --project-dir ~/policy --no-user-hooks";
+        let original =
+            json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": policy}]}]}});
+        let mut settings = original.clone();
+        let changes = register(&mut settings, &[reg("PreToolUse", 605)]).unwrap();
+        assert_eq!(changes.added, ["PreToolUse"]);
+        let pre = settings["hooks"]["PreToolUse"].as_array().unwrap();
+        assert_eq!(pre[0], original["hooks"]["PreToolUse"][0], "kept, in its place");
+        assert_eq!(pre[1], reg("PreToolUse", 605).group());
+        assert_eq!(
+            hand_written_runs(&settings),
+            [("PreToolUse".to_string(), policy.to_string())]
+        );
+        unregister(&mut settings).unwrap();
+        assert_eq!(settings, original);
     }
 
     #[test]

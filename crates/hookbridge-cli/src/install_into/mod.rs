@@ -161,7 +161,13 @@ pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
     };
     let target = scope.check(&file)?;
 
-    let set = discover(&args.project.discovery(&project.dir));
+    // The user's registration serves every project: it is made from the user's own hooks (and the
+    // managed ones), never from those of the project it happens to be run in — a clone nobody
+    // trusted could otherwise set every project's outer timeout, or register events that replace
+    // Claude Code's own behaviour (WorktreeCreate) for all of them.
+    let mut discovery = args.project.discovery(&project.dir);
+    discovery.include_project &= args.scope != Scope::User;
+    let set = discover(&discovery);
     let wanted = if args.remove {
         None
     } else {
@@ -591,6 +597,15 @@ fn warn_about_doubles(set: &HookSet, target: &Path, project: &Path, home: Option
                     Scope::Local => "local",
                 }
             ));
+        }
+        if is_target {
+            for (event, command) in claude_settings::hand_written_runs(&settings) {
+                say(format_args!(
+                    "note: `{}` ({event}) in {} is a `hookbridge run` of your own (its arguments are not a registration's): it is kept, and runs beside hookbridge's registration",
+                    crate::shown::field(&command),
+                    file.display()
+                ));
+            }
         }
         for (event, command) in claude_settings::other_commands(&settings) {
             let behind = set.hooks().find(|(e, _, hook)| {

@@ -888,3 +888,25 @@ fn a_concurrent_writer_of_the_settings_file_loses_no_edit() {
     assert_eq!(install(&p, &[]).code, Some(0));
     our_hook(&parsed(&path), "Stop");
 }
+
+/// The user's registration serves every project, so the project it is made in has no say in it:
+/// a clone's hooks (trusted or not) neither raise every project's outer timeout and cap nor
+/// register an event that replaces Claude Code's own behaviour (WorktreeCreate) user-wide. The
+/// same hooks do shape that project's own registration.
+#[test]
+fn the_users_registration_is_made_from_the_users_hooks_only() {
+    let p = Project::new(json!({"hooks": {
+        "PreToolUse": [{"hooks": [{"type": "command", "command": "true", "timeout": 2147483}]}],
+        "WorktreeCreate": [{"hooks": [{"type": "command", "command": "true"}]}]
+    }}));
+    let user = p.home.join(".claude/settings.json");
+    assert_eq!(install(&p, &["--scope", "user"]).code, Some(0));
+    let settings = parsed(&user);
+    assert_eq!(our_hook(&settings, "PreToolUse")["timeout"], 605, "{settings}");
+    assert!(settings["hooks"].get("WorktreeCreate").is_none(), "{settings}");
+
+    assert_eq!(install(&p, &[]).code, Some(0));
+    let settings = parsed(&settings_path(&p));
+    assert_eq!(our_hook(&settings, "PreToolUse")["timeout"], 2147488, "{settings}");
+    our_hook(&settings, "WorktreeCreate");
+}
