@@ -266,3 +266,30 @@ fn a_yaml_bomb_in_the_project_is_refused_and_the_users_guard_still_blocks() {
         "{said}"
     );
 }
+
+/// One byte that is not UTF-8 (a Latin-1 `é` in another hook's `statusMessage`) does not drop the
+/// file: it is read as U+FFFD, as Claude Code (Node) reads it, the guard beside it still blocks,
+/// and `validate` says where the first such byte is.
+#[test]
+fn a_byte_that_is_not_utf8_does_not_drop_the_files_other_hooks() {
+    let p = Project::bare();
+    let mut text =
+        br#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "statusMessage": "caf"#
+            .to_vec();
+    text.push(0xe9); // Latin-1 é
+    text.extend_from_slice(
+        br#""}]}], "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo no-rm >&2; exit 2"}]}]}}"#,
+    );
+    fs::write(p.hooks_dir().join("hooks.json"), &text).unwrap();
+    let done = p.run("PreToolUse", "claude", &p.bash_payload("rm -rf /"));
+    assert_eq!(
+        done.code,
+        Some(2),
+        "the guard still blocks: {}",
+        done.stderr_str()
+    );
+    assert!(done.stderr_str().contains("no-rm"), "{}", done.stderr_str());
+    let checked = validate(&p);
+    let said = format!("{}{}", checked.stdout_str(), checked.stderr_str());
+    assert!(said.contains("not valid UTF-8 from byte 91"), "{said}");
+}

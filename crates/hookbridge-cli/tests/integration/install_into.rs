@@ -907,6 +907,10 @@ fn the_users_registration_is_made_from_the_users_hooks_only() {
 
     assert_eq!(install(&p, &[]).code, Some(0));
     let settings = parsed(&settings_path(&p));
-    assert_eq!(our_hook(&settings, "PreToolUse")["timeout"], 2147488, "{settings}");
+    assert_eq!(
+        our_hook(&settings, "PreToolUse")["timeout"],
+        2147488,
+        "{settings}"
+    );
     our_hook(&settings, "WorktreeCreate");
 }

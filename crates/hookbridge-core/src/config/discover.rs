@@ -379,16 +379,16 @@ impl HooksFolder<'_> {
         let mut hooks_file: Option<PathBuf> = None;
         for candidate in candidates {
             let file = joined(plugin_dir, candidate);
-            let loaded = self
-                .files
-                .with_text(&relative_name(folder_name, candidate), &file, |text| {
-                    let owner = if manifest.is_some() {
-                        plugin.clone()
-                    } else {
-                        plugin.take()
-                    };
-                    self.load_text(set, text, &file, owner);
-                });
+            let loaded =
+                self.files
+                    .with_text(&relative_name(folder_name, candidate), &file, |text, invalid| {
+                        let owner = if manifest.is_some() {
+                            plugin.clone()
+                        } else {
+                            plugin.take()
+                        };
+                        self.load_text(set, text, invalid, &file, owner);
+                    });
             match loaded {
                 Ok(None) => continue,
                 Ok(Some(())) => {}
@@ -407,7 +407,7 @@ impl HooksFolder<'_> {
         };
         let Some(value) = manifest_value else {
             // Report the syntax error with its position through the normal parser.
-            self.load_text(set, &text, &manifest_path, Some(plugin));
+            self.load_text(set, &text, None, &manifest_path, Some(plugin));
             return;
         };
         let manifest = Manifest {
@@ -419,7 +419,7 @@ impl HooksFolder<'_> {
         match value.get("hooks") {
             None => {}
             Some(serde_json::Value::Object(_)) => {
-                self.load_text(set, &text, &manifest_path, Some(plugin.clone()));
+                self.load_text(set, &text, None, &manifest_path, Some(plugin.clone()));
             }
             Some(one @ serde_json::Value::String(_)) => {
                 self.load_manifest_paths(set, &manifest, std::slice::from_ref(one))
@@ -489,9 +489,9 @@ impl HooksFolder<'_> {
         plugin: Option<Plugin>,
         absent: impl FnOnce(&mut HookSet),
     ) {
-        let loaded = self
-            .files
-            .with_text(name, path, |text| self.load_text(set, text, path, plugin));
+        let loaded = self.files.with_text(name, path, |text, invalid| {
+            self.load_text(set, text, invalid, path, plugin)
+        });
         match loaded {
             Ok(Some(())) => {}
             Ok(None) => absent(set),
@@ -501,9 +501,26 @@ impl HooksFolder<'_> {
         }
     }
 
-    fn load_text(&self, set: &mut HookSet, text: &str, path: &Path, plugin: Option<Plugin>) {
+    /// Parse the hooks file `path`, whose text is `text` (bytes that were not UTF-8 from
+    /// `invalid_utf8_at` on read as U+FFFD: said in a warning, the file loads).
+    fn load_text(
+        &self,
+        set: &mut HookSet,
+        text: &str,
+        invalid_utf8_at: Option<usize>,
+        path: &Path,
+        plugin: Option<Plugin>,
+    ) {
         if !self.budget.allows(set, path, text.len()) {
             return;
+        }
+        if let Some(at) = invalid_utf8_at {
+            set.diagnostics.push(
+                Diagnostic::warning(format!(
+                    "not valid UTF-8 from byte {at}: such bytes are read as U+FFFD, as Claude Code reads them"
+                ))
+                .in_file(path),
+            );
         }
         let source = ConfigSource {
             path: path.to_path_buf(),
@@ -661,19 +678,21 @@ impl FolderFiles {
 
     /// The text of the file `name` (relative to the hooks directory, or absolute), whose full path
     /// is `path`; `None` when there is no file there (nothing, or a path through a non-directory).
-    /// Anything else (a directory or FIFO, a file too large, permissions, invalid UTF-8) is an
+    /// Anything else (a directory or FIFO, a file too large, permissions) is an
     /// error to report.
     fn read(&self, name: &OsStr, path: &Path) -> Result<Option<String>, ReadError> {
-        self.with_text(name, path, str::to_string)
+        self.with_text(name, path, |text, _| text.to_string())
     }
 
     /// Hand the text of the file `name` (full path `path`) to `use_text`; `None` when there is no
-    /// file there, as for [`FolderFiles::read`].
+    /// file there, as for [`FolderFiles::read`]. Bytes that are not UTF-8 are read as U+FFFD, as
+    /// Node (Claude Code) reads them — one stray Latin-1 byte in a description must not drop every
+    /// hook of the file — and `use_text` is told the offset of the first.
     fn with_text<R>(
         &self,
         name: &OsStr,
         path: &Path,
-        use_text: impl FnOnce(&str) -> R,
+        use_text: impl FnOnce(&str, Option<usize>) -> R,
     ) -> Result<Option<R>, ReadError> {
         let mut buffer = self.buffer.borrow_mut();
         buffer.clear();
@@ -684,8 +703,11 @@ impl FolderFiles {
         };
         read_checked(file, &mut buffer)?;
         match std::str::from_utf8(&buffer) {
-            Ok(text) => Ok(Some(use_text(text))),
-            Err(_) => Err(ReadError::NotUtf8),
+            Ok(text) => Ok(Some(use_text(text, None))),
+            Err(e) => Ok(Some(use_text(
+                &String::from_utf8_lossy(&buffer),
+                Some(e.valid_up_to()),
+            ))),
         }
     }
 
