@@ -99,6 +99,7 @@ fn open(path: &Path) -> io::Result<File> {
     let mut options = OpenOptions::new();
     options
         .create(true)
+        .read(true) // its first line, before a rotation (`written_by_hookbridge`)
         .append(true)
         .custom_flags((OFlags::NONBLOCK | OFlags::NOFOLLOW).bits() as i32);
     match options.open(path) {
@@ -119,7 +120,14 @@ fn open(path: &Path) -> io::Result<File> {
 /// the holder is renaming (its lines land in `.1`, not lost). Once locked, the path must still name
 /// the file we opened: if it does not, another run rotated it between our open and our lock, and
 /// we append to the fresh log instead of rotating that one over the rotated file.
+///
+/// Only a log hookbridge wrote is renamed: its first line starts with a line's UTC timestamp. Any
+/// other `*.log` (another program's, named by `$HOOKBRIDGE_LOG` from a project's settings) is
+/// appended to but never moved over its own `.log.1`.
 fn rotate(path: &Path, file: File, meta: &Metadata) -> io::Result<File> {
+    if !written_by_hookbridge(&file) {
+        return Ok(file);
+    }
     #[cfg(debug_assertions)]
     test_stall();
     if rustix::fs::flock(&file, FlockOperation::NonBlockingLockExclusive).is_err() {
@@ -135,6 +143,21 @@ fn rotate(path: &Path, file: File, meta: &Metadata) -> io::Result<File> {
     }
     // `file`, and with it the lock, is released once the fresh log is open.
     open(path)
+}
+
+/// Whether `file` starts as every line of this log does: `YYYY-MM-DDTHH:MM:SSZ `.
+fn written_by_hookbridge(file: &File) -> bool {
+    use std::os::unix::fs::FileExt;
+    let mut head = [0u8; 21];
+    if file.read_exact_at(&mut head, 0).is_err() {
+        return false;
+    }
+    head.iter()
+        .zip(b"0000-00-00T00:00:00Z ")
+        .all(|(&b, &shape)| match shape {
+            b'0' => b.is_ascii_digit(),
+            _ => b == shape,
+        })
 }
 
 /// Test hook (debug builds only): the rotation race needs a stall between the size check and the
@@ -187,5 +210,32 @@ mod tests {
         assert!(open(&path).is_err());
         let _ = write(&path, b"a line\n");
         assert_eq!(fs::read_to_string(&victim).unwrap(), "# mine\n");
+    }
+
+    /// Past the size limit, only a log whose first line is one of hookbridge's is renamed to
+    /// `.log.1`; another program's `.log` (named by the variable) keeps its place and its own
+    /// `.log.1`.
+    #[test]
+    fn only_a_log_hookbridge_wrote_is_rotated() {
+        let dir = tempfile::tempdir().unwrap();
+        for (first, rotates) in [
+            ("2026-11-29T10:00:00Z run Stop: a problem\n", true),
+            ("[app] started\n", false),
+        ] {
+            let path = dir.path().join("app.log");
+            let older = dir.path().join("app.log.1");
+            fs::write(&older, "the app's older log\n").unwrap();
+            let mut text = first.as_bytes().to_vec();
+            text.resize(ROTATE_AT as usize + 1, b'x');
+            fs::write(&path, &text).unwrap();
+            write(&path, b"2026-11-29T10:00:01Z run Stop: another\n").unwrap();
+            let kept = fs::read_to_string(&older).unwrap() == "the app's older log\n";
+            assert_eq!(!kept, rotates, "{first:?}");
+            assert_eq!(
+                fs::metadata(&path).unwrap().len() > ROTATE_AT,
+                !rotates,
+                "{first:?}"
+            );
+        }
     }
 }

@@ -325,7 +325,7 @@ fn a_fifo_as_the_log_never_holds_the_answer() {
 fn concurrent_rotation_loses_nothing() {
     require_program("bash");
     let p = Project::new(pre_hooks("echo \"failed-in-run-$WHO\" >&2; exit 1"));
-    let mut old = String::from("ORIGINAL-LOG-CONTENT\n");
+    let mut old = String::from("2000-01-01T00:00:00Z run PreToolUse: ORIGINAL-LOG-CONTENT\n");
     while old.len() <= 10 * 1024 * 1024 {
         old.push_str(&"x".repeat(1023));
         old.push('\n');

@@ -200,7 +200,7 @@ fn the_log_rotates_to_log_1_once_past_10_mib() {
         json!([{"type": "command", "command": "echo \"problem-$(cat round)\" >&2; exit 1"}]),
     ));
     let rotated = p.log.with_file_name("diagnostics.log.1");
-    let old = padded("OLD FIRST LINE\n", 10 * MIB);
+    let old = padded("2000-01-01T00:00:00Z run Stop: OLD FIRST LINE\n", 10 * MIB);
     fs::write(&p.log, &old).unwrap();
     fs::write(&rotated, "OLDER LOG\n").unwrap();
 
@@ -279,7 +279,7 @@ fn the_default_log_is_under_home_and_rotates_too() {
         p.log.display()
     );
 
-    let old = padded("OLD FIRST LINE\n", 10 * MIB + 1);
+    let old = padded("2000-01-01T00:00:00Z run Stop: OLD FIRST LINE\n", 10 * MIB + 1);
     fs::write(&log, &old).unwrap();
     run(&p);
     let rotated = dir.join("diagnostics.log.1");
