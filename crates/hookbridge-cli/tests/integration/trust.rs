@@ -685,7 +685,8 @@ fn a_matcher_that_backtracks_without_end_never_takes_the_users_guard_down() {
 }
 
 /// Trust pins the scripts a command runs when a wrapper or an option with a value stands in front
-/// of them (found by a red-team pass: each of these ran an edited script with no new review), and
+/// of them, when a shell reads them on stdin or from a `-c` string, and a module `python3 -m`
+/// runs (found by red-team passes: each of these ran an edited script with no new review), and
 /// still not the files a hook writes as it runs.
 #[test]
 fn a_script_behind_a_wrapper_or_an_option_is_pinned_too() {
@@ -697,6 +698,11 @@ fn a_script_behind_a_wrapper_or_an_option_is_pinned_too() {
         ("bash -o pipefail g.sh", "g.sh", false),
         ("nice -n 5 ./j.sh", "j.sh", true),
         ("command ./l.sh", "l.sh", true),
+        // A script read on stdin, in a `-c` string, or as a module (red-team pass 4).
+        ("bash < k.sh", "k.sh", false),
+        ("sh -s < m.sh", "m.sh", false),
+        ("sh -c 'sh n.sh'", "n.sh", false),
+        ("python3 -m pmod", "pmod.py", false),
     ];
     for (command, script, executable) in forms {
         let repo = Repo::new();

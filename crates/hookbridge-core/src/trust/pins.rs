@@ -396,22 +396,32 @@ fn candidate_words(
             _ => None,
         }
     };
-    let commands: Vec<Vec<String>> = match &command.args {
+    let lookup = |name: &str| placeholder(name).map(std::ffi::OsString::from);
+    let mut commands: Vec<Vec<String>> = match &command.args {
         // Exec form: the program and its arguments, no shell.
         Some(args) => vec![std::iter::once(command.resolved_command.clone())
             .chain(args.iter().cloned())
             .collect()],
-        None => {
-            let lookup = |name: &str| placeholder(name).map(std::ffi::OsString::from);
-            match crate::shell_words::simple_command(&command.resolved_command, &lookup) {
-                Ok(simple) => vec![simple.words],
-                Err(_) => loose_commands(&command.resolved_command),
-            }
-        }
+        None => shell_line(&command.resolved_command, &lookup),
     };
+    // A shell given its commands as a string (`sh -c "sh g.sh"`) runs what that string names: read
+    // in turn, a few levels deep.
+    let mut at = 0;
+    while at < commands.len() && commands.len() < MAX_COMMANDS {
+        if let Some(line) = shell_string(&commands[at]) {
+            let inner = shell_line(&line, &lookup);
+            commands.extend(inner.into_iter().take(MAX_COMMANDS));
+        }
+        at += 1;
+    }
     let mut out = Vec::new();
     for words in commands {
         let run = run_words(&words);
+        // `python3 -m package.module` runs `package/module.py` (or its `__main__.py`), found
+        // from the folder the hook runs in: named to run.
+        for module in python_module(&words) {
+            out.push((module, true, false));
+        }
         for word in &words {
             let named_to_run = run.iter().any(|w| std::ptr::eq(*w, word));
             let program = run.first().is_some_and(|p| std::ptr::eq(*p, word));
@@ -425,6 +435,72 @@ fn candidate_words(
         }
     }
     out
+}
+
+/// The simple commands of a shell line: one, or each of a line with operators
+/// ([`loose_commands`]).
+fn shell_line(line: &str, lookup: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> Vec<Vec<String>> {
+    match crate::shell_words::simple_command(line, lookup) {
+        Ok(simple) => vec![simple.words],
+        Err(_) => loose_commands(line),
+    }
+}
+
+/// At most this many simple commands are read from one hook's command (its `-c` strings
+/// included).
+const MAX_COMMANDS: usize = 64;
+
+/// The string a shell is given to run (`sh -c '…'`, `bash -ec '…'`), if `words` is such a call.
+fn shell_string(words: &[String]) -> Option<String> {
+    let run = run_words(words);
+    let program = run.first()?;
+    let name = Path::new(program.as_str()).file_name()?.to_str()?;
+    if !["sh", "bash", "dash", "zsh", "ksh"].contains(&name) {
+        return None;
+    }
+    let at = words.iter().position(|w| std::ptr::eq(w, *program))?;
+    let mut args = words[at + 1..].iter();
+    while let Some(arg) = args.next() {
+        let short = arg.strip_prefix('-').filter(|f| !f.starts_with('-'));
+        match short {
+            Some(flags) if flags.contains('c') => return args.next().cloned(),
+            Some(_) => continue,
+            None => return None,
+        }
+    }
+    None
+}
+
+/// For `python… -m module`: the files that module may be, relative (`a/b.py`, `a/b/__main__.py`
+/// for `a.b`).
+fn python_module(words: &[String]) -> Vec<String> {
+    let run = run_words(words);
+    let Some(program) = run.first() else {
+        return Vec::new();
+    };
+    let name = Path::new(program.as_str())
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    if !name.starts_with("python") && !name.starts_with("pypy") {
+        return Vec::new();
+    }
+    let Some(at) = words.iter().position(|w| std::ptr::eq(w, *program)) else {
+        return Vec::new();
+    };
+    let args = &words[at + 1..];
+    let Some(module) = args.iter().position(|a| a == "-m").and_then(|m| args.get(m + 1)) else {
+        return Vec::new();
+    };
+    if module.is_empty()
+        || !module
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+    {
+        return Vec::new();
+    }
+    let path = module.replace('.', "/");
+    vec![format!("{path}.py"), format!("{path}/__main__.py")]
 }
 
 /// Whether `path` is a file the command runs: any file for a word named to run, a file that is
@@ -525,7 +601,9 @@ fn run_words(words: &[String]) -> Vec<&String> {
 }
 
 /// A line that is more than one simple command (`a.sh && b.sh`, pipes), split into its simple
-/// commands' words, quotes removed and redirections (with their targets) dropped.
+/// commands' words, quotes removed and output redirections (with their targets) dropped. An
+/// input redirection's target stays a word: a shell or an interpreter reads its script from
+/// there (`bash < g.sh`), and it is pinned when it is code (an input of data, `< in.json`, is not).
 fn loose_commands(line: &str) -> Vec<Vec<String>> {
     let mut commands = Vec::new();
     for segment in line.split(|c: char| ";|&\n()`".contains(c)) {
@@ -534,11 +612,26 @@ fn loose_commands(line: &str) -> Vec<Vec<String>> {
         while let Some(token) = tokens.next() {
             let token = token.trim_matches(|c| c == '"' || c == '\'');
             let bare = token.trim_start_matches(|c: char| c.is_ascii_digit());
-            if bare.starts_with('>') || bare.starts_with('<') {
-                // `> file`, `>> file`, `2> file`, `<file`: the target is data, not code.
-                if bare.trim_start_matches(['>', '<']).is_empty() {
+            if bare.starts_with('>') {
+                // `> file`, `>> file`, `2> file`: the target is written, not run.
+                if bare.trim_start_matches('>').is_empty() {
                     tokens.next();
                 }
+                continue;
+            }
+            if let Some(target) = bare.strip_prefix('<') {
+                // `< file`, `<file`: read on stdin; `<<` and `<<<` are inline text.
+                if target.starts_with('<') {
+                    if target.trim_start_matches('<').is_empty() {
+                        tokens.next(); // the delimiter or the text, apart
+                    }
+                    continue;
+                }
+                let target = match target.trim_matches(|c| c == '"' || c == '\'') {
+                    "" => tokens.next().map(|t| t.trim_matches(|c| c == '"' || c == '\'')),
+                    named => Some(named),
+                };
+                words.extend(target.filter(|t| !t.is_empty()).map(str::to_string));
                 continue;
             }
             if !token.is_empty() {
