@@ -46,7 +46,11 @@ capability, else amplifier-app-cli's ``~/.amplifier/projects/<slug>/sessions/<id
 when that file exists), and the environment ``AMPLIFIER_SESSION_ID``, ``AMPLIFIER_PROJECT_DIR``/
 ``CLAUDE_PROJECT_DIR``, ``AMPLIFIER_HOOKS_DIR``, plugin variables, and for SessionStart the env file
 ``AMPLIFIER_ENV_FILE``/``CLAUDE_ENV_FILE``. The ``export K=V`` lines SessionStart hooks write there
-are read back and given to every later hook of the session.
+are read back and given to every later hook of the session *of the same side*: your hooks (user,
+managed, the bundle's own) share one env file, the project's hooks another, so a project's exports
+(a ``PATH``, an ``LD_PRELOAD``) never reach your hooks, nor yours the project's. Neither may set a
+variable of the hook protocol (``CLAUDE_PROJECT_DIR``, ``CLAUDE_ENV_FILE``, …: ``PROTOCOL_VARS``),
+and an env file is read up to ``ENV_FILE_CAP`` bytes.
 
 How answers reach the user and the model, given amplifier-core 2.0.2's quirks:
 
@@ -77,13 +81,15 @@ import logging
 import math
 import os
 import shlex
+import shutil
+import stat
 import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hookbridge._native import Canceller, Engine, amplifier_events
+from hookbridge._native import PROTOCOL_VARS, Canceller, Engine, amplifier_events
 
 __amplifier_module_type__ = "hook"
 
@@ -103,6 +109,9 @@ TURN_END = "orchestrator:complete"
 #: engine kills the hooks rather than waiting for them, so it comes back in milliseconds; this only
 #: bounds the wait should the worker thread be stuck elsewhere.
 CANCEL_WAIT = 10.0
+
+#: Bytes of a session env file read back: what its hooks write past this is ignored (and said).
+ENV_FILE_CAP = 64 * 1024
 
 DEFAULTS: dict[str, Any] = {
     "enabled": True,
@@ -201,13 +210,38 @@ def _hook_result_class() -> type:
     return HookResult
 
 
-def _read_env_file(path: Path) -> dict[str, str]:
-    """``export K=V`` (and ``K=V``) lines of a SessionStart env file, shell-quoting understood."""
-    env: dict[str, str] = {}
+def _read_env_text(path: Path) -> str:
+    """The first ``ENV_FILE_CAP`` bytes of the env file at ``path`` (whole lines), if it is a
+    regular file: a hook may have swapped it for a FIFO or a symlink to ``/dev/zero``, which must
+    neither hang nor flood the session."""
     try:
-        text = path.read_text(errors="replace")
-    except OSError:
-        return env
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as e:
+        if not isinstance(e, FileNotFoundError):
+            logger.warning("hook-bridge: env file %s not read: %s", path, e)
+        return ""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            logger.warning("hook-bridge: env file %s is not a regular file: its exports are ignored", path)
+            return ""
+        data = os.read(fd, ENV_FILE_CAP + 1)
+    except OSError as e:
+        logger.warning("hook-bridge: env file %s not read: %s", path, e)
+        return ""
+    finally:
+        os.close(fd)
+    if len(data) > ENV_FILE_CAP:
+        data = data[: data.rfind(b"\n", 0, ENV_FILE_CAP) + 1]
+        logger.warning("hook-bridge: env file %s is longer than %d bytes: the lines past that are ignored",
+                       path, ENV_FILE_CAP)
+    return data.decode(errors="replace")
+
+
+def _read_env_file(path: Path) -> dict[str, str]:
+    """``export K=V`` (and ``K=V``) lines of a SessionStart env file, shell-quoting understood.
+    A variable of the hook protocol (``PROTOCOL_VARS``) is never taken from it (said in the log)."""
+    env: dict[str, str] = {}
+    text = _read_env_text(path)
     for line in text.splitlines():
         line = line.strip()
         if not line or line.startswith("#"):
@@ -221,8 +255,32 @@ def _read_env_file(path: Path) -> dict[str, str]:
         for word in words:
             name, sep, value = word.partition("=")
             if sep and name.isidentifier():
-                env[name] = value
+                if name in PROTOCOL_VARS:
+                    logger.warning("hook-bridge: env file %s sets %s, which only hookbridge sets: ignored",
+                                   path, name)
+                else:
+                    env[name] = value
     return env
+
+
+class _ScopeEnv:
+    """One side's env file (yours, or the project's) and what its hooks exported there."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.vars: dict[str, str] = {}
+        self._stamp: tuple[int, int, int] | None = None
+
+    def refresh(self) -> None:
+        """Re-read the file if a hook changed it."""
+        try:
+            st = os.lstat(self.path)
+        except OSError:
+            st = None
+        stamp = (st.st_ino, st.st_mtime_ns, st.st_size) if st is not None else None
+        if stamp != self._stamp:
+            self._stamp = stamp
+            self.vars = _read_env_file(self.path) if st is not None else {}
 
 
 def _log_abandoned_dispatch(worker: asyncio.Future) -> None:
@@ -268,10 +326,10 @@ class HookBridge:
         for line in self.engine.diagnostics:
             logger.warning("hook-bridge: %s", line)
         self._unregister: list[Callable[[], Any]] = []
-        self._env_file: Path | None = None
+        self._env_dir: Path | None = None
         self._env_lock = threading.Lock()
-        self._env_stat: tuple[int, int] | None = None
-        self.session_env: dict[str, str] = {}
+        self._yours_env: _ScopeEnv | None = None
+        self._project_env: _ScopeEnv | None = None
         self._transcript: str | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.closed = False
@@ -294,28 +352,18 @@ class HookBridge:
         sid = getattr(self.coordinator, "session_id", None)
         return sid if isinstance(sid, str) and sid else None
 
-    def env_file(self, session_id: str | None) -> Path:
-        """The session's env file, created on first use (on a worker thread) and removed by cleanup."""
+    def env_files(self, session_id: str | None) -> tuple[_ScopeEnv, _ScopeEnv]:
+        """The session's env files, yours and the project's, in a private folder created on first
+        use (on a worker thread) and removed by cleanup."""
         with self._env_lock:
-            if self._env_file is None:
+            if self._yours_env is None or self._project_env is None:
                 prefix = f"hookbridge-env-{(session_id or 'session')[:8]}-"
-                fd, name = tempfile.mkstemp(prefix=prefix, suffix=".env")
-                os.close(fd)
-                self._env_file = Path(name)
-            return self._env_file
-
-    def refresh_session_env(self) -> None:
-        """Re-read the env file if a hook changed it."""
-        if self._env_file is None:
-            return
-        try:
-            st = self._env_file.stat()
-        except OSError:
-            return
-        stamp = (st.st_mtime_ns, st.st_size)
-        if stamp != self._env_stat:
-            self._env_stat = stamp
-            self.session_env = _read_env_file(self._env_file)
+                self._env_dir = Path(tempfile.mkdtemp(prefix=prefix))
+                for name in ("yours.env", "project.env"):
+                    (self._env_dir / name).touch(mode=0o600)
+                self._yours_env = _ScopeEnv(self._env_dir / "yours.env")
+                self._project_env = _ScopeEnv(self._env_dir / "project.env")
+            return self._yours_env, self._project_env
 
     def transcript_path(self, session_id: str | None) -> str | None:
         if self._transcript is not None:
@@ -445,17 +493,22 @@ class HookBridge:
     def _dispatch_blocking(self, event: str, payload: str, session_id: str | None,
                            canceller: Canceller) -> dict[str, Any]:
         """Runs on a worker thread: the engine releases the GIL while hooks run."""
+        yours, project = self.env_files(session_id)
         out = self.engine.dispatch(
             event,
             payload,
             session_id=session_id,
             cwd=self._working_dir_text,
             transcript_path=self.transcript_path(session_id),
-            env_file=str(self.env_file(session_id)),
-            extra_env=dict(self.session_env),
+            env_file=str(yours.path),
+            extra_env=dict(yours.vars),
+            project_env_file=str(project.path),
+            project_extra_env=dict(project.vars),
             cancel=canceller,
         )
-        self.refresh_session_env()
+        with self._env_lock:
+            yours.refresh()
+            project.refresh()
         return out
 
     async def _dispatch(self, event: str, payload: str, session_id: str | None) -> dict[str, Any]:
@@ -606,7 +659,7 @@ class HookBridge:
         self._unregister.append(unregister)
 
     def cleanup(self) -> None:
-        """Unregister every handler and remove the env file. Idempotent, never raises."""
+        """Unregister every handler and remove the env files. Idempotent, never raises."""
         if self.closed:
             return
         self.closed = True
@@ -617,11 +670,8 @@ class HookBridge:
                 logger.debug("hook-bridge: unregister failed", exc_info=True)
         self._unregister.clear()
         with self._env_lock:
-            if self._env_file is not None:
-                try:
-                    self._env_file.unlink()
-                except OSError:
-                    pass
+            if self._env_dir is not None:
+                shutil.rmtree(self._env_dir, ignore_errors=True)
 
 
 async def mount(coordinator: Any, config: dict[str, Any] | None = None) -> Callable[[], None] | None:

@@ -6,6 +6,7 @@ from typing import Any, Callable
 
 __version__: str
 ALL_EVENTS: list[str]
+PROTOCOL_VARS: list[str]
 REGISTRY_CLASS_ATTRIBUTES: list[str]
 
 def amplifier_events() -> list[str]: ...
@@ -69,6 +70,8 @@ class Engine:
         transcript_path: str | None = None,
         env_file: str | PathLike[str] | None = None,
         extra_env: dict[str, str] | None = None,
+        project_env_file: str | PathLike[str] | None = None,
+        project_extra_env: dict[str, str] | None = None,
         cancel: Canceller | None = None,
     ) -> dict[str, Any]: ...
 

@@ -28,7 +28,7 @@ use serde_json::{json, Value};
 use hookbridge_core::config::{discover, DiscoveryOptions, HookSet};
 use hookbridge_runner::model_api::ModelJudge;
 use hookbridge_runner::process::Canceller;
-use hookbridge_runner::{dispatch, AsyncAnswers, AsyncHooks, DispatchOptions, EventReport};
+use hookbridge_runner::{dispatch, AsyncAnswers, AsyncHooks, DispatchOptions, EventReport, ScopeEnv};
 
 use crate::events::{claude_events_for, ROUTES};
 use crate::hook_result::HookResult;
@@ -147,6 +147,10 @@ pub struct HostContext {
     pub env_file: Option<PathBuf>,
     /// Set for every hook, sorted.
     pub extra_env: Vec<(String, String)>,
+    /// The project's hooks get this env file and environment in place of `env_file` and
+    /// `extra_env` ([`DispatchOptions::project_env`]): for a host that reads back what hooks
+    /// export, so that the project's exports never reach your hooks. `None`: the same as yours.
+    pub project_env: Option<ScopeEnv>,
     /// The host no longer wants the answer (its task was cancelled): the hooks still running are
     /// killed with their process groups, no further Claude Code event of this Amplifier event is
     /// fired, and the answer says `"cancelled": true` (its result is no decision).
@@ -370,6 +374,7 @@ impl Engine {
         options.project_timeouts = self.settings.project_timeouts;
         options.env_file = host.env_file.clone();
         options.extra_env = host.extra_env.iter().map(|(k, v)| (k.into(), v.into())).collect();
+        options.project_env = host.project_env.clone();
         options.model = self.model.read().unwrap_or_else(|e| e.into_inner()).clone();
         options.async_answers = Some(self.async_answers.clone());
         options.async_hooks = self.settings.async_hooks;

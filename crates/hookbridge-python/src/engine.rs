@@ -17,6 +17,7 @@
 //! GIL around it, and turns Python callables into the engine's model.
 
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -30,6 +31,7 @@ use hookbridge_amplifier::engine::{self as host, EngineSettings, HostContext};
 use hookbridge_amplifier::translate::SessionContext;
 use hookbridge_runner::model_api::conversation::{Conversation, Reply};
 use hookbridge_runner::model_api::{JudgeRequest, ModelCallError, ModelJudge};
+use hookbridge_runner::ScopeEnv;
 
 use crate::exit_safe;
 
@@ -372,12 +374,16 @@ impl Engine {
     ///
     /// Blocks until every hook has answered or timed out, without holding the GIL: call it
     /// through `asyncio.to_thread`. `env_file` is offered to SessionStart hooks as
-    /// `CLAUDE_ENV_FILE`/`AMPLIFIER_ENV_FILE`; `extra_env` is set for every hook. `cancel`, a
+    /// `CLAUDE_ENV_FILE`/`AMPLIFIER_ENV_FILE`; `extra_env` is set for every hook — except, when
+    /// `project_env_file` is given, the project's hooks, which get `project_env_file` and
+    /// `project_extra_env` instead (what the project's hooks export stays the project's). No
+    /// variable of the hook protocol (`PROTOCOL_VARS`) is ever taken from these. `cancel`, a
     /// [`Canceller`], stops the dispatch from another thread (the worker thread cannot be
     /// interrupted otherwise); a cancelled dispatch answers `"cancelled": true` and its result
     /// decides nothing.
     #[pyo3(signature = (event, data, session_id = None, cwd = None, transcript_path = None,
-                        env_file = None, extra_env = None, cancel = None))]
+                        env_file = None, extra_env = None, project_env_file = None,
+                        project_extra_env = None, cancel = None))]
     #[allow(clippy::too_many_arguments)]
     fn dispatch<'py>(
         &self,
@@ -389,6 +395,8 @@ impl Engine {
         transcript_path: Option<String>,
         env_file: Option<PathBuf>,
         extra_env: Option<HashMap<String, String>>,
+        project_env_file: Option<PathBuf>,
+        project_extra_env: Option<HashMap<String, String>>,
         cancel: Option<PyRef<'py, Canceller>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let json_module = py.import("json")?;
@@ -405,6 +413,18 @@ impl Engine {
         };
         let mut extra_env: Vec<(String, String)> = extra_env.unwrap_or_default().into_iter().collect();
         extra_env.sort();
+        let project_env = project_env_file.map(|file| {
+            let mut vars: Vec<(OsString, OsString)> = project_extra_env
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect();
+            vars.sort();
+            ScopeEnv {
+                file: Some(file),
+                vars,
+            }
+        });
         let home_dir = self
             .inner
             .settings()
@@ -421,6 +441,7 @@ impl Engine {
             },
             env_file,
             extra_env,
+            project_env,
             canceller: cancel.map(|c| c.inner.clone()),
         };
         let out = py.detach(|| self.inner.dispatch(event, &text, &context).map(|v| v.to_string()));

@@ -36,6 +36,10 @@ mod _native {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
         m.add("ALL_EVENTS", PyList::new(m.py(), kernel_events::ALL_EVENTS)?)?;
         m.add(
+            "PROTOCOL_VARS",
+            hookbridge_runner::dispatch::PROTOCOL_VARS.to_vec(),
+        )?;
+        m.add(
             "REGISTRY_CLASS_ATTRIBUTES",
             kernel_events::REGISTRY_CLASS_ATTRIBUTES.to_vec(),
         )?;

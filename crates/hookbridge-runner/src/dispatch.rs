@@ -46,8 +46,15 @@ pub struct DispatchOptions {
     /// The env file offered to SessionStart/Setup/CwdChanged/FileChanged hooks as `CLAUDE_ENV_FILE`
     /// and `AMPLIFIER_ENV_FILE`.
     pub env_file: Option<PathBuf>,
-    /// Extra environment for every hook.
+    /// Extra environment for every hook: never over a variable the hook protocol sets
+    /// (`CLAUDE_PROJECT_DIR`, `CLAUDE_ENV_FILE`, …), which are always hookbridge's.
     pub extra_env: Vec<(OsString, OsString)>,
+    /// For a host that reads back what hooks write to their env file (the Amplifier module): the
+    /// project's hooks get this env file and environment in place of `env_file` and `extra_env`,
+    /// so that what a project's hooks export never reaches your hooks (a `PATH` of the project's
+    /// for your guard, an `LD_PRELOAD` from a sandboxed hook for an unsandboxed one), nor yours
+    /// the project's. `None`: every hook gets `env_file` and `extra_env`.
+    pub project_env: Option<ScopeEnv>,
     /// What happens to `async: true` command hooks: by default they run in the background (their
     /// answer cannot change this event). When the host itself answers asynchronously —
     /// `hookbridge run` when every selected hook is async — they are awaited like the others.
@@ -89,6 +96,16 @@ pub struct DispatchOptions {
     pub restrict_personal_config: bool,
 }
 
+/// The env file and exported environment of one scope's hooks ([`DispatchOptions::project_env`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScopeEnv {
+    /// Offered to SessionStart/Setup/CwdChanged/FileChanged hooks as `CLAUDE_ENV_FILE` and
+    /// `AMPLIFIER_ENV_FILE`.
+    pub file: Option<PathBuf>,
+    /// Set for every hook of the scope, as [`DispatchOptions::extra_env`].
+    pub vars: Vec<(OsString, OsString)>,
+}
+
 /// Timeouts for the project's hooks only ([`DispatchOptions::project_timeouts`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ProjectTimeouts {
@@ -122,6 +139,7 @@ impl DispatchOptions {
             output_cap: Self::DEFAULT_OUTPUT_CAP,
             env_file: None,
             extra_env: Vec::new(),
+            project_env: None,
             async_hooks: AsyncHooks::BackgroundThread,
             canceller: None,
             model: None,
@@ -637,6 +655,20 @@ fn is_async(hook: &HookSpec) -> bool {
     matches!(&hook.kind, HookKind::Command(c) if c.run_async)
 }
 
+/// The variables hookbridge sets for every hook from what it knows (the hook protocol), which no
+/// host's `extra_env` or [`ScopeEnv`] may set.
+pub const PROTOCOL_VARS: &[&str] = &[
+    "CLAUDE_PROJECT_DIR",
+    "AMPLIFIER_PROJECT_DIR",
+    "AMPLIFIER_HOOKS_DIR",
+    "CLAUDE_PLUGIN_ROOT",
+    "CLAUDE_PLUGIN_DATA",
+    "AMPLIFIER_SESSION_ID",
+    "CLAUDE_CODE_SESSION_ID",
+    "CLAUDE_ENV_FILE",
+    "AMPLIFIER_ENV_FILE",
+];
+
 /// The environment Claude Code gives a hook, plus the Amplifier names of the shell-hooks spec.
 fn hook_env(
     hook: &HookSpec,
@@ -644,7 +676,19 @@ fn hook_env(
     options: &DispatchOptions,
     session_id: Option<&str>,
 ) -> Vec<(OsString, OsString)> {
-    let mut env: Vec<(OsString, OsString)> = Vec::with_capacity(8 + options.extra_env.len());
+    let (env_file, vars) = match (&options.project_env, hook.source.scope) {
+        (Some(project), hookbridge_core::config::Scope::Project) => (project.file.as_ref(), &project.vars),
+        _ => (options.env_file.as_ref(), &options.extra_env),
+    };
+    // Never a protocol variable from the host's list: the sandbox reads the project and the env
+    // file from them, so an exported `CLAUDE_PROJECT_DIR` or `CLAUDE_ENV_FILE` would move what
+    // a sandboxed hook may write.
+    let mut env: Vec<(OsString, OsString)> = Vec::with_capacity(10 + vars.len());
+    env.extend(
+        vars.iter()
+            .filter(|(name, _)| !PROTOCOL_VARS.iter().any(|p| name == p))
+            .cloned(),
+    );
     let project = options.project_dir.as_os_str().to_os_string();
     env.push(("CLAUDE_PROJECT_DIR".into(), project.clone()));
     env.push(("AMPLIFIER_PROJECT_DIR".into(), project));
@@ -673,11 +717,10 @@ fn hook_env(
         event,
         EventName::SessionStart | EventName::Setup | EventName::CwdChanged | EventName::FileChanged
     );
-    if let (true, Some(file)) = (gets_env_file, &options.env_file) {
+    if let (true, Some(file)) = (gets_env_file, env_file) {
         env.push(("CLAUDE_ENV_FILE".into(), file.as_os_str().to_os_string()));
         env.push(("AMPLIFIER_ENV_FILE".into(), file.as_os_str().to_os_string()));
     }
-    env.extend(options.extra_env.iter().cloned());
     env
 }
 
@@ -704,6 +747,67 @@ mod tests {
         let mut set = HookSet::default();
         set.extend(parse_hooks_file(&hooks.to_string(), source, 0, "/t"));
         set
+    }
+
+    /// With a project env of its own (the Amplifier module), a project's hook gets the project's
+    /// env file and exports and yours get yours: what one side exported never reaches the other.
+    /// Neither may set a protocol variable, which the sandbox reads what a hook may write from.
+    #[test]
+    fn a_projects_exports_reach_only_its_own_hooks_and_never_set_a_protocol_variable() {
+        let hooks = serde_json::json!({"hooks": {"SessionStart": [{"hooks": [
+            {"type": "command", "command": "true"},
+        ]}]}});
+        let set = project_hooks(&hooks);
+        let (_, _, project_hook) = set.hooks().next().unwrap();
+        let mut user_hook = project_hook.clone();
+        user_hook.source = Arc::new(ConfigSource {
+            scope: Scope::User,
+            ..(*project_hook.source).clone()
+        });
+        let mut options = DispatchOptions::new("/project");
+        options.env_file = Some("/env/yours.env".into());
+        options.extra_env = vec![
+            ("YOURS".into(), "1".into()),
+            ("CLAUDE_PROJECT_DIR".into(), "/home/u".into()),
+        ];
+        options.project_env = Some(ScopeEnv {
+            file: Some("/env/project.env".into()),
+            vars: vec![
+                ("PATH".into(), "/project/tools".into()),
+                ("CLAUDE_ENV_FILE".into(), "/home/u/.bashrc".into()),
+            ],
+        });
+        let get = |env: &[(OsString, OsString)], name: &str| -> Vec<String> {
+            env.iter()
+                .filter(|(k, _)| k == name)
+                .map(|(_, v)| v.to_string_lossy().into_owned())
+                .collect()
+        };
+        let project = hook_env(project_hook, &EventName::SessionStart, &options, None);
+        assert_eq!(get(&project, "CLAUDE_ENV_FILE"), ["/env/project.env"]);
+        assert_eq!(get(&project, "PATH"), ["/project/tools"]);
+        assert!(get(&project, "YOURS").is_empty());
+        let user = hook_env(&user_hook, &EventName::SessionStart, &options, None);
+        assert_eq!(get(&user, "CLAUDE_ENV_FILE"), ["/env/yours.env"]);
+        assert_eq!(get(&user, "YOURS"), ["1"]);
+        assert!(
+            get(&user, "PATH").is_empty(),
+            "the project's PATH never reaches your hook"
+        );
+        assert_eq!(
+            get(&user, "CLAUDE_PROJECT_DIR"),
+            ["/project"],
+            "only hookbridge's"
+        );
+        let later = hook_env(project_hook, &EventName::PreToolUse, &options, None);
+        assert!(
+            get(&later, "CLAUDE_ENV_FILE").is_empty(),
+            "no env file but the protocol's"
+        );
+        options.project_env = None;
+        let same = hook_env(project_hook, &EventName::SessionStart, &options, None);
+        assert_eq!(get(&same, "CLAUDE_ENV_FILE"), ["/env/yours.env"]);
+        assert_eq!(get(&same, "YOURS"), ["1"]);
     }
 
     /// Two PermissionRequest hooks: the first allows at once, the second denies a moment later.

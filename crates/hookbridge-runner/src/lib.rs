@@ -19,5 +19,6 @@ pub mod start_up;
 
 pub use dispatch::{
     dispatch, dispatch_selection, warm_plan, AsyncAnswers, AsyncHooks, DispatchOptions, ProjectTimeouts,
+    ScopeEnv,
 };
 pub use report::{EventReport, HookReport, HookSummary};
