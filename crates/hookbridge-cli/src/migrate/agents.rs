@@ -298,7 +298,7 @@ fn gemini(file: &Path, value: &Value, out: &mut Migrated) {
                     ));
                     continue;
                 };
-                let mut converted = json!({"type": "command", "command": command});
+                let mut converted = json!({"type": "command", "command": command, "answers": "gemini"});
                 if let Some(ms) = hook.get("timeout").and_then(Value::as_f64) {
                     converted["timeout"] = seconds(ms / 1000.0);
                 }
@@ -357,7 +357,7 @@ fn cursor(file: &Path, value: &Value, out: &mut Migrated) {
                     file.display()
                 ));
             }
-            let mut converted = json!({"type": "command", "command": command});
+            let mut converted = json!({"type": "command", "command": command, "answers": "cursor"});
             if let Some(secs) = entry.get("timeout").and_then(Value::as_f64) {
                 converted["timeout"] = seconds(secs);
             }
@@ -386,6 +386,20 @@ fn copilot(file: &Path, value: &Value, out: &mut Migrated) {
                 .cloned()
                 .unwrap_or_default();
             for (name, value) in &env {
+                // Only a name a shell can assign: anything else would be run as part of the command.
+                let assignable = name
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if !assignable {
+                    out.note(format!(
+                        "{}: a {event} hook's `env` names {}, which is not a variable name; it is left out",
+                        file.display(),
+                        shell_quote(name)
+                    ));
+                    continue;
+                }
                 let text = value
                     .as_str()
                     .map(str::to_string)
@@ -393,7 +407,7 @@ fn copilot(file: &Path, value: &Value, out: &mut Migrated) {
                 command.push_str(&format!("{name}={} ", shell_quote(&text)));
             }
             command.push_str(bash);
-            let mut converted = json!({"type": "command", "command": command});
+            let mut converted = json!({"type": "command", "command": command, "answers": "copilot"});
             if let Some(secs) = entry.get("timeoutSec").and_then(Value::as_f64) {
                 converted["timeout"] = seconds(secs);
             }

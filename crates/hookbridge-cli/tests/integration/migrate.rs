@@ -213,6 +213,90 @@ fn copilot_bash_commands_carry_their_cwd_env_and_timeout() {
     assert_blocks(&p, "copilot says no");
 }
 
+/// A guard that blocks the way its own agent reads a block — exit 0 and a JSON deny — still
+/// blocks once migrated: the migrated hook says whose answers it prints (`"answers"`), and its
+/// deny is read as Claude Code's. Its allow is no allow here (the usual permission checks).
+#[test]
+fn a_guard_that_denies_in_its_own_agents_words_still_blocks() {
+    let deny = |answer: Value| format!("echo '{answer}'");
+    for (agent, file, config) in [
+        (
+            "cursor",
+            ".cursor/hooks.json",
+            json!({"version": 1, "hooks": {"beforeShellExecution": [
+            {"command": deny(json!({"permission": "deny", "user_message": "blocked", "agent_message": "cursor json says no"}))}]}}),
+        ),
+        (
+            "copilot",
+            ".github/hooks/guard.json",
+            json!({"version": 1, "hooks": {"preToolUse": [
+            {"type": "command", "bash": deny(json!({"permissionDecision": "deny", "permissionDecisionReason": "copilot json says no"}))}]}}),
+        ),
+        (
+            "gemini",
+            ".gemini/settings.json",
+            json!({"hooks": {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [
+            {"type": "command", "command": deny(json!({"decision": "deny", "reason": "gemini json says no"}))}]}]}}),
+        ),
+    ] {
+        let p = Project::new(json!({"hooks": {}}));
+        p.file(file, &config.to_string());
+        let done = migrate(&p, agent, &[]);
+        assert_eq!(done.code, Some(0), "{agent}: {}", done.stderr_str());
+        let hook = &migrated(&p, agent)["hooks"]["PreToolUse"][0]["hooks"][0];
+        assert_eq!(hook["answers"], agent, "{hook}");
+        let done = p.run("PreToolUse", "claude", &p.payload("PreToolUse"));
+        let answer: Value = serde_json::from_slice(&done.stdout).unwrap_or_default();
+        let specific = &answer["hookSpecificOutput"];
+        assert_eq!(
+            specific["permissionDecision"],
+            "deny",
+            "{agent}: {answer} {}",
+            done.stderr_str()
+        );
+        assert_eq!(
+            specific["permissionDecisionReason"],
+            format!("{agent} json says no")
+        );
+        // The same answer, allowing, decides nothing.
+        let allow = config.to_string().replace("deny", "allow");
+        p.file(file, &allow);
+        assert_eq!(migrate(&p, agent, &["--force"]).code, Some(0));
+        let done = p.run("PreToolUse", "claude", &p.payload("PreToolUse"));
+        assert_eq!(done.code, Some(0), "{agent}: {}", done.stderr_str());
+        assert!(
+            !done.stdout_str().contains("\"allow\""),
+            "{agent}: {}",
+            done.stdout_str()
+        );
+    }
+}
+
+/// A Copilot `env` name that is not a variable name is left out (and said), never run as part of
+/// the command.
+#[test]
+fn a_copilot_env_name_that_is_not_a_variable_is_left_out() {
+    let p = Project::new(json!({"hooks": {}}));
+    p.file(
+        ".github/hooks/guard.json",
+        &json!({"version": 1, "hooks": {"preToolUse": [
+        {"type": "command", "bash": "echo ok", "env": {"GOOD": "1", "x; touch pwned; y": "2"}}]}})
+        .to_string(),
+    );
+    let done = migrate(&p, "copilot", &["--dry-run"]);
+    assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+    let printed: Value = serde_json::from_slice(&done.stdout).unwrap();
+    assert_eq!(
+        printed["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "GOOD=1 echo ok"
+    );
+    assert!(
+        done.stderr_str().contains("which is not a variable name"),
+        "{}",
+        done.stderr_str()
+    );
+}
+
 #[test]
 fn nothing_to_migrate_and_broken_files_are_said_plainly() {
     let p = Project::new(json!({"hooks": {}}));

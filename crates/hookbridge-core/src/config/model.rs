@@ -123,6 +123,9 @@ pub struct CommandHook {
     /// `"sandbox"` (hookbridge's own key): what the hook's process may touch, enforced by the
     /// kernel; `None` runs it with every right its user has.
     pub sandbox: Option<Sandbox>,
+    /// `"answers"` (hookbridge's own key): the agent whose answers the hook prints (a hook
+    /// migrated from Cursor, Copilot or Gemini CLI); `None`: Claude Code's.
+    pub answers: Option<crate::decision::foreign::AnswersAs>,
 }
 
 /// A command hook's sandbox (`"sandbox": true`, or an object that refines it): the hook reads

@@ -14,6 +14,7 @@
 mod answer;
 pub(crate) mod claude;
 mod execution;
+pub mod foreign;
 mod in_words;
 pub mod json_text;
 mod judged;

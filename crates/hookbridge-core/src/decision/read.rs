@@ -4,11 +4,12 @@
 
 use serde_json::{Map, Value};
 
-use crate::config::{HookKind, HookSpec};
+use crate::config::{CommandHook, HookKind, HookSpec};
 use crate::event::EventName;
 
 use super::answer::{HookAnswer, HookJson, HookOutput, NoVerdictReason, PermissionDecision};
 use super::execution::{HookExecution, HookFailure, HookFailureKind, RunStatus};
+use super::foreign::{as_seed_answer, AnswersAs};
 use super::json_text::{self, Unread};
 use super::judged::{verdict_answer, Judge};
 use HookFailureKind::{Refused, TooLarge, Unreadable};
@@ -62,6 +63,12 @@ pub fn interpret_hook(event: &EventName, hook: &HookSpec, execution: &HookExecut
         (RunStatus::Answered, HookKind::Rule(_)) if !contains(&execution.stdout, b"\"action\"") => {
             interpret(event, execution)
         }
+        (
+            _,
+            HookKind::Command(CommandHook {
+                answers: Some(agent), ..
+            }),
+        ) => interpret_foreign(event, *agent, execution),
         _ if speaks_seed(hook) => interpret_seed(event, execution),
         _ => interpret(event, execution),
     }
@@ -91,6 +98,26 @@ fn interpret_seed(event: &EventName, execution: &HookExecution) -> HookAnswer {
         interpret(event, &execution)
     };
     seed_json_answer(event, object, rewritten)
+}
+
+/// A hook that answers in another agent's words (`"answers"`): a JSON answer's decision is
+/// rewritten as the seed's `action` and then as Claude Code's (see [`super::foreign`]).
+fn interpret_foreign(event: &EventName, agent: AnswersAs, execution: &HookExecution) -> HookAnswer {
+    let stdout = String::from_utf8_lossy(&execution.stdout);
+    let trimmed = json_text::js_trim(&stdout);
+    let object = match trimmed.starts_with('{').then(|| json_text::parse(trimmed)) {
+        Some(Ok(Value::Object(object))) => object,
+        _ => return interpret(event, execution),
+    };
+    let rewritten = |claude: Map<String, Value>| -> HookAnswer {
+        let mut execution = execution.clone();
+        execution.stdout = Value::Object(claude).to_string().into_bytes();
+        interpret(event, &execution)
+    };
+    match as_seed_answer(agent, event, object) {
+        (answer, true) => seed_json_answer(event, answer, rewritten),
+        (answer, false) => rewritten(answer),
+    }
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {

@@ -260,6 +260,10 @@ fn canonical_hook(out: &mut serde_json::Map<String, Value>, hook: &HookSpec, pro
                     command["sandbox"]["env"] = json!(sandbox.env);
                 }
             }
+            // How its answers are read is part of what was trusted (only when set, as above).
+            if let Some(agent) = c.answers {
+                command["answers"] = json!(agent.as_str());
+            }
             command
         }
         HookKind::Prompt(p) | HookKind::Agent(p) => {

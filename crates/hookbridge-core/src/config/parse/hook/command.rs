@@ -1,5 +1,5 @@
 //! A `command` hook: its fields (`command`, `args`, `shell`, `async`, `asyncRewake`, `warm`,
-//! `sandbox`) read into a [`CommandHook`], the placeholders a plugin's command may use expanded,
+//! `sandbox`, `answers`) read into a [`CommandHook`], the placeholders a plugin's command may use expanded,
 //! and the `sandbox` value's shape.
 
 use serde_json::Value;
@@ -28,6 +28,9 @@ impl Reader<'_> {
             .unwrap_or(false);
         let warm = self.take(usable, "warm", f.warm.take()).unwrap_or(true);
         let sandbox = self.take(usable, "sandbox", f.sandbox.take()).flatten();
+        let answers = self
+            .take(usable, "answers", f.answers.take())
+            .and_then(crate::decision::foreign::AnswersAs::from_word);
         let (Some((command, command_at)), true) = (command, *usable) else {
             return None;
         };
@@ -40,6 +43,7 @@ impl Reader<'_> {
             async_rewake,
             warm,
             sandbox,
+            answers,
         })?))
     }
     /// A command hook from its checked fields; `None` (reported) if the command is empty.
@@ -80,6 +84,7 @@ impl Reader<'_> {
             async_rewake: c.async_rewake,
             warm: c.warm,
             sandbox: c.sandbox,
+            answers: c.answers,
         })
     }
 }
@@ -183,6 +188,7 @@ struct CommandFields {
     async_rewake: bool,
     warm: bool,
     sandbox: Option<Sandbox>,
+    answers: Option<crate::decision::foreign::AnswersAs>,
 }
 
 #[cfg(test)]

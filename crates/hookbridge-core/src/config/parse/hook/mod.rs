@@ -106,6 +106,9 @@ impl Reader<'_> {
                 HookKey::AsyncRewake => f.async_rewake = Some(self.boolean(name, peek, at)?),
                 HookKey::Warm => f.warm = Some(self.boolean(name, peek, at)?),
                 HookKey::Sandbox => f.sandbox = Some(self.sandbox(name, peek, at)?),
+                HookKey::Answers => {
+                    f.answers = Some(self.word(name, peek, at, crate::decision::foreign::AnswersAs::WORDS)?)
+                }
                 HookKey::Prompt => f.prompt = Some(self.string(name, peek, at)?),
                 HookKey::Model => f.model = Some(self.string(name, peek, at)?),
                 HookKey::ContinueOnBlock => f.continue_on_block = Some(self.boolean(name, peek, at)?),
@@ -628,6 +631,7 @@ struct HookFields {
     async_rewake: Option<Slot<bool>>,
     warm: Option<Slot<bool>>,
     sandbox: Option<Slot<Option<Sandbox>>>,
+    answers: Option<Slot<&'static str>>,
     prompt: Option<Slot<String>>,
     model: Option<Slot<String>>,
     continue_on_block: Option<Slot<bool>>,
@@ -640,9 +644,32 @@ struct HookFields {
     /// Where each known key's value starts, by [`HookKey`] (`rewakeMessage`, `rewakeSummary` and
     /// `holdsTools` are accepted for command hooks and not used: Claude Code 2.1.332 honours
     /// `holdsTools` only in its official security-guidance plugin, case 312).
-    seen_at: [Option<usize>; HookKey::ALL.len()],
+    seen_at: SeenAt,
     /// Keys no hook type has.
     unknown: Vec<(String, usize)>,
+}
+
+/// Where each known key's value starts, by [`HookKey`] (an array longer than `Default` is
+/// derived for).
+struct SeenAt([Option<usize>; HookKey::ALL.len()]);
+
+impl Default for SeenAt {
+    fn default() -> Self {
+        SeenAt([None; HookKey::ALL.len()])
+    }
+}
+
+impl std::ops::Index<usize> for SeenAt {
+    type Output = Option<usize>;
+    fn index(&self, key: usize) -> &Option<usize> {
+        &self.0[key]
+    }
+}
+
+impl std::ops::IndexMut<usize> for SeenAt {
+    fn index_mut(&mut self, key: usize) -> &mut Option<usize> {
+        &mut self.0[key]
+    }
 }
 
 /// The keys hooks of some type have.
@@ -680,10 +707,11 @@ enum HookKey {
     Warm,
     HoldsTools,
     Sandbox,
+    Answers,
 }
 
 impl HookKey {
-    const ALL: [(&'static str, HookKey); 32] = [
+    const ALL: [(&'static str, HookKey); 33] = [
         ("type", HookKey::Type),
         ("timeout", HookKey::Timeout),
         ("if", HookKey::If),
@@ -716,6 +744,7 @@ impl HookKey {
         ("warm", HookKey::Warm),
         ("holdsTools", HookKey::HoldsTools),
         ("sandbox", HookKey::Sandbox),
+        ("answers", HookKey::Answers),
     ];
 
     /// The key, or the unknown key's text.
@@ -737,7 +766,7 @@ impl HookKey {
         match self {
             Type | Timeout | If | StatusMessage | Once | OnFailure | TimeoutMs | OnFailureSeed => true,
             Command | Args | Shell | Async | AsyncRewake | RewakeMessage | RewakeSummary | Warm
-            | HoldsTools | Sandbox => family == Family::Command,
+            | HoldsTools | Sandbox | Answers => family == Family::Command,
             Prompt | Model => matches!(family, Family::Prompt | Family::Llm),
             ContinueOnBlock => family == Family::Prompt,
             MaxTokens | Cache => family == Family::Llm,
@@ -802,6 +831,15 @@ impl HookKey {
                         "description": "Environment variables named as secrets (`*_TOKEN`, `*_API_KEY`, …) that the hook is given all the same; by default it is given none"}},
                 "additionalProperties": false,
                 "description": "Run the hook in a kernel sandbox (Landlock): it reads everywhere but the user's credentials (files, and environment variables named as secrets), writes only the project, its temporary folder and `write`, and reaches no network unless `network` allows it"}),
+            HookKey::Answers => {
+                let mut words: Vec<Value> = crate::decision::foreign::AnswersAs::WORDS
+                    .iter()
+                    .map(|w| json!(w))
+                    .collect();
+                words.push(Value::Null);
+                json!({"enum": words,
+                    "description": "The agent whose answers the hook prints (a hook migrated from it): its deny or ask is read as Claude Code's (default: claude)"})
+            }
             HookKey::RewakeMessage | HookKey::RewakeSummary => json!({"description": "Accepted and ignored"}),
             HookKey::HoldsTools => {
                 json!({"description": "Accepted and ignored: Claude Code honours it only in its official security-guidance plugin"})
