@@ -292,4 +292,36 @@ fn a_byte_that_is_not_utf8_does_not_drop_the_files_other_hooks() {
     let checked = validate(&p);
     let said = format!("{}{}", checked.stdout_str(), checked.stderr_str());
     assert!(said.contains("not valid UTF-8 from byte 91"), "{said}");
+
+    // The same in a plugin's manifest (its name is the plugin's data folder's) and in a
+    // `hookbridge-state.json`: read, and said, never silently.
+    let plugin = p.hooks_dir().join("lint");
+    fs::create_dir_all(plugin.join(".claude-plugin")).unwrap();
+    fs::write(
+        plugin.join(".claude-plugin/plugin.json"),
+        b"{\"name\": \"li\xe9nt\"}",
+    )
+    .unwrap();
+    fs::write(
+        plugin.join("hooks.json"),
+        br#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}"#,
+    )
+    .unwrap();
+    fs::write(
+        p.hooks_dir().join("hookbridge-state.json"),
+        b"{\"disabled\": [], \"note\": \"\xe9\"}",
+    )
+    .unwrap();
+    let checked = validate(&p);
+    let said = format!("{}{}", checked.stdout_str(), checked.stderr_str());
+    let lines: Vec<&str> = said.lines().collect();
+    for (file, at) in [("plugin.json", 12), ("hookbridge-state.json", 26)] {
+        let warning = format!("not valid UTF-8 from byte {at}");
+        assert!(
+            lines
+                .windows(2)
+                .any(|w| w[0].contains(&warning) && w[1].contains(file)),
+            "{file}: {said}"
+        );
+    }
 }

@@ -323,7 +323,7 @@ impl HooksFolder<'_> {
     /// `hookbridge-state.json`: what `hookbridge disable` switched off here.
     fn apply_state(&self, set: &mut HookSet) {
         let path = self.dir.join(STATE_FILE_NAME);
-        let text = match self.files.read(OsStr::new(STATE_FILE_NAME), &path) {
+        let text = match self.files.read(set, OsStr::new(STATE_FILE_NAME), &path) {
             Ok(Some(text)) => text,
             Ok(None) => return,
             Err(e) => {
@@ -343,7 +343,7 @@ impl HooksFolder<'_> {
     fn load_plugin(&self, set: &mut HookSet, plugin_dir: &Path, folder_name: &OsStr) {
         let manifest_path = joined(plugin_dir, ".claude-plugin/plugin.json");
         let manifest_name = relative_name(folder_name, ".claude-plugin/plugin.json");
-        let manifest = match self.files.read(&manifest_name, &manifest_path) {
+        let manifest = match self.files.read(set, &manifest_name, &manifest_path) {
             Ok(text) => text,
             Err(e) => {
                 set.diagnostics.push(
@@ -515,12 +515,8 @@ impl HooksFolder<'_> {
             return;
         }
         if let Some(at) = invalid_utf8_at {
-            set.diagnostics.push(
-                Diagnostic::warning(format!(
-                    "not valid UTF-8 from byte {at}: such bytes are read as U+FFFD, as Claude Code reads them"
-                ))
-                .in_file(path),
-            );
+            set.diagnostics
+                .push(Diagnostic::warning(not_utf8(at)).in_file(path));
         }
         let source = ConfigSource {
             path: path.to_path_buf(),
@@ -679,9 +675,16 @@ impl FolderFiles {
     /// The text of the file `name` (relative to the hooks directory, or absolute), whose full path
     /// is `path`; `None` when there is no file there (nothing, or a path through a non-directory).
     /// Anything else (a directory or FIFO, a file too large, permissions) is an
-    /// error to report.
-    fn read(&self, name: &OsStr, path: &Path) -> Result<Option<String>, ReadError> {
-        self.with_text(name, path, |text, _| text.to_string())
+    /// error to report. Bytes that are not UTF-8 are read as U+FFFD and said in a warning on `set`.
+    fn read(&self, set: &mut HookSet, name: &OsStr, path: &Path) -> Result<Option<String>, ReadError> {
+        let read = self.with_text(name, path, |text, invalid_at| (text.to_string(), invalid_at))?;
+        Ok(read.map(|(text, invalid_at)| {
+            if let Some(at) = invalid_at {
+                set.diagnostics
+                    .push(Diagnostic::warning(not_utf8(at)).in_file(path));
+            }
+            text
+        }))
     }
 
     /// Hand the text of the file `name` (full path `path`) to `use_text`; `None` when there is no
@@ -742,6 +745,11 @@ fn sanitize(name: &str) -> String {
             }
         })
         .collect()
+}
+
+/// Why a file with bytes that are not UTF-8 (from byte `at`) loads all the same.
+fn not_utf8(at: usize) -> String {
+    format!("not valid UTF-8 from byte {at}: such bytes are read as U+FFFD, as Claude Code reads them")
 }
 
 #[cfg(test)]

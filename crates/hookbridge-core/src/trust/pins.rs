@@ -409,7 +409,8 @@ fn candidate_words(
         None => shell_line(&command.resolved_command, &lookup),
     };
     // A shell given its commands as a string (`sh -c "sh g.sh"`) runs what that string names: read
-    // in turn, a few levels deep.
+    // in turn, nested strings too, until MAX_COMMANDS commands are known (a bound on the count,
+    // not on the depth: what lies past it is not pinned).
     let mut at = 0;
     while at < commands.len() && commands.len() < MAX_COMMANDS {
         if let Some(line) = shell_string(&commands[at]) {
