@@ -201,6 +201,46 @@ fn translate_tools(matcher: &str, table: &[(&str, &str)]) -> Option<String> {
     Some(out.join("|"))
 }
 
+/// `matcher` with the agent's tool names translated: a list of known names as [`translate_tools`]
+/// does; else, as a regular expression, each name of `table` in it that stands as a whole word
+/// (`^run_shell_command$` → `^Bash$`), said in a note, as a guard whose matcher no longer names
+/// the tool would never fire. `None`: no name of the table in it.
+fn translated_matcher(
+    file: &Path,
+    event: &str,
+    matcher: &str,
+    table: &[(&str, &str)],
+    out: &mut Migrated,
+) -> Option<String> {
+    if let Some(list) = translate_tools(matcher, table) {
+        return Some(list);
+    }
+    let mut translated = String::with_capacity(matcher.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, translated: &mut String| {
+        let name = table.iter().find(|(theirs, _)| *theirs == word.as_str());
+        translated.push_str(name.map_or(word.as_str(), |(_, claude)| claude));
+        word.clear();
+    };
+    for c in matcher.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut translated);
+            translated.push(c);
+        }
+    }
+    flush(&mut word, &mut translated);
+    if translated == matcher {
+        return None;
+    }
+    out.note(format!(
+        "{}: {event} matcher `{matcher}` is read as the regular expression `{translated}`, the agent's tool names in it replaced by Claude Code's; check that it matches what it did",
+        file.display()
+    ));
+    Some(translated)
+}
+
 const CURSOR_EVENTS: EventTable = &[
     ("beforeShellExecution", EventName::PreToolUse, Some("Bash")),
     ("afterShellExecution", EventName::PostToolUse, Some("Bash")),
@@ -275,7 +315,7 @@ fn gemini(file: &Path, value: &Value, out: &mut Migrated) {
                 .and_then(Value::as_str)
                 .filter(|m| !m.is_empty() && *m != "*");
             let matcher = match (matcher, claude_event) {
-                (Some(m), "PreToolUse" | "PostToolUse") => Some(translate_tools(m, GEMINI_TOOL_NAMES).unwrap_or_else(|| {
+                (Some(m), "PreToolUse" | "PostToolUse") => Some(translated_matcher(file, event, m, GEMINI_TOOL_NAMES, out).unwrap_or_else(|| {
                     out.note(format!(
                         "{}: {event} matcher `{m}` is kept as written; it names Gemini's tools, translate it to Claude Code's (run_shell_command → Bash, write_file → Write, replace → Edit, …)",
                         file.display()
@@ -335,7 +375,7 @@ fn cursor(file: &Path, value: &Value, out: &mut Migrated) {
             let matcher = match (fixed_matcher, entry.get("matcher").and_then(Value::as_str)) {
                 (Some(fixed), _) => Some(fixed.to_string()),
                 (None, Some(m)) if claude_event.contains("ToolUse") => {
-                    Some(translate_tools(m, CURSOR_TOOLS).unwrap_or_else(|| {
+                    Some(translated_matcher(file, event, m, CURSOR_TOOLS, out).unwrap_or_else(|| {
                         out.note(format!(
                             "{}: {event} matcher `{m}` is kept as written; translate Cursor's tool names to Claude Code's",
                             file.display()

@@ -272,6 +272,39 @@ fn a_guard_that_denies_in_its_own_agents_words_still_blocks() {
     }
 }
 
+/// A matcher written as a regular expression keeps guarding the same tool: the agent's tool names
+/// in it are replaced where they stand as whole words (and said), so `^run_shell_command$` still
+/// fires on a shell command.
+#[test]
+fn a_regex_matcher_names_claude_codes_tools_after_migration() {
+    for (matcher, expected) in [
+        ("^run_shell_command$", "^Bash$"),
+        ("run_shell_command|my_tool", "Bash|my_tool"),
+        ("(run_shell_command|write_file)", "(Bash|Write)"),
+    ] {
+        let p = Project::new(json!({"hooks": {}}));
+        p.file(
+            ".gemini/settings.json",
+            &json!({"hooks": {"BeforeTool": [{"matcher": matcher, "hooks": [
+                {"type": "command", "command": "echo 'regex says no' >&2; exit 2"}]}]}})
+            .to_string(),
+        );
+        let done = migrate(&p, "gemini", &[]);
+        assert_eq!(done.code, Some(0), "{}", done.stderr_str());
+        assert_eq!(
+            migrated(&p, "gemini")["hooks"]["PreToolUse"][0]["matcher"],
+            expected
+        );
+        assert!(
+            done.stderr_str()
+                .contains(&format!("is read as the regular expression `{expected}`")),
+            "{}",
+            done.stderr_str()
+        );
+        assert_blocks(&p, "regex says no");
+    }
+}
+
 /// A Copilot `env` name that is not a variable name is left out (and said), never run as part of
 /// the command.
 #[test]

@@ -122,7 +122,7 @@ pub fn as_seed_answer(
     };
     // `ask` is a tool call's question; elsewhere it decides nothing.
     let action = action.filter(|a| *a != "ask" || *event == EventName::PreToolUse);
-    let Some(action) = action else {
+    let Some(action) = action.filter(|action| settle(action, &mut answer)) else {
         return (answer, false);
     };
     answer.insert("action".into(), Value::String(action.into()));
@@ -130,6 +130,36 @@ pub fn as_seed_answer(
         answer.insert("message".into(), Value::String(message));
     }
     (answer, true)
+}
+
+/// Where the hook also says a decision in Claude Code's own keys, the stricter of the two holds
+/// (deny before ask before allow), so that the two never contradict each other — which would make
+/// the answer unreadable, a failure of the hook, and a block lost under `onFailure: continue`.
+/// The weaker Claude Code decision is removed; `false`: the agent's `action` is the weaker one
+/// and is dropped.
+fn settle(action: &str, answer: &mut Map<String, Value>) -> bool {
+    let block = action == "block";
+    if block && answer.get("decision").and_then(Value::as_str) == Some("approve") {
+        answer.remove("decision");
+    }
+    let Some(Value::Object(specific)) = answer.get_mut("hookSpecificOutput") else {
+        return true;
+    };
+    match specific.get("permissionDecision").and_then(Value::as_str) {
+        Some("deny") if !block => return false,
+        Some("deny") | None => {}
+        Some(_) => {
+            specific.remove("permissionDecision");
+        }
+    }
+    let behavior = specific
+        .get("decision")
+        .and_then(|d| d.get("behavior"))
+        .and_then(Value::as_str);
+    if block && behavior.is_some_and(|b| b != "deny") {
+        specific.remove("decision");
+    }
+    true
 }
 
 #[cfg(test)]
@@ -231,6 +261,49 @@ mod tests {
                 json!({"hookSpecificOutput": {"hookEventName": "AfterTool", "additionalContext": "c"}})
             ),
             json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "c"}})
+        );
+    }
+
+    /// A deny in either words holds over an allow or an ask in the other: the two never make the
+    /// answer unreadable (a failure, under `onFailure: continue` an allow).
+    #[test]
+    fn the_stricter_of_the_two_words_holds() {
+        use AnswersAs::*;
+        let pre = EventName::PreToolUse;
+        let claude = |decision: &str| json!({"hookEventName": "PreToolUse", "permissionDecision": decision});
+        assert_eq!(
+            seed(
+                Gemini,
+                pre.clone(),
+                json!({"decision": "deny", "hookSpecificOutput": claude("allow")})
+            ),
+            json!({"action": "block", "hookSpecificOutput": {"hookEventName": "PreToolUse"}})
+        );
+        assert_eq!(
+            seed(
+                Cursor,
+                pre.clone(),
+                json!({"permission": "ask", "hookSpecificOutput": claude("deny")})
+            ),
+            json!({"hookSpecificOutput": claude("deny")}),
+            "the hook's own deny holds"
+        );
+        assert_eq!(
+            seed(
+                Copilot,
+                pre.clone(),
+                json!({"permissionDecision": "deny", "decision": "approve"})
+            ),
+            json!({"action": "block"})
+        );
+        let request = json!({"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}});
+        assert_eq!(
+            seed(
+                Gemini,
+                EventName::PermissionRequest,
+                json!({"decision": "deny", "hookSpecificOutput": request})
+            ),
+            json!({"action": "block", "hookSpecificOutput": {"hookEventName": "PermissionRequest"}})
         );
     }
 

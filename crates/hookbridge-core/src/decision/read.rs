@@ -391,6 +391,50 @@ mod tests {
         assert_eq!(interpret(&PRE, &unreachable), HookAnswer::Failed(failure));
     }
 
+    /// A hook that answers in another agent's words (`"answers"`) denies with them, and a deny in
+    /// one set of words beside an allow in the other is still a deny, never an unreadable answer.
+    #[test]
+    fn another_agents_deny_is_read_as_a_deny() {
+        let hook = |agent: &str| -> HookSpec {
+            let text = serde_json::json!({"hooks": {"PreToolUse": [{"hooks": [
+                {"type": "command", "command": "guard", "answers": agent}]}]}})
+            .to_string();
+            let source = crate::config::ConfigSource {
+                path: "/t/hooks.json".into(),
+                scope: crate::config::Scope::User,
+                hooks_dir: "/t".into(),
+                plugin: None,
+                description: None,
+            };
+            let mut set = crate::config::HookSet::default();
+            set.extend(crate::config::parse_hooks_file(&text, source, 0, "/t"));
+            let (_, _, hook) = set.hooks().next().expect("one hook");
+            hook.clone()
+        };
+        let decision =
+            |agent: &str, stdout: &str| match interpret_hook(&PRE, &hook(agent), &exec(0, stdout, "")) {
+                HookAnswer::Output(HookOutput::Json(json)) => json.permission_decision(),
+                HookAnswer::Output(HookOutput::Dropped(_)) => None,
+                other => panic!("{agent}: {other:?}"),
+            };
+        let deny = Some(PermissionDecision::Deny);
+        assert_eq!(decision("cursor", r#"{"permission": "deny"}"#), deny);
+        assert_eq!(decision("copilot", r#"{"permissionDecision": "deny"}"#), deny);
+        assert_eq!(
+            decision("gemini", r#"{"decision": "deny", "reason": "no"}"#),
+            deny
+        );
+        assert_eq!(
+            decision("claude", r#"{"decision": "deny"}"#),
+            None,
+            "Claude Code's words: none"
+        );
+        let both = r#"{"decision": "deny", "hookSpecificOutput": {"hookEventName": "BeforeTool", "permissionDecision": "allow"}}"#;
+        assert_eq!(decision("gemini", both), deny);
+        let both = r#"{"permission": "allow", "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}}"#;
+        assert_eq!(decision("cursor", both), deny);
+    }
+
     #[test]
     fn exit_two_blocks_with_stderr_and_ignores_json() {
         let a = interpret(
