@@ -44,13 +44,8 @@ pub fn path() -> Option<PathBuf> {
 
 /// `~/.amplifier/hookbridge/diagnostics.log`.
 fn default_path() -> Option<PathBuf> {
-    let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
-    Some(
-        PathBuf::from(home)
-            .join(".amplifier")
-            .join("hookbridge")
-            .join("diagnostics.log"),
-    )
+    let home = hookbridge_runner::home::user_home()?;
+    Some(home.join(".amplifier").join("hookbridge").join("diagnostics.log"))
 }
 
 /// Append `lines` (each one problem) to the log.

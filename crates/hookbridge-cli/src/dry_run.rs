@@ -125,9 +125,7 @@ fn traced_hooks<'a>(
     project_dir: &Path,
 ) -> Vec<TracedHook<'a>> {
     let mut runs: Vec<Option<HookRunView<'_>>> = runs.into_iter().map(Some).collect();
-    let home = std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from);
+    let home = hookbridge_runner::home::user_home();
     explained
         .iter()
         .map(|e| {

@@ -538,9 +538,7 @@ fn problems(
     project_servers: bool,
 ) -> Vec<Diagnostic> {
     let mut problems = set.diagnostics.clone();
-    let home = std::env::var_os("HOME")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_default();
+    let home = hookbridge_runner::home::user_home().unwrap_or_default();
     let at = |d: Diagnostic, hook: &hookbridge_core::config::HookSpec| {
         let mut d = d.in_file(&hook.source.path);
         d.position = Some(hook.position);

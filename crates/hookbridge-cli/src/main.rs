@@ -392,7 +392,7 @@ impl ProjectArgs {
                 .any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()));
         let mut project = self.resolve()?;
         if !explicit {
-            let home = std::env::var_os("HOME").map(PathBuf::from);
+            let home = manage::home();
             if let Some(found) = nearest_project(&project.dir, home.as_deref()) {
                 if found != project.dir {
                     say(format_args!(
@@ -437,12 +437,10 @@ impl ProjectArgs {
         Loaded { set, trust }
     }
 
-    /// Where to look for hooks of `project_dir` (from [`ProjectArgs::resolve`]). A relative `HOME`
-    /// is made absolute for the same reason as the project.
+    /// Where to look for hooks of `project_dir` (from [`ProjectArgs::resolve`]); your folder is in
+    /// your home ([`hookbridge_runner::home::user_home`]: a relative `HOME` is not yours).
     pub fn discovery(&self, project_dir: &Path) -> hookbridge_core::config::DiscoveryOptions {
-        let home = std::env::var_os("HOME")
-            .filter(|h| !h.is_empty())
-            .and_then(|h| std::path::absolute(h).ok());
+        let home = manage::home();
         let mut options = hookbridge_core::config::DiscoveryOptions::new(project_dir, home.as_deref());
         options.include_user = !self.no_user_hooks;
         options.include_project = !self.no_project_hooks;

@@ -59,11 +59,7 @@ pub fn trust_project(
     user_home: Option<PathBuf>,
     config_only: bool,
 ) -> PyResult<String> {
-    let user_home = user_home.or_else(|| {
-        std::env::var_os("HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from)
-    });
+    let user_home = user_home.or_else(hookbridge_runner::home::user_home);
     py.detach(|| {
         let project = std::fs::canonicalize(&project_dir).unwrap_or(project_dir);
         let options = hookbridge_core::config::DiscoveryOptions::new(&project, user_home.as_deref());
@@ -245,11 +241,7 @@ impl Engine {
     ) -> PyResult<Self> {
         let default_timeout = seconds("default_timeout", default_timeout)?;
         let max_timeout = seconds("max_timeout", max_timeout)?;
-        let user_home = user_home.or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|h| !h.is_empty())
-                .map(PathBuf::from)
-        });
+        let user_home = user_home.or_else(hookbridge_runner::home::user_home);
         let settings = EngineSettings {
             project_dir,
             user_home,

@@ -21,11 +21,15 @@ use anyhow::Context as _;
 pub use replace::{replace, Replaced, Snapshot};
 pub use scope::Scope;
 
-/// The text of `path`; `None` when there is no file there.
+/// The text of `path`; `None` when there is no file there. Read as discovery reads a config file
+/// (a regular file only, at most [`MAX_CONFIG_BYTES`](hookbridge_core::config::MAX_CONFIG_BYTES)):
+/// a repository's `.cursor/hooks.json` that is a symlink to `/dev/zero` or a FIFO is an error
+/// naming the file, never a read without end.
 pub fn read_if_exists(path: &Path) -> anyhow::Result<Option<String>> {
-    match std::fs::read_to_string(path) {
+    use hookbridge_core::config::{read_bounded, ReadError, MAX_CONFIG_BYTES};
+    match read_bounded(path, MAX_CONFIG_BYTES) {
         Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
     }
 }

@@ -145,9 +145,7 @@ pub fn install_into(args: InstallIntoArgs) -> anyhow::Result<ExitCode> {
     for warning in &project.warnings {
         say(format_args!("warning: {warning}"));
     }
-    let home = std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .and_then(|h| std::path::absolute(h).ok());
+    let home = crate::manage::home();
     let agent = crate::agents::named(&args.agent).expect("clap accepts only the agents there are");
     let installer = installer_of(agent);
     let file = args

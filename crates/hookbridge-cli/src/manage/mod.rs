@@ -104,11 +104,9 @@ impl HooksDir {
     }
 }
 
-/// The absolute home directory, if there is one.
+/// Your home directory ([`hookbridge_runner::home::user_home`]), if there is one.
 pub fn home() -> Option<PathBuf> {
-    std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .and_then(|h| std::path::absolute(h).ok())
+    hookbridge_runner::home::user_home()
 }
 
 /// A name usable as a folder name (a plugin's, a marketplace's).

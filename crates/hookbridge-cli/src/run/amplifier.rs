@@ -27,9 +27,7 @@ pub(super) fn run_amplifier(args: RunArgs) -> anyhow::Result<ExitCode> {
         .into());
     }
     let (project_dir, mut problems, input) = project_and_input(&args)?;
-    let home = std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from);
+    let home = hookbridge_runner::home::user_home();
     let settings = EngineSettings {
         project_dir: project_dir.clone(),
         user_home: home.clone(),

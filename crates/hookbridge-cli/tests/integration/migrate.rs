@@ -330,6 +330,50 @@ fn a_copilot_env_name_that_is_not_a_variable_is_left_out() {
     );
 }
 
+/// A file a management command reads that a repository made endless (`/dev/zero` behind a
+/// symlink) or blocking (a FIFO) is refused with its name, never read without end.
+#[test]
+fn an_endless_or_blocking_file_is_refused_not_read() {
+    let p = Project::new(json!({"hooks": {}}));
+    fs::create_dir_all(p.dir.join(".cursor")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", p.dir.join(".cursor/hooks.json")).unwrap();
+    let done = migrate(&p, "cursor", &[]);
+    assert_eq!(done.code, Some(1), "{}", done.stderr_str());
+    assert!(
+        done.stderr_str().contains(".cursor/hooks.json"),
+        "{}",
+        done.stderr_str()
+    );
+    assert!(
+        done.stderr_str().contains("not a regular file"),
+        "{}",
+        done.stderr_str()
+    );
+    fs::create_dir_all(p.dir.join(".gemini")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(p.dir.join(".gemini/settings.json"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let done = migrate(&p, "gemini", &[]);
+    assert_eq!(done.code, Some(1), "{}", done.stderr_str());
+    assert!(
+        done.stderr_str().contains("not a regular file"),
+        "{}",
+        done.stderr_str()
+    );
+    let state = p.hooks_dir().join("hookbridge-state.json");
+    std::os::unix::fs::symlink("/dev/zero", &state).unwrap();
+    let dir = p.dir.to_string_lossy().into_owned();
+    let done = p.finish(p.hookbridge(["disable", "anything", "--project-dir", &dir]), b"");
+    assert_ne!(done.code, Some(0), "{}", done.stderr_str());
+    assert!(
+        done.stderr_str().contains("hookbridge-state.json"),
+        "{}",
+        done.stderr_str()
+    );
+}
+
 #[test]
 fn nothing_to_migrate_and_broken_files_are_said_plainly() {
     let p = Project::new(json!({"hooks": {}}));

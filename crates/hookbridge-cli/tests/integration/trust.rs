@@ -116,6 +116,19 @@ fn notice_in(done: &Finished) -> Option<String> {
     answer["systemMessage"].as_str().map(str::to_string)
 }
 
+/// A relative `HOME` (a project's settings can give the agent `HOME=.`, and the agent its hooks)
+/// is not yours: the repository's folder is not taken for your own and its hooks stay held. Your
+/// home is then the account's.
+#[test]
+fn a_relative_home_never_makes_the_projects_hooks_yours() {
+    let repo = Repo::new();
+    repo.project_hooks(&guard("project-guard"));
+    let done = repo.run_in_session("s1", &[("HOME", ".")]);
+    assert_held(&done);
+    let done = repo.run_in_session("s1", &[("HOME", "./")]);
+    assert_held(&done);
+}
+
 /// The user's own folder is never taken for a project's: a session opened in the home directory,
 /// a project directory pointed at it through the environment (a project's settings can set
 /// `AMPLIFIER_PROJECT_DIR`), and a repository whose `.amplifier/hooks` is a symlink to it all run
@@ -685,9 +698,10 @@ fn a_matcher_that_backtracks_without_end_never_takes_the_users_guard_down() {
 }
 
 /// Trust pins the scripts a command runs when a wrapper or an option with a value stands in front
-/// of them, when a shell reads them on stdin or from a `-c` string, and a module `python3 -m`
-/// runs (found by red-team passes: each of these ran an edited script with no new review), and
-/// still not the files a hook writes as it runs.
+/// of them, when a shell reads them on stdin or from a `-c` string, a module `python3 -m` runs,
+/// and a file whose text the line runs (`cat p | sh`, `eval "$(cat r)"`) — found by red-team
+/// passes: each of these ran an edited script with no new review — and still not the files a
+/// hook writes as it runs.
 #[test]
 fn a_script_behind_a_wrapper_or_an_option_is_pinned_too() {
     let forms = [
@@ -703,6 +717,10 @@ fn a_script_behind_a_wrapper_or_an_option_is_pinned_too() {
         ("sh -s < m.sh", "m.sh", false),
         ("sh -c 'sh n.sh'", "n.sh", false),
         ("python3 -m pmod", "pmod.py", false),
+        // Text a line runs that it made from a file, whatever the file looks like (pass 6).
+        ("cat p | sh", "p", false),
+        ("eval \"$(cat r)\"", "r", false),
+        ("sh -c \"$(cat v)\"", "v", false),
     ];
     for (command, script, executable) in forms {
         let repo = Repo::new();

@@ -97,12 +97,26 @@ fn interpret_seed(event: &EventName, execution: &HookExecution) -> HookAnswer {
         execution.stdout = Value::Object(claude).to_string().into_bytes();
         interpret(event, &execution)
     };
-    seed_json_answer(event, object, rewritten)
+    still_blocking(event, execution, seed_json_answer(event, object, rewritten))
+}
+
+/// An exit 2 blocks whatever the hook printed (Claude Code's rule): an answer that cannot be
+/// rewritten as Claude Code's does not turn that block into a failure, and under
+/// `onFailure: continue` into an allow.
+fn still_blocking(event: &EventName, execution: &HookExecution, answer: HookAnswer) -> HookAnswer {
+    match (&execution.status, answer) {
+        (RunStatus::Exited(2), HookAnswer::Failed(_)) => interpret(event, execution),
+        (_, answer) => answer,
+    }
 }
 
 /// A hook that answers in another agent's words (`"answers"`): a JSON answer's decision is
 /// rewritten as the seed's `action` and then as Claude Code's (see [`super::foreign`]).
 fn interpret_foreign(event: &EventName, agent: AnswersAs, execution: &HookExecution) -> HookAnswer {
+    // An exit 2 blocks with its stderr, whatever it printed, in any agent's words.
+    if execution.status == RunStatus::Exited(2) {
+        return interpret(event, execution);
+    }
     let stdout = String::from_utf8_lossy(&execution.stdout);
     let trimmed = json_text::js_trim(&stdout);
     let object = match trimmed.starts_with('{').then(|| json_text::parse(trimmed)) {
@@ -433,6 +447,22 @@ mod tests {
         assert_eq!(decision("gemini", both), deny);
         let both = r#"{"permission": "allow", "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}}"#;
         assert_eq!(decision("cursor", both), deny);
+        // An exit 2 is read by Claude Code's rules whatever the words: an answer that cannot be
+        // rewritten (a block where the event has none) is no failure then, only at exit 0.
+        let start = EventName::SessionStart;
+        let deny = r#"{"decision": "deny", "reason": "no"}"#;
+        let at_exit_2 = interpret_hook(&start, &hook("gemini"), &exec(2, deny, "no"));
+        assert!(matches!(at_exit_2, HookAnswer::Blocking { .. }), "{at_exit_2:?}");
+        let at_exit_0 = interpret_hook(&start, &hook("gemini"), &exec(0, deny, ""));
+        assert!(matches!(at_exit_0, HookAnswer::Failed(_)), "{at_exit_0:?}");
+        // The same for a seed-dialect hook whose `action` cannot be read.
+        let mut seed = hook("claude");
+        seed.seed_event = Some("PreToolUse".into());
+        let unknown = r#"{"action": "deny"}"#;
+        let at_exit_2 = interpret_hook(&PRE, &seed, &exec(2, unknown, "no"));
+        assert!(matches!(at_exit_2, HookAnswer::Blocking { .. }), "{at_exit_2:?}");
+        let at_exit_0 = interpret_hook(&PRE, &seed, &exec(0, unknown, ""));
+        assert!(matches!(at_exit_0, HookAnswer::Failed(_)), "{at_exit_0:?}");
     }
 
     #[test]

@@ -419,17 +419,22 @@ fn candidate_words(
         }
         at += 1;
     }
+    // A line that runs text it makes (`cat setup | sh`, `eval "$(cat setup)"`, `sh <(cat setup)`,
+    // `xargs -a setup sh -c`): the files its text sources read are code, whatever they look like.
+    let runs_text = command.args.is_none() && runs_made_text(&command.resolved_command, &commands);
     let mut out = Vec::new();
     for words in commands {
         let run = run_words(&words);
+        let feeds = runs_text && run.first().is_some_and(|p| TEXT_SOURCES.contains(&file_name(p)));
         // `python3 -m package.module` runs `package/module.py` (or its `__main__.py`), found
         // from the folder the hook runs in: named to run.
         for module in python_module(&words) {
             out.push((module, true, false));
         }
         for word in &words {
-            let named_to_run = run.iter().any(|w| std::ptr::eq(*w, word));
             let program = run.first().is_some_and(|p| std::ptr::eq(*p, word));
+            let named_to_run =
+                run.iter().any(|w| std::ptr::eq(*w, word)) || (feeds && !program && !word.starts_with('-'));
             if !named_to_run && word.starts_with('-') {
                 continue;
             }
@@ -539,6 +544,37 @@ const SCRIPT_EXTENSIONS: &[&str] = &[
     "sh", "bash", "zsh", "ksh", "fish", "py", "pyw", "js", "mjs", "cjs", "ts", "mts", "cts", "rb", "pl",
     "pm", "php", "lua", "ps1", "r", "tcl", "awk", "sed", "jq",
 ];
+
+/// Programs whose output a line may run as code ([`runs_made_text`]): what they read is pinned.
+const TEXT_SOURCES: &[&str] = &[
+    "cat", "head", "tail", "tac", "zcat", "gzip", "gunzip", "base64", "xxd", "sed", "awk", "grep", "cut",
+    "tr", "sort", "uniq", "xargs",
+];
+
+/// Whether a shell line runs text it makes rather than files it names: a command substitution or
+/// process substitution, `eval`, `xargs`, or a shell or interpreter that reads its program on
+/// stdin (no script named, or `-`).
+fn runs_made_text(line: &str, commands: &[Vec<String>]) -> bool {
+    line.contains("$(")
+        || line.contains('`')
+        || line.contains("<(")
+        || commands.iter().any(|words| {
+            let run = run_words(words);
+            let Some(program) = run.first() else {
+                return false;
+            };
+            let name = file_name(program);
+            let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+            let interpreter = INTERPRETERS.contains(&name) || INTERPRETERS.contains(&base);
+            ["eval", "xargs"].contains(&name)
+                || (interpreter && run.get(1).is_none_or(|script| script.as_str() == "-"))
+        })
+}
+
+/// The file name of a program word (`/usr/bin/cat` → `cat`).
+fn file_name(word: &str) -> &str {
+    Path::new(word).file_name().and_then(|n| n.to_str()).unwrap_or("")
+}
 
 /// Programs that run the file they are given: their first argument that is not an option is the
 /// script.

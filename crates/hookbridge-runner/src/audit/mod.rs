@@ -129,11 +129,6 @@ pub fn log_named_by(var: &str, ending: &str) -> Option<Result<PathBuf, String>> 
 
 /// `~/.amplifier/hookbridge/audit.jsonl`, the one default.
 pub fn default_path() -> Option<PathBuf> {
-    let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
-    Some(
-        PathBuf::from(home)
-            .join(".amplifier")
-            .join("hookbridge")
-            .join("audit.jsonl"),
-    )
+    let home = crate::home::user_home()?;
+    Some(home.join(".amplifier").join("hookbridge").join("audit.jsonl"))
 }

@@ -226,9 +226,9 @@ impl SandboxPlan {
         plugin_data: Option<&Path>,
     ) -> SandboxPlan {
         let engine_home = std::env::var_os("HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from);
-        let account_home = account_home();
+            .map(PathBuf::from)
+            .filter(|h| h.is_absolute());
+        let account_home = crate::home::account_home();
         let user_home = engine_home.as_deref().or(account_home);
         let temp = tempfile::Builder::new().prefix(TEMP_PREFIX).tempdir().ok();
         let mut write: Vec<WriteRoot> = project
@@ -307,19 +307,6 @@ impl SandboxPlan {
     pub fn temp_dir(&self) -> Option<&Path> {
         self.temp.as_deref().map(tempfile::TempDir::path)
     }
-}
-
-/// The account's home folder (the password database's), looked up once.
-fn account_home() -> Option<&'static Path> {
-    static HOME: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
-    HOME.get_or_init(|| {
-        nix::unistd::User::from_uid(nix::unistd::Uid::current())
-            .ok()
-            .flatten()
-            .map(|user| user.dir)
-            .filter(|dir| dir.is_absolute())
-    })
-    .as_deref()
 }
 
 /// Each of `names` (such as [`CREDENTIALS`]) beneath each of `homes` (each with where it really
@@ -1463,7 +1450,7 @@ mod tests {
             None,
         );
         assert!(plan.denied.contains(&given.join(".ssh")), "{:?}", plan.denied);
-        let user = account_home().expect("this account has a home folder");
+        let user = crate::home::account_home().expect("this account has a home folder");
         assert!(plan.denied.contains(&user.join(".ssh")), "{:?}", plan.denied);
     }
 }

@@ -60,7 +60,8 @@ pub(crate) fn job(hook: &HookSpec, mcp: &McpToolHook, ctx: JobContext<'_>) -> In
         .as_ref()
         .map_or_else(|| json!({}), |input| fill_input(input, &hook_input));
     let project = ctx.var("CLAUDE_PROJECT_DIR").map(PathBuf::from);
-    let home = ctx.var("HOME").map(PathBuf::from);
+    // Your servers are read from your home, never from the hook's `HOME` (a project's export).
+    let home = crate::home::user_home();
     let plugin = hook
         .source
         .plugin
