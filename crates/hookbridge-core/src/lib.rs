@@ -12,6 +12,7 @@
 pub mod config;
 pub mod decision;
 pub mod diagnostics;
+pub mod env_paths;
 pub mod event;
 pub mod matcher;
 pub mod mcp;

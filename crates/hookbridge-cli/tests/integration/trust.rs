@@ -116,9 +116,10 @@ fn notice_in(done: &Finished) -> Option<String> {
     answer["systemMessage"].as_str().map(str::to_string)
 }
 
-/// A relative `HOME` (a project's settings can give the agent `HOME=.`, and the agent its hooks)
-/// is not yours: the repository's folder is not taken for your own and its hooks stay held. Your
-/// home is then the account's.
+/// A relative `HOME` (a project's settings can give the agent `HOME=.`, and the agent its hooks),
+/// or one under `/proc` or `/dev` that resolves to the working directory, is not yours: the
+/// repository's folder is not taken for your own and its hooks stay held. Your home is then the
+/// account's.
 #[test]
 fn a_relative_home_never_makes_the_projects_hooks_yours() {
     let repo = Repo::new();
@@ -127,6 +128,15 @@ fn a_relative_home_never_makes_the_projects_hooks_yours() {
     assert_held(&done);
     let done = repo.run_in_session("s1", &[("HOME", "./")]);
     assert_held(&done);
+    // Absolute, yet wherever the process stands (pass 7).
+    for home in [
+        "/proc/self/cwd",
+        "/proc/thread-self/cwd/.",
+        "/dev/fd/../../proc/self/cwd",
+    ] {
+        let done = repo.run_in_session("s1", &[("HOME", home)]);
+        assert_held(&done);
+    }
 }
 
 /// The user's own folder is never taken for a project's: a session opened in the home directory,
@@ -721,6 +731,12 @@ fn a_script_behind_a_wrapper_or_an_option_is_pinned_too() {
         ("cat p | sh", "p", false),
         ("eval \"$(cat r)\"", "r", false),
         ("sh -c \"$(cat v)\"", "v", false),
+        // Whichever program reads it, and however it is named (pass 7).
+        ("paste q | sh", "q", false),
+        ("dd if=w status=none | sh", "w", false),
+        ("f=y; cat $f | sh", "y", false),
+        ("cat z\"\"z | sh", "zz", false),
+        ("sh -c 'cat \"$0\" | sh' u", "u", false),
     ];
     for (command, script, executable) in forms {
         let repo = Repo::new();

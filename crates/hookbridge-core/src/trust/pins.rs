@@ -420,12 +420,25 @@ fn candidate_words(
         at += 1;
     }
     // A line that runs text it makes (`cat setup | sh`, `eval "$(cat setup)"`, `sh <(cat setup)`,
-    // `xargs -a setup sh -c`): the files its text sources read are code, whatever they look like.
+    // `xargs -a setup sh -c`): any file it names may be what runs, whichever program reads it
+    // (`paste`, `dd if=…`, `envsubst <`, a variable set to it): each is pinned, whatever it looks
+    // like, but those of the programs that only write (`tee -a audit.log`).
     let runs_text = command.args.is_none() && runs_made_text(&command.resolved_command, &commands);
     let mut out = Vec::new();
     for words in commands {
         let run = run_words(&words);
-        let feeds = runs_text && run.first().is_some_and(|p| TEXT_SOURCES.contains(&file_name(p)));
+        let feeds = runs_text && run.first().is_none_or(|p| !WRITERS.contains(&file_name(p)));
+        if feeds {
+            // `NAME=value`, `if=value`: the value may name the file too.
+            for word in &words {
+                if let Some((_, value)) = word.split_once('=').filter(|(name, _)| !name.is_empty()) {
+                    let value = expand_placeholders(value, &placeholder);
+                    if !value.is_empty() && value.len() <= 4096 {
+                        out.push((value, true, false));
+                    }
+                }
+            }
+        }
         // `python3 -m package.module` runs `package/module.py` (or its `__main__.py`), found
         // from the folder the hook runs in: named to run.
         for module in python_module(&words) {
@@ -545,11 +558,9 @@ const SCRIPT_EXTENSIONS: &[&str] = &[
     "pm", "php", "lua", "ps1", "r", "tcl", "awk", "sed", "jq",
 ];
 
-/// Programs whose output a line may run as code ([`runs_made_text`]): what they read is pinned.
-const TEXT_SOURCES: &[&str] = &[
-    "cat", "head", "tail", "tac", "zcat", "gzip", "gunzip", "base64", "xxd", "sed", "awk", "grep", "cut",
-    "tr", "sort", "uniq", "xargs",
-];
+/// Programs that only write the files they name: in a line that runs text it makes
+/// ([`runs_made_text`]), the files every other program names are pinned.
+const WRITERS: &[&str] = &["tee", "touch", "mkdir", "rm", "rmdir", "truncate"];
 
 /// Whether a shell line runs text it makes rather than files it names: a command substitution or
 /// process substitution, `eval`, `xargs`, or a shell or interpreter that reads its program on
@@ -651,7 +662,9 @@ fn loose_commands(line: &str) -> Vec<Vec<String>> {
         let mut words = Vec::new();
         let mut tokens = segment.split_whitespace();
         while let Some(token) = tokens.next() {
-            let token = token.trim_matches(|c| c == '"' || c == '\'');
+            // Quotes removed wherever they stand (`set""up` is `setup` to the shell).
+            let token: String = token.chars().filter(|c| *c != '"' && *c != '\'').collect();
+            let token = token.as_str();
             let bare = token.trim_start_matches(|c: char| c.is_ascii_digit());
             if bare.starts_with('>') {
                 // `> file`, `>> file`, `2> file`: the target is written, not run.

@@ -71,8 +71,8 @@ pub enum StoreError {
     Unreadable { path: PathBuf, why: String },
 }
 
-/// hookbridge's own state directory: `$XDG_STATE_HOME/hookbridge` (when absolute), else
-/// `$HOME/.local/state/hookbridge`.
+/// hookbridge's own state directory: `$XDG_STATE_HOME/hookbridge` (when a usable folder,
+/// [`crate::env_paths::usable_env_folder`]), else `$HOME/.local/state/hookbridge`.
 pub fn state_dir() -> Option<PathBuf> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     state_dir_for(home.as_deref())
@@ -82,8 +82,11 @@ pub fn state_dir() -> Option<PathBuf> {
 pub fn state_dir_for(home: Option<&Path>) -> Option<PathBuf> {
     std::env::var_os("XDG_STATE_HOME")
         .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| home.filter(|h| h.is_absolute()).map(|h| h.join(".local/state")))
+        .filter(|p| crate::env_paths::usable_env_folder(p))
+        .or_else(|| {
+            home.filter(|h| crate::env_paths::usable_env_folder(h))
+                .map(|h| h.join(".local/state"))
+        })
         .map(|dir| dir.join("hookbridge"))
 }
 

@@ -225,9 +225,7 @@ impl SandboxPlan {
         given: &[PathBuf],
         plugin_data: Option<&Path>,
     ) -> SandboxPlan {
-        let engine_home = std::env::var_os("HOME")
-            .map(PathBuf::from)
-            .filter(|h| h.is_absolute());
+        let engine_home = crate::home::user_home();
         let account_home = crate::home::account_home();
         let user_home = engine_home.as_deref().or(account_home);
         let temp = tempfile::Builder::new().prefix(TEMP_PREFIX).tempdir().ok();

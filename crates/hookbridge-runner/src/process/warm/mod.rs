@@ -46,7 +46,9 @@
 //! A service is reached only in a directory of this user's closed to others (`XDG_RUNTIME_DIR`
 //! only when it is), through the directory held open and checked, and only when the process that
 //! answers is this user's (`SO_PEERCRED`): another user who can write to the runtime directory
-//! named in the environment (after `su` without `-`) cannot answer a run.
+//! named in the environment (after `su` without `-`) cannot answer a run. The service, in turn,
+//! serves only a peer of this user's without `no_new_privs` (`warm_server.py`): a sandboxed hook
+//! allowed every socket cannot have a run forked outside its sandbox.
 //!
 //! What is warm is decided by proof (see `eligibility`), and when anything is in doubt — the
 //! command, the interpreter, a service that is missing, starting, busy or broken — the hook is

@@ -132,12 +132,19 @@ pub fn service_dir() -> io::Result<PathBuf> {
     };
     // A runtime directory that is named but missing (a session without logind), or not ours, is
     // passed over.
+    // Only a usable folder (`hookbridge_core::env_paths`): `XDG_RUNTIME_DIR=/proc/self/cwd/.run`
+    // from a project's settings would put the services' sockets in the repository, where a
+    // sandboxed hook may write, and listen in their place.
+    let usable = |d: &PathBuf| hookbridge_core::env_paths::usable_env_folder(d);
     let dir = match std::env::var_os("XDG_RUNTIME_DIR")
         .map(PathBuf::from)
-        .filter(|d| d.is_absolute() && std::fs::symlink_metadata(d).is_ok_and(|m| ours_and_closed(&m)))
+        .filter(|d| usable(d) && std::fs::symlink_metadata(d).is_ok_and(|m| ours_and_closed(&m)))
     {
         Some(runtime) => runtime.join("hookbridge"),
-        None => std::env::temp_dir().join(format!("hookbridge-{uid}")),
+        None => Some(std::env::temp_dir())
+            .filter(usable)
+            .unwrap_or_else(|| PathBuf::from("/tmp"))
+            .join(format!("hookbridge-{uid}")),
     };
     match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
         Ok(()) => {}

@@ -195,10 +195,24 @@ def _read_line(conn, limit=16 * 1024 * 1024):
     return line, fds
 
 
-def _same_user(conn):
+def _trusted_peer(conn):
+    """Whether the peer is this user's and not confined. A sandboxed hook (Landlock needs
+    no_new_privs, which its every descendant keeps) that may open any socket can connect here as
+    this user: the run it asked for would be forked by this server, outside its sandbox. hookbridge
+    itself never sets no_new_privs; a peer that has it, or whose status cannot be read, is
+    refused (a hookbridge that was refused spawns its hooks instead)."""
     creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    _pid, uid, _gid = struct.unpack("3i", creds)
-    return uid == os.getuid()
+    pid, uid, _gid = struct.unpack("3i", creds)
+    if uid != os.getuid() or pid <= 0:
+        return False
+    try:
+        with open("/proc/%d/status" % pid, "rb") as status:
+            for line in status:
+                if line.startswith(b"NoNewPrivs:"):
+                    return line.split()[1:2] == [b"0"]
+    except OSError:
+        pass
+    return False
 
 
 def _fresh_stdio(fd, name, old, mode):
@@ -839,7 +853,7 @@ def _read_run(conn, control):
     """Reads one request. A run this spare should take comes back with its descriptors; anything
     else is answered (declined, or passed to the server) and gives (None, None)."""
     conn.setblocking(True)
-    if not _same_user(conn):
+    if not _trusted_peer(conn):
         conn.close()
         return None, None
     conn.settimeout(5)
