@@ -737,6 +737,8 @@ fn a_script_behind_a_wrapper_or_an_option_is_pinned_too() {
         ("f=y; cat $f | sh", "y", false),
         ("cat z\"\"z | sh", "zz", false),
         ("sh -c 'cat \"$0\" | sh' u", "u", false),
+        // The shell's own `.`, whatever the file looks like (pass 8).
+        (". ./dot", "dot", false),
     ];
     for (command, script, executable) in forms {
         let repo = Repo::new();

@@ -125,6 +125,9 @@ pub fn as_seed_answer(
     let Some(action) = action.filter(|action| settle(action, &mut answer)) else {
         return (answer, false);
     };
+    // The seed's own keys are ours to write here: a `message` of the agent's (a number) must not
+    // make the rewrite refuse the answer, a failure where the agent denied.
+    answer.remove("message");
     answer.insert("action".into(), Value::String(action.into()));
     if let Some(message) = message.filter(|m| !m.is_empty()) {
         answer.insert("message".into(), Value::String(message));
@@ -222,6 +225,15 @@ mod tests {
                 json!({"followup_message": "run the tests"})
             ),
             json!({"action": "block", "message": "run the tests"})
+        );
+        assert_eq!(
+            seed(
+                Cursor,
+                pre.clone(),
+                json!({"permission": "deny", "message": 5, "action": "allow"})
+            ),
+            json!({"action": "block"}),
+            "the seed's keys are the rewrite's own"
         );
     }
 

@@ -615,7 +615,13 @@ const INTERPRETERS: &[&str] = &[
     "lua",
     "Rscript",
     "osascript",
+    // The shell's own: they run the file's text in the shell that reads them.
+    ".",
+    "source",
 ];
+
+/// Programs whose `-f FILE` is the program they run (a filter script): that file is named to run.
+const FILTERS: &[&str] = &["awk", "gawk", "mawk", "nawk", "sed", "gsed", "jq"];
 
 /// Of one simple command's words: the program, and when the program is an interpreter (by its
 /// file name, `python3.11` and `env python3` included), its script.
@@ -639,15 +645,22 @@ fn run_words(words: &[String]) -> Vec<&String> {
         return out;
     };
     out.push(program);
-    let name = Path::new(program)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("");
+    // `.` has no file name of its own.
+    let name = match program.as_str() {
+        "." => ".",
+        _ => Path::new(program)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(""),
+    };
     let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     if INTERPRETERS.contains(&name) || INTERPRETERS.contains(&base) {
         if let Some(script) = args.iter().find(|a| !a.starts_with('-')) {
             out.push(script);
         }
+    }
+    if FILTERS.contains(&name) {
+        out.extend(args.windows(2).filter(|w| w[0] == "-f").map(|w| &w[1]));
     }
     out
 }
@@ -891,5 +904,29 @@ mod hex_tests {
             sha256_hex(b"abc"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
+    }
+}
+
+#[cfg(test)]
+mod run_words_tests {
+    use super::run_words;
+
+    /// The file a shell's `.`/`source` or a filter's `-f` runs is named to run: pinned whatever it
+    /// looks like (red-team pass 8: `. ./setup` ran an edited `setup` with no review).
+    #[test]
+    fn the_file_a_dot_source_or_filter_runs_is_named_to_run() {
+        let words = |line: &[&str]| -> Vec<String> { line.iter().map(|w| w.to_string()).collect() };
+        for (line, script) in [
+            (&[".", "./setup"][..], "./setup"),
+            (&["source", "setup", "arg"][..], "setup"),
+            (&["awk", "-f", "filt", "data"][..], "filt"),
+            (&["jq", "-r", "-f", "prog", "in.json"][..], "prog"),
+        ] {
+            let line = words(line);
+            let run: Vec<&String> = run_words(&line);
+            assert!(run.iter().any(|w| w.as_str() == script), "{line:?}: {run:?}");
+        }
+        let data = words(&["awk", "{print}", "data"]);
+        assert_eq!(run_words(&data).len(), 1, "a filter's data is not its program");
     }
 }

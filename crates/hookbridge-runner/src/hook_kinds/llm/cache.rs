@@ -34,7 +34,13 @@ const MAX_ENTRY_BYTES: u64 = 4 << 20;
 
 /// Where the cache lives, from the hook's environment: `None` when no candidate is absolute.
 pub(super) fn cache_dir(var: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    let absolute = |name: &str| var(name).map(PathBuf::from).filter(|path| path.is_absolute());
+    // A usable folder only (`env_paths`): `HOME=/proc/self/cwd` from a project's settings would put
+    // the cache in the repository, which could ship the answers.
+    let absolute = |name: &str| {
+        var(name)
+            .map(PathBuf::from)
+            .filter(|path| hookbridge_core::env_paths::usable_env_folder(path))
+    };
     let root = absolute("HOOKBRIDGE_CACHE_DIR")
         .or_else(|| absolute("XDG_CACHE_HOME").map(|d| d.join("hookbridge")))
         .or_else(|| absolute("HOME").map(|h| h.join(".cache").join("hookbridge")))?;
