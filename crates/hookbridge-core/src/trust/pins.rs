@@ -477,7 +477,7 @@ const MAX_COMMANDS: usize = 64;
 fn shell_string(words: &[String]) -> Option<String> {
     let run = run_words(words);
     let program = run.first()?;
-    let name = Path::new(program.as_str()).file_name()?.to_str()?;
+    let name = file_name(program);
     if !["sh", "bash", "dash", "zsh", "ksh"].contains(&name) {
         return None;
     }
@@ -501,10 +501,7 @@ fn python_module(words: &[String]) -> Vec<String> {
     let Some(program) = run.first() else {
         return Vec::new();
     };
-    let name = Path::new(program.as_str())
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("");
+    let name = file_name(program);
     if !name.starts_with("python") && !name.starts_with("pypy") {
         return Vec::new();
     }
@@ -582,9 +579,12 @@ fn runs_made_text(line: &str, commands: &[Vec<String>]) -> bool {
         })
 }
 
-/// The file name of a program word (`/usr/bin/cat` → `cat`).
+/// The file name of a program word (`/usr/bin/cat` → `cat`; `.`, which has none, is itself).
 fn file_name(word: &str) -> &str {
-    Path::new(word).file_name().and_then(|n| n.to_str()).unwrap_or("")
+    match word {
+        "." => ".",
+        _ => Path::new(word).file_name().and_then(|n| n.to_str()).unwrap_or(""),
+    }
 }
 
 /// Programs that run the file they are given: their first argument that is not an option is the
@@ -630,10 +630,7 @@ fn run_words(words: &[String]) -> Vec<&String> {
     let mut rest = words;
     // `env [NAME=value…] program …`, and leading assignments.
     while let Some((first, tail)) = rest.split_first() {
-        let name = Path::new(first)
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("");
+        let name = file_name(first);
         let assignment = first.contains('=') && !first.starts_with('=') && !first.contains('/');
         if name == "env" || assignment {
             rest = tail;
@@ -645,14 +642,7 @@ fn run_words(words: &[String]) -> Vec<&String> {
         return out;
     };
     out.push(program);
-    // `.` has no file name of its own.
-    let name = match program.as_str() {
-        "." => ".",
-        _ => Path::new(program)
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or(""),
-    };
+    let name = file_name(program);
     let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     if INTERPRETERS.contains(&name) || INTERPRETERS.contains(&base) {
         if let Some(script) = args.iter().find(|a| !a.starts_with('-')) {
