@@ -13,7 +13,13 @@
 //! - **File tools**: gitignore-style patterns relative to the working directory: no `/` matches
 //!   the name at any depth, `/x` is anchored at the working directory, `//x` is an absolute path,
 //!   `~/x` is under the home directory, `./` is dropped; `*` stays within a folder and `**`
-//!   crosses folders; a path also matches when one of its parent folders does.
+//!   crosses folders; a path also matches when one of its parent folders does. The home is the
+//!   one discovery found your hooks in (given, never read from `HOME` here: a project's settings
+//!   can set the agent's `HOME`, and a guard on `Edit(~/.bashrc)` would then never fire); with
+//!   no home known a `~/` rule runs its hook (an `if` only narrows a hook, so the guard runs
+//!   rather than being skipped).
+
+use std::path::Path;
 
 use serde_json::{Map, Value};
 
@@ -56,8 +62,15 @@ impl Condition {
         })
     }
 
-    /// Does this rule cover the tool call? `cwd` resolves relative file patterns.
-    pub fn matches(&self, tool_name: &str, tool_input: &Map<String, Value>, cwd: Option<&str>) -> bool {
+    /// Does this rule cover the tool call? `cwd` resolves relative file patterns, `home` the
+    /// patterns under `~/`.
+    pub fn matches(
+        &self,
+        tool_name: &str,
+        tool_input: &Map<String, Value>,
+        cwd: Option<&str>,
+        home: Option<&Path>,
+    ) -> bool {
         if self.tool != tool_name {
             return false;
         }
@@ -77,7 +90,7 @@ impl Condition {
                     .iter()
                     .find_map(|k| tool_input.get(*k).and_then(Value::as_str));
                 match path {
-                    Some(path) => file_rule_matches(pattern, path, cwd),
+                    Some(path) => file_rule_matches(pattern, path, cwd, home),
                     None => true,
                 }
             }
@@ -381,8 +394,7 @@ fn close_paren(chars: &[char], from: usize) -> Option<usize> {
 // ---------------------------------------------------------------------------------------------
 // Files
 
-fn file_rule_matches(pattern: &str, path: &str, cwd: Option<&str>) -> bool {
-    let home = std::env::var("HOME").unwrap_or_default();
+fn file_rule_matches(pattern: &str, path: &str, cwd: Option<&str>, home: Option<&Path>) -> bool {
     let absolute = if path.starts_with('/') {
         path.to_string()
     } else {
@@ -394,7 +406,10 @@ fn file_rule_matches(pattern: &str, path: &str, cwd: Option<&str>) -> bool {
     let (base, pattern, anchored): (String, &str, bool) = if let Some(p) = pattern.strip_prefix("//") {
         (String::new(), p, true)
     } else if let Some(p) = pattern.strip_prefix("~/") {
-        (home, p, true)
+        let Some(home) = home else {
+            return true;
+        };
+        (home.to_string_lossy().into_owned(), p, true)
     } else if let Some(p) = pattern.strip_prefix('/') {
         (cwd.unwrap_or("").to_string(), p, true)
     } else {
@@ -509,6 +524,7 @@ mod tests {
             "Bash",
             json!({"command": command}).as_object().unwrap(),
             Some("/p"),
+            None,
         )
     }
 
@@ -518,6 +534,7 @@ mod tests {
             tool,
             json!({"file_path": path}).as_object().unwrap(),
             Some("/tmp/proj"),
+            Some(Path::new("/home/u")),
         )
     }
 
@@ -611,14 +628,38 @@ mod tests {
         }
     }
 
+    /// `~/` is the home given (the one your hooks were found in), never `$HOME` read here: a
+    /// project's settings can set the agent's `HOME`, and a user's guard on `Edit(~/.bashrc)`
+    /// was then skipped. With no home known, the rule runs its hook.
+    #[test]
+    fn home_rules_use_the_given_home_and_run_without_one() {
+        let rule = Condition::parse("Edit(~/.bashrc)").unwrap();
+        let edit = |path: &str, home: Option<&str>| {
+            rule.matches(
+                "Edit",
+                json!({"file_path": path}).as_object().unwrap(),
+                Some("/tmp/proj"),
+                home.map(Path::new),
+            )
+        };
+        assert!(edit("/home/u/.bashrc", Some("/home/u")));
+        assert!(edit("/home/u/.bashrc", Some("/home/u/")));
+        assert!(!edit("/home/u/.profile", Some("/home/u")));
+        assert!(!edit("/elsewhere/.bashrc", Some("/home/u")));
+        assert!(edit("/home/u/.bashrc", None));
+        assert!(edit("/home/u/.profile", None));
+        assert!(file("~/.ssh/**", "Read", "/home/u/.ssh/id_rsa"));
+        assert!(!file("~/.ssh/**", "Read", "/tmp/proj/.ssh/id_rsa"));
+    }
+
     #[test]
     fn bare_tool_names_and_bad_rules() {
         assert!(Condition::parse("Write")
             .unwrap()
-            .matches("Write", &Map::new(), None));
+            .matches("Write", &Map::new(), None, None));
         assert!(!Condition::parse("Write")
             .unwrap()
-            .matches("Edit", &Map::new(), None));
+            .matches("Edit", &Map::new(), None, None));
         assert!(Condition::parse("Bash(git *").is_err());
         assert!(Condition::parse("").is_err());
     }

@@ -48,6 +48,8 @@ pub struct DiscoveryOptions {
     pub plugin_data_root: PathBuf,
     /// The managed policy file (see [`super::managed`]); `None`: none is read.
     pub managed_file: Option<PathBuf>,
+    /// Your home (`None`: none is known): what `~/` means in an `if` rule.
+    pub home: Option<PathBuf>,
 }
 
 /// Beneath the home folder: the parent of the user's plugins' `${CLAUDE_PLUGIN_DATA}` folders (and,
@@ -65,6 +67,7 @@ impl DiscoveryOptions {
             include_project: true,
             include_user: true,
             managed_file: Some(super::managed::managed_policy_path()),
+            home: home.map(Path::to_path_buf),
         }
     }
 
@@ -75,7 +78,10 @@ impl DiscoveryOptions {
 
 /// Load every config for a project. Problems become diagnostics in the returned set.
 pub fn discover(options: &DiscoveryOptions) -> HookSet {
-    let mut set = HookSet::default();
+    let mut set = HookSet {
+        home: options.home.clone(),
+        ..HookSet::default()
+    };
     if let Some(managed) = &options.managed_file {
         load_managed(&mut set, managed, &options.project_dir);
     }
@@ -775,6 +781,34 @@ mod tests {
 
     fn hook(cmd: &str) -> String {
         format!(r#"{{"hooks": {{"Stop": [{{"hooks": [{{"type": "command", "command": "{cmd}"}}]}}]}}}}"#)
+    }
+
+    /// `~/` in a hook's `if` rule is the home your hooks were found in, whatever `HOME` says
+    /// when the rule is checked (a project's settings can set the agent's `HOME`; the rule read
+    /// it, and a user's guard on `Edit(~/.bashrc)` was skipped when it pointed elsewhere).
+    #[test]
+    fn an_if_rule_under_home_is_the_home_discovery_used() {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("proj");
+        let home = tmp.path().join("home");
+        write(
+            &home.join(".amplifier/hooks/hooks.json"),
+            r#"{"hooks": {"PreToolUse": [{"matcher": "Edit", "hooks": [
+                {"type": "command", "command": "guard", "if": "Edit(~/.bashrc)"}]}]}}"#,
+        );
+        let set = discover(&DiscoveryOptions::new(&project, Some(&home)));
+        assert!(set.diagnostics.is_empty(), "{:?}", set.diagnostics);
+        let edit = |path: &Path| {
+            let payload = crate::event::EventPayload::from_value(
+                crate::event::EventName::PreToolUse,
+                serde_json::json!({"tool_name": "Edit", "tool_input": {"file_path": path}, "cwd": project}),
+            )
+            .unwrap();
+            set.select(&payload).hooks.len()
+        };
+        assert_ne!(std::env::var_os("HOME").map(PathBuf::from), Some(home.clone()));
+        assert_eq!(edit(&home.join(".bashrc")), 1);
+        assert_eq!(edit(&project.join(".bashrc")), 0);
     }
 
     /// A project's hooks directory cannot make discovery read without end: past its budget of

@@ -70,10 +70,10 @@ impl HookSet {
                             target: target.clone(),
                         }
                     } else {
-                        condition_verdict(hook, tool.as_ref(), payload)
+                        condition_verdict(hook, tool.as_ref(), payload, self.home.as_deref())
                     }
                 } else {
-                    condition_verdict(hook, tool.as_ref(), payload)
+                    condition_verdict(hook, tool.as_ref(), payload, self.home.as_deref())
                 };
                 out.push(Explained { group, hook, verdict });
             }
@@ -88,9 +88,10 @@ fn condition_verdict(
     hook: &HookSpec,
     tool: Option<&crate::event::ToolCall<'_>>,
     payload: &EventPayload,
+    home: Option<&std::path::Path>,
 ) -> Verdict {
     match (&hook.condition, tool) {
-        (Some(cond), Some(call)) if !cond.matches(call.tool_name, call.tool_input, payload.cwd()) => {
+        (Some(cond), Some(call)) if !cond.matches(call.tool_name, call.tool_input, payload.cwd(), home) => {
             Verdict::ConditionDidNotMatch {
                 rule: cond.text.clone(),
             }

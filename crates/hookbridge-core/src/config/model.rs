@@ -380,6 +380,9 @@ pub struct HookSet {
     pub user_sandbox_files: Vec<PathBuf>,
     /// The limits on http hooks, from every file.
     pub http_policy: HttpPolicy,
+    /// The home your hooks were looked for in ([`super::DiscoveryOptions::home`]): what `~/`
+    /// means in an `if` rule.
+    pub home: Option<PathBuf>,
     /// Per event: which groups an exact name reaches, and which groups must be evaluated (match-all,
     /// regex, invalid). Kept up to date by [`HookSet::extend`]; `events` is read-only after loading.
     pub(crate) index: IndexMap<EventName, GroupIndex>,

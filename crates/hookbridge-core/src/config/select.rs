@@ -203,7 +203,12 @@ impl HookSet {
                 return Err(Some(SkipReason::ConditionOnNonToolEvent));
             }
             if let Some(call) = tool {
-                if !cond.matches(call.tool_name, call.tool_input, payload.cwd()) {
+                if !cond.matches(
+                    call.tool_name,
+                    call.tool_input,
+                    payload.cwd(),
+                    self.home.as_deref(),
+                ) {
                     return Err(None);
                 }
             }
