@@ -739,11 +739,22 @@ fn a_script_behind_a_wrapper_or_an_option_is_pinned_too() {
         ("sh -c 'cat \"$0\" | sh' u", "u", false),
         // The shell's own `.`, whatever the file looks like (pass 8).
         (". ./dot", "dot", false),
+        // Any wrapper, option or string in front of a file that looks like no script (pass 9:
+        // each ran an edited, extensionless, non-executable file).
+        ("nohup bash g1", "g1", false),
+        ("setsid -w bash g2", "g2", false),
+        ("stdbuf -o0 bash g3", "g3", false),
+        ("env -- bash g4", "g4", false),
+        ("bash -O extglob g5", "g5", false),
+        ("BASH_ENV=g6 bash -c true", "g6", false),
+        ("f=g7; bash $f", "g7", false),
+        ("python3 -c \"exec(open('py-g8').read())\"", "py-g8", false),
+        ("env -S 'bash g9'", "g9", false),
     ];
     for (command, script, executable) in forms {
         let repo = Repo::new();
         let body = |who: &str| {
-            if script.ends_with(".py") {
+            if script.ends_with(".py") || script.starts_with("py-") {
                 format!("import sys\nprint('{who}', file=sys.stderr)\nsys.exit(2)\n")
             } else {
                 format!("#!/bin/sh\necho {who} >&2\nexit 2\n")

@@ -9,13 +9,18 @@
 //!
 //! A command's files are found without running anything: its words as `/bin/sh` would read them
 //! (the project and plugin placeholders expanded), else each of its simple commands split at shell
-//! punctuation with redirections dropped; the program, and the script an interpreter is given
-//! (`bash x.sh`, `python3 x.py`), when it is a regular file named inside the project, is pinned by
-//! content — where it really is, also when that is outside the project (a repository's `g.sh ->
-//! /tmp/g.sh` is pinned as `/tmp/g.sh`, so that whoever can write there cannot change it unseen).
-//! So are the program and script of each project server a hook calls (`.mcp.json`: `python3
-//! server.py`). What such a script imports or reads (another module, `node_modules`, a data
-//! file) is not, and neither is a file a command writes (`>> log.txt`): `hookbridge trust` says so.
+//! punctuation with redirections dropped; every regular file named inside the project by a word
+//! of it (the program, its arguments, a `NAME=value` or `--opt=value` value, a name in a string of
+//! code such as `python3 -c "…"`) and the file a task runner takes its tasks from (`make` →
+//! `Makefile`) is pinned by content — where it really is, also when that is outside the project (a
+//! repository's `g.sh -> /tmp/g.sh` is pinned as `/tmp/g.sh`, so that whoever can write there
+//! cannot change it unseen). A wrapper in front of a script (`nohup`, `setsid`, `stdbuf`, an
+//! option with a value) is one of too many to list, so no list decides what runs: only the files
+//! the programs that merely read or write data name (`cat notes.md`, `tee -a audit.log`) are left
+//! out, unless they are code or the line runs text it makes (`cat setup | sh`). So are the
+//! program and script of each project server a hook calls (`.mcp.json`: `python3 server.py`).
+//! What such a script imports or reads (another module, `node_modules`, a data file) is not, and
+//! neither is a file a command writes (`>> log.txt`): `hookbridge trust` says so.
 
 use std::path::{Path, PathBuf};
 
@@ -305,14 +310,13 @@ fn canonical_hook(out: &mut serde_json::Map<String, Value>, hook: &HookSpec, pro
     }
 }
 
-/// The files inside the project (`root`, canonical) that `command` runs: the program, and the
-/// script an interpreter is given (`bash x.sh`, `python3 -u x.py`, `node x.js`), in each simple
-/// command of the line; and any other word of it that names a file which is code — executable, or
-/// named as a script is (`.sh`, `.py`, …: [`looks_like_code`]) — so that a wrapper or an option
-/// with a value in front (`timeout 5 ./b.sh`, `exec`, `nice -n 5`, `. ./f.sh`, `python3 -W
-/// ignore d.py`, `bash -o pipefail g.sh`) cannot run a script nobody pinned. Files a command only
-/// writes or reads as data (`>> log.txt`, `< in.json`, `cat notes.md`, `tee -a audit.log`) are
-/// not pinned: they change as hooks run. A relative word is taken from the project root.
+/// The files inside the project (`root`, canonical) that `command` may run: in each simple command
+/// of the line, every file its words name (see [`candidate_words`]), so that a wrapper or an
+/// option with a value in front (`timeout 5 ./b.sh`, `nohup bash g`, `bash -o pipefail g`,
+/// `python3 -W ignore d.py`) cannot run a file nobody pinned. Files a command only writes or
+/// reads as data (`>> log.txt`, `< in.json`, `cat notes.md`, `tee -a audit.log`) are not pinned
+/// unless they are code ([`looks_like_code`]): they change as hooks run. A relative word is taken
+/// from the project root.
 fn named_files(
     command: &crate::config::CommandHook,
     hook: &HookSpec,
@@ -425,46 +429,95 @@ fn candidate_words(
     // like, but those of the programs that only write (`tee -a audit.log`).
     let runs_text = command.args.is_none() && runs_made_text(&command.resolved_command, &commands);
     let mut out = Vec::new();
+    let mut push = |word: String, named_to_run: bool, program: bool| {
+        if !word.is_empty() && word.len() <= 4096 {
+            out.push((word, named_to_run, program));
+        }
+    };
     for words in commands {
         let run = run_words(&words);
-        let feeds = runs_text && run.first().is_none_or(|p| !WRITERS.contains(&file_name(p)));
-        if feeds {
-            // `NAME=value`, `if=value`: the value may name the file too.
+        let name = run.first().map(|p| file_name(p));
+        // Whether the files this command's arguments name may be what runs. A wrapper in front
+        // (`nohup`, `setsid`, `stdbuf -o0`, `command`, `env --`, `make -f`), an option with a
+        // value before the script (`bash -o pipefail g`) or a script given in a string
+        // (`python3 -c "exec(open('g').read())"`) are too many to list, so every program's
+        // arguments may run — but those of the programs that only read or write the data they
+        // name, unless the line runs text it makes (`cat setup | sh`), when only the writers'
+        // are data.
+        let writer = name.is_some_and(|n| WRITERS.contains(&n));
+        let reader = name.is_some_and(|n| READERS.contains(&n));
+        let args_may_run = !writer && (runs_text || !reader);
+        if args_may_run {
+            // `NAME=value`, `--rcfile=value`, `if=value`: the value may name the file too
+            // (`BASH_ENV=g bash -c true`, `f=g; bash $f`).
             for word in &words {
                 if let Some((_, value)) = word.split_once('=').filter(|(name, _)| !name.is_empty()) {
-                    let value = expand_placeholders(value, &placeholder);
-                    if !value.is_empty() && value.len() <= 4096 {
-                        out.push((value, true, false));
+                    push(expand_placeholders(value, &placeholder), true, false);
+                }
+            }
+            // Code in a string (`-c`, `-e`, `env -S`): each name in it.
+            for word in words.iter().filter(|w| w.contains(|c: char| !is_name_char(c))) {
+                let word = expand_placeholders(word, &placeholder);
+                for token in word.split(|c: char| !is_name_char(c)).take(MAX_NAMES_IN_A_WORD) {
+                    if token != word && token.chars().any(|c| c.is_alphanumeric()) {
+                        push(token.to_string(), true, false);
                     }
                 }
             }
         }
+        // A task runner runs the tasks of the file it finds where it runs (`make lint` runs the
+        // Makefile's): that file is named to run.
+        for file in name.map(implicit_files).unwrap_or_default() {
+            push((*file).to_string(), true, false);
+        }
         // `python3 -m package.module` runs `package/module.py` (or its `__main__.py`), found
         // from the folder the hook runs in: named to run.
         for module in python_module(&words) {
-            out.push((module, true, false));
+            push(module, true, false);
         }
         for word in &words {
             let program = run.first().is_some_and(|p| std::ptr::eq(*p, word));
+            let option = word.starts_with('-');
             let named_to_run =
-                run.iter().any(|w| std::ptr::eq(*w, word)) || (feeds && !program && !word.starts_with('-'));
-            if !named_to_run && word.starts_with('-') {
+                run.iter().any(|w| std::ptr::eq(*w, word)) || (args_may_run && !program && !option);
+            if !named_to_run && option {
                 continue;
             }
-            let word = expand_placeholders(word, &placeholder);
-            if !word.is_empty() && word.len() <= 4096 {
-                out.push((word, named_to_run, program));
-            }
+            push(expand_placeholders(word, &placeholder), named_to_run, program);
         }
     }
     out
+}
+
+/// Whether `c` may stand in a file name as commands write them; any other character ends a name
+/// inside a string of code.
+fn is_name_char(c: char) -> bool {
+    c.is_alphanumeric() || "._/~+-@%,:$".contains(c)
+}
+
+/// At most this many names are taken from one word of code.
+const MAX_NAMES_IN_A_WORD: usize = 64;
+
+/// The file a task runner takes its tasks from where it runs (`make` → `Makefile`): it runs what
+/// that file says, so the file is named to run.
+fn implicit_files(program: &str) -> &'static [&'static str] {
+    match program {
+        "make" | "gmake" => &["Makefile", "makefile", "GNUmakefile"],
+        "npm" | "pnpm" | "yarn" | "bun" => &["package.json"],
+        "just" => &["justfile", "Justfile", ".justfile"],
+        "task" => &["Taskfile.yml", "Taskfile.yaml"],
+        "rake" => &["Rakefile", "rakefile"],
+        "deno" => &["deno.json", "deno.jsonc"],
+        _ => &[],
+    }
 }
 
 /// The simple commands of a shell line: one, or each of a line with operators
 /// ([`loose_commands`]).
 fn shell_line(line: &str, lookup: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> Vec<Vec<String>> {
     match crate::shell_words::simple_command(line, lookup) {
-        Ok(simple) => vec![simple.words],
+        // The assignments stay words: a value may name what runs (`BASH_ENV=g bash -c true`).
+        Ok(simple) => vec![[simple.assignments, simple.words].concat()],
         Err(_) => loose_commands(line),
     }
 }
@@ -558,6 +611,37 @@ const SCRIPT_EXTENSIONS: &[&str] = &[
 /// Programs that only write the files they name: in a line that runs text it makes
 /// ([`runs_made_text`]), the files every other program names are pinned.
 const WRITERS: &[&str] = &["tee", "touch", "mkdir", "rm", "rmdir", "truncate"];
+
+/// Programs that only read the files they name, as data (neither runs nor hands on what it reads,
+/// unless the line runs text it makes: [`runs_made_text`]): their arguments are not pinned unless
+/// they are code. `sed` and `awk` are not among them (`sed e`, `awk '{system($0)}'` run the lines
+/// they read).
+const READERS: &[&str] = &[
+    "cat",
+    "head",
+    "tail",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "wc",
+    "jq",
+    "sort",
+    "uniq",
+    "diff",
+    "cmp",
+    "cut",
+    "ls",
+    "stat",
+    "file",
+    "md5sum",
+    "sha1sum",
+    "sha256sum",
+    "test",
+    "[",
+    "echo",
+    "printf",
+];
 
 /// Whether a shell line runs text it makes rather than files it names: a command substitution or
 /// process substitution, `eval`, `xargs`, or a shell or interpreter that reads its program on
@@ -918,5 +1002,45 @@ mod run_words_tests {
         }
         let data = words(&["awk", "{print}", "data"]);
         assert_eq!(run_words(&data).len(), 1, "a filter's data is not its program");
+    }
+
+    /// Which of a project's files a hook's command pins (red-team pass 9): a task runner's file,
+    /// any file a wrapper's or a string of code's words name; not the data a reader or a writer
+    /// names.
+    #[test]
+    fn what_a_command_line_pins() {
+        use crate::config::{discover, DiscoveryOptions};
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path();
+        for file in [
+            "Makefile",
+            "package.json",
+            "g",
+            "notes.md",
+            "audit.log",
+            "lint.sh",
+        ] {
+            std::fs::write(project.join(file), "x").unwrap();
+        }
+        let pinned = |command: &str| -> Vec<String> {
+            let hooks = project.join(".amplifier/hooks");
+            std::fs::create_dir_all(&hooks).unwrap();
+            let file = serde_json::json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command}]}]}});
+            std::fs::write(hooks.join("hooks.json"), file.to_string()).unwrap();
+            let set = discover(&DiscoveryOptions::new(project, None));
+            super::current_pins(&set, project, None)
+                .scripts
+                .into_iter()
+                .map(|s| s.path)
+                .collect()
+        };
+        assert_eq!(pinned("make -s guard"), ["Makefile"]);
+        assert_eq!(pinned("npm run --silent guard"), ["package.json"]);
+        assert_eq!(pinned("nohup bash g"), ["g"]);
+        assert_eq!(pinned("perl -e 'do \"g\"'"), ["g"]);
+        assert_eq!(pinned("G=g sh -c true"), ["g"]);
+        assert_eq!(pinned("cat notes.md; tee -a audit.log"), Vec::<String>::new());
+        assert_eq!(pinned("cat notes.md | sh"), ["notes.md"]);
+        assert_eq!(pinned("cat lint.sh"), ["lint.sh"], "a reader's file that is code");
     }
 }
