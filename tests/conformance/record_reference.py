@@ -113,11 +113,15 @@ def main():
             previous_path = os.path.join(target, "expected.json")
             if not os.path.exists(previous_path):
                 previous_path = os.path.join(root, name, "expected.json")
-            with open(previous_path) as f:
-                previous = without_context_block(json.load(f))
+            previous = None  # a new case has no recording yet
+            if os.path.exists(previous_path):
+                with open(previous_path) as f:
+                    previous = without_context_block(json.load(f))
             now = without_context_block(recorded)
-            keys = sorted(k for k in set(previous) | set(now) if previous.get(k) != now.get(k))
-            if keys:
+            keys = sorted(k for k in set(previous or {}) | set(now) if (previous or {}).get(k) != now.get(k))
+            if previous is None:
+                print(f"{origin}/{name}: recorded for the first time", flush=True)
+            elif keys:
                 changed += 1
                 print(f"{origin}/{name}: differs from its previous recording in {', '.join(keys)}", flush=True)
             with open(os.path.join(target, "expected.json"), "w") as f:

@@ -9,7 +9,11 @@
 //!   patterns are globs over the whole command (`ls*` matches `lsof`). A rule more specific than a
 //!   command name (`npm run test:*`) runs anyway when the command has a substitution; a heredoc, or
 //!   a redirection together with a comment or a substitution, runs every rule (Claude Code cannot
-//!   see through those and fails open).
+//!   see through those and fails open), and so do a process substitution (`<(…)`, `>(…)`),
+//!   `$'…'`, `${…}`, a function definition and brace expansion (measured with 2.1.332, case 297);
+//!   `$x` after `x=rm` is `rm`. `eval 'rm …'`, `nohup rm …`, `coproc rm …` and a globbed program
+//!   (`/bin/r?`) are the commands they name, as for Claude Code: a guard that must see every way
+//!   a command can run checks the command itself, not through `if`.
 //! - **File tools**: gitignore-style patterns relative to the working directory: no `/` matches
 //!   the name at any depth, `/x` is anchored at the working directory, `//x` is an absolute path,
 //!   `~/x` is under the home directory, `./` is dropped; `*` stays within a folder and `**`
@@ -115,6 +119,9 @@ struct Lexed {
     substitutions: Vec<String>,
     has_redirect: bool,
     has_comment: bool,
+    /// A form Claude Code does not read through and so runs every rule for (measured: case 297):
+    /// process substitution, `$'…'`, `${…}`, a function definition, brace expansion.
+    opaque: bool,
 }
 
 const KEYWORDS: &[&str] = &[
@@ -126,14 +133,17 @@ fn bash_rule_matches(pattern: &str, command: &str) -> bool {
         return true; // heredoc: Claude Code fails open
     }
     let Some(lexed) = lex(command) else { return true };
+    if lexed.opaque {
+        return true;
+    }
     if lexed.has_redirect && (lexed.has_comment || !lexed.substitutions.is_empty()) {
         return true;
     }
     let mut commands = lexed.commands.clone();
     for inner in &lexed.substitutions {
         match lex(inner) {
-            Some(l) => commands.extend(l.commands),
-            None => return true,
+            Some(l) if !l.opaque => commands.extend(l.commands),
+            _ => return true,
         }
     }
     let pattern = squeeze(pattern);
@@ -178,6 +188,7 @@ fn lex(line: &str) -> Option<Lexed> {
         word: String::new(),
         in_word: false,
         skip_next_word: false,
+        variables: Vec::new(),
     };
     while let Some(&c) = lexer.chars.get(lexer.i) {
         match c {
@@ -191,8 +202,21 @@ fn lex(line: &str) -> Option<Lexed> {
                     lexer.i += 1;
                 }
             }
+            // `g() { …; }`: a function definition.
+            '(' if lexer.chars.get(lexer.i + 1) == Some(&')')
+                && (lexer.in_word || !lexer.words.is_empty()) =>
+            {
+                lexer.out.opaque = true;
+                lexer.separator(c);
+            }
             '\n' | ';' | '&' | '|' | '(' | ')' => lexer.separator(c),
-            '>' | '<' => lexer.redirection(),
+            '>' | '<' => {
+                // `<(…)`, `>(…)`: a process substitution.
+                if lexer.chars.get(lexer.i + 1) == Some(&'(') {
+                    lexer.out.opaque = true;
+                }
+                lexer.redirection();
+            }
             '\'' => {
                 let close = lexer.closing(lexer.i + 1, '\'')?;
                 lexer.word.extend(&lexer.chars[lexer.i + 1..close]);
@@ -217,6 +241,20 @@ fn lex(line: &str) -> Option<Lexed> {
                 lexer.i = lexer.backticks(lexer.i)?;
                 lexer.in_word = true;
             }
+            // `$'…'`, `${…}`.
+            '$' if matches!(lexer.chars.get(lexer.i + 1), Some('\'' | '{')) => {
+                lexer.out.opaque = true;
+                lexer.word.push(c);
+                lexer.in_word = true;
+                lexer.i += 1;
+            }
+            // `{a,b}`, `{1..3}`: brace expansion.
+            '{' if lexer.brace_expansion() => {
+                lexer.out.opaque = true;
+                lexer.word.push(c);
+                lexer.in_word = true;
+                lexer.i += 1;
+            }
             other => {
                 lexer.word.push(other);
                 lexer.in_word = true;
@@ -240,6 +278,9 @@ struct Lexer {
     in_word: bool,
     /// The next word is the target of a redirection, not a word of the command.
     skip_next_word: bool,
+    /// `name=value` commands read so far: a later command named `$name` is `value`'s (Claude Code
+    /// reads `x=rm; $x -f f` as `rm -f f`, measured: case 297).
+    variables: Vec<(String, String)>,
 }
 
 impl Lexer {
@@ -269,10 +310,40 @@ impl Lexer {
                 break;
             }
         }
-        if start < self.words.len() {
+        if start == self.words.len() {
+            for w in &self.words {
+                if let Some((name, value)) = w.split_once('=') {
+                    self.variables.push((name.to_string(), value.to_string()));
+                }
+            }
+        } else {
+            if self.words[start] == "function" {
+                self.out.opaque = true;
+            }
+            if let Some(name) = self.words[start].strip_prefix('$') {
+                if let Some((_, value)) = self.variables.iter().rev().find(|(n, _)| n == name) {
+                    self.words[start] = value.clone();
+                }
+            }
             self.out.commands.push(self.words[start..].join(" "));
         }
         self.words.clear();
+    }
+
+    /// Whether the `{` at the current index opens a brace expansion: a `,` or `..` before its `}`,
+    /// within the word.
+    fn brace_expansion(&self) -> bool {
+        let rest = &self.chars[self.i + 1..];
+        let end = rest
+            .iter()
+            .position(|c| matches!(c, '}' | ' ' | '\t' | '\n' | ';' | '&' | '|' | '(' | ')' | '{'));
+        match end {
+            Some(end) if rest[end] == '}' => {
+                let body: String = rest[..end].iter().collect();
+                body.contains(',') || body.contains("..")
+            }
+            _ => false,
+        }
     }
 
     /// `c` ends a command (`;`, `&&`, `|`, a newline, a parenthesis), except `&>`, a redirection.
@@ -336,6 +407,11 @@ impl Lexer {
                 }
                 '"' => break,
                 '$' if self.chars.get(j + 1) == Some(&'(') => j = self.dollar_paren(j)?,
+                '$' if self.chars.get(j + 1) == Some(&'{') => {
+                    self.out.opaque = true;
+                    self.word.push('$');
+                    j += 1;
+                }
                 '`' => j = self.backticks(j)?,
                 other => {
                     self.word.push(other);
@@ -394,6 +470,32 @@ fn close_paren(chars: &[char], from: usize) -> Option<usize> {
 // ---------------------------------------------------------------------------------------------
 // Files
 
+/// `path` with `.` and empty parts dropped and each `..` taking away the part before it, as a
+/// program resolving the path by its text does (`/a/b/../c` → `/a/c`; `..` above the root stays
+/// at the root). A relative path stays relative.
+fn lexically_normal(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    let mut above = 0usize;
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() {
+                    above += 1;
+                }
+            }
+            part => parts.push(part),
+        }
+    }
+    if path.starts_with('/') {
+        format!("/{}", parts.join("/"))
+    } else {
+        let mut out: Vec<&str> = vec![".."; above];
+        out.extend(parts);
+        out.join("/")
+    }
+}
+
 fn file_rule_matches(pattern: &str, path: &str, cwd: Option<&str>, home: Option<&Path>) -> bool {
     let absolute = if path.starts_with('/') {
         path.to_string()
@@ -403,6 +505,11 @@ fn file_rule_matches(pattern: &str, path: &str, cwd: Option<&str>, home: Option<
             None => path.to_string(),
         }
     };
+    // The file the tool call names, not its spelling: `~/proj/../.ssh/x` and `~/./.ssh/x` are
+    // `~/.ssh/x` to the tool (a rule compared with the text let such a call past its guard).
+    let absolute = lexically_normal(&absolute);
+    let cwd = cwd.map(lexically_normal);
+    let cwd = cwd.as_deref();
     let (base, pattern, anchored): (String, &str, bool) = if let Some(p) = pattern.strip_prefix("//") {
         (String::new(), p, true)
     } else if let Some(p) = pattern.strip_prefix("~/") {
@@ -597,6 +704,43 @@ mod tests {
     }
 
     /// Conformance cases 152 and 153: gitignore-style file rules.
+    /// Conformance case 297 (Claude Code 2.1.332; red-team pass 9 asked): the forms Claude Code
+    /// does not read through run every rule, `git *` included; `$x` after `x=rm` is `rm`; and
+    /// `eval`, `nohup`, `coproc` and a globbed program are the command they name, as Claude Code
+    /// reads them (an `if` rule means what Claude Code's means).
+    #[test]
+    fn forms_claude_code_does_not_read_through_run_every_rule() {
+        for command in [
+            "cat <(rm -f zz_none)",
+            "echo >(rm -f zz_none) >/dev/null",
+            "$'rm' -f zz_none",
+            "function f { rm -f zz_none; }; f",
+            "g() { rm -f zz_none; }; g",
+            "{rm,-f,zz_none}",
+            "rm${IFS}-f${IFS}zz_none",
+            "echo \"${HOME}\"",
+            "echo $(cat <(true))",
+        ] {
+            assert!(bash("git *", command), "{command}");
+            assert!(bash("rm:*", command), "{command}");
+        }
+        assert!(bash("rm:*", "x=rm; $x -f zz_none"));
+        assert!(!bash("git *", "x=rm; $x -f zz_none"));
+        for command in [
+            "coproc rm -f zz_none",
+            "eval 'rm -f zz_none'",
+            "nohup rm -f zz_none",
+            "/bin/r? -f zz_none",
+        ] {
+            assert!(!bash("rm:*", command), "{command}");
+            assert!(!bash("git *", command), "{command}");
+        }
+        assert!(
+            !bash("git *", "echo '{a,b}' '${x}' '<(y)'"),
+            "quoted text is text"
+        );
+    }
+
     #[test]
     fn file_rules_as_measured() {
         let p = "/tmp/proj/";
@@ -649,6 +793,19 @@ mod tests {
         assert!(edit("/home/u/.bashrc", None));
         assert!(edit("/home/u/.profile", None));
         assert!(file("~/.ssh/**", "Read", "/home/u/.ssh/id_rsa"));
+        // The file named, not its spelling (red-team pass 9).
+        for spelled in [
+            "/home/u/proj/../.ssh/authorized_keys",
+            "/home/u/./.ssh/authorized_keys",
+            "/home/u//.ssh/authorized_keys",
+            "../../home/u/.ssh/authorized_keys",
+            "/tmp/proj/../../home/u/.ssh/x",
+        ] {
+            assert!(file("~/.ssh/**", "Edit", spelled), "{spelled}");
+        }
+        assert!(file("src/**", "Write", "/tmp/proj/x/../src/a.ts"));
+        assert!(!file("src/**", "Write", "/tmp/proj/src/../a.ts"));
+        assert!(file("//etc/**", "Write", "/tmp/proj/../../../../etc/passwd"));
         assert!(!file("~/.ssh/**", "Read", "/tmp/proj/.ssh/id_rsa"));
     }
 
