@@ -9,6 +9,7 @@
 pub mod audit;
 mod detached;
 pub mod dispatch;
+pub mod env_file;
 pub mod home;
 pub mod hook_kinds;
 pub mod model_api;

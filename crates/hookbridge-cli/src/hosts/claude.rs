@@ -64,6 +64,10 @@ impl Host for ClaudeCode {
     fn reads_async_answers(&self) -> bool {
         true
     }
+
+    fn env_file_variable(&self) -> Option<&'static str> {
+        Some("CLAUDE_ENV_FILE")
+    }
 }
 
 /// The payload's own `hook_event_name` (or `hookEventName`), read before the payload is parsed

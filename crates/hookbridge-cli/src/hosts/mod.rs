@@ -67,6 +67,13 @@ pub trait Host: Sync {
     fn folder_trust(&self, _project: &Path, _home: Option<&Path>) -> Result<(), String> {
         Ok(())
     }
+    /// The variable the agent itself sets to the env file it reads back (`CLAUDE_ENV_FILE` for
+    /// Claude Code, on the events that have one), which hookbridge passes on to the hooks; `None`
+    /// (by default) for an agent that gives none: a value in the environment is then not the
+    /// agent's, and a project's settings may have put it there.
+    fn env_file_variable(&self) -> Option<&'static str> {
+        None
+    }
     /// Whether the agent reads an async hook's later answer (`{"async": true}` first, the answer
     /// on a later request) and wakes its model for an `asyncRewake` hook's exit 2, each only for a
     /// hook registered so: then `install-into` registers one command per kind of hook and `run`

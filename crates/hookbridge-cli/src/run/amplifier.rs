@@ -1,7 +1,6 @@
 //! `run --host amplifier`: one Amplifier kernel event, through the engine the hook-bridge module
 //! uses.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use hookbridge_runner::AsyncHooks;
@@ -47,10 +46,19 @@ pub(super) fn run_amplifier(args: RunArgs) -> anyhow::Result<ExitCode> {
         .ok()
         .map(|d| d.to_string_lossy().into_owned());
     context.session.home_dir = home.map(|h| h.to_string_lossy().into_owned());
-    context.env_file = ["AMPLIFIER_ENV_FILE", "CLAUDE_ENV_FILE"]
-        .iter()
-        .find_map(|v| std::env::var_os(v).filter(|p| !p.is_empty()))
-        .map(PathBuf::from);
+    // Amplifier's own variable (its hook-shell module's), else Claude Code's; only a path that can
+    // be an env file (`hookbridge_runner::env_file`).
+    context.env_file = match ["AMPLIFIER_ENV_FILE", "CLAUDE_ENV_FILE"]
+        .into_iter()
+        .find_map(hookbridge_runner::env_file::from_variable)
+    {
+        Some(Ok(file)) => Some(file),
+        Some(Err(why)) => {
+            problems.push(why);
+            None
+        }
+        None => None,
+    };
     // The host stopping us (SIGTERM, SIGINT, SIGHUP) stops every hook with us, as for `run`.
     context.canceller = prepare_to_run_hooks();
     let log_context = format!("run --host amplifier {}", args.event);

@@ -51,6 +51,15 @@ pub(super) fn run_host(
     let context = context(payload.event());
     fill_cwd(&mut payload);
     let (mut set, mut options, trust) = load_hooks(&args, agent.name, &project_dir, &mut problems);
+    // The env file: the host's own variable only (`hookbridge_runner::env_file`).
+    match host
+        .env_file_variable()
+        .and_then(hookbridge_runner::env_file::from_variable)
+    {
+        Some(Ok(file)) => options.env_file = Some(file),
+        Some(Err(why)) => problems.push(why),
+        None => {}
+    }
     let notice = hold_where_the_host_distrusts(
         agent,
         host,

@@ -254,10 +254,6 @@ fn load_hooks(
     options.telemetry = telemetry::telemetry(host, problems);
     set_timeouts(&mut options, args, problems);
     options.apply_settings(&set);
-    options.env_file = ["AMPLIFIER_ENV_FILE", "CLAUDE_ENV_FILE"]
-        .iter()
-        .find_map(|v| std::env::var_os(v).filter(|p| !p.is_empty()))
-        .map(|p| std::path::absolute(&p).unwrap_or_else(|_| PathBuf::from(p)));
     (set, options, loaded.trust)
 }
 

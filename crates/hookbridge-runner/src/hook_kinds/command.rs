@@ -55,16 +55,21 @@ pub(crate) fn process_spec(
         // taken from where discovery put it, not from a variable (a project's plugins have a
         // folder of their own, so one named like the user's is never given the user's state).
         let data = plugin_data.filter(|dir| dir.is_absolute() && std::fs::create_dir_all(dir).is_ok());
-        let granted: Vec<PathBuf> = given("CLAUDE_ENV_FILE")
-            .filter(|path| path.is_absolute())
-            .into_iter()
-            .collect();
+        // Only a path that can be an env file (`env_file::usable`: a regular file with one link,
+        // never a folder, whose rule would grant everything beneath it).
+        let env_file = given("CLAUDE_ENV_FILE").filter(|path| crate::env_file::usable(path).is_ok());
         // The env file is often not there yet (Claude Code leaves it to the hook to make), and a
         // rule needs it there: it is made, empty, in the folder the host made for it (an empty
-        // env file exports nothing).
-        if let Some(file) = given("CLAUDE_ENV_FILE").filter(|f| f.is_absolute()) {
-            let _ = std::fs::OpenOptions::new().append(true).create(true).open(file);
+        // env file exports nothing), never through a symlink.
+        if let Some(file) = &env_file {
+            use std::os::unix::fs::OpenOptionsExt;
+            let _ = std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(file);
         }
+        let granted: Vec<PathBuf> = env_file.into_iter().collect();
         let plan = SandboxPlan::new(
             sandbox,
             project.as_deref(),
