@@ -368,7 +368,9 @@ impl HooksFolder<'_> {
             .map(str::to_string)
             .unwrap_or_else(|| folder_name.to_string_lossy().into_owned());
         let plugin = Plugin {
-            data_dir: data_dir(&self.data_root, &name),
+            // Keyed by the folder, not the manifest's `name`: a manifest may name itself after
+            // another plugin (and get its tokens), or `""` (and get every plugin's).
+            data_dir: data_dir(&self.data_root, &folder_name.to_string_lossy()),
             name,
             root: plugin_dir.to_path_buf(),
         };
@@ -592,16 +594,22 @@ pub fn plugin_data_root(options: &DiscoveryOptions, scope: Scope) -> PathBuf {
     }
 }
 
-/// `${CLAUDE_PLUGIN_DATA}` of the plugin called `name` whose folder is of `scope`.
+/// `${CLAUDE_PLUGIN_DATA}` of the plugin whose folder, of `scope`, is called `name`.
 pub fn plugin_data_dir(options: &DiscoveryOptions, scope: Scope, name: &str) -> PathBuf {
     data_dir(&plugin_data_root(options, scope), name)
 }
 
-/// A plugin's `${CLAUDE_PLUGIN_DATA}`: its sanitized name under `root`.
-fn data_dir(root: &Path, name: &str) -> PathBuf {
-    let mut path = PathBuf::with_capacity(root.as_os_str().len() + 1 + name.len());
+/// A plugin's `${CLAUDE_PLUGIN_DATA}`: its folder's sanitized name under `root` — never `root`
+/// itself nor a project's folder of plugin data (`project-…`): a name that would be (`""`, `.`,
+/// `project-1f2e…`) gets `plugin-` in front.
+fn data_dir(root: &Path, folder: &str) -> PathBuf {
+    let mut key = sanitize(folder);
+    if key.chars().all(|c| c == '-') || key.starts_with("project-") || key.starts_with("plugin-") {
+        key.insert_str(0, "plugin-");
+    }
+    let mut path = PathBuf::with_capacity(root.as_os_str().len() + 1 + key.len());
     path.push(root);
-    path.push(sanitize(name));
+    path.push(key);
     path
 }
 
@@ -973,7 +981,7 @@ mod tests {
         assert_eq!(commands, vec!["root", "a-default", "a-extra", &b, "c", "user"]);
         let plugin = set.sources[1].plugin.as_ref().unwrap();
         assert_eq!(plugin.name, "a plugin");
-        assert!(plugin.data_dir.ends_with("a-plugin"));
+        assert!(plugin.data_dir.ends_with("a-claude"), "its folder's name, not its manifest's");
         assert!(set.events.contains_key(&EventName::Stop));
     }
 
@@ -1015,6 +1023,32 @@ mod tests {
         );
         let options = DiscoveryOptions::new(tmp.path().join("one"), Some(&home));
         assert_eq!(plugin_data_dir(&options, Scope::Project, "fmt"), first);
+    }
+
+    /// A plugin's data folder is its folder's name (red-team pass 10: the manifest's name `""`
+    /// was the root of every plugin's data), never the root nor a project's data folder, and no
+    /// two folders share one.
+    #[test]
+    fn a_plugin_data_folder_is_its_own() {
+        let root = Path::new("/d");
+        let key = |folder: &str| {
+            data_dir(root, folder)
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        };
+        assert_eq!(key("fmt"), "fmt");
+        assert_eq!(key("my plugin"), "my-plugin");
+        for (folder, expected) in [
+            ("", "plugin-"),
+            (".", "plugin--"),
+            ("..", "plugin---"),
+            ("project-1f2e3d4c5b6a7988", "plugin-project-1f2e3d4c5b6a7988"),
+            ("plugin-", "plugin-plugin-"),
+        ] {
+            assert_eq!(key(folder), expected, "{folder:?}");
+        }
     }
 
     #[test]
