@@ -750,6 +750,14 @@ fn a_script_behind_a_wrapper_or_an_option_is_pinned_too() {
         ("f=g7; bash $f", "g7", false),
         ("python3 -c \"exec(open('py-g8').read())\"", "py-g8", false),
         ("env -S 'bash g9'", "g9", false),
+        // A glob, `${PWD}`, a variable the line sets or a loop's (pass 10).
+        ("bash ./gu?rd10", "guard10", false),
+        ("bash ./gu[a]rd11", "guard11", false),
+        ("bash */guard12", "sub/guard12", false),
+        ("bash ${PWD}/guard13", "guard13", false),
+        ("x=uard14; bash g$x", "guard14", false),
+        ("for f in guard15; do bash $f.sh; done", "guard15.sh", false),
+        ("bash $(ls guard16*)", "guard16", false),
     ];
     for (command, script, executable) in forms {
         let repo = Repo::new();

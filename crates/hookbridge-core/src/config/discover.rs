@@ -981,7 +981,10 @@ mod tests {
         assert_eq!(commands, vec!["root", "a-default", "a-extra", &b, "c", "user"]);
         let plugin = set.sources[1].plugin.as_ref().unwrap();
         assert_eq!(plugin.name, "a plugin");
-        assert!(plugin.data_dir.ends_with("a-claude"), "its folder's name, not its manifest's");
+        assert!(
+            plugin.data_dir.ends_with("a-claude"),
+            "its folder's name, not its manifest's"
+        );
         assert!(set.events.contains_key(&EventName::Stop));
     }
 

@@ -428,6 +428,26 @@ fn candidate_words(
     // (`paste`, `dd if=…`, `envsubst <`, a variable set to it): each is pinned, whatever it looks
     // like, but those of the programs that only write (`tee -a audit.log`).
     let runs_text = command.args.is_none() && runs_made_text(&command.resolved_command, &commands);
+    // Variables the line sets (`x=uard; bash g$x.sh`) and `PWD` (the project root, where pins are
+    // taken from) are read as they would be; the protocol's placeholders too.
+    let assigned: Vec<(String, String)> = commands
+        .iter()
+        .flatten()
+        .filter_map(|w| w.split_once('=').filter(|(name, _)| is_identifier(name)))
+        .map(|(name, value)| (name.to_string(), expand_placeholders(value, &placeholder)))
+        .collect();
+    let project_text = project.to_string_lossy().into_owned();
+    let known = |name: &str| -> Option<String> {
+        placeholder(name)
+            .or_else(|| (name == "PWD").then(|| project_text.clone()))
+            .or_else(|| {
+                assigned
+                    .iter()
+                    .rev()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, v)| v.clone())
+            })
+    };
     let mut out = Vec::new();
     let mut push = |word: String, named_to_run: bool, program: bool| {
         if !word.is_empty() && word.len() <= 4096 {
@@ -452,12 +472,12 @@ fn candidate_words(
             // (`BASH_ENV=g bash -c true`, `f=g; bash $f`).
             for word in &words {
                 if let Some((_, value)) = word.split_once('=').filter(|(name, _)| !name.is_empty()) {
-                    push(expand_placeholders(value, &placeholder), true, false);
+                    push(expand_placeholders(value, &known), true, false);
                 }
             }
             // Code in a string (`-c`, `-e`, `env -S`): each name in it.
             for word in words.iter().filter(|w| w.contains(|c: char| !is_name_char(c))) {
-                let word = expand_placeholders(word, &placeholder);
+                let word = expand_placeholders(word, &known);
                 for token in word.split(|c: char| !is_name_char(c)).take(MAX_NAMES_IN_A_WORD) {
                     if token != word && token.chars().any(|c| c.is_alphanumeric()) {
                         push(token.to_string(), true, false);
@@ -483,10 +503,86 @@ fn candidate_words(
             if !named_to_run && option {
                 continue;
             }
-            push(expand_placeholders(word, &placeholder), named_to_run, program);
+            let word_text = expand_placeholders(word, &known);
+            // A glob or a variable not known here where a file is run (`bash ./gu?rd.sh`, `bash
+            // */guard.sh`, `for f in guard; do bash $f.sh; done`), or in a line that runs text it
+            // makes (`bash $(ls *.sh)`): every project file it can be. (Not elsewhere: a
+            // formatter's `--write "src/*.ts"` names the files it changes, not what runs.)
+            let may_glob = run.iter().any(|w| std::ptr::eq(*w, word)) || (runs_text && !option);
+            if may_glob && word_text.contains(['*', '?', '[', '$']) {
+                for path in matching_files(project, &word_text) {
+                    push(path, named_to_run, program);
+                }
+                continue;
+            }
+            push(word_text, named_to_run, program);
         }
     }
     out
+}
+
+/// Whether `name` is a shell variable's name.
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// At most this many files are taken from one glob.
+const MAX_GLOB_MATCHES: usize = 64;
+
+/// The files `word` can name, read as a glob from the project root (a relative word) with each
+/// variable still in it (`$f`, `${f}`) as `*`: none for a word that names nothing in particular
+/// (no letter or digit besides its wildcards: `*`, `$x`) or that holds a special parameter
+/// (`$?`, `$1`: not a file's name).
+fn matching_files(project: &Path, word: &str) -> Vec<String> {
+    let mut pattern = String::with_capacity(word.len());
+    let mut chars = word.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '$' {
+            pattern.push(c);
+            continue;
+        }
+        match chars.peek() {
+            Some('{') => {
+                for c in chars.by_ref() {
+                    if c == '}' {
+                        break;
+                    }
+                }
+            }
+            Some(c) if c.is_ascii_alphabetic() || *c == '_' => {
+                while chars
+                    .next_if(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .is_some()
+                {}
+            }
+            _ => return Vec::new(),
+        }
+        pattern.push('*');
+    }
+    if !pattern.chars().any(char::is_alphanumeric) {
+        return Vec::new();
+    }
+    let pattern = if pattern.starts_with('/') {
+        pattern
+    } else {
+        format!("{}/{pattern}", glob::Pattern::escape(&project.to_string_lossy()))
+    };
+    let options = glob::MatchOptions {
+        case_sensitive: true,
+        require_literal_separator: true,
+        require_literal_leading_dot: true,
+    };
+    glob::glob_with(&pattern, options)
+        .map(|paths| {
+            paths
+                .filter_map(Result::ok)
+                .take(MAX_GLOB_MATCHES)
+                .map(|p| p.to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Whether `c` may stand in a file name as commands write them; any other character ends a name
@@ -712,11 +808,16 @@ const FILTERS: &[&str] = &["awk", "gawk", "mawk", "nawk", "sed", "gsed", "jq"];
 fn run_words(words: &[String]) -> Vec<&String> {
     let mut out = Vec::new();
     let mut rest = words;
-    // `env [NAME=value…] program …`, and leading assignments.
+    // `env [NAME=value…] program …`, leading assignments, and the shell's words before a command
+    // (`do bash g`, `then ./g`, `! ./g`).
     while let Some((first, tail)) = rest.split_first() {
         let name = file_name(first);
         let assignment = first.contains('=') && !first.starts_with('=') && !first.contains('/');
-        if name == "env" || assignment {
+        let keyword = [
+            "if", "then", "else", "elif", "do", "while", "until", "!", "{", "time",
+        ]
+        .contains(&first.as_str());
+        if name == "env" || assignment || keyword {
             rest = tail;
             continue;
         }
@@ -1042,5 +1143,25 @@ mod run_words_tests {
         assert_eq!(pinned("cat notes.md; tee -a audit.log"), Vec::<String>::new());
         assert_eq!(pinned("cat notes.md | sh"), ["notes.md"]);
         assert_eq!(pinned("cat lint.sh"), ["lint.sh"], "a reader's file that is code");
+        // A glob, `${PWD}`, a variable the line sets or a loop's where a file runs (pass 10); not
+        // a formatter's glob of the files it changes, nor a word that is only a variable.
+        std::fs::create_dir_all(project.join("sub")).unwrap();
+        std::fs::write(project.join("sub/guard"), "x").unwrap();
+        std::fs::write(project.join("guard"), "x").unwrap();
+        std::fs::write(project.join("app.ts"), "x").unwrap();
+        for (command, expected) in [
+            ("bash ./gu?rd", &["guard"][..]),
+            ("bash ./gu[a]rd", &["guard"]),
+            ("bash */guard", &["sub/guard"]),
+            ("bash ${PWD}/guard", &["guard"]),
+            ("x=uard; bash g$x", &["guard"]),
+            ("for f in lint; do bash $f.sh; done", &["lint.sh"]),
+            ("bash $(ls gu*)", &["guard"]),
+            ("prettier --write '*.ts'", &[]),
+            ("bash $X", &[]),
+            ("true; s=$?; exit $s", &[]),
+        ] {
+            assert_eq!(pinned(command), expected, "{command}");
+        }
     }
 }
