@@ -449,76 +449,88 @@ fn candidate_words(
             })
     };
     let mut out = Vec::new();
+    for words in commands {
+        one_commands_words(&words, runs_text, &known, project, &mut out);
+    }
+    out
+}
+
+/// [`candidate_words`] of one simple command's `words`, added to `out`; `runs_text`: the line
+/// runs text it makes; `known`: the variables whose values are known.
+fn one_commands_words(
+    words: &[String],
+    runs_text: bool,
+    known: &dyn Fn(&str) -> Option<String>,
+    project: &Path,
+    out: &mut Vec<(String, bool, bool)>,
+) {
     let mut push = |word: String, named_to_run: bool, program: bool| {
         if !word.is_empty() && word.len() <= 4096 {
             out.push((word, named_to_run, program));
         }
     };
-    for words in commands {
-        let run = run_words(&words);
-        let name = run.first().map(|p| file_name(p));
-        // Whether the files this command's arguments name may be what runs. A wrapper in front
-        // (`nohup`, `setsid`, `stdbuf -o0`, `command`, `env --`, `make -f`), an option with a
-        // value before the script (`bash -o pipefail g`) or a script given in a string
-        // (`python3 -c "exec(open('g').read())"`) are too many to list, so every program's
-        // arguments may run — but those of the programs that only read or write the data they
-        // name, unless the line runs text it makes (`cat setup | sh`), when only the writers'
-        // are data.
-        let writer = name.is_some_and(|n| WRITERS.contains(&n));
-        let reader = name.is_some_and(|n| READERS.contains(&n));
-        let args_may_run = !writer && (runs_text || !reader);
-        if args_may_run {
-            // `NAME=value`, `--rcfile=value`, `if=value`: the value may name the file too
-            // (`BASH_ENV=g bash -c true`, `f=g; bash $f`).
-            for word in &words {
-                if let Some((_, value)) = word.split_once('=').filter(|(name, _)| !name.is_empty()) {
-                    push(expand_placeholders(value, &known), true, false);
-                }
-            }
-            // Code in a string (`-c`, `-e`, `env -S`): each name in it.
-            for word in words.iter().filter(|w| w.contains(|c: char| !is_name_char(c))) {
-                let word = expand_placeholders(word, &known);
-                for token in word.split(|c: char| !is_name_char(c)).take(MAX_NAMES_IN_A_WORD) {
-                    if token != word && token.chars().any(|c| c.is_alphanumeric()) {
-                        push(token.to_string(), true, false);
-                    }
-                }
+    let run = run_words(words);
+    let name = run.first().map(|p| file_name(p));
+    // Whether the files this command's arguments name may be what runs. A wrapper in front
+    // (`nohup`, `setsid`, `stdbuf -o0`, `command`, `env --`, `make -f`), an option with a
+    // value before the script (`bash -o pipefail g`) or a script given in a string
+    // (`python3 -c "exec(open('g').read())"`) are too many to list, so every program's
+    // arguments may run — but those of the programs that only read or write the data they
+    // name, unless the line runs text it makes (`cat setup | sh`), when only the writers'
+    // are data.
+    let writer = name.is_some_and(|n| WRITERS.contains(&n));
+    let reader = name.is_some_and(|n| READERS.contains(&n));
+    let args_may_run = !writer && (runs_text || !reader);
+    if args_may_run {
+        // `NAME=value`, `--rcfile=value`, `if=value`: the value may name the file too
+        // (`BASH_ENV=g bash -c true`, `f=g; bash $f`).
+        for word in words {
+            if let Some((_, value)) = word.split_once('=').filter(|(name, _)| !name.is_empty()) {
+                push(expand_placeholders(value, known), true, false);
             }
         }
-        // A task runner runs the tasks of the file it finds where it runs (`make lint` runs the
-        // Makefile's): that file is named to run.
-        for file in name.map(implicit_files).unwrap_or_default() {
-            push((*file).to_string(), true, false);
-        }
-        // `python3 -m package.module` runs `package/module.py` (or its `__main__.py`), found
-        // from the folder the hook runs in: named to run.
-        for module in python_module(&words) {
-            push(module, true, false);
-        }
-        for word in &words {
-            let program = run.first().is_some_and(|p| std::ptr::eq(*p, word));
-            let option = word.starts_with('-');
-            let named_to_run =
-                run.iter().any(|w| std::ptr::eq(*w, word)) || (args_may_run && !program && !option);
-            if !named_to_run && option {
-                continue;
-            }
-            let word_text = expand_placeholders(word, &known);
-            // A glob or a variable not known here where a file is run (`bash ./gu?rd.sh`, `bash
-            // */guard.sh`, `for f in guard; do bash $f.sh; done`), or in a line that runs text it
-            // makes (`bash $(ls *.sh)`): every project file it can be. (Not elsewhere: a
-            // formatter's `--write "src/*.ts"` names the files it changes, not what runs.)
-            let may_glob = run.iter().any(|w| std::ptr::eq(*w, word)) || (runs_text && !option);
-            if may_glob && word_text.contains(['*', '?', '[', '$']) {
-                for path in matching_files(project, &word_text) {
-                    push(path, named_to_run, program);
+        // Code in a string (`-c`, `-e`, `env -S`): each name in it.
+        for word in words.iter().filter(|w| w.contains(|c: char| !is_name_char(c))) {
+            let word = expand_placeholders(word, known);
+            for token in word.split(|c: char| !is_name_char(c)).take(MAX_NAMES_IN_A_WORD) {
+                if token != word && token.chars().any(|c| c.is_alphanumeric()) {
+                    push(token.to_string(), true, false);
                 }
-                continue;
             }
-            push(word_text, named_to_run, program);
         }
     }
-    out
+    // A task runner runs the tasks of the file it finds where it runs (`make lint` runs the
+    // Makefile's): that file is named to run.
+    for file in name.map(implicit_files).unwrap_or_default() {
+        push((*file).to_string(), true, false);
+    }
+    // `python3 -m package.module` runs `package/module.py` (or its `__main__.py`), found
+    // from the folder the hook runs in: named to run.
+    for module in python_module(words) {
+        push(module, true, false);
+    }
+    for word in words {
+        let program = run.first().is_some_and(|p| std::ptr::eq(*p, word));
+        let option = word.starts_with('-');
+        let named_to_run =
+            run.iter().any(|w| std::ptr::eq(*w, word)) || (args_may_run && !program && !option);
+        if !named_to_run && option {
+            continue;
+        }
+        let word_text = expand_placeholders(word, known);
+        // A glob or a variable not known here where a file is run (`bash ./gu?rd.sh`, `bash
+        // */guard.sh`, `for f in guard; do bash $f.sh; done`), or in a line that runs text it
+        // makes (`bash $(ls *.sh)`): every project file it can be. (Not elsewhere: a
+        // formatter's `--write "src/*.ts"` names the files it changes, not what runs.)
+        let may_glob = run.iter().any(|w| std::ptr::eq(*w, word)) || (runs_text && !option);
+        if may_glob && word_text.contains(['*', '?', '[', '$']) {
+            for path in matching_files(project, &word_text) {
+                push(path, named_to_run, program);
+            }
+            continue;
+        }
+        push(word_text, named_to_run, program);
+    }
 }
 
 /// Whether `name` is a shell variable's name.
