@@ -358,24 +358,33 @@ impl ProjectArgs {
                 warnings: Vec::new(),
             });
         }
-        for var in ["AMPLIFIER_PROJECT_DIR", "CLAUDE_PROJECT_DIR"] {
+        // Claude Code's variable first: it sets it for every hook over whatever the environment
+        // held, while `AMPLIFIER_PROJECT_DIR` there may come from a project's settings. Either
+        // counts only as an absolute folder path without `..`, outside `/proc` and `/dev`, and not
+        // `/` (the project is what a sandboxed hook may write, and what guards compare paths
+        // with: `..` or `/` would have made it the home or everything).
+        let mut warnings = Vec::new();
+        for var in ["CLAUDE_PROJECT_DIR", "AMPLIFIER_PROJECT_DIR"] {
             if let Some(dir) = std::env::var_os(var).filter(|v| !v.is_empty()) {
-                let abs = std::path::absolute(&dir)?;
-                let warnings = not_a_directory(&abs)
-                    .map(|why| {
-                        format!(
-                            "{var}={} {why}; no project hooks were loaded",
-                            Path::new(&dir).display()
-                        )
-                    })
-                    .into_iter()
-                    .collect();
-                return Ok(Project { dir: abs, warnings });
+                let dir = PathBuf::from(dir);
+                if !hookbridge_core::env_paths::usable_env_folder(&dir) || dir.parent().is_none() {
+                    warnings.push(format!(
+                        "{var}=`{}` ignored: not an absolute path without `..` outside /proc and /dev, nor / \
+                         (a project's settings can set it)",
+                        dir.display()
+                    ));
+                    continue;
+                }
+                warnings.extend(
+                    not_a_directory(&dir)
+                        .map(|why| format!("{var}={} {why}; no project hooks were loaded", dir.display())),
+                );
+                return Ok(Project { dir, warnings });
             }
         }
         Ok(Project {
             dir: std::env::current_dir()?,
-            warnings: Vec::new(),
+            warnings,
         })
     }
 
@@ -387,7 +396,7 @@ impl ProjectArgs {
     /// stderr when it is not the current folder.
     pub fn resolve_for_people(&self) -> anyhow::Result<Project> {
         let explicit = self.project_dir.is_some()
-            || ["AMPLIFIER_PROJECT_DIR", "CLAUDE_PROJECT_DIR"]
+            || ["CLAUDE_PROJECT_DIR", "AMPLIFIER_PROJECT_DIR"]
                 .iter()
                 .any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()));
         let mut project = self.resolve()?;

@@ -505,9 +505,11 @@ fn a_missing_project_dir_is_a_usage_error_for_the_flag_and_a_warning_from_the_en
     }
 }
 
-/// A relative project directory (flag or environment) reaches hooks as absolute
+/// A relative project directory given by the flag reaches hooks as absolute
 /// `${CLAUDE_PLUGIN_ROOT}`, `AMPLIFIER_HOOKS_DIR` and `CLAUDE_PROJECT_DIR`, though hooks run in the
-/// payload's `cwd`: the guard is found and blocks.
+/// payload's `cwd`: the guard is found and blocks. A relative one in the environment (which a
+/// project's settings can set: `AMPLIFIER_PROJECT_DIR=..` made the home "the project", writable by
+/// a sandboxed hook, red-team pass 10) is ignored, and the log says so.
 #[test]
 fn a_relative_project_dir_reaches_hooks_as_absolute_paths() {
     require_program("bash");
@@ -527,10 +529,17 @@ fn a_relative_project_dir_reaches_hooks_as_absolute_paths() {
     let mut payload = pre_bash(&p);
     payload["cwd"] = json!(elsewhere);
 
-    let by_flag = cmd(&p, ["run", "--event", "PreToolUse", "--project-dir", "project"]);
-    let mut by_env = cmd(&p, ["run", "--event", "PreToolUse"]);
-    by_env.env("CLAUDE_PROJECT_DIR", "project");
-    for (how, cmd) in [("--project-dir", by_flag), ("CLAUDE_PROJECT_DIR", by_env)] {
+    for var in ["CLAUDE_PROJECT_DIR", "AMPLIFIER_PROJECT_DIR"] {
+        let mut by_env = cmd(&p, ["run", "--event", "PreToolUse"]);
+        by_env.env(var, "project");
+        let done = p.finish(by_env, &payload);
+        assert_eq!(done.code, Some(0), "{var}: stderr {}", done.stderr_str());
+        let log = p.log_text();
+        assert!(log.contains(&format!("{var}=`project` ignored")), "{var}: {log}");
+    }
+    let how = "--project-dir";
+    {
+        let cmd = cmd(&p, ["run", "--event", "PreToolUse", "--project-dir", "project"]);
         let done = p.finish(cmd, &payload);
         assert_eq!(done.code, Some(2), "{how}: stderr {}", done.stderr_str());
         let stderr = done.stderr_str();

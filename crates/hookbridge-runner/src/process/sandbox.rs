@@ -229,7 +229,18 @@ impl SandboxPlan {
         let account_home = crate::home::account_home();
         let user_home = engine_home.as_deref().or(account_home);
         let temp = tempfile::Builder::new().prefix(TEMP_PREFIX).tempdir().ok();
+        // The project, unless it is your home or holds it (a session opened in the home, or a
+        // project folder moved there through the environment): then nothing of it is writable,
+        // as granting it would grant your dotfiles and your own hooks.
+        let holds_a_home = |p: &Path| {
+            p.parent().is_none()
+                || [engine_home.as_deref(), account_home]
+                    .into_iter()
+                    .flatten()
+                    .any(|home| home.starts_with(p))
+        };
         let mut write: Vec<WriteRoot> = project
+            .filter(|p| !holds_a_home(p))
             .map(|p| WriteRoot::path(p.to_path_buf()))
             .into_iter()
             .collect();
