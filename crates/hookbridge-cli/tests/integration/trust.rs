@@ -758,6 +758,11 @@ fn a_script_behind_a_wrapper_or_an_option_is_pinned_too() {
         ("x=uard14; bash g$x", "guard14", false),
         ("for f in guard15; do bash $f.sh; done", "guard15.sh", false),
         ("bash $(ls guard16*)", "guard16", false),
+        // A folder the line moves to, a module path, a default value, a long string (pass 11).
+        ("cd sub17 && bash g17", "sub17/g17", false),
+        ("env -C sub18 bash g18", "sub18/g18", false),
+        ("PYTHONPATH=sub19 python3 -m g19", "sub19/g19.py", false),
+        ("bash ${G20:-g20}", "g20", false),
     ];
     for (command, script, executable) in forms {
         let repo = Repo::new();

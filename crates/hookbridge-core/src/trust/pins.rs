@@ -449,10 +449,75 @@ fn candidate_words(
             })
     };
     let mut out = Vec::new();
-    for words in commands {
-        one_commands_words(&words, runs_text, &known, project, &mut out);
+    for words in &commands {
+        one_commands_words(words, runs_text, &known, project, &mut out);
+    }
+    // A relative word read from a folder the line moves to (`cd tools && ./guard.sh`, `make -C
+    // tools`, `env -C tools bash g`, `npm --prefix sub run x`) or a module path it sets
+    // (`PYTHONPATH=tools python3 -m guard`) may name a file there: it is read from each of them too.
+    let bases = folders_named(&commands, &known);
+    if !bases.is_empty() {
+        let from_bases: Vec<(String, bool, bool)> = out
+            .iter()
+            .filter(|(word, _, program)| !Path::new(word).is_absolute() && (!program || word.contains('/')))
+            .flat_map(|(word, named_to_run, _)| {
+                bases
+                    .iter()
+                    .map(move |base| (format!("{base}/{word}"), *named_to_run, false))
+            })
+            .collect();
+        out.extend(from_bases);
     }
     out
+}
+
+/// At most this many folders a line moves to are read from.
+const MAX_FOLDERS: usize = 16;
+
+/// The folders a line's commands move to or search (see [`candidate_words`]): `cd`'s and
+/// `pushd`'s, an option's that changes folder (`-C`, `--directory`, `--prefix`, `--cwd`,
+/// `--chdir`), and the folders of `PYTHONPATH` and `NODE_PATH` set in it.
+fn folders_named(commands: &[Vec<String>], known: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
+    const OPTIONS: &[&str] = &["-C", "--directory", "--prefix", "--cwd", "--chdir"];
+    let mut folders: Vec<String> = Vec::new();
+    let mut add = |dir: &str| {
+        let dir = expand_placeholders(dir, known);
+        let dir = dir.trim_end_matches('/');
+        if !dir.is_empty() && dir != "." && dir != "-" && !folders.iter().any(|f| f == dir) {
+            folders.push(dir.to_string());
+        }
+    };
+    for words in commands {
+        let run = run_words(words);
+        if let Some(program) = run.first().filter(|p| ["cd", "pushd"].contains(&file_name(p))) {
+            let at = words.iter().position(|w| std::ptr::eq(w, *program)).unwrap_or(0);
+            if let Some(dir) = words[at + 1..].iter().find(|w| !w.starts_with('-')) {
+                add(dir);
+            }
+        }
+        for (i, word) in words.iter().enumerate() {
+            if OPTIONS.contains(&word.as_str()) {
+                if let Some(dir) = words.get(i + 1) {
+                    add(dir);
+                }
+            }
+            for option in OPTIONS.iter().filter(|o| o.starts_with("--")) {
+                if let Some(dir) = word.strip_prefix(option).and_then(|r| r.strip_prefix('=')) {
+                    add(dir);
+                }
+            }
+            if let Some(dir) = word.strip_prefix("-C").filter(|d| !d.is_empty()) {
+                add(dir);
+            }
+            for var in ["PYTHONPATH=", "NODE_PATH="] {
+                if let Some(dirs) = word.strip_prefix(var) {
+                    dirs.split(':').for_each(&mut add);
+                }
+            }
+        }
+    }
+    folders.truncate(MAX_FOLDERS);
+    folders
 }
 
 /// [`candidate_words`] of one simple command's `words`, added to `out`; `runs_text`: the line
@@ -489,11 +554,16 @@ fn one_commands_words(
                 push(expand_placeholders(value, known), true, false);
             }
         }
-        // Code in a string (`-c`, `-e`, `env -S`): each name in it.
+        // Code in a string (`-c`, `-e`, `env -S`): each distinct name in it, however many (a cap
+        // would let the file that runs stand past it: red-team pass 11).
+        let mut seen = std::collections::HashSet::new();
         for word in words.iter().filter(|w| w.contains(|c: char| !is_name_char(c))) {
             let word = expand_placeholders(word, known);
-            for token in word.split(|c: char| !is_name_char(c)).take(MAX_NAMES_IN_A_WORD) {
-                if token != word && token.chars().any(|c| c.is_alphanumeric()) {
+            for token in word.split(|c: char| !is_name_char(c)) {
+                if token != word
+                    && token.chars().any(|c| c.is_alphanumeric())
+                    && seen.insert(token.to_string())
+                {
                     push(token.to_string(), true, false);
                 }
             }
@@ -602,9 +672,6 @@ fn matching_files(project: &Path, word: &str) -> Vec<String> {
 fn is_name_char(c: char) -> bool {
     c.is_alphanumeric() || "._/~+-@%,:$".contains(c)
 }
-
-/// At most this many names are taken from one word of code.
-const MAX_NAMES_IN_A_WORD: usize = 64;
 
 /// The file a task runner takes its tasks from where it runs (`make` → `Makefile`): it runs what
 /// that file says, so the file is named to run.
@@ -908,7 +975,21 @@ fn expand_placeholders(word: &str, placeholder: &dyn Fn(&str) -> Option<String>)
         let after = &rest[at + 1..];
         let (name, tail) = match after.strip_prefix('{') {
             Some(braced) => match braced.find('}') {
-                Some(end) => (&braced[..end], &braced[end + 1..]),
+                // `${name:-word}`, `${name-word}`, `${name:=word}`: the word where the name is
+                // not known here (red-team pass 11: `bash ${GUARD:-guard.sh}`).
+                Some(end) => match braced[..end]
+                    .split_once('-')
+                    .or_else(|| braced[..end].split_once('='))
+                {
+                    Some((name, default)) if is_identifier(name.trim_end_matches(':')) => {
+                        let value = placeholder(name.trim_end_matches(':'))
+                            .unwrap_or_else(|| expand_placeholders(default, placeholder));
+                        out.push_str(&value);
+                        rest = &braced[end + 1..];
+                        continue;
+                    }
+                    _ => (&braced[..end], &braced[end + 1..]),
+                },
                 None => ("", after),
             },
             None => {
@@ -1155,12 +1236,22 @@ mod run_words_tests {
         assert_eq!(pinned("cat notes.md; tee -a audit.log"), Vec::<String>::new());
         assert_eq!(pinned("cat notes.md | sh"), ["notes.md"]);
         assert_eq!(pinned("cat lint.sh"), ["lint.sh"], "a reader's file that is code");
+        let padded: String = (0..200).map(|i| format!("a{i}=1;")).collect();
+        assert_eq!(
+            pinned(&format!("python3 -c \"{padded}exec(open('g').read())\"")),
+            ["g"]
+        );
+        std::fs::create_dir_all(project.join("tools")).unwrap();
+        std::fs::write(project.join("tools/Makefile"), "x").unwrap();
+        assert_eq!(pinned("make -C tools lint"), ["Makefile", "tools/Makefile"]);
+        assert_eq!(pinned("npm --prefix=tools run x"), ["package.json"]);
         // A glob, `${PWD}`, a variable the line sets or a loop's where a file runs (pass 10); not
         // a formatter's glob of the files it changes, nor a word that is only a variable.
         std::fs::create_dir_all(project.join("sub")).unwrap();
         std::fs::write(project.join("sub/guard"), "x").unwrap();
         std::fs::write(project.join("guard"), "x").unwrap();
         std::fs::write(project.join("app.ts"), "x").unwrap();
+        std::fs::write(project.join("sub/mod.py"), "x").unwrap();
         for (command, expected) in [
             ("bash ./gu?rd", &["guard"][..]),
             ("bash ./gu[a]rd", &["guard"]),
@@ -1172,6 +1263,15 @@ mod run_words_tests {
             ("prettier --write '*.ts'", &[]),
             ("bash $X", &[]),
             ("true; s=$?; exit $s", &[]),
+            // A folder the line moves to or searches, a default value, a long string (pass 11).
+            ("cd sub && ./guard", &["guard", "sub/guard"]),
+            (
+                "cd \"$CLAUDE_PROJECT_DIR/sub\" && bash guard",
+                &["guard", "sub/guard"],
+            ),
+            ("env -C sub bash guard", &["guard", "sub/guard"]),
+            ("PYTHONPATH=sub python3 -m mod", &["sub/mod.py"]),
+            ("bash ${G:-guard}", &["guard"]),
         ] {
             assert_eq!(pinned(command), expected, "{command}");
         }
