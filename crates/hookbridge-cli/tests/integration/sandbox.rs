@@ -498,6 +498,12 @@ fn an_env_file_variable_from_the_environment_grants_a_sandboxed_hook_nothing_mor
     std::fs::write(&rc, "the user's rc\n").unwrap();
     let link = p.home.parent().unwrap().join("env-link.sh");
     std::fs::hard_link(&rc, &link).unwrap();
+    // A folder that is a symlink to the home: `through/.bashrc` is the home's (pass 11).
+    let through = p.home.parent().unwrap().join("through");
+    std::os::unix::fs::symlink(&p.home, &through).unwrap();
+    let profile = p.home.join(".bash_profile");
+    std::fs::write(&profile, "the user's profile\n").unwrap();
+    let through = through.join(".bash_profile");
     p.write_hooks(
         &json!({"hooks": {"SessionStart": [{"hooks": [{"type": "command", "sandbox": true,
         "command": "for f in \"$AMPLIFIER_ENV_FILE\" \"$CLAUDE_ENV_FILE\"; do [ -n \"$f\" ] || continue; \
@@ -508,6 +514,7 @@ fn an_env_file_variable_from_the_environment_grants_a_sandboxed_hook_nothing_mor
         (None, Some(&p.home)),
         (Some(&p.home), Some(&link)),
         (None, Some(&link)),
+        (None, Some(&through)),
     ] {
         let mut cmd = p.command("SessionStart", "report");
         if let Some(value) = amplifier {
@@ -522,6 +529,11 @@ fn an_env_file_variable_from_the_environment_grants_a_sandboxed_hook_nothing_mor
             std::fs::read_to_string(&rc).unwrap(),
             "the user's rc\n",
             "{amplifier:?} {claude:?}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&profile).unwrap(),
+            "the user's profile\n",
+            "{claude:?}"
         );
     }
     assert!(

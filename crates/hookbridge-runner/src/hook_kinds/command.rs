@@ -57,7 +57,14 @@ pub(crate) fn process_spec(
         let data = plugin_data.filter(|dir| dir.is_absolute() && std::fs::create_dir_all(dir).is_ok());
         // Only a path that can be an env file (`env_file::usable`: a regular file with one link,
         // never a folder, whose rule would grant everything beneath it).
-        let env_file = given("CLAUDE_ENV_FILE").filter(|path| crate::env_file::usable(path).is_ok());
+        // Nor one reached through a symlinked folder (`/x/link-to-home/.bash_profile`): the grant
+        // would follow it to wherever it leads (red-team pass 11).
+        let env_file = given("CLAUDE_ENV_FILE").filter(|path| {
+            crate::env_file::usable(path).is_ok()
+                && path
+                    .parent()
+                    .is_some_and(|parent| std::fs::canonicalize(parent).is_ok_and(|real| real == parent))
+        });
         // The env file is often not there yet (Claude Code leaves it to the hook to make), and a
         // rule needs it there: it is made, empty, in the folder the host made for it (an empty
         // env file exports nothing), never through a symlink.
