@@ -28,7 +28,7 @@ const ROTATE_AT: u64 = 10 * 1024 * 1024;
 /// says once per process why the variable was ignored.
 pub fn path() -> Option<PathBuf> {
     static IGNORED_SAID: std::sync::Once = std::sync::Once::new();
-    match hookbridge_runner::audit::log_named_by("HOOKBRIDGE_LOG", ".log") {
+    match hookbridge_runner::audit::log_named_by("HOOKBRIDGE_LOG", ".log", begins_as_ours) {
         Some(Ok(path)) => return Some(path),
         Some(Err(why)) => {
             let default = default_path()?;
@@ -140,16 +140,18 @@ fn rotate(path: &Path, file: File, meta: &Metadata) -> io::Result<File> {
     open(path)
 }
 
-/// Whether `file` starts as every line of this log does: `YYYY-MM-DDTHH:MM:SSZ `.
+/// Whether `file` starts as every line of this log does ([`begins_as_ours`]).
 fn written_by_hookbridge(file: &File) -> bool {
     use std::os::unix::fs::FileExt;
     let mut head = [0u8; 21];
-    if file.read_exact_at(&mut head, 0).is_err() {
-        return false;
-    }
-    head.iter()
-        .zip(b"0000-00-00T00:00:00Z ")
-        .all(|(&b, &shape)| match shape {
+    file.read_exact_at(&mut head, 0).is_ok() && begins_as_ours(&head)
+}
+
+/// Whether `head` starts as every line of this log does: `YYYY-MM-DDTHH:MM:SSZ `.
+fn begins_as_ours(head: &[u8]) -> bool {
+    const SHAPE: &[u8] = b"0000-00-00T00:00:00Z ";
+    head.len() >= SHAPE.len()
+        && head.iter().zip(SHAPE).all(|(&b, &shape)| match shape {
             b'0' => b.is_ascii_digit(),
             _ => b == shape,
         })

@@ -39,7 +39,7 @@ impl AuditFileArgs {
             )
             .into()),
             // Where `run` writes it: the variable's file when it may name one, else the default.
-            Some(_) => match audit::log_named_by("HOOKBRIDGE_AUDIT_LOG", ".jsonl") {
+            Some(_) => match audit::log_named_by("HOOKBRIDGE_AUDIT_LOG", ".jsonl", audit::audit_line_start) {
                 Some(Ok(path)) => Ok(path),
                 _ => audit::default_path().ok_or_else(|| {
                     UsageError("HOME is not set: name the audit log with --file".into()).into()

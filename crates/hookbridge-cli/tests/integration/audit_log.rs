@@ -529,6 +529,39 @@ fn the_audit_log_can_be_switched_off_or_moved() {
     assert!(!audit_path(&p).exists());
 }
 
+/// Red-team pass 12: `HOOKBRIDGE_AUDIT_LOG` (which a project's settings can set, with
+/// `HOOKBRIDGE_AUDIT_MAX_BYTES`) named `~/.claude/history.jsonl`, Claude Code's prompt history: audit
+/// lines were appended to it, and past the size its rotation moved the history to `.1` and deleted
+/// `.4`. A file that is there already is written only when it is a log of hookbridge's own; so
+/// for `HOOKBRIDGE_LOG`.
+#[test]
+fn a_log_variable_naming_another_programs_file_leaves_it_alone() {
+    let p = Project::new(on(
+        "Stop",
+        json!([{"type": "command", "command": "no-such-hook-for-the-logs"}]),
+    ));
+    let history = p.home.join(".claude/history.jsonl");
+    std::fs::create_dir_all(history.parent().unwrap()).unwrap();
+    let prompts = "{\"display\":\"my prompt\"}\n".repeat(2000);
+    std::fs::write(&history, &prompts).unwrap();
+    let app_log = p.home.join("app.log");
+    std::fs::write(&app_log, "INFO started\n").unwrap();
+    let mut cmd = p.command("Stop", "claude");
+    cmd.env("HOOKBRIDGE_AUDIT_LOG", &history)
+        .env("HOOKBRIDGE_AUDIT_MAX_BYTES", "1")
+        .env("HOOKBRIDGE_LOG", &app_log);
+    p.finish(cmd, &serde_json::to_vec(&p.payload("Stop")).unwrap());
+    assert_eq!(std::fs::read_to_string(&history).unwrap(), prompts);
+    assert!(!p.home.join(".claude/history.jsonl.1").exists());
+    assert_eq!(std::fs::read_to_string(&app_log).unwrap(), "INFO started\n");
+    assert_eq!(lines(&p).len(), 2, "the record went to the default log");
+    let said = std::fs::read_to_string(p.home.join(".amplifier/hookbridge/diagnostics.log")).unwrap();
+    assert!(
+        said.contains("a file hookbridge did not write") && said.contains("HOOKBRIDGE_AUDIT_LOG="),
+        "{said}"
+    );
+}
+
 #[test]
 fn a_hook_that_failed_every_run_is_named_to_the_user_once_at_the_end_of_a_turn() {
     let p = Project::new(json!({"hooks": {

@@ -24,7 +24,7 @@ pub mod record;
 pub mod session;
 pub mod stored;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use hookbridge_core::config::managed::ManagedRules;
 
@@ -66,7 +66,7 @@ impl AuditLog {
         ) {
             (Some(mandatory), _) => mandatory,
             (None, Some(p)) if p == "off" => return None,
-            (None, Some(_)) => match log_named_by("HOOKBRIDGE_AUDIT_LOG", ".jsonl")? {
+            (None, Some(_)) => match log_named_by("HOOKBRIDGE_AUDIT_LOG", ".jsonl", audit_line_start)? {
                 Ok(path) => path,
                 Err(why) => {
                     ignored = Some(why);
@@ -104,8 +104,11 @@ impl AuditLog {
 /// in `ending` (`.jsonl`, `.log`) and that is not a symlink, or for a FIFO or a character device
 /// there (a reader, a terminal); `Err` with why not for anything else. The variables come through
 /// the agent's environment, which a project's settings can set, and a log appended to
-/// `~/.bashrc` would have the shell run what it quotes (a hook's reason, a command).
-pub fn log_named_by(var: &str, ending: &str) -> Option<Result<PathBuf, String>> {
+/// `~/.bashrc` would have the shell run what it quotes (a hook's reason, a command). A file that
+/// is there already must be one hookbridge wrote: `ours` says whether its first bytes are a
+/// line of this log (red-team pass 12: `HOOKBRIDGE_AUDIT_LOG=~/.claude/history.jsonl` appended
+/// audit lines to Claude Code's prompt history, and its rotation moved the history away).
+pub fn log_named_by(var: &str, ending: &str, ours: fn(&[u8]) -> bool) -> Option<Result<PathBuf, String>> {
     use std::os::unix::fs::FileTypeExt;
     let path = PathBuf::from(std::env::var_os(var).filter(|p| !p.is_empty())?);
     let refused = |what: &str| {
@@ -114,17 +117,47 @@ pub fn log_named_by(var: &str, ending: &str) -> Option<Result<PathBuf, String>> 
             path.display()
         ))
     };
+    let named_so = path
+        .file_name()
+        .is_some_and(|name| name.to_string_lossy().ends_with(ending));
     Some(match std::fs::symlink_metadata(&path) {
         Ok(meta) if meta.file_type().is_symlink() => refused("a symlink"),
         Ok(meta) if meta.file_type().is_fifo() || meta.file_type().is_char_device() => Ok(path),
-        _ if path
-            .file_name()
-            .is_some_and(|name| name.to_string_lossy().ends_with(ending)) =>
+        _ if !named_so => refused(&format!("a log's file name ends in `{ending}`")),
+        Ok(meta)
+            if meta.is_file() && meta.len() > 0 && !first_bytes(&path).is_some_and(|head| ours(&head)) =>
         {
-            Ok(path)
+            refused("a file hookbridge did not write (its first line is not one of this log's)")
         }
-        _ => refused(&format!("a log's file name ends in `{ending}`")),
+        _ => Ok(path),
     })
+}
+
+/// Whether `head` starts as every line of the audit log does (`{"seq":`).
+pub fn audit_line_start(head: &[u8]) -> bool {
+    head.starts_with(b"{\"seq\":")
+}
+
+/// The first bytes of the regular file `path` (never through a symlink, never waiting).
+fn first_bytes(path: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+        .open(path)
+        .ok()?;
+    let mut head = vec![0; 32];
+    let mut filled = 0;
+    while filled < head.len() {
+        match file.read(&mut head[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(_) => return None,
+        }
+    }
+    head.truncate(filled);
+    Some(head)
 }
 
 /// `~/.amplifier/hookbridge/audit.jsonl`, the one default.
