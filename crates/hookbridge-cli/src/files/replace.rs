@@ -50,17 +50,45 @@ impl Identity {
     }
 }
 
+/// The largest file a snapshot reads: as large as a hooks file may be.
+pub const MAX_SNAPSHOT_BYTES: u64 = hookbridge_core::config::MAX_CONFIG_BYTES;
+
 impl Snapshot {
-    /// `path` as it is now (through a symlink, the file it names).
+    /// `path` as it is now (through a symlink, the file it names): a regular file of at most
+    /// [`MAX_SNAPSHOT_BYTES`], opened without waiting (a FIFO there neither hangs the command nor
+    /// floods it: red-team pass 12), or an error naming what it is.
     pub fn take(path: &Path) -> std::io::Result<Snapshot> {
-        let mut file = match std::fs::File::open(path) {
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut file = match std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+            .open(path)
+        {
             Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Snapshot { content: None }),
             Err(e) => return Err(e),
         };
         let meta = file.metadata()?;
+        if !meta.is_file() {
+            return Err(std::io::Error::other(format!(
+                "{} is not a regular file",
+                path.display()
+            )));
+        }
+        if meta.len() > MAX_SNAPSHOT_BYTES {
+            return Err(std::io::Error::other(format!(
+                "{} is larger than {MAX_SNAPSHOT_BYTES} bytes",
+                path.display()
+            )));
+        }
         let mut bytes = Vec::with_capacity(meta.len() as usize);
-        file.read_to_end(&mut bytes)?;
+        (&mut file).take(MAX_SNAPSHOT_BYTES + 1).read_to_end(&mut bytes)?;
+        if bytes.len() as u64 > MAX_SNAPSHOT_BYTES {
+            return Err(std::io::Error::other(format!(
+                "{} grew past {MAX_SNAPSHOT_BYTES} bytes",
+                path.display()
+            )));
+        }
         Ok(Snapshot {
             content: Some((Identity::of(&meta), bytes)),
         })

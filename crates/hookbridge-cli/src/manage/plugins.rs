@@ -356,7 +356,7 @@ impl std::fmt::Display for LeftOut {
 }
 
 /// Copy the folder `from` to `to` (which must not exist): regular files with their permissions,
-/// folders, and symlinks as symlinks when they stay inside the folder; a top-level `.git` is left
+/// folders, and symlinks as symlinks when they stay inside the folder (and lead to something); a top-level `.git` is left
 /// out silently, anything else is left out and returned. A file is opened without blocking and
 /// checked to be regular before it is read, so a FIFO never hangs the copy.
 pub fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<Vec<LeftOut>> {
@@ -384,10 +384,12 @@ pub fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<Vec<LeftOut>> {
             };
             if kind.is_symlink() {
                 let link = std::fs::read_link(entry.path())?;
-                let leads_out = entry
+                // One that leads nowhere here leads out too: copied, it resolves from its new
+                // folder (`a/b/x -> l/../../../SECRET` beside `a/b/l -> ../..`: red-team pass 12).
+                let leads_out = !entry
                     .path()
                     .canonicalize()
-                    .is_ok_and(|real| !real.starts_with(&real_from));
+                    .is_ok_and(|real| real.starts_with(&real_from));
                 if !super::stays_inside(&relative, &link) || leads_out {
                     leave(format!(
                         "a symlink to {}, outside the plugin (only links inside it are copied)",
@@ -485,7 +487,11 @@ fn plugin_name(
 /// The `name` in the plugin's `.claude-plugin/plugin.json`, if it has one; a name that cannot be
 /// the plugin's folder (a path, or a file hookbridge reads in the hooks directory) is an error.
 fn manifest_name(plugin: &Path) -> Result<Option<String>, UsageError> {
-    let Ok(text) = std::fs::read_to_string(plugin.join(".claude-plugin/plugin.json")) else {
+    // As discovery reads it: a regular file, bounded, never waiting on a FIFO or `/dev/stdin`.
+    let manifest = plugin.join(".claude-plugin/plugin.json");
+    let Ok(text) =
+        hookbridge_core::config::read_bounded(&manifest, hookbridge_core::config::MAX_CONFIG_BYTES)
+    else {
         return Ok(None);
     };
     let Ok(manifest) = serde_json::from_str::<serde_json::Value>(&text) else {

@@ -265,6 +265,23 @@ fn a_broken_file_is_named_with_its_position_and_left_alone() {
     assert_eq!(fs::read_to_string(&path).unwrap(), wrong_shape);
 }
 
+/// Red-team pass 12: a FIFO as the project's `.claude/settings.json` (a tarball can ship one)
+/// hung `install-into` in its blocking open. It is refused at once, naming the file.
+#[test]
+fn a_settings_file_that_is_a_fifo_is_refused_without_waiting() {
+    let p = Project::new(json!({"hooks": {}}));
+    let path = settings_path(&p);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    nix::unistd::mkfifo(&path, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let done = install(&p, &[]);
+    assert_ne!(done.code, Some(0), "{}", done.stderr_str());
+    assert!(
+        done.stderr_str().contains("not a regular file"),
+        "{}",
+        done.stderr_str()
+    );
+}
+
 #[test]
 fn a_symlinked_settings_file_is_written_through_the_link() {
     let p = Project::new(json!({"hooks": {}}));

@@ -542,7 +542,17 @@ fn a_plugin_copy_takes_regular_files_folders_and_links_inside_only() {
     fs::create_dir_all(odd.join("a/b/c")).unwrap();
     std::os::unix::fs::symlink("../../..", odd.join("a/b/c/d")).unwrap();
     std::os::unix::fs::symlink("a/b/c/d/../../../..", odd.join("esc")).unwrap();
+    // One that leads nowhere in the source, and out from the copy (red-team pass 12): `x` is
+    // three folders above the plugin's root, through `l`, once installed.
+    std::os::unix::fs::symlink("../..", odd.join("a/b/l")).unwrap();
+    std::os::unix::fs::symlink("l/../../../SECRET-NOT-HERE.txt", odd.join("a/b/x")).unwrap();
+    // A manifest that is a FIFO nobody writes (or `/dev/stdin`) neither hangs the install nor is
+    // read (red-team pass 12): the manifest is read as discovery reads it.
+    let manifest = odd.join(".claude-plugin/plugin.json");
+    fs::remove_file(&manifest).unwrap();
+    nix::unistd::mkfifo(&manifest, nix::sys::stat::Mode::S_IRWXU).unwrap();
     let err = install(&odd);
+    left_out(&err, "x", "outside the plugin");
     left_out(&err, "sock", "a socket");
     left_out(&err, "key", "outside the plugin");
     left_out(&err, "up", "outside the plugin");

@@ -407,8 +407,10 @@ pub fn verify(path: &Path) -> io::Result<Result<Verified, Broken>> {
                     broken = Some(fail("the first line does not start the chain".into()));
                     return false;
                 }
-                // Only a rotated file can start past 0: the log alone must hold the whole chain.
-                if seq != 0 && !rotated {
+                // Only a rotated file can start past 0, and only with a line of its own: the log
+                // alone must hold the whole chain (an empty `.1` beside it proves nothing was
+                // rotated away: red-team pass 12).
+                if seq != 0 && (!rotated || file == path) {
                     broken = Some(fail(format!(
                         "the record starts at `seq` {seq} and nothing was rotated: lines 0–{} were removed, or lines reordered",
                         seq - 1
@@ -597,6 +599,24 @@ mod tests {
         write_lines(&log.path, &cut);
         let b = verify(&log.path).unwrap().unwrap_err();
         assert_eq!(b.line, 9, "{b}");
+    }
+
+    /// Red-team pass 12: an empty `.1` beside a log whose first lines were cut made the cut look
+    /// like a rotation.
+    #[test]
+    fn an_empty_rotated_file_does_not_hide_a_cut_head() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = log(dir.path(), AuditLog::DEFAULT_MAX_BYTES);
+        for n in 0..5 {
+            log.append(&[line(n)]).unwrap();
+        }
+        let mut lines = lines_of(&log.path);
+        lines.remove(0);
+        write_lines(&log.path, &lines);
+        fs::write(dir.path().join("audit.jsonl.1"), "").unwrap();
+        let b = verify(&log.path).unwrap().unwrap_err();
+        assert_eq!(b.line, 1, "{b}");
+        assert!(b.what.contains("lines 0–0 were removed"), "{b}");
     }
 
     #[test]
