@@ -300,7 +300,19 @@ impl Merger<'_> {
                 }
             },
             HookAnswer::Output(HookOutput::Empty) => {}
-            HookAnswer::Output(HookOutput::Dropped(why)) => self.problem(i, why.clone()),
+            // An answer that could not be read: a failure of the hook, which `onFailure: block`
+            // turns into a block (red-team pass 13: a deny whose JSON broke on the command it
+            // quoted was let through). Not for the user's own hooks under
+            // CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG: Claude Code reads such stdout as text.
+            HookAnswer::Output(HookOutput::Dropped(why)) => {
+                match failure_blocks().filter(|_| a.on_failure == OnFailure::Block) {
+                    Some(because) => {
+                        let message = failure_block_message(&a.label, false, because, why);
+                        self.block(BlockingSource::Failure { message }, i, fo);
+                    }
+                    None => self.problem(i, why.clone()),
+                }
+            }
             HookAnswer::Output(HookOutput::Plain(text)) => {
                 if traits.plain_stdout_is_context {
                     self.d.contexts.push(Context {
@@ -747,6 +759,31 @@ mod tests {
             )
         };
         assert!(merge(&EventName::PreToolUse, &[strict]).blocking.is_some());
+    }
+
+    /// Red-team pass 13: an answer that could not be read (JSON cut by the command it quoted) is
+    /// a failure, which `onFailure: "block"` turns into a block; with `continue` it stays a
+    /// problem, and so it does for a hook that must succeed (Claude Code reads it as text).
+    #[test]
+    fn an_unreadable_answer_blocks_under_on_failure_block() {
+        let dropped = |on_failure, must_succeed| AnsweredHook {
+            on_failure,
+            must_succeed,
+            ..answer(
+                HookAnswer::Output(HookOutput::Dropped("not valid JSON".into())),
+                0,
+            )
+        };
+        let d = merge(&EventName::PreToolUse, &[dropped(OnFailure::Block, false)]);
+        let blocking = d.blocking.expect("blocked");
+        assert!(
+            matches!(&blocking.source, BlockingSource::Failure { message } if message.contains("onFailure is \"block\"") && message.contains("not valid JSON")),
+            "{blocking:?}"
+        );
+        for (on_failure, must_succeed) in [(OnFailure::Continue, false), (OnFailure::Continue, true)] {
+            let d = merge(&EventName::PreToolUse, &[dropped(on_failure, must_succeed)]);
+            assert!(d.blocking.is_none() && d.problems.len() == 1, "{d:?}");
+        }
     }
 
     /// A user's own hook that must succeed blocks on failure even with the seed's `ignore`, and

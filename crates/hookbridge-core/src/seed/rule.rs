@@ -145,12 +145,17 @@ impl Rule {
 
     /// Whether a call of `tool_name` with `input` (in a session whose working directory is `cwd`)
     /// matches. `tool_name` is `None` on events that are not about a tool: then only a rule with
-    /// no conditions matches.
+    /// no conditions matches. A path condition is read from every path field the call has
+    /// (`file_path`, `notebook_path`, `path` stand for one another): with `every_path` (an allow
+    /// rule) each must match, else (a block or an ask) any one does — a decoy `file_path` beside
+    /// the real `path` neither hides the real one from a block nor lends it an allow (red-team
+    /// pass 13).
     pub fn matches(
         &self,
         tool_name: Option<&str>,
         input: Option<&Map<String, Value>>,
         cwd: Option<&str>,
+        every_path: bool,
     ) -> bool {
         if let Some(tool) = &self.tool {
             let Some(name) = tool_name else { return false };
@@ -167,20 +172,30 @@ impl Rule {
             return true;
         }
         let Some(input) = input else { return false };
-        self.args.iter().all(|arg| arg_matches(arg, input, cwd))
+        self.args.iter().all(|arg| {
+            if !arg.is_path {
+                return input
+                    .get(&arg.field)
+                    .is_some_and(|value| arg_matches(arg, value, cwd));
+            }
+            // The seed writes `args.path` for a Write; Claude Code's tools name it `file_path`.
+            let mut values = std::iter::once(arg.field.as_str())
+                .chain(PATH_FIELDS.iter().copied().filter(|f| *f != arg.field))
+                .filter_map(|f| input.get(f))
+                .peekable();
+            if values.peek().is_none() {
+                return false;
+            }
+            if every_path {
+                values.all(|value| arg_matches(arg, value, cwd))
+            } else {
+                values.any(|value| arg_matches(arg, value, cwd))
+            }
+        })
     }
 }
 
-fn arg_matches(arg: &ArgGlob, input: &Map<String, Value>, cwd: Option<&str>) -> bool {
-    let value = if arg.is_path {
-        // The seed writes `args.path` for a Write; Claude Code's tools name it `file_path`.
-        input
-            .get(&arg.field)
-            .or_else(|| PATH_FIELDS.iter().find_map(|f| input.get(*f)))
-    } else {
-        input.get(&arg.field)
-    };
-    let Some(value) = value else { return false };
+fn arg_matches(arg: &ArgGlob, value: &Value, cwd: Option<&str>) -> bool {
     let text = match value {
         Value::String(s) => std::borrow::Cow::Borrowed(s.as_str()),
         other => std::borrow::Cow::Owned(other.to_string()),
@@ -264,16 +279,44 @@ mod tests {
             ("echo rm -rf", false),
         ] {
             assert_eq!(
-                r.matches(Some("Bash"), Some(&input(json!({"command": cmd}))), None),
+                r.matches(Some("Bash"), Some(&input(json!({"command": cmd}))), None, false),
                 expected,
                 "{cmd}"
             );
         }
-        assert!(!r.matches(Some("Write"), Some(&input(json!({"command": "rm x"}))), None));
+        assert!(!r.matches(
+            Some("Write"),
+            Some(&input(json!({"command": "rm x"}))),
+            None,
+            false
+        ));
         // Amplifier's name for the tool.
         let amp = rule(Some("bash"), &[]);
-        assert!(amp.matches(Some("Bash"), None, None));
-        assert!(!rule(Some("bash"), &[]).matches(Some("Write"), None, None));
+        assert!(amp.matches(Some("Bash"), None, None, false));
+        assert!(!rule(Some("bash"), &[]).matches(Some("Write"), None, None, false));
+    }
+
+    #[test]
+    fn a_decoy_path_field_neither_hides_the_real_one_nor_lends_an_allow() {
+        // Red-team pass 13: `file_path` named by the rule, the real write in `path`.
+        let env = rule(None, &[("file_path", "**/.env*")]);
+        let call = input(json!({"path": "/p/.env", "file_path": "/p/notes.txt"}));
+        assert!(
+            env.matches(Some("write_file"), Some(&call), None, false),
+            "a block sees every path"
+        );
+        let tmp = rule(None, &[("path", "/tmp/**")]);
+        let call = input(json!({"path": "/tmp/x", "file_path": "/etc/passwd"}));
+        assert!(
+            !tmp.matches(Some("write_file"), Some(&call), None, true),
+            "an allow needs every path"
+        );
+        assert!(tmp.matches(
+            Some("write_file"),
+            Some(&input(json!({"path": "/tmp/x"}))),
+            None,
+            true
+        ));
     }
 
     #[test]
@@ -287,7 +330,12 @@ mod tests {
             ("/home/u/p/.envrc/x", false),
         ] {
             assert_eq!(
-                r.matches(Some("Write"), Some(&input(json!({"file_path": path}))), None),
+                r.matches(
+                    Some("Write"),
+                    Some(&input(json!({"file_path": path}))),
+                    None,
+                    false
+                ),
                 expected,
                 "{path}"
             );
@@ -295,14 +343,15 @@ mod tests {
         // Globs on paths: `*` stays in one directory; relative patterns work inside the cwd.
         let src = rule(None, &[("file_path", "src/*.rs")]);
         let call = |p: &str| input(json!({"file_path": p}));
-        assert!(src.matches(Some("Edit"), Some(&call("/p/src/a.rs")), Some("/p")));
-        assert!(!src.matches(Some("Edit"), Some(&call("/p/src/x/a.rs")), Some("/p")));
-        assert!(!src.matches(Some("Edit"), Some(&call("/q/src/a.rs")), Some("/p")));
+        assert!(src.matches(Some("Edit"), Some(&call("/p/src/a.rs")), Some("/p"), false));
+        assert!(!src.matches(Some("Edit"), Some(&call("/p/src/x/a.rs")), Some("/p"), false));
+        assert!(!src.matches(Some("Edit"), Some(&call("/q/src/a.rs")), Some("/p"), false));
         let nb = rule(None, &[("path", "*.ipynb")]);
         assert!(nb.matches(
             Some("NotebookEdit"),
             Some(&input(json!({"notebook_path": "a.ipynb"}))),
-            None
+            None,
+            false
         ));
     }
 
@@ -319,15 +368,23 @@ mod tests {
             "/tmp/../etc/passwd",
             "/../etc/passwd",
         ] {
-            assert!(etc.matches(Some("Write"), Some(&call(path)), None), "{path}");
+            assert!(
+                etc.matches(Some("Write"), Some(&call(path)), None, false),
+                "{path}"
+            );
         }
         // Relative to the working directory.
-        assert!(etc.matches(Some("Write"), Some(&call("../../etc/passwd")), Some("/home/u")));
-        assert!(!etc.matches(Some("Write"), Some(&call("/etc/ssh/sshd_config")), None));
+        assert!(etc.matches(
+            Some("Write"),
+            Some(&call("../../etc/passwd")),
+            Some("/home/u"),
+            false
+        ));
+        assert!(!etc.matches(Some("Write"), Some(&call("/etc/ssh/sshd_config")), None, false));
         // An allow rule over /tmp does not cover a path that leaves it.
         let tmp = rule(Some("Write"), &[("file_path", "/tmp/**")]);
-        assert!(tmp.matches(Some("Write"), Some(&call("/tmp/a/b")), None));
-        assert!(!tmp.matches(Some("Write"), Some(&call("/tmp/../etc/passwd")), None));
+        assert!(tmp.matches(Some("Write"), Some(&call("/tmp/a/b")), None, false));
+        assert!(!tmp.matches(Some("Write"), Some(&call("/tmp/../etc/passwd")), None, false));
         assert_eq!(normalize("a/../../b/./c//"), "../b/c");
         assert_eq!(normalize("./"), ".");
     }
@@ -335,11 +392,21 @@ mod tests {
     #[test]
     fn globs_support_classes_and_question_marks_and_report_errors() {
         let r = rule(Some("mcp__*"), &[("mode", "[!r]?")]);
-        assert!(r.matches(Some("mcp__fs__write"), Some(&input(json!({"mode": "wx"}))), None));
-        assert!(!r.matches(Some("mcp__fs__write"), Some(&input(json!({"mode": "rw"}))), None));
-        assert!(!r.matches(Some("mcp__fs__write"), Some(&input(json!({}))), None));
+        assert!(r.matches(
+            Some("mcp__fs__write"),
+            Some(&input(json!({"mode": "wx"}))),
+            None,
+            false
+        ));
+        assert!(!r.matches(
+            Some("mcp__fs__write"),
+            Some(&input(json!({"mode": "rw"}))),
+            None,
+            false
+        ));
+        assert!(!r.matches(Some("mcp__fs__write"), Some(&input(json!({}))), None, false));
         let n = rule(None, &[("count", "1?")]);
-        assert!(n.matches(Some("X"), Some(&input(json!({"count": 12}))), None));
+        assert!(n.matches(Some("X"), Some(&input(json!({"count": 12}))), None, false));
         let err = Rule::compile(None, &[("path".into(), "a/[b".into())]).unwrap_err();
         assert_eq!(err.key, "args.path");
         assert!(err.to_string().contains("`a/[b`"), "{err}");
@@ -348,7 +415,7 @@ mod tests {
             rule(Some("Bash"), &[("command", "rm *")]).describe(),
             "tool=Bash args.command=rm *"
         );
-        assert!(rule(None, &[]).matches(None, None, None));
-        assert!(!rule(Some("*"), &[]).matches(None, None, None));
+        assert!(rule(None, &[]).matches(None, None, None, false));
+        assert!(!rule(Some("*"), &[]).matches(None, None, None, false));
     }
 }

@@ -19,6 +19,7 @@ pub fn evaluate(hook: &RuleHook, payload: &EventPayload, finish_order: usize) ->
         call.as_ref().map(|c| c.tool_name),
         call.as_ref().map(|c| c.tool_input),
         payload.cwd(),
+        hook.action == hookbridge_core::seed::RuleAction::Allow,
     );
     let mut execution = HookExecution::without_output(RunStatus::Answered, finish_order);
     if matched {
