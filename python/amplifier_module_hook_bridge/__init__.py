@@ -574,9 +574,14 @@ class HookBridge:
             if not self.engine.selects(event, payload, session_id=session_id, cwd=self._working_dir_text):
                 return HookResult()
             out = await self._dispatch(event, payload, session_id)
-        except Exception as e:  # the bridge itself failed: fail open, loudly
+        except Exception as e:  # the bridge itself failed: loudly, and closed where a guard decides
             logger.exception("hook-bridge: dispatching %s failed", event)
             await self.show(event, f"hook-bridge could not run the hooks for {event}: {e}", "warning")
+            if event == "tool:pre":
+                # A tool call the guards could not be given (data nested past what the engine
+                # reads, a number JSON cannot hold, ...) is refused, as the engine refuses one
+                # whose input it cannot read: the model controls that data (red-team pass 14).
+                return HookResult(action="deny", reason=f"hook-bridge could not give this call to the hooks that guard it ({e}), so it is refused")
             return HookResult()
         if logger.isEnabledFor(logging.DEBUG):
             for report in out.get("reports", []):

@@ -254,6 +254,27 @@ async def test_a_cancelled_event_raises_at_once_and_its_hook_processes_are_gone(
             assert passed.action == "continue", passed
 
 
+@pytest.mark.parametrize("odd", [float("inf"), [[[[[[[[]]]]]]]] * 1, "deep"], ids=["infinity", "list", "deep"])
+async def test_a_tool_call_the_guards_cannot_be_given_is_refused(project: Project, odd: Any) -> None:
+    """Red-team pass 14: a tool input the engine cannot read (a number JSON cannot hold, a list
+    nested past what it reads: the model writes the tool's input) made the handler fail open —
+    the guard never saw `rm -rf`, and the answer was ``continue``. It is refused, as the engine
+    refuses an input it cannot read; an ordinary input still reaches the guard."""
+    slow_plugin(project)
+    if odd == "deep":
+        for _ in range(300):
+            odd = [odd]
+    async with mounted(project) as (_coordinator, bridge):
+        data = bash_call("c1", "rm -rf build")
+        data["tool_input"]["extra"] = odd
+        result = await asyncio.wait_for(bridge.handle("tool:pre", data), 30)
+        if isinstance(odd, list) and len(str(odd)) < 40:
+            assert result.action == "deny" and result.reason == "blocked: rm -rf build", result
+        else:
+            assert result.action == "deny", result
+            assert "could not give this call to the hooks that guard it" in (result.reason or ""), result
+
+
 async def test_cancelling_the_handler_raises_and_never_answers_continue_for_a_block(project: Project) -> None:
     """The module's own handler, awaited directly (the kernel's emit could hide what it returns):
     cancelled while a hook that would block is running, it raises ``CancelledError`` — a killed

@@ -109,6 +109,15 @@ pub fn absolute_path(path: &str, base: PathBase<'_>) -> String {
         (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') || rest.starts_with('\\') => {
             Path::new(home).join(rest.trim_start_matches(['/', '\\']))
         }
+        // `~name/…`: that account's home, as the tools' `expanduser` reads it (red-team pass 14:
+        // `~root/.bashrc` was shown to the hooks as a file of the project).
+        (Some(rest), _) if !rest.is_empty() => {
+            let (name, tail) = rest.split_once(['/', '\\']).unwrap_or((rest, ""));
+            match hookbridge_runner::home::home_of(name) {
+                Some(home) => home.join(tail),
+                None => PathBuf::from(path),
+            }
+        }
         _ => PathBuf::from(path),
     };
     let joined = if expanded.is_absolute() {
@@ -497,6 +506,14 @@ mod tests {
         for (input, want) in cases {
             assert_eq!(absolute_path(input, BASE), want, "{input}");
         }
+        // `~name/…` is that account's home, as Python's `expanduser` reads it (red-team pass 14):
+        // every Linux system has a `root` account.
+        let root = hookbridge_runner::home::home_of("root").expect("an account called root");
+        assert_eq!(
+            absolute_path("~root/.bashrc", BASE),
+            root.join(".bashrc").to_string_lossy()
+        );
+        assert_eq!(absolute_path("~root", BASE), root.to_string_lossy());
         assert_eq!(absolute_path("rel/x", PathBase::default()), "rel/x");
         assert_eq!(
             absolute_path(

@@ -25,6 +25,16 @@ pub fn user_home() -> Option<PathBuf> {
         .or_else(|| account_home().map(Path::to_path_buf))
 }
 
+/// The home of the account called `name`, from the password database (what `~name` means to a
+/// shell or to Python's `expanduser`); `None` when there is no such account.
+pub fn home_of(name: &str) -> Option<PathBuf> {
+    nix::unistd::User::from_name(name)
+        .ok()
+        .flatten()
+        .map(|user| user.dir)
+        .filter(|dir| dir.is_absolute())
+}
+
 /// Whether `path` is a folder this user owns (through symlinks: a home may be one).
 fn owned_folder(path: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;

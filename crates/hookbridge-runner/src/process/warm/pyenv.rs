@@ -176,7 +176,11 @@ fn probe(shim: &Path, root: &Path, cwd: &Path, env: &[(OsString, OsString)]) -> 
             (path, state)
         })
         .collect();
+    // `-I`: isolated, so the probe imports nothing from the folder it runs in (a repository's
+    // `json.py` would run as you, untrusted, with `-c` putting the current folder first on the
+    // path: red-team pass 14) nor from `PYTHONPATH`.
     let output = Command::new(shim)
+        .arg("-I")
         .arg("-c")
         .arg(PROBE)
         .env_clear()
@@ -237,5 +241,33 @@ fn write_atomically(cache: &Path, entry: &CacheEntry) {
         if file.write_all(&bytes).is_ok() {
             let _ = file.persist(cache);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Red-team pass 14: the probe ran `<shim> -c "import json, …"` in the session's folder, and
+    /// `-c` puts that folder first on Python's path: an untrusted repository's `json.py` ran as
+    /// you the first time one of your Python guards fired there. The probe runs isolated (`-I`).
+    #[test]
+    fn the_probe_imports_nothing_from_the_folder_it_runs_in() {
+        let python = Path::new("/usr/bin/python3");
+        assert!(python.is_file(), "this test needs /usr/bin/python3");
+        let repo = tempfile::tempdir().unwrap();
+        let ran = repo.path().join("ran");
+        std::fs::write(
+            repo.path().join("json.py"),
+            format!(
+                "open({:?}, 'w').write('pwned')\nfrom json import *\n",
+                ran.to_str().unwrap()
+            ),
+        )
+        .unwrap();
+        let env: Vec<(OsString, OsString)> = std::env::vars_os().collect();
+        let probed = probe(python, repo.path(), repo.path(), &env);
+        assert!(!ran.exists(), "the repository's json.py ran");
+        assert!(probed.is_ok(), "{probed:?}");
     }
 }

@@ -220,7 +220,30 @@ fn connect_expecting(socket: &Path, peer_uid: u32) -> io::Result<std::fs::File> 
             ),
         ));
     }
+    // Nor a process with `no_new_privs`, which every sandboxed process has and a service of
+    // hookbridge's never does (the service refuses such clients too): a sandboxed hook allowed
+    // the network, whose `TMPDIR` is a folder it may write, could listen there for your guards
+    // (red-team pass 14). Unknown counts as refused: the hook then spawns.
+    if !without_no_new_privs(peer.pid()) {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "the process listening on {} runs with no_new_privs (a sandboxed process), not as a service of hookbridge's",
+                socket.display()
+            ),
+        ));
+    }
     Ok(std::fs::File::from(fd))
+}
+
+/// Whether the process `pid` is known to run without `no_new_privs` (`/proc/<pid>/status`).
+fn without_no_new_privs(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/status")).is_ok_and(|status| {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix("NoNewPrivs:"))
+            .is_some_and(|value| value.trim() == "0")
+    })
 }
 
 /// Where the service for `identity` listens.
@@ -582,6 +605,41 @@ mod tests {
             fallback,
             "another user's runtime directory"
         );
+    }
+
+    /// Red-team pass 14: a sandboxed process (which has `no_new_privs`) listening where your
+    /// warm services listen is refused, as the service refuses it as a client.
+    #[test]
+    fn a_listener_with_no_new_privs_is_refused() {
+        use std::os::unix::process::CommandExt;
+        let dir = dir_with_mode(0o700);
+        let socket = dir.path().join("python-test.sock");
+        let mut command = std::process::Command::new("/usr/bin/python3");
+        command.args([
+            "-c",
+            "import socket, sys, time\ns = socket.socket(socket.AF_UNIX)\ns.bind(sys.argv[1])\ns.listen()\ntime.sleep(30)",
+        ]);
+        command.arg(&socket);
+        // SAFETY: prctl is async-signal-safe; it only sets a flag of the child about to exec.
+        unsafe {
+            command.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let mut child = command.spawn().unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !socket.exists() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let refused = connect(&socket);
+        let _ = child.kill();
+        let _ = child.wait();
+        let err = refused.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::PermissionDenied);
+        assert!(err.to_string().contains("no_new_privs"), "{err}");
     }
 
     #[test]
